@@ -1,0 +1,1 @@
+//! The gate between plan and write: policy and hooks; only it makes the `Approved` token.

@@ -1,0 +1,91 @@
+//! Every git subprocess: which binary, a pinned locale, stdin closed, output captured.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The git binary to run: `$GIT_LLM_APPLY_GIT`, default `git`.
+pub fn binary() -> PathBuf {
+    std::env::var_os("GIT_LLM_APPLY_GIT")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("git"))
+}
+
+/// What a finished git command left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    pub fn success(&self) -> bool {
+        self.status == Some(0)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("cannot run git ({binary}): {source}")]
+    Spawn {
+        binary: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A git invocation being built: `Git::new(dir).args([...]).env(k, v).run()`.
+pub struct Git {
+    cmd: Command,
+}
+
+impl Git {
+    /// A git command run in `dir`, with `LC_ALL=C` so its messages can be parsed, and with
+    /// the variables that would redirect it to another repository removed.
+    pub fn new(dir: &Path) -> Git {
+        let mut cmd = Command::new(binary());
+        cmd.current_dir(dir)
+            .env("LC_ALL", "C")
+            .env("LANGUAGE", "C")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env_remove("GIT_INDEX_FILE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        Git { cmd }
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Git {
+        self.cmd.arg(arg);
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Git
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Git {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Run to completion and capture both streams (lossily decoded).
+    pub fn run(mut self) -> Result<Output, GitError> {
+        let out = self.cmd.output().map_err(|source| GitError::Spawn {
+            binary: binary().display().to_string(),
+            source,
+        })?;
+        Ok(Output {
+            status: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+}

@@ -1,0 +1,51 @@
+//! Input text to one `Patch`: format detection and the three format parsers.
+
+pub mod codex;
+pub mod search_replace;
+pub mod unified;
+
+use crate::patch::{Format, Patch};
+
+/// Bad input: the text is not a patch we can read. Rendered with exit status 2.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ParseError {
+    #[error("no patch found in the input{}", hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default())]
+    Empty { hint: Option<String> },
+    #[error("line {line}: {message}")]
+    Syntax { line: usize, message: String },
+}
+
+/// Answers "does this path exist in the work tree?" so the parser can decide how many
+/// leading path components a header carries, without doing I/O itself.
+pub trait PathProbe {
+    fn exists(&self, path: &str) -> bool;
+}
+
+/// A probe that knows no files: every prefix decision falls back to the header's own shape.
+pub struct NoFiles;
+
+impl PathProbe for NoFiles {
+    fn exists(&self, _path: &str) -> bool {
+        false
+    }
+}
+
+/// Which format the text is written in, by each format's own markers.
+pub fn detect(text: &str) -> Format {
+    if codex::looks_like(text) {
+        Format::Codex
+    } else if search_replace::looks_like(text) {
+        Format::SearchReplace
+    } else {
+        Format::Unified
+    }
+}
+
+/// Parse `text` as `format`, or as the detected format when `format` is None.
+pub fn parse(text: &str, format: Option<Format>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    match format.unwrap_or_else(|| detect(text)) {
+        Format::Unified => unified::parse(text, probe),
+        Format::Codex => codex::parse(text, probe),
+        Format::SearchReplace => search_replace::parse(text, probe),
+    }
+}

@@ -1,0 +1,228 @@
+//! The one patch model every input format parses into; pure data, no I/O.
+
+use serde::Serialize;
+
+/// Which input syntax a patch was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    Unified,
+    Codex,
+    SearchReplace,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Unified => "unified",
+            Format::Codex => "codex",
+            Format::SearchReplace => "search-replace",
+        }
+    }
+}
+
+/// A whole parsed patch: the file changes in input order plus what had to be repaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    pub format: Format,
+    pub files: Vec<FilePatch>,
+    pub notices: Vec<Notice>,
+}
+
+/// A repair the input needed, reported so the sender learns what it got wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Notice {
+    /// Stable machine name, e.g. `fence-stripped`, `counts-recomputed`.
+    pub kind: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl Notice {
+    pub fn new(kind: &str, message: impl Into<String>) -> Notice {
+        Notice {
+            kind: kind.to_string(),
+            message: message.into(),
+            path: None,
+        }
+    }
+
+    pub fn for_path(kind: &str, path: &str, message: impl Into<String>) -> Notice {
+        Notice {
+            kind: kind.to_string(),
+            message: message.into(),
+            path: Some(path.to_string()),
+        }
+    }
+}
+
+/// What happens to a file as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileOp {
+    Modify,
+    Create,
+    Delete,
+    Rename,
+    Copy,
+}
+
+/// How SEARCH/REPLACE and Codex semantics differ from unified diffs where it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CreateMode {
+    /// A creation fails when the file already exists (unified diff: `new file`).
+    #[default]
+    MustNotExist,
+    /// A creation may replace an existing file, with a warning (Codex `Add File`).
+    MayReplace,
+}
+
+/// The change to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FilePatch {
+    /// Path before (None for a creation), already stripped of `a/` and resolved.
+    pub old_path: Option<String>,
+    /// Path after (None for a deletion).
+    pub new_path: Option<String>,
+    pub old_mode: Option<u32>,
+    pub new_mode: Option<u32>,
+    /// `index <old>..<new>` abbreviated blob ids, when the patch carries them.
+    pub index: Option<IndexLine>,
+    pub hunks: Vec<Hunk>,
+    /// `GIT binary patch` / `Binary files differ`: cannot be applied at text level.
+    pub binary: bool,
+    /// The exact text of this file's section of the patch, for handing to `git apply`.
+    pub raw: String,
+    pub create_mode: CreateMode,
+    /// Hunks must be located in file order (Codex rule).
+    pub ordered: bool,
+    /// The whole file's new content, for formats that replace rather than patch.
+    pub full_content: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexLine {
+    pub old: String,
+    pub new: String,
+}
+
+impl FilePatch {
+    pub fn op(&self) -> FileOp {
+        match (&self.old_path, &self.new_path) {
+            (None, Some(_)) => FileOp::Create,
+            (Some(_), None) => FileOp::Delete,
+            (Some(a), Some(b)) if a != b => FileOp::Rename,
+            _ => FileOp::Modify,
+        }
+    }
+
+    /// The path this change is known by in reports: the new path, else the old one.
+    pub fn display_path(&self) -> &str {
+        self.new_path
+            .as_deref()
+            .or(self.old_path.as_deref())
+            .expect("a file patch has at least one path")
+    }
+
+    pub fn added_removed(&self) -> (usize, usize) {
+        let mut add = 0;
+        let mut rem = 0;
+        for h in &self.hunks {
+            for l in &h.lines {
+                match l.kind {
+                    LineKind::Add => add += 1,
+                    LineKind::Remove => rem += 1,
+                    LineKind::Context => {}
+                }
+            }
+        }
+        if let Some(c) = &self.full_content {
+            add += c.lines().count();
+        }
+        (add, rem)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineKind {
+    Context,
+    Remove,
+    Add,
+}
+
+/// One line of a hunk, without its line terminator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub kind: LineKind,
+    pub text: String,
+}
+
+impl Line {
+    pub fn new(kind: LineKind, text: impl Into<String>) -> Line {
+        Line {
+            kind,
+            text: text.into(),
+        }
+    }
+}
+
+/// One hunk. Line numbers are hints (1-based, as in the header), never trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hunk {
+    pub old_start: Option<usize>,
+    pub new_start: Option<usize>,
+    /// Text after the closing `@@` of a unified header: a section heading, used as an anchor.
+    pub section: Option<String>,
+    /// Codex `@@ anchor` lines, outermost first: each narrows where the hunk may start.
+    pub anchors: Vec<String>,
+    pub lines: Vec<Line>,
+    /// `\ No newline at end of file` after the last old-side line.
+    pub old_no_newline: bool,
+    /// `\ No newline at end of file` after the last new-side line.
+    pub new_no_newline: bool,
+    /// The hunk must end at the end of the file (Codex `*** End of File`).
+    pub at_eof: bool,
+    /// SEARCH/REPLACE: the old block may match with less indentation than the file has.
+    pub reindent: bool,
+}
+
+impl Hunk {
+    pub fn old_lines(&self) -> impl Iterator<Item = &Line> {
+        self.lines.iter().filter(|l| l.kind != LineKind::Add)
+    }
+
+    pub fn new_lines(&self) -> impl Iterator<Item = &Line> {
+        self.lines.iter().filter(|l| l.kind != LineKind::Remove)
+    }
+
+    pub fn old_len(&self) -> usize {
+        self.old_lines().count()
+    }
+
+    pub fn new_len(&self) -> usize {
+        self.new_lines().count()
+    }
+
+    /// Context lines before the first change.
+    pub fn leading_context(&self) -> usize {
+        self.lines
+            .iter()
+            .take_while(|l| l.kind == LineKind::Context)
+            .count()
+    }
+
+    /// Context lines after the last change.
+    pub fn trailing_context(&self) -> usize {
+        self.lines
+            .iter()
+            .rev()
+            .take_while(|l| l.kind == LineKind::Context)
+            .count()
+    }
+
+    pub fn has_changes(&self) -> bool {
+        self.lines.iter().any(|l| l.kind != LineKind::Context)
+    }
+}

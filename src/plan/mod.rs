@@ -1,0 +1,1 @@
+//! Planning: where every hunk lands and what every file becomes, in memory.

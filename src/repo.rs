@@ -1,0 +1,180 @@
+//! Where we are and what the files say: the work tree on disk, and the repository through gix.
+//!
+//! The planner reads files through the [`Files`] trait so pure planning tests can run on
+//! in-memory files without a repository.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// One file's current state in the work tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileState {
+    pub bytes: Vec<u8>,
+    /// 0o100644 or 0o100755 (git's view of the mode).
+    pub mode: u32,
+}
+
+/// What lies at a path in the work tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Missing,
+    File(FileState),
+    /// A symlink, a directory, or anything else we do not patch at text level.
+    Other(&'static str),
+}
+
+/// Read access to the files a patch touches, by repository-relative path (`/`-separated).
+pub trait Files {
+    fn read(&self, path: &str) -> io::Result<Entry>;
+    /// Whether anything exists at `path` (used for prefix decisions and collision checks).
+    fn exists(&self, path: &str) -> bool {
+        !matches!(self.read(path), Ok(Entry::Missing))
+    }
+}
+
+pub const MODE_FILE: u32 = 0o100644;
+pub const MODE_EXEC: u32 = 0o100755;
+
+/// The work tree on disk, rooted at the repository's top level (or the current directory
+/// outside a repository).
+#[derive(Debug, Clone)]
+pub struct WorkTree {
+    pub root: PathBuf,
+}
+
+impl WorkTree {
+    pub fn new(root: impl Into<PathBuf>) -> WorkTree {
+        WorkTree { root: root.into() }
+    }
+
+    pub fn abs(&self, path: &str) -> PathBuf {
+        self.root.join(path)
+    }
+}
+
+#[cfg(unix)]
+fn git_mode(meta: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    if meta.permissions().mode() & 0o111 != 0 {
+        MODE_EXEC
+    } else {
+        MODE_FILE
+    }
+}
+
+#[cfg(not(unix))]
+fn git_mode(_meta: &std::fs::Metadata) -> u32 {
+    MODE_FILE
+}
+
+impl Files for WorkTree {
+    fn read(&self, path: &str) -> io::Result<Entry> {
+        let abs = self.abs(path);
+        let meta = match std::fs::symlink_metadata(&abs) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Entry::Missing),
+            // A path through a regular file ("a/b" where "a" is a file) cannot exist.
+            Err(e) if e.raw_os_error() == Some(20) => return Ok(Entry::Missing),
+            Err(e) => return Err(e),
+        };
+        if meta.file_type().is_symlink() {
+            return Ok(Entry::Other("symlink"));
+        }
+        if meta.is_dir() {
+            return Ok(Entry::Other("directory"));
+        }
+        if !meta.is_file() {
+            return Ok(Entry::Other("special file"));
+        }
+        let bytes = std::fs::read(&abs)?;
+        Ok(Entry::File(FileState {
+            bytes,
+            mode: git_mode(&meta),
+        }))
+    }
+}
+
+/// In-memory files, for tests of the pure stages.
+#[derive(Debug, Clone, Default)]
+pub struct MemFiles {
+    pub files: BTreeMap<String, FileState>,
+}
+
+impl MemFiles {
+    pub fn with(mut self, path: &str, text: &str) -> MemFiles {
+        self.files.insert(
+            path.to_string(),
+            FileState {
+                bytes: text.as_bytes().to_vec(),
+                mode: MODE_FILE,
+            },
+        );
+        self
+    }
+}
+
+impl Files for MemFiles {
+    fn read(&self, path: &str) -> io::Result<Entry> {
+        Ok(match self.files.get(path) {
+            Some(f) => Entry::File(f.clone()),
+            None => Entry::Missing,
+        })
+    }
+}
+
+/// The repository around a directory, when there is one.
+pub struct Repo {
+    pub repo: gix::Repository,
+    pub work_dir: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("cannot open the git repository at {path}: {message}")]
+    Open { path: PathBuf, message: String },
+    #[error("{path} is inside a bare repository; git llm-apply needs a work tree")]
+    Bare { path: PathBuf },
+}
+
+impl Repo {
+    /// Find the repository containing `dir`. `Ok(None)` when `dir` is not in one.
+    pub fn discover(dir: &Path) -> Result<Option<Repo>, RepoError> {
+        use gix::discover::upwards::Error as Up;
+        if let Err(e) = gix::discover::upwards(dir) {
+            return match e.downcast_any_ref::<Up>() {
+                Some(
+                    Up::NoGitRepository { .. }
+                    | Up::NoGitRepositoryWithinCeiling { .. }
+                    | Up::NoGitRepositoryWithinFs { .. },
+                ) => Ok(None),
+                _ => Err(RepoError::Open {
+                    path: dir.to_path_buf(),
+                    message: e.to_string(),
+                }),
+            };
+        }
+        let repo = gix::discover(dir).map_err(|e| RepoError::Open {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let work_dir = match repo.workdir() {
+            Some(w) => w.to_path_buf(),
+            None => {
+                return Err(RepoError::Bare {
+                    path: dir.to_path_buf(),
+                })
+            }
+        };
+        Ok(Some(Repo { repo, work_dir }))
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// The directory shared by all worktrees (refs and objects live here).
+    pub fn common_dir(&self) -> &Path {
+        self.repo.common_dir()
+    }
+}

@@ -1,0 +1,1 @@
+//! The one Report, rendered as human text and as JSON.

@@ -1,0 +1,1 @@
+//! The only code that changes the work tree or the index.
