@@ -12,8 +12,11 @@
 pub mod patch;
 pub mod git;
 pub mod repo;
+pub mod input;
 pub mod parse;
 pub mod plan;
 pub mod gate;
 pub mod write;
 pub mod report;
+
+pub mod cli;

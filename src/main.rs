@@ -1,3 +1,5 @@
+//! The `git-llm-apply` binary: a trampoline into the CLI.
+
 fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+    git_llm_apply::cli::main()
 }

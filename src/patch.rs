@@ -182,8 +182,12 @@ pub struct Hunk {
     pub old_no_newline: bool,
     /// `\ No newline at end of file` after the last new-side line.
     pub new_no_newline: bool,
-    /// The hunk must end at the end of the file (Codex `*** End of File`).
+    /// The hunk must end at the end of the file (Codex `*** End of File`; a unified hunk with
+    /// leading but no trailing context, as git requires).
     pub at_eof: bool,
+    /// The hunk must start at the beginning of the file (a unified hunk at line 1 with
+    /// trailing but no leading context).
+    pub at_bof: bool,
     /// SEARCH/REPLACE: the old block may match with less indentation than the file has.
     pub reindent: bool,
 }
@@ -224,5 +228,78 @@ impl Hunk {
 
     pub fn has_changes(&self) -> bool {
         self.lines.iter().any(|l| l.kind != LineKind::Context)
+    }
+}
+
+impl Patch {
+    /// The patch that undoes this one: sides swapped, file by file and line by line.
+    pub fn reversed(&self) -> Patch {
+        Patch {
+            format: self.format,
+            notices: self.notices.clone(),
+            files: self.files.iter().map(FilePatch::reversed).collect(),
+        }
+    }
+}
+
+impl FilePatch {
+    pub fn reversed(&self) -> FilePatch {
+        let mut hunks: Vec<Hunk> = self.hunks.iter().map(Hunk::reversed).collect();
+        if let Some(content) = &self.full_content {
+            // A whole-file creation becomes a deletion that must find exactly this content.
+            hunks = vec![Hunk {
+                lines: content
+                    .lines()
+                    .map(|l| Line::new(LineKind::Remove, l))
+                    .collect(),
+                old_start: Some(1),
+                old_no_newline: !content.ends_with('\n') && !content.is_empty(),
+                ..Hunk::default()
+            }];
+        }
+        FilePatch {
+            old_path: self.new_path.clone(),
+            new_path: self.old_path.clone(),
+            old_mode: self.new_mode,
+            new_mode: self.old_mode,
+            index: self.index.as_ref().map(|i| IndexLine {
+                old: i.new.clone(),
+                new: i.old.clone(),
+            }),
+            hunks,
+            binary: self.binary,
+            raw: self.raw.clone(),
+            create_mode: CreateMode::MustNotExist,
+            ordered: self.ordered,
+            full_content: None,
+        }
+    }
+}
+
+impl Hunk {
+    pub fn reversed(&self) -> Hunk {
+        Hunk {
+            old_start: self.new_start.or(self.old_start),
+            new_start: self.old_start,
+            section: self.section.clone(),
+            anchors: self.anchors.clone(),
+            lines: self
+                .lines
+                .iter()
+                .map(|l| Line {
+                    kind: match l.kind {
+                        LineKind::Add => LineKind::Remove,
+                        LineKind::Remove => LineKind::Add,
+                        LineKind::Context => LineKind::Context,
+                    },
+                    text: l.text.clone(),
+                })
+                .collect(),
+            old_no_newline: self.new_no_newline,
+            new_no_newline: self.old_no_newline,
+            at_eof: self.at_eof,
+            at_bof: self.at_bof,
+            reindent: self.reindent,
+        }
     }
 }

@@ -31,6 +31,10 @@ pub trait Files {
     fn exists(&self, path: &str) -> bool {
         !matches!(self.read(path), Ok(Entry::Missing))
     }
+    /// Whether writing `path` would go through a symlink that leads out of the work tree.
+    fn escapes(&self, _path: &str) -> bool {
+        false
+    }
 }
 
 pub const MODE_FILE: u32 = 0o100644;
@@ -92,6 +96,26 @@ impl Files for WorkTree {
             bytes,
             mode: git_mode(&meta),
         }))
+    }
+
+    fn escapes(&self, path: &str) -> bool {
+        // The deepest existing ancestor, resolved, must still be inside the resolved root.
+        let Ok(root) = self.root.canonicalize() else {
+            return true;
+        };
+        let mut p = self.abs(path);
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+        while !p.exists() {
+            if !p.pop() {
+                return true;
+            }
+        }
+        match p.canonicalize() {
+            Ok(real) => !real.starts_with(&root),
+            Err(_) => true,
+        }
     }
 }
 

@@ -49,3 +49,15 @@ pub fn parse(text: &str, format: Option<Format>, probe: &dyn PathProbe) -> Resul
         Format::SearchReplace => search_replace::parse(text, probe),
     }
 }
+
+impl PathProbe for crate::repo::WorkTree {
+    fn exists(&self, path: &str) -> bool {
+        crate::repo::Files::exists(self, path)
+    }
+}
+
+impl PathProbe for crate::repo::MemFiles {
+    fn exists(&self, path: &str) -> bool {
+        crate::repo::Files::exists(self, path)
+    }
+}

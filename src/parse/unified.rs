@@ -1,8 +1,663 @@
 //! Unified diffs as `git diff` and `diff -u` write them, and as models mangle them.
+//!
+//! Anything outside a diff's structure (prose, markdown fences) is skipped, the way
+//! `git apply` skips leading garbage. Hunk counts are read only as a hint for where a hunk
+//! ends; the real counts are recomputed from the lines.
 
 use super::{ParseError, PathProbe};
-use crate::patch::Patch;
+use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
 
-pub fn parse(_text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    Err(ParseError::Empty { hint: None })
+pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let mut notices = Vec::new();
+    let normalized;
+    let text = if text.contains('\r') {
+        let crlf = text.matches("\r\n").count();
+        if crlf > 0 {
+            notices.push(Notice::new(
+                "crlf-patch",
+                format!("the patch text had {crlf} CRLF line ending(s); read as LF (each file keeps its own line endings)"),
+            ));
+        }
+        normalized = text.replace("\r\n", "\n");
+        normalized.as_str()
+    } else {
+        text
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut p = Parser {
+        lines: &lines,
+        pos: 0,
+        notices,
+        files: Vec::new(),
+        probe,
+        saw_fence: false,
+        prose_lines: 0,
+    };
+    p.run()?;
+    if p.files.is_empty() {
+        return Err(ParseError::Empty {
+            hint: Some(
+                "expected a unified diff ('--- a/path' and '+++ b/path' followed by '@@' hunks), \
+                 a Codex '*** Begin Patch' block or SEARCH/REPLACE blocks"
+                    .into(),
+            ),
+        });
+    }
+    if p.saw_fence {
+        p.notices.push(Notice::new(
+            "fence-stripped",
+            "the diff was inside a markdown fence; the fence was ignored",
+        ));
+    }
+    if p.prose_lines > 0 {
+        p.notices.push(Notice::new(
+            "prose-ignored",
+            format!("{} line(s) of text around the diff were ignored", p.prose_lines),
+        ));
+    }
+    Ok(Patch {
+        format: Format::Unified,
+        files: p.files,
+        notices: p.notices,
+    })
+}
+
+struct Parser<'a> {
+    lines: &'a [&'a str],
+    pos: usize,
+    notices: Vec<Notice>,
+    files: Vec<FilePatch>,
+    probe: &'a dyn PathProbe,
+    saw_fence: bool,
+    prose_lines: usize,
+}
+
+/// What the extended header lines of one file said, before paths are resolved.
+#[derive(Default)]
+struct Header {
+    git_line: Option<(String, String)>,
+    minus: Option<String>,
+    plus: Option<String>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    copy_from: Option<String>,
+    copy_to: Option<String>,
+    old_mode: Option<u32>,
+    new_mode: Option<u32>,
+    new_file: bool,
+    deleted: bool,
+    index: Option<IndexLine>,
+    binary: bool,
+    start: usize,
+}
+
+fn is_fence(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("```") || t.starts_with("~~~")
+}
+
+fn is_file_start(lines: &[&str], i: usize) -> bool {
+    let l = lines[i];
+    l.starts_with("diff --git ")
+        || (l.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
+}
+
+impl Parser<'_> {
+    fn run(&mut self) -> Result<(), ParseError> {
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos];
+            if is_file_start(self.lines, self.pos) {
+                self.file()?;
+                continue;
+            }
+            if is_fence(l) {
+                self.saw_fence = true;
+            } else if l.starts_with("@@") {
+                return Err(ParseError::Syntax {
+                    line: self.pos + 1,
+                    message: "hunk header '@@' before any file header ('--- a/path' / '+++ b/path')"
+                        .into(),
+                });
+            } else if !l.trim().is_empty() && !l.starts_with("diff ") && !l.starts_with("index ") {
+                self.prose_lines += 1;
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    fn file(&mut self) -> Result<(), ParseError> {
+        let mut h = Header {
+            start: self.pos,
+            ..Header::default()
+        };
+        if let Some(rest) = self.lines[self.pos].strip_prefix("diff --git ") {
+            h.git_line = split_git_line(rest);
+            self.pos += 1;
+            // Extended header lines, up to the first hunk or the next file.
+            while self.pos < self.lines.len() {
+                let l = self.lines[self.pos];
+                if l.starts_with("diff --git ") || l.starts_with("@@") {
+                    break;
+                }
+                if l.starts_with("--- ") {
+                    break;
+                }
+                let line_no = self.pos + 1;
+                if let Some(v) = l.strip_prefix("old mode ") {
+                    h.old_mode = Some(parse_mode(v, line_no)?);
+                } else if let Some(v) = l.strip_prefix("new mode ") {
+                    h.new_mode = Some(parse_mode(v, line_no)?);
+                } else if let Some(v) = l.strip_prefix("new file mode ") {
+                    h.new_file = true;
+                    h.new_mode = Some(parse_mode(v, line_no)?);
+                } else if let Some(v) = l.strip_prefix("deleted file mode ") {
+                    h.deleted = true;
+                    h.old_mode = Some(parse_mode(v, line_no)?);
+                } else if let Some(v) = l.strip_prefix("index ") {
+                    h.index = parse_index(v);
+                    if let Some(mode) = v.split_whitespace().nth(1) {
+                        let m = parse_mode(mode, line_no)?;
+                        h.old_mode.get_or_insert(m);
+                        h.new_mode.get_or_insert(m);
+                    }
+                } else if let Some(v) = l.strip_prefix("rename from ") {
+                    h.rename_from = Some(unquote(v));
+                } else if let Some(v) = l.strip_prefix("rename to ") {
+                    h.rename_to = Some(unquote(v));
+                } else if let Some(v) = l.strip_prefix("copy from ") {
+                    h.copy_from = Some(unquote(v));
+                } else if let Some(v) = l.strip_prefix("copy to ") {
+                    h.copy_to = Some(unquote(v));
+                } else if l.starts_with("similarity index ")
+                    || l.starts_with("dissimilarity index ")
+                {
+                } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files ") {
+                    h.binary = true;
+                } else if h.binary || l.trim().is_empty() || is_fence(l) {
+                    // Binary payload lines, or the blank line / fence closing a header-only diff.
+                    if is_fence(l) || l.trim().is_empty() {
+                        break;
+                    }
+                } else {
+                    break;
+                }
+                self.pos += 1;
+            }
+        }
+        if self.pos + 1 < self.lines.len()
+            && self.lines[self.pos].starts_with("--- ")
+            && self.lines[self.pos + 1].starts_with("+++ ")
+        {
+            h.minus = Some(header_path(&self.lines[self.pos][4..]));
+            h.plus = Some(header_path(&self.lines[self.pos + 1][4..]));
+            self.pos += 2;
+        }
+        let mut hunks = Vec::new();
+        let mut body_notices = Vec::new();
+        while self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@") {
+            hunks.push(self.hunk(&mut body_notices)?);
+        }
+        let (start, end) = (h.start, self.pos);
+        let mut fp = self.resolve(h, hunks)?;
+        let mut raw = self.lines[start..end].join("\n");
+        raw.push('\n');
+        fp.raw = raw;
+        for mut n in body_notices {
+            n.path = Some(fp.display_path().to_string());
+            self.notices.push(n);
+        }
+        self.files.push(fp);
+        Ok(())
+    }
+
+    /// Turn the header into paths and modes; decides how many leading components to strip.
+    fn resolve(&mut self, h: Header, hunks: Vec<Hunk>) -> Result<FilePatch, ParseError> {
+        let line = h.start + 1;
+        let (mut old, mut new);
+        if let Some((a, b)) = &h.git_line {
+            old = Some(strip_one(a));
+            new = Some(strip_one(b));
+        } else {
+            old = None;
+            new = None;
+        }
+        let minus_null = h.minus.as_deref() == Some("/dev/null");
+        let plus_null = h.plus.as_deref() == Some("/dev/null");
+        if h.git_line.is_some() {
+            // With `diff --git`, `---`/`+++` are authoritative when present (they handle
+            // spaces in names), and always strip one component, like `git apply -p1`.
+            if let Some(m) = &h.minus {
+                if !minus_null {
+                    old = Some(strip_one(m));
+                }
+            }
+            if let Some(p) = &h.plus {
+                if !plus_null {
+                    new = Some(strip_one(p));
+                }
+            }
+        } else {
+            let (m, p) = match (&h.minus, &h.plus) {
+                (Some(m), Some(p)) => (m.clone(), p.clone()),
+                _ => {
+                    return Err(ParseError::Syntax {
+                        line,
+                        message: "file header without '---'/'+++' lines".into(),
+                    })
+                }
+            };
+            let (o, n, stripped) = self.guess_strip(&m, &p);
+            old = o;
+            new = n;
+            if let Some(note) = stripped {
+                self.notices.push(note);
+            }
+        }
+        if let Some(r) = h.rename_from.clone().or(h.copy_from.clone()) {
+            old = Some(r);
+        }
+        if let Some(r) = h.rename_to.clone().or(h.copy_to.clone()) {
+            new = Some(r);
+        }
+        if h.new_file || minus_null {
+            old = None;
+        }
+        if h.deleted || plus_null {
+            new = None;
+        }
+        if old.is_none() && new.is_none() {
+            return Err(ParseError::Syntax {
+                line,
+                message: "a file header where both sides are /dev/null".into(),
+            });
+        }
+        for p in old.iter().chain(new.iter()) {
+            if p.is_empty() {
+                return Err(ParseError::Syntax {
+                    line,
+                    message: "a file header with an empty path".into(),
+                });
+            }
+        }
+        Ok(FilePatch {
+            old_path: old,
+            new_path: new,
+            old_mode: h.old_mode,
+            new_mode: h.new_mode,
+            index: h.index,
+            hunks,
+            binary: h.binary,
+            raw: String::new(),
+            create_mode: CreateMode::MustNotExist,
+            ordered: false,
+            full_content: None,
+        })
+    }
+
+    /// `--- x` / `+++ y` without `diff --git`: strip `a/`/`b/` when both carry them, else
+    /// decide from what exists in the work tree.
+    fn guess_strip(&self, m: &str, p: &str) -> (Option<String>, Option<String>, Option<Notice>) {
+        let side = |s: &str| (s != "/dev/null").then(|| s.to_string());
+        let (o, n) = (side(m), side(p));
+        let prefixed = |s: &Option<String>, pre: &str| s.as_ref().is_none_or(|s| s.starts_with(pre));
+        if prefixed(&o, "a/") && prefixed(&n, "b/") {
+            return (
+                o.map(|s| strip_one(&s)),
+                n.map(|s| strip_one(&s)),
+                None,
+            );
+        }
+        // No a/ b/ prefixes: keep the paths as written when they exist (`diff -u x x.new`
+        // style); strip one component only when that names an existing file.
+        let exists = |s: &Option<String>| s.as_ref().is_some_and(|s| self.probe.exists(s));
+        if exists(&o) || (o.is_none() && !n.as_ref().is_some_and(|s| self.probe.exists(&strip_one(s)))) {
+            return (o, n, None);
+        }
+        let so = o.as_ref().map(|s| strip_one(s));
+        if exists(&so) {
+            let note = Notice::new(
+                "prefix-stripped",
+                format!(
+                    "'{}' does not exist but '{}' does; stripped the first path component",
+                    o.as_deref().unwrap_or(""),
+                    so.as_deref().unwrap_or("")
+                ),
+            );
+            return (so, n.map(|s| strip_one(&s)), Some(note));
+        }
+        (o, n, None)
+    }
+
+    fn hunk(&mut self, notices: &mut Vec<Notice>) -> Result<Hunk, ParseError> {
+        let header_line = self.pos + 1;
+        let header = self.lines[self.pos];
+        let parsed = parse_hunk_header(header);
+        let mut hunk = Hunk {
+            old_start: parsed.old_start,
+            new_start: parsed.new_start,
+            section: parsed.section.clone(),
+            ..Hunk::default()
+        };
+        if parsed.old_start.is_none() {
+            notices.push(Notice::new(
+                "no-line-numbers",
+                format!("line {header_line}: hunk header '{header}' has no line numbers; the hunk is located by its content"),
+            ));
+        }
+        self.pos += 1;
+        // Body lines, each remembering whether it came from an empty input line.
+        let mut body: Vec<(Line, bool)> = Vec::new();
+        let mut old_seen = 0usize;
+        let mut new_seen = 0usize;
+        let mut last_kind: Option<LineKind> = None;
+        let mut repaired_tabs = 0usize;
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos];
+            let counts_need_more = match (parsed.old_count, parsed.new_count) {
+                (Some(oc), Some(nc)) => old_seen < oc && new_seen < nc,
+                _ => false,
+            };
+            if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence(l) {
+                break;
+            }
+            if l.starts_with("--- ")
+                && self.lines.get(self.pos + 1).is_some_and(|n| n.starts_with("+++ "))
+                && !counts_need_more
+            {
+                break;
+            }
+            if l.starts_with('\\') {
+                match last_kind {
+                    Some(LineKind::Remove) => hunk.old_no_newline = true,
+                    Some(LineKind::Add) => hunk.new_no_newline = true,
+                    Some(LineKind::Context) => {
+                        hunk.old_no_newline = true;
+                        hunk.new_no_newline = true;
+                    }
+                    None => {}
+                }
+                self.pos += 1;
+                continue;
+            }
+            let counts_done = match (parsed.old_count, parsed.new_count) {
+                (Some(oc), Some(nc)) => old_seen == oc && new_seen == nc,
+                _ => false,
+            };
+            let (kind, text, from_empty) = match l.chars().next() {
+                Some(' ') => (LineKind::Context, &l[1..], false),
+                Some('-') => (LineKind::Remove, &l[1..], false),
+                Some('+') => (LineKind::Add, &l[1..], false),
+                None => {
+                    // An empty line: a blank context line whose leading space was lost, or
+                    // the end of the diff. Decided below from what follows.
+                    if counts_done {
+                        break;
+                    }
+                    (LineKind::Context, "", true)
+                }
+                Some('\t') if self.continues_hunk(self.pos + 1) => {
+                    repaired_tabs += 1;
+                    (LineKind::Context, l, false)
+                }
+                _ => break,
+            };
+            match kind {
+                LineKind::Context => {
+                    old_seen += 1;
+                    new_seen += 1;
+                }
+                LineKind::Remove => old_seen += 1,
+                LineKind::Add => new_seen += 1,
+            }
+            last_kind = Some(kind);
+            body.push((Line::new(kind, text), from_empty));
+            self.pos += 1;
+        }
+        // Trailing empty lines belong to the hunk only when the header's counts say so.
+        let trailing_empty = body.iter().rev().take_while(|(_, e)| *e).count();
+        if trailing_empty > 0 {
+            let keep = match (parsed.old_count, parsed.new_count) {
+                (Some(oc), Some(nc)) => {
+                    let o = old_seen - trailing_empty;
+                    let n = new_seen - trailing_empty;
+                    (0..=trailing_empty)
+                        .rev()
+                        .find(|k| o + k == oc && n + k == nc)
+                        .unwrap_or(0)
+                }
+                _ => 0,
+            };
+            let drop = trailing_empty - keep;
+            body.truncate(body.len() - drop);
+            old_seen -= drop;
+            new_seen -= drop;
+        }
+        let empties = body.iter().filter(|(_, e)| *e).count();
+        if empties > 0 {
+            notices.push(Notice::new(
+                "blank-context-repaired",
+                format!("hunk at line {header_line}: {empties} empty line(s) read as blank context lines (the leading space was missing)"),
+            ));
+        }
+        if repaired_tabs > 0 {
+            notices.push(Notice::new(
+                "context-prefix-repaired",
+                format!("hunk at line {header_line}: {repaired_tabs} line(s) without a leading ' ' read as context"),
+            ));
+        }
+        hunk.lines = body.into_iter().map(|(l, _)| l).collect();
+        // git's rule: context on one side only pins the hunk to that end of the file.
+        let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
+        if hunk.has_changes() {
+            hunk.at_eof = trail == 0 && lead > 0;
+            hunk.at_bof = lead == 0 && trail > 0 && hunk.old_start.is_some_and(|s| s <= 1);
+        }
+        if hunk.lines.is_empty() {
+            return Err(ParseError::Syntax {
+                line: header_line,
+                message: "hunk has no lines".into(),
+            });
+        }
+        if let (Some(oc), Some(nc)) = (parsed.old_count, parsed.new_count) {
+            if oc != old_seen || nc != new_seen {
+                notices.push(Notice::new(
+                    "counts-recomputed",
+                    format!(
+                        "hunk at line {header_line}: header says -{oc} +{nc} lines, the hunk has -{old_seen} +{new_seen}; used the lines"
+                    ),
+                ));
+            }
+        }
+        Ok(hunk)
+    }
+
+    /// Whether hunk body lines go on after `i` (used to accept a context line that lost its
+    /// leading space only when it sits inside a hunk).
+    fn continues_hunk(&self, i: usize) -> bool {
+        self.lines
+            .get(i)
+            .is_some_and(|l| matches!(l.chars().next(), Some(' ' | '-' | '+' | '\t')) && !l.starts_with("--- "))
+    }
+}
+
+struct HunkHeader {
+    old_start: Option<usize>,
+    old_count: Option<usize>,
+    new_start: Option<usize>,
+    new_count: Option<usize>,
+    section: Option<String>,
+}
+
+/// `@@ -a,b +c,d @@ section`, tolerating missing parts: `@@`, `@@ @@`, `@@ ... @@`, `@@ -a +c @@`.
+fn parse_hunk_header(line: &str) -> HunkHeader {
+    let mut out = HunkHeader {
+        old_start: None,
+        old_count: None,
+        new_start: None,
+        new_count: None,
+        section: None,
+    };
+    let rest = line.trim_start_matches('@');
+    let (inner, section) = match rest.find("@@") {
+        Some(i) => (&rest[..i], Some(rest[i..].trim_start_matches('@'))),
+        None => (rest, None),
+    };
+    for tok in inner.split_whitespace() {
+        if let Some(r) = tok.strip_prefix('-') {
+            let (s, c) = range(r);
+            out.old_start = s;
+            out.old_count = c.or(s.map(|_| 1));
+        } else if let Some(r) = tok.strip_prefix('+') {
+            let (s, c) = range(r);
+            out.new_start = s;
+            out.new_count = c.or(s.map(|_| 1));
+        }
+    }
+    if out.old_start.is_none() {
+        out.old_count = None;
+        out.new_count = None;
+    }
+    if out.new_start.is_none() {
+        out.new_count = None;
+    }
+    if let Some(s) = section {
+        let s = s.trim();
+        if !s.is_empty() {
+            out.section = Some(s.to_string());
+        }
+    }
+    out
+}
+
+fn range(r: &str) -> (Option<usize>, Option<usize>) {
+    let mut it = r.splitn(2, ',');
+    let s = it.next().and_then(|v| v.parse().ok());
+    let c = it.next().and_then(|v| v.parse().ok());
+    (s, c)
+}
+
+fn parse_mode(v: &str, line: usize) -> Result<u32, ParseError> {
+    let v = v.trim();
+    u32::from_str_radix(v, 8).map_err(|_| ParseError::Syntax {
+        line,
+        message: format!("invalid file mode '{v}'"),
+    })
+}
+
+fn parse_index(v: &str) -> Option<IndexLine> {
+    let ids = v.split_whitespace().next()?;
+    let (a, b) = ids.split_once("..")?;
+    let hex = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit());
+    (hex(a) && hex(b)).then(|| IndexLine {
+        old: a.to_string(),
+        new: b.to_string(),
+    })
+}
+
+/// The path in a `---`/`+++` line: unquoted, without a trailing tab + timestamp.
+fn header_path(v: &str) -> String {
+    let v = v.trim_end();
+    if v.starts_with('"') {
+        return unquote(v);
+    }
+    let v = v.split('\t').next().unwrap_or(v);
+    // `diff -u` without a tab before the timestamp: `file 2024-01-01 10:00:00.000 +0000`.
+    static TS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let ts = TS.get_or_init(|| {
+        regex::Regex::new(r" +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?( [+-]\d{4})?$")
+            .expect("static regex is valid")
+    });
+    ts.replace(v, "").trim_end().to_string()
+}
+
+/// Split `a/x b/y` from a `diff --git` line, honouring quotes; for unquoted names with
+/// spaces, the two halves are equal for non-renames, so split in the middle.
+fn split_git_line(rest: &str) -> Option<(String, String)> {
+    let rest = rest.trim_end();
+    if rest.starts_with('"') {
+        let end = quoted_end(rest)?;
+        let a = unquote(&rest[..end]);
+        let b = unquote(rest[end..].trim_start());
+        return Some((a, b));
+    }
+    if let Some(i) = rest.find(" \"") {
+        return Some((rest[..i].to_string(), unquote(&rest[i + 1..])));
+    }
+    // Try every " b/" split and prefer the one whose halves name the same file.
+    let candidates: Vec<usize> = rest.match_indices(" b/").map(|(i, _)| i).collect();
+    for &i in &candidates {
+        let (a, b) = (&rest[..i], &rest[i + 1..]);
+        if a.get(2..) == b.get(2..) {
+            return Some((a.to_string(), b.to_string()));
+        }
+    }
+    if let Some(&i) = candidates.first() {
+        return Some((rest[..i].to_string(), rest[i + 1..].to_string()));
+    }
+    let mut it = rest.splitn(2, ' ');
+    Some((it.next()?.to_string(), it.next()?.to_string()))
+}
+
+fn quoted_end(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Undo git's C-style quoting (`"a/caf\303\251.txt"`); unquoted input is returned as is.
+pub fn unquote(s: &str) -> String {
+    let s = s.trim_end();
+    if !(s.len() >= 2 && s.starts_with('"') && s.ends_with('"')) {
+        return s.to_string();
+    }
+    let inner = &s.as_bytes()[1..s.len() - 1];
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i];
+        if c != b'\\' || i + 1 >= inner.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = inner[i + 1];
+        i += 2;
+        match e {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            b'0'..=b'7' => {
+                let mut v = (e - b'0') as u32;
+                let mut n = 1;
+                while n < 3 && i < inner.len() && (b'0'..=b'7').contains(&inner[i]) {
+                    v = v * 8 + (inner[i] - b'0') as u32;
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v as u8);
+            }
+            other => out.push(other),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Drop the first path component (`a/x/y` → `x/y`), as `-p1` does.
+fn strip_one(s: &str) -> String {
+    match s.split_once('/') {
+        Some((_, rest)) if !rest.is_empty() => rest.to_string(),
+        _ => s.to_string(),
+    }
 }

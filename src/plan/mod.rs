@@ -1,1 +1,713 @@
-//! Planning: where every hunk lands and what every file becomes, in memory.
+//! Planning: where every hunk lands and what every file becomes, in memory, before anything
+//! is written. A hunk that does not fit is an outcome in the plan, not an error.
+//!
+//! Strategies per file, in order (DESIGN §4): the hunks apply exactly at their numbers;
+//! `git apply --3way` when the preimage blob exists; a base found in history; the text passes.
+
+pub mod locate;
+pub mod normalize;
+pub mod paths;
+pub mod splice;
+pub mod text;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::patch::{CreateMode, FileOp, FilePatch, Hunk, LineKind, Notice, Patch};
+use crate::repo::{Entry, FileState, Files, MODE_FILE};
+use locate::{DecidedBy, Fuzz, Haystack, Located, Placement, Query};
+use normalize::Pass;
+use text::TextFile;
+
+/// What planning may do besides the text passes.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Strategy 2: `git apply --3way` for files whose preimage blob is present.
+    pub three_way: Option<&'a dyn ThreeWay>,
+}
+
+/// A three-way engine for one file: given the file patch and the file's current state,
+/// produce the merged result, or say it cannot help (blob missing…) so text passes run.
+pub trait ThreeWay {
+    fn apply(&self, fp: &FilePatch, current: &FileState) -> Option<MergeResult>;
+}
+
+/// What a three-way strategy produced for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeResult {
+    Clean { bytes: Vec<u8>, strategy: Strategy, base: Option<Base> },
+    Conflicted { bytes: Vec<u8>, strategy: Strategy, base: Option<Base>, regions: Vec<String> },
+}
+
+/// Where a three-way base came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Base {
+    pub kind: String,
+    pub id: String,
+    pub path: String,
+}
+
+/// How a file's change was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Every hunk applied exactly where its numbers say.
+    Exact,
+    /// `git apply --3way` with the preimage blob named by the `index` line.
+    #[serde(rename = "3way")]
+    ThreeWay,
+    /// A three-way merge against a base found in history or a snapshot.
+    #[serde(rename = "history-3way")]
+    HistoryThreeWay,
+    /// Located by the text passes (offsets, whitespace, Unicode, fuzzy).
+    Text,
+    /// Whole-file operations: create, delete, rename without content changes, mode changes.
+    File,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Exact => "exact",
+            Strategy::ThreeWay => "3way",
+            Strategy::HistoryThreeWay => "history-3way",
+            Strategy::Text => "text",
+            Strategy::File => "file",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileStatus {
+    Applied,
+    AlreadyApplied,
+    Conflicted,
+    Refused,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HunkStatus {
+    Applied,
+    AlreadyApplied,
+    Ambiguous,
+    NotFound,
+    Conflicted,
+}
+
+/// One hunk's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HunkResult {
+    /// 1-based, in patch order.
+    pub index: usize,
+    pub status: HunkStatus,
+    /// 1-based first line of the matched region in the file as it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The line the hunk's numbers pointed at (1-based), when it had numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pass: Option<Pass>,
+    /// How many places fit under the pass that decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuzz: Option<Fuzz>,
+    /// For an ambiguous hunk: every 1-based line where it fits.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl HunkResult {
+    fn new(index: usize, status: HunkStatus) -> HunkResult {
+        HunkResult {
+            index,
+            status,
+            line: None,
+            hint: None,
+            offset: None,
+            pass: None,
+            occurrences: None,
+            decided_by: None,
+            fuzz: None,
+            candidates: Vec::new(),
+            reason: None,
+        }
+    }
+}
+
+/// One path's bytes and mode before and after (None = absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    pub before: Option<FileState>,
+    pub after: Option<FileState>,
+}
+
+/// The plan for one file patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePlan {
+    pub old_path: Option<String>,
+    pub new_path: Option<String>,
+    pub op: FileOp,
+    pub status: FileStatus,
+    pub strategy: Strategy,
+    /// The loosest pass any hunk needed.
+    pub pass: Option<Pass>,
+    pub base: Option<Base>,
+    pub hunks: Vec<HunkResult>,
+    pub added: usize,
+    pub removed: usize,
+    /// Why the file was refused (empty otherwise).
+    pub problems: Vec<String>,
+    pub warnings: Vec<String>,
+    /// Old and new mode when the patch changes it.
+    pub mode_change: Option<(u32, u32)>,
+    /// For a conflict: the regions named by the merge.
+    pub conflicts: Vec<String>,
+}
+
+impl FilePlan {
+    pub fn path(&self) -> &str {
+        self.new_path
+            .as_deref()
+            .or(self.old_path.as_deref())
+            .expect("a file plan has a path")
+    }
+
+    pub fn ok(&self) -> bool {
+        matches!(self.status, FileStatus::Applied | FileStatus::AlreadyApplied)
+    }
+}
+
+/// The whole plan: per file outcomes, the notices, and the writes it would make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub files: Vec<FilePlan>,
+    pub notices: Vec<Notice>,
+    /// Per touched path, in first-touched order: state before the apply and after it,
+    /// counting only file plans that succeeded (conflicted ones included: they carry markers).
+    pub changes: Vec<Change>,
+}
+
+impl Plan {
+    pub fn all_ok(&self) -> bool {
+        self.files.iter().all(FilePlan::ok)
+    }
+
+    pub fn any_conflict(&self) -> bool {
+        self.files.iter().any(|f| f.status == FileStatus::Conflicted)
+    }
+}
+
+/// Plan `patch` against `files`. Nothing is written.
+pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, std::io::Error> {
+    let mut vfs = Overlay {
+        files,
+        planned: BTreeMap::new(),
+        originals: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for fp in &patch.files {
+        let (file_plan, writes) = plan_file(fp, &mut vfs, opts)?;
+        if file_plan.ok() || file_plan.status == FileStatus::Conflicted {
+            for (path, after) in writes {
+                vfs.set(&path, after)?;
+            }
+        }
+        out.push(file_plan);
+    }
+    let changes = vfs.changes()?;
+    Ok(Plan {
+        files: out,
+        notices: patch.notices.clone(),
+        changes,
+    })
+}
+
+/// The work tree as the plan so far would leave it.
+struct Overlay<'a> {
+    files: &'a dyn Files,
+    planned: BTreeMap<String, Option<FileState>>,
+    originals: Vec<String>,
+}
+
+impl Overlay<'_> {
+    fn read(&self, path: &str) -> std::io::Result<Entry> {
+        match self.planned.get(path) {
+            Some(Some(f)) => Ok(Entry::File(f.clone())),
+            Some(None) => Ok(Entry::Missing),
+            None => self.files.read(path),
+        }
+    }
+
+    fn set(&mut self, path: &str, after: Option<FileState>) -> std::io::Result<()> {
+        if !self.planned.contains_key(path) {
+            self.originals.push(path.to_string());
+        }
+        self.planned.insert(path.to_string(), after);
+        Ok(())
+    }
+
+    fn changes(&self) -> std::io::Result<Vec<Change>> {
+        let mut out = Vec::new();
+        for path in &self.originals {
+            let before = match self.files.read(path)? {
+                Entry::File(f) => Some(f),
+                _ => None,
+            };
+            let after = self.planned.get(path).cloned().flatten();
+            if before != after {
+                out.push(Change {
+                    path: path.clone(),
+                    before,
+                    after,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+type Writes = Vec<(String, Option<FileState>)>;
+
+fn refused(fp: &FilePatch, problem: String) -> FilePlan {
+    let mut p = base_plan(fp);
+    p.status = FileStatus::Refused;
+    p.problems.push(problem);
+    p
+}
+
+fn base_plan(fp: &FilePatch) -> FilePlan {
+    let (added, removed) = fp.added_removed();
+    FilePlan {
+        old_path: fp.old_path.clone(),
+        new_path: fp.new_path.clone(),
+        op: fp.op(),
+        status: FileStatus::Applied,
+        strategy: Strategy::File,
+        pass: None,
+        base: None,
+        hunks: Vec::new(),
+        added,
+        removed,
+        problems: Vec::new(),
+        warnings: Vec::new(),
+        mode_change: None,
+        conflicts: Vec::new(),
+    }
+}
+
+fn plan_file(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Result<(FilePlan, Writes)> {
+    for p in fp.old_path.iter().chain(fp.new_path.iter()) {
+        if let Err(why) = paths::check(p) {
+            return Ok((refused(fp, why), Vec::new()));
+        }
+        if vfs.files.escapes(p) {
+            return Ok((
+                refused(fp, format!("{p} leads through a symlink out of the work tree")),
+                Vec::new(),
+            ));
+        }
+    }
+    if fp.binary {
+        return Ok((
+            refused(
+                fp,
+                "binary patches cannot be applied at text level (no usable preimage blob)".into(),
+            ),
+            Vec::new(),
+        ));
+    }
+    match fp.op() {
+        FileOp::Create => plan_create(fp, vfs),
+        FileOp::Delete => plan_delete(fp, vfs),
+        FileOp::Modify | FileOp::Rename | FileOp::Copy => plan_modify(fp, vfs, opts),
+    }
+}
+
+fn new_content(fp: &FilePatch) -> Result<String, String> {
+    if let Some(c) = &fp.full_content {
+        return Ok(c.clone());
+    }
+    let mut s = String::new();
+    let mut no_newline = false;
+    for h in &fp.hunks {
+        for l in &h.lines {
+            match l.kind {
+                LineKind::Add => {
+                    s.push_str(&l.text);
+                    s.push('\n');
+                }
+                _ => {
+                    return Err(
+                        "the patch creates this file but its hunk has context or removed lines"
+                            .into(),
+                    )
+                }
+            }
+        }
+        no_newline = h.new_no_newline;
+    }
+    if no_newline && s.ends_with('\n') {
+        s.pop();
+    }
+    Ok(s)
+}
+
+fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, Writes)> {
+    let path = fp.new_path.clone().expect("a creation has a new path");
+    let content = match new_content(fp) {
+        Ok(c) => c,
+        Err(why) => return Ok((refused(fp, why), Vec::new())),
+    };
+    let mode = fp.new_mode.unwrap_or(MODE_FILE);
+    let after = FileState {
+        bytes: content.into_bytes(),
+        mode,
+    };
+    let mut plan = base_plan(fp);
+    match vfs.read(&path)? {
+        Entry::Missing => {}
+        Entry::File(cur) => {
+            if cur == after || (cur.bytes == after.bytes && fp.new_mode.is_none()) {
+                plan.status = FileStatus::AlreadyApplied;
+                return Ok((plan, Vec::new()));
+            }
+            if fp.create_mode == CreateMode::MayReplace {
+                plan.warnings.push(format!(
+                    "{path} already existed with other content and was replaced (the snapshot keeps the old content)"
+                ));
+            } else {
+                return Ok((
+                    refused(
+                        fp,
+                        format!("{path} already exists, and the patch creates it with other content"),
+                    ),
+                    Vec::new(),
+                ));
+            }
+        }
+        Entry::Other(what) => {
+            return Ok((refused(fp, format!("{path} exists as a {what}")), Vec::new()));
+        }
+    }
+    Ok((plan, vec![(path, Some(after))]))
+}
+
+fn plan_delete(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, Writes)> {
+    let path = fp.old_path.clone().expect("a deletion has an old path");
+    let cur = match vfs.read(&path)? {
+        Entry::File(f) => f,
+        Entry::Missing => {
+            return Ok((
+                refused(fp, format!("{path} does not exist, so it cannot be deleted")),
+                Vec::new(),
+            ))
+        }
+        Entry::Other(what) => {
+            return Ok((refused(fp, format!("{path} is a {what}")), Vec::new()));
+        }
+    };
+    if !fp.hunks.is_empty() {
+        // The patch says what it deletes: the file must still say that.
+        let expected: Vec<&str> = fp
+            .hunks
+            .iter()
+            .flat_map(|h| h.old_lines().map(|l| l.text.as_str()))
+            .collect();
+        let same = TextFile::decode(&cur.bytes).is_some_and(|t| {
+            t.lines.len() == expected.len()
+                && t.lines
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| normalize::key(Pass::TrailingWhitespace, a) == normalize::key(Pass::TrailingWhitespace, b))
+        });
+        if !same {
+            return Ok((
+                refused(
+                    fp,
+                    format!("{path} differs from the content the patch deletes; not deleted"),
+                ),
+                Vec::new(),
+            ));
+        }
+    }
+    Ok((base_plan(fp), vec![(path, None)]))
+}
+
+fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Result<(FilePlan, Writes)> {
+    let old = fp.old_path.clone().expect("a modification has an old path");
+    let new = fp.new_path.clone().expect("a modification has a new path");
+    let renamed = old != new;
+    let cur = match vfs.read(&old)? {
+        Entry::File(f) => f,
+        Entry::Missing => {
+            // A rename that already happened: check the hunks against the new path.
+            if renamed {
+                if let Entry::File(target) = vfs.read(&new)? {
+                    if let Some(text) = TextFile::decode(&target.bytes) {
+                        let (results, _) = locate_all(fp, &text);
+                        if !results.is_empty()
+                            && results
+                                .iter()
+                                .all(|r| matches!(r, Located::AlreadyApplied { .. }))
+                            || fp.hunks.is_empty()
+                        {
+                            let mut plan = base_plan(fp);
+                            plan.status = FileStatus::AlreadyApplied;
+                            return Ok((plan, Vec::new()));
+                        }
+                    }
+                }
+            }
+            return Ok((refused(fp, format!("{old} does not exist")), Vec::new()));
+        }
+        Entry::Other(what) => {
+            return Ok((
+                refused(fp, format!("{old} is a {what}; only regular files are patched")),
+                Vec::new(),
+            ))
+        }
+    };
+    if renamed {
+        match vfs.read(&new)? {
+            Entry::Missing => {}
+            _ => {
+                return Ok((
+                    refused(fp, format!("cannot rename {old} to {new}: {new} already exists")),
+                    Vec::new(),
+                ))
+            }
+        }
+    }
+    let mut plan = base_plan(fp);
+    let mode = match fp.new_mode {
+        Some(m) if m != cur.mode => {
+            plan.mode_change = Some((cur.mode, m));
+            m
+        }
+        _ => cur.mode,
+    };
+
+    let mut writes: Writes = Vec::new();
+    let push_writes = |writes: &mut Writes, bytes: Vec<u8>| {
+        if renamed {
+            writes.push((old.clone(), None));
+        }
+        writes.push((new.clone(), Some(FileState { bytes, mode })));
+    };
+
+    if fp.hunks.is_empty() {
+        if !renamed && plan.mode_change.is_none() {
+            plan.status = FileStatus::AlreadyApplied;
+            return Ok((plan, writes));
+        }
+        push_writes(&mut writes, cur.bytes.clone());
+        return Ok((plan, writes));
+    }
+
+    let Some(text) = TextFile::decode(&cur.bytes) else {
+        return Ok((
+            refused(fp, format!("{old} is not UTF-8 text; only text files are patched at text level")),
+            Vec::new(),
+        ));
+    };
+
+    let (located, hints) = locate_all(fp, &text);
+    let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
+        Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == *h,
+        _ => false,
+    });
+
+    if !exact_everywhere {
+        if let Some(tw) = opts.three_way {
+            if let Some(result) = tw.apply(fp, &cur) {
+                match result {
+                    MergeResult::Clean { bytes, strategy, base } => {
+                        plan.strategy = strategy;
+                        plan.base = base;
+                        plan.hunks = (1..=fp.hunks.len())
+                            .map(|i| HunkResult::new(i, HunkStatus::Applied))
+                            .collect();
+                        if bytes == cur.bytes && !renamed && plan.mode_change.is_none() {
+                            plan.status = FileStatus::AlreadyApplied;
+                        } else {
+                            push_writes(&mut writes, bytes);
+                        }
+                        return Ok((plan, writes));
+                    }
+                    MergeResult::Conflicted {
+                        bytes,
+                        strategy,
+                        base,
+                        regions,
+                    } => {
+                        plan.strategy = strategy;
+                        plan.base = base;
+                        plan.status = FileStatus::Conflicted;
+                        plan.conflicts = regions;
+                        plan.hunks = (1..=fp.hunks.len())
+                            .map(|i| HunkResult::new(i, HunkStatus::Conflicted))
+                            .collect();
+                        push_writes(&mut writes, bytes);
+                        return Ok((plan, writes));
+                    }
+                }
+            }
+        }
+    }
+
+    let mut placed: Vec<(&Hunk, &Placement)> = Vec::new();
+    let mut failed = false;
+    let mut all_already = true;
+    let mut loosest: Option<Pass> = None;
+    for (i, (loc, hint)) in located.iter().zip(&hints).enumerate() {
+        let mut r = HunkResult::new(i + 1, HunkStatus::Applied);
+        r.hint = hint.map(|h| h + 1);
+        match loc {
+            Located::Placed(p) => {
+                all_already = false;
+                r.line = Some(p.start + 1);
+                r.offset = hint.map(|h| p.start as i64 - h as i64);
+                r.pass = Some(p.pass);
+                r.occurrences = Some(p.occurrences);
+                r.decided_by = Some(p.decided_by);
+                r.fuzz = p.fuzz;
+                loosest = loosest.max(Some(p.pass));
+                if p.pass > Pass::Exact {
+                    plan.warnings.push(format!(
+                        "hunk {} matched only after the {} pass",
+                        i + 1,
+                        p.pass.as_str()
+                    ));
+                }
+                if p.occurrences > 1 {
+                    plan.warnings.push(format!(
+                        "hunk {}'s context occurs {} times; placed by {}",
+                        i + 1,
+                        p.occurrences,
+                        match p.decided_by {
+                            DecidedBy::Hint => "its line numbers",
+                            DecidedBy::Anchor => "its anchor",
+                            DecidedBy::Order => "file order",
+                            DecidedBy::Unique => "uniqueness",
+                        }
+                    ));
+                }
+                placed.push((&fp.hunks[i], p));
+            }
+            Located::AlreadyApplied { start, pass } => {
+                r.status = HunkStatus::AlreadyApplied;
+                r.line = Some(start + 1);
+                r.pass = Some(*pass);
+            }
+            Located::Ambiguous { pass, starts } => {
+                failed = true;
+                r.status = HunkStatus::Ambiguous;
+                r.pass = Some(*pass);
+                r.occurrences = Some(starts.len());
+                r.candidates = starts.iter().map(|s| s + 1).collect();
+                r.reason = Some(format!(
+                    "the hunk fits at {} places (lines {}) and nothing decides between them",
+                    starts.len(),
+                    starts
+                        .iter()
+                        .map(|s| (s + 1).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            Located::NotFound { reason } => {
+                failed = true;
+                r.status = HunkStatus::NotFound;
+                r.reason = Some(
+                    reason
+                        .clone()
+                        .unwrap_or_else(|| "the hunk's context and removed lines are not in the file".into()),
+                );
+            }
+        }
+        plan.hunks.push(r);
+    }
+    plan.pass = loosest;
+    if failed {
+        plan.status = FileStatus::Refused;
+        let n = plan
+            .hunks
+            .iter()
+            .filter(|h| matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound))
+            .count();
+        plan.problems.push(format!(
+            "{n} of {} hunk(s) could not be placed",
+            plan.hunks.len()
+        ));
+        return Ok((plan, Vec::new()));
+    }
+    plan.strategy = if exact_everywhere {
+        Strategy::Exact
+    } else {
+        Strategy::Text
+    };
+    if all_already && !renamed && plan.mode_change.is_none() {
+        plan.status = FileStatus::AlreadyApplied;
+        return Ok((plan, writes));
+    }
+    let out = splice::splice(&text, &placed);
+    push_writes(&mut writes, out.encode());
+    Ok((plan, writes))
+}
+
+/// Locate every hunk of a file in order, carrying the offset of each placed hunk to the
+/// next one's hint. Returns the outcomes and each hunk's 0-based hint.
+fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Option<usize>>) {
+    let hay = Haystack::new(&text.lines);
+    let mut delta: i64 = 0;
+    let mut prev_end = 0usize;
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut out = Vec::new();
+    let mut hints = Vec::new();
+    for h in &fp.hunks {
+        let stated = h.old_start.map(|s| {
+            if h.old_len() == 0 {
+                s as i64
+            } else {
+                s as i64 - 1
+            }
+        });
+        let hint = stated.map(|s| (s + delta).max(0) as usize);
+        let q = Query {
+            hunk: h,
+            hint,
+            prev_end,
+            ordered: fp.ordered,
+            taken: &taken,
+        };
+        let loc = locate::locate(&hay, &q);
+        match &loc {
+            Located::Placed(p) => {
+                if let Some(s) = stated {
+                    delta = p.start as i64 - s;
+                }
+                prev_end = p.end;
+                taken.push((p.start, p.end));
+            }
+            Located::AlreadyApplied { start, .. } => {
+                prev_end = *start;
+            }
+            _ => {}
+        }
+        out.push(loc);
+        hints.push(hint);
+    }
+    (out, hints)
+}

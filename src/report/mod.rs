@@ -1,1 +1,199 @@
-//! The one Report, rendered as human text and as JSON.
+//! The one Report of a run, built from the plan and what was written, rendered in exactly two
+//! places: `human.rs` and `json.rs`.
+
+pub mod human;
+pub mod json;
+
+use serde::Serialize;
+
+use crate::patch::{FileOp, Format, Notice};
+use crate::plan::{Base, FilePlan, FileStatus, HunkResult, Plan, Strategy};
+use crate::plan::normalize::Pass;
+
+/// The JSON schema version; bumped on any incompatible change.
+pub const SCHEMA: u32 = 1;
+
+/// What the run as a whole did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunStatus {
+    /// Everything applied (some files may have been already applied).
+    Applied,
+    /// Nothing to do: every change was already there.
+    AlreadyApplied,
+    /// `--partial`: some files written, others refused or conflicted.
+    Partial,
+    /// Nothing written.
+    Refused,
+    /// `--check`: the plan would apply cleanly; nothing written.
+    Checked,
+    /// Bad input or a broken environment; nothing written.
+    Error,
+}
+
+/// A file's status in the report: the plan's status, or `skipped` for a file that would
+/// have applied but was not written because another file failed (all or nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileOutcome {
+    Applied,
+    AlreadyApplied,
+    Conflicted,
+    Refused,
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModeChange {
+    pub old: String,
+    pub new: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    pub op: FileOp,
+    pub status: FileOutcome,
+    pub strategy: Strategy,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pass: Option<Pass>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Base>,
+    pub added: usize,
+    pub removed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode_change: Option<ModeChange>,
+    pub hunks: Vec<HunkResult>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorReport {
+    /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`.
+    pub kind: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub added: usize,
+    pub removed: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub schema: u32,
+    pub status: RunStatus,
+    pub exit_code: i32,
+    pub check: bool,
+    pub reverse: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<Format>,
+    /// Whether any file was changed on disk.
+    pub written: bool,
+    pub files: Vec<FileReport>,
+    pub summary: Summary,
+    pub notices: Vec<Notice>,
+    pub errors: Vec<ErrorReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+}
+
+impl Report {
+    /// A run that failed before planning (bad input, no repository…).
+    pub fn error(kind: &str, message: impl Into<String>) -> Report {
+        Report {
+            schema: SCHEMA,
+            status: RunStatus::Error,
+            exit_code: 2,
+            check: false,
+            reverse: false,
+            format: None,
+            written: false,
+            files: Vec::new(),
+            summary: Summary::default(),
+            notices: Vec::new(),
+            errors: vec![ErrorReport {
+                kind: kind.to_string(),
+                message: message.into(),
+            }],
+            snapshot: None,
+        }
+    }
+
+    /// The report of a planned run. `written` says whether the plan's changes were written.
+    pub fn from_plan(plan: &Plan, format: Format, status: RunStatus, exit_code: i32, written: bool) -> Report {
+        let all_or_nothing_failed = matches!(status, RunStatus::Refused);
+        let files: Vec<FileReport> = plan
+            .files
+            .iter()
+            .map(|f| file_report(f, all_or_nothing_failed))
+            .collect();
+        let mut summary = Summary::default();
+        for f in &files {
+            if matches!(f.status, FileOutcome::Applied | FileOutcome::Conflicted) {
+                summary.files += 1;
+                summary.added += f.added;
+                summary.removed += f.removed;
+            }
+        }
+        Report {
+            schema: SCHEMA,
+            status,
+            exit_code,
+            check: false,
+            reverse: false,
+            format: Some(format),
+            written,
+            files,
+            summary,
+            notices: plan.notices.clone(),
+            errors: Vec::new(),
+            snapshot: None,
+        }
+    }
+}
+
+fn file_report(f: &FilePlan, all_or_nothing_failed: bool) -> FileReport {
+    let status = match f.status {
+        FileStatus::Applied if all_or_nothing_failed => FileOutcome::Skipped,
+        FileStatus::Applied => FileOutcome::Applied,
+        FileStatus::AlreadyApplied => FileOutcome::AlreadyApplied,
+        FileStatus::Conflicted => FileOutcome::Conflicted,
+        FileStatus::Refused => FileOutcome::Refused,
+    };
+    let mut problems = f.problems.clone();
+    if status == FileOutcome::Skipped {
+        problems.push("not written: another file could not be applied (all or nothing; --partial keeps what applies)".into());
+    }
+    FileReport {
+        path: f.path().to_string(),
+        old_path: match (&f.old_path, &f.new_path) {
+            (Some(o), Some(n)) if o != n => Some(o.clone()),
+            _ => None,
+        },
+        op: f.op,
+        status,
+        strategy: f.strategy,
+        pass: f.pass,
+        base: f.base.clone(),
+        added: f.added,
+        removed: f.removed,
+        mode_change: f.mode_change.map(|(o, n)| ModeChange {
+            old: format!("{o:o}"),
+            new: format!("{n:o}"),
+        }),
+        hunks: f.hunks.clone(),
+        problems,
+        warnings: f.warnings.clone(),
+        conflicts: f.conflicts.clone(),
+    }
+}

@@ -1,1 +1,182 @@
-//! The only code that changes the work tree or the index.
+//! The only code that changes the work tree. It takes the gate's `Approved` token, writes
+//! every file through a temp file + rename, and on any failure puts back every file it had
+//! already changed, so a failed apply leaves the tree as it was.
+
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use crate::gate::Approved;
+use crate::plan::Change;
+use crate::repo::{FileState, MODE_EXEC};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("writing {path} failed: {source}; every file written before it was restored")]
+    Rolledback {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("writing {path} failed: {source}; restoring the files already written ALSO failed for: {unrestored:?}")]
+    Partial {
+        path: String,
+        #[source]
+        source: io::Error,
+        unrestored: Vec<String>,
+    },
+}
+
+/// What was written, for the report and the snapshot's journal.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub paths: Vec<String>,
+}
+
+/// Write every change of `approved` under `root`, all or nothing.
+pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
+    let changes = approved.changes();
+    // Deletions first, so a rename into a path that a deleted file's directory frees works.
+    let mut order: Vec<&Change> = changes.iter().filter(|c| c.after.is_none()).collect();
+    order.extend(changes.iter().filter(|c| c.after.is_some()));
+    let mut done: Vec<&Change> = Vec::new();
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
+    let fault = test_fault();
+    for (n, c) in order.iter().enumerate() {
+        if let Some(f) = &fault {
+            if f.after_writes == n {
+                if f.kill {
+                    std::process::abort();
+                }
+                let e = io::Error::other("injected failure (GIT_LLM_APPLY_TEST_FAIL_AFTER)");
+                return Err(rollback(root, &done, &created_dirs, &c.path, e));
+            }
+        }
+        if let Err(e) = apply_one(root, c, &mut created_dirs) {
+            return Err(rollback(root, &done, &created_dirs, &c.path, e));
+        }
+        done.push(c);
+    }
+    Ok(Written {
+        paths: order.iter().map(|c| c.path.clone()).collect(),
+    })
+}
+
+/// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.
+pub fn set_state(root: &Path, path: &str, state: Option<&FileState>, created_dirs: &mut Vec<PathBuf>) -> io::Result<()> {
+    let abs = root.join(path);
+    match state {
+        None => {
+            match fs::remove_file(&abs) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+            remove_empty_parents(root, &abs);
+            Ok(())
+        }
+        Some(st) => {
+            let dir = abs.parent().expect("a path under the root has a parent");
+            if !dir.exists() {
+                let mut missing = Vec::new();
+                let mut d = dir.to_path_buf();
+                while !d.exists() {
+                    missing.push(d.clone());
+                    if !d.pop() {
+                        break;
+                    }
+                }
+                fs::create_dir_all(dir)?;
+                missing.reverse();
+                created_dirs.extend(missing);
+            }
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".llm-apply-")
+                .suffix(".tmp")
+                .tempfile_in(dir)?;
+            tmp.write_all(&st.bytes)?;
+            tmp.as_file().sync_all()?;
+            set_mode(tmp.path(), fs::metadata(&abs).ok(), st.mode)?;
+            tmp.persist(&abs).map_err(|e| e.error)?;
+            Ok(())
+        }
+    }
+}
+
+fn apply_one(root: &Path, c: &Change, created_dirs: &mut Vec<PathBuf>) -> io::Result<()> {
+    set_state(root, &c.path, c.after.as_ref(), created_dirs)
+}
+
+fn rollback(root: &Path, done: &[&Change], created_dirs: &[PathBuf], path: &str, source: io::Error) -> WriteError {
+    let mut unrestored = Vec::new();
+    let mut scratch = Vec::new();
+    for c in done.iter().rev() {
+        if set_state(root, &c.path, c.before.as_ref(), &mut scratch).is_err() {
+            unrestored.push(c.path.clone());
+        }
+    }
+    for d in created_dirs.iter().rev() {
+        let _ = fs::remove_dir(d);
+    }
+    if unrestored.is_empty() {
+        WriteError::Rolledback {
+            path: path.to_string(),
+            source,
+        }
+    } else {
+        WriteError::Partial {
+            path: path.to_string(),
+            source,
+            unrestored,
+        }
+    }
+}
+
+/// Remove directories left empty by a deletion, as git does, never the root itself.
+fn remove_empty_parents(root: &Path, abs: &Path) {
+    let mut d = abs.parent().map(Path::to_path_buf);
+    while let Some(dir) = d {
+        if dir == root || !dir.starts_with(root) || fs::remove_dir(&dir).is_err() {
+            break;
+        }
+        d = dir.parent().map(Path::to_path_buf);
+    }
+}
+
+/// Give the new file the old one's permission bits, with the executable bits following
+/// `mode` (x wherever r is, as git does); a new file gets 644 or 755.
+#[cfg(unix)]
+fn set_mode(path: &Path, old: Option<fs::Metadata>, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let base = old.map(|m| m.permissions().mode() & 0o777).unwrap_or(0o644);
+    let perm = if mode == MODE_EXEC {
+        base | ((base & 0o444) >> 2)
+    } else {
+        base & !0o111
+    };
+    fs::set_permissions(path, fs::Permissions::from_mode(perm))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _old: Option<fs::Metadata>, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
+
+/// Test-only fault injection (documented in tests/README): `GIT_LLM_APPLY_TEST_FAIL_AFTER=N`
+/// fails the write after N files (and rolls back); `GIT_LLM_APPLY_TEST_KILL_AFTER=N` aborts
+/// the process there, as a crash would.
+struct Fault {
+    after_writes: usize,
+    kill: bool,
+}
+
+fn test_fault() -> Option<Fault> {
+    let get = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+    if let Some(n) = get("GIT_LLM_APPLY_TEST_KILL_AFTER") {
+        return Some(Fault { after_writes: n, kill: true });
+    }
+    get("GIT_LLM_APPLY_TEST_FAIL_AFTER").map(|n| Fault {
+        after_writes: n,
+        kill: false,
+    })
+}

@@ -1,0 +1,166 @@
+//! `git llm-apply [PATCH]...`: read, parse, plan, gate, write, report.
+
+use std::path::PathBuf;
+
+use super::args::{ApplyArgs, FormatArg};
+use super::Outcome;
+use crate::gate::{self, Verdict};
+use crate::patch::{Format, Notice, Patch};
+use crate::plan::{self, Plan};
+use crate::report::{ErrorReport, Report, RunStatus};
+use crate::repo::{Repo, WorkTree};
+use crate::{input, parse, write};
+
+pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
+    let ApplyArgs {
+        patches,
+        check,
+        json,
+        partial,
+        format,
+        revert,
+    } = args;
+    let report = match apply(&patches, check, partial, format, revert, dir) {
+        Ok(r) => r,
+        Err(r) => *r,
+    };
+    Outcome { report, json }
+}
+
+fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
+    Box::new(Report::error(kind, message))
+}
+
+fn apply(
+    patches: &[String],
+    check: bool,
+    partial: bool,
+    format: FormatArg,
+    revert: bool,
+    dir: Option<PathBuf>,
+) -> Result<Report, Box<Report>> {
+    let cwd = match dir {
+        Some(d) => {
+            if !d.is_dir() {
+                return Err(fail("usage", format!("cannot change to '{}': not a directory", d.display())));
+            }
+            d
+        }
+        None => std::env::current_dir().map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
+    };
+    if revert && patches.is_empty() {
+        return Err(fail(
+            "usage",
+            "--revert without PATCH rolls back the most recent apply, which needs ghost snapshots (not available in this build); give the patch to reverse: git llm-apply --revert PATCH",
+        ));
+    }
+    let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+    let mut extra_notices = Vec::new();
+    let root = match &repo {
+        Some(r) => r.work_dir.clone(),
+        None => {
+            extra_notices.push(Notice::new(
+                "not-a-repository",
+                "not inside a git repository: text-level strategies only, no snapshot",
+            ));
+            cwd.clone()
+        }
+    };
+    let wt = WorkTree::new(&root);
+    let inputs = input::read(patches, &cwd).map_err(|e| fail("input", e.to_string()))?;
+    let forced = match format {
+        FormatArg::Auto => None,
+        FormatArg::Unified => Some(Format::Unified),
+        FormatArg::Codex => Some(Format::Codex),
+        FormatArg::SearchReplace => Some(Format::SearchReplace),
+    };
+    let mut combined: Option<Patch> = None;
+    for inp in &inputs {
+        let p = parse::parse(&inp.text, forced, &wt).map_err(|e| {
+            let prefix = if inputs.len() > 1 || inp.name != "<stdin>" {
+                format!("{}: ", inp.name)
+            } else {
+                String::new()
+            };
+            fail("parse", format!("{prefix}{e}"))
+        })?;
+        match &mut combined {
+            None => combined = Some(p),
+            Some(c) => {
+                c.files.extend(p.files);
+                c.notices.extend(p.notices);
+            }
+        }
+    }
+    let mut patch = combined.expect("at least one input was read");
+    if revert {
+        patch = patch.reversed();
+    }
+    patch.notices.extend(extra_notices);
+
+    let opts = plan::Options::default();
+    let plan = plan::plan(&patch, &wt, &opts).map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
+    Ok(decide_and_write(&plan, patch.format, check, partial, revert, &root))
+}
+
+/// The one place where a plan's outcome becomes a run status and an exit code (DESIGN §2).
+fn decide_and_write(
+    plan: &Plan,
+    format: Format,
+    check: bool,
+    partial: bool,
+    revert: bool,
+    root: &std::path::Path,
+) -> Report {
+    let all_ok = plan.all_ok();
+    let nothing_to_write = plan.changes.is_empty();
+    let (status, code, write_it) = if check {
+        if all_ok {
+            (RunStatus::Checked, 0, false)
+        } else if partial && !nothing_to_write {
+            (RunStatus::Partial, 3, false)
+        } else {
+            (RunStatus::Refused, 1, false)
+        }
+    } else if all_ok {
+        if nothing_to_write {
+            (RunStatus::AlreadyApplied, 0, false)
+        } else {
+            (RunStatus::Applied, 0, true)
+        }
+    } else if partial && !nothing_to_write {
+        (RunStatus::Partial, 3, true)
+    } else {
+        (RunStatus::Refused, 1, false)
+    };
+    let mut report = Report::from_plan(plan, format, status, code, false);
+    report.check = check;
+    report.reverse = revert;
+    if !write_it {
+        return report;
+    }
+    match gate::approve(plan) {
+        Verdict::Vetoed { reason } => {
+            let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+            r.errors.push(ErrorReport {
+                kind: "veto".into(),
+                message: reason,
+            });
+            r
+        }
+        Verdict::Approved(token) => match write::write(root, &token) {
+            Ok(_) => {
+                report.written = true;
+                report
+            }
+            Err(e) => {
+                let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+                r.errors.push(ErrorReport {
+                    kind: "write".into(),
+                    message: e.to_string(),
+                });
+                r
+            }
+        },
+    }
+}

@@ -1,0 +1,745 @@
+//! Where a hunk lands: candidate search by pass, the rules that decide between candidates,
+//! already-applied detection, and the guarded fuzzy pass. Pure functions over lines.
+//!
+//! Candidates are found through a per-pass index of the file's lines (line key → positions),
+//! starting from the hunk line with the fewest occurrences, so locating a hunk costs time in
+//! proportion to the occurrences of its rarest line, not to the file's length.
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use serde::Serialize;
+
+use super::normalize::{is_trivial, key, Pass};
+use crate::patch::{Hunk, LineKind};
+
+/// The lines of one file with lazily built per-pass keys and indexes.
+pub struct Haystack<'a> {
+    lines: &'a [String],
+    keys: [OnceCell<Vec<String>>; 4],
+    index: [OnceCell<HashMap<u64, Vec<u32>>>; 4],
+}
+
+fn hash_str(s: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
+impl<'a> Haystack<'a> {
+    pub fn new(lines: &'a [String]) -> Haystack<'a> {
+        Haystack {
+            lines,
+            keys: Default::default(),
+            index: Default::default(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub fn line(&self, i: usize) -> &str {
+        &self.lines[i]
+    }
+
+    pub fn keys(&self, pass: Pass) -> &[String] {
+        self.keys[pass.index()].get_or_init(|| {
+            self.lines
+                .iter()
+                .map(|l| key(pass, l).into_owned())
+                .collect()
+        })
+    }
+
+    fn index(&self, pass: Pass) -> &HashMap<u64, Vec<u32>> {
+        self.index[pass.index()].get_or_init(|| {
+            let mut m: HashMap<u64, Vec<u32>> = HashMap::new();
+            for (i, k) in self.keys(pass).iter().enumerate() {
+                m.entry(hash_str(k)).or_default().push(i as u32);
+            }
+            m
+        })
+    }
+
+    /// Positions of lines whose key equals `k` (a superset on hash collisions; verify).
+    pub fn positions(&self, pass: Pass, k: &str) -> &[u32] {
+        self.index(pass)
+            .get(&hash_str(k))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    pub fn matches_at(&self, pass: Pass, needle: &[String], at: usize) -> bool {
+        let keys = self.keys(pass);
+        at + needle.len() <= keys.len() && keys[at..at + needle.len()] == *needle
+    }
+
+    /// Every start where `needle` (already keyed for `pass`) occurs contiguously.
+    pub fn find_all(&self, pass: Pass, needle: &[String]) -> Vec<usize> {
+        if needle.is_empty() {
+            return Vec::new();
+        }
+        let (rarest, occ) = needle
+            .iter()
+            .enumerate()
+            .map(|(j, k)| (j, self.positions(pass, k)))
+            .min_by_key(|(_, occ)| occ.len())
+            .expect("needle is not empty");
+        let mut out = Vec::new();
+        for &f in occ {
+            let f = f as usize;
+            if f < rarest {
+                continue;
+            }
+            let start = f - rarest;
+            if self.matches_at(pass, needle, start) {
+                out.push(start);
+            }
+        }
+        out
+    }
+}
+
+/// Why a candidate was chosen among several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DecidedBy {
+    /// The only place the hunk fits.
+    Unique,
+    /// Nearest to the line-number hint, and clearly nearer than any other.
+    Hint,
+    /// The first fit after the `@@` section heading or Codex anchor.
+    Anchor,
+    /// The only fit after the previous hunk (hunks in file order).
+    Order,
+}
+
+/// How far a fuzzy placement strayed from the hunk's own text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Fuzz {
+    /// Context lines of the hunk that the file does not have there (kept as the file has them).
+    pub context_mismatched: usize,
+    /// Lines in the file's region that the hunk does not mention (kept).
+    pub extra_file_lines: usize,
+}
+
+/// A decided location for one hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    /// The file region the hunk covers, `[start, end)`, 0-based.
+    pub start: usize,
+    pub end: usize,
+    /// For each old-side line of the hunk (context and removed, in order): its file line.
+    pub mapping: Vec<Option<usize>>,
+    /// For each run of added lines (in hunk order): the file line it goes before.
+    pub inserts: Vec<usize>,
+    pub pass: Pass,
+    pub occurrences: usize,
+    pub decided_by: DecidedBy,
+    pub fuzz: Option<Fuzz>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Located {
+    Placed(Placement),
+    /// The hunk's result is already in the file, starting at this line.
+    AlreadyApplied { start: usize, pass: Pass },
+    /// The hunk fits in several places and nothing decides between them.
+    Ambiguous { pass: Pass, starts: Vec<usize> },
+    /// The hunk fits nowhere; `reason` says what the closest attempt lacked when known.
+    NotFound { reason: Option<String> },
+}
+
+/// Everything about a hunk that locating needs besides the file.
+pub struct Query<'h> {
+    pub hunk: &'h Hunk,
+    /// Expected 0-based start, from the header's numbers and earlier hunks' offsets.
+    pub hint: Option<usize>,
+    /// End of the previous hunk's region (file order), for `ordered` patches.
+    pub prev_end: usize,
+    pub ordered: bool,
+    /// Regions already taken by earlier hunks of this file.
+    pub taken: &'h [(usize, usize)],
+}
+
+struct Old {
+    texts: Vec<String>,
+    kinds: Vec<LineKind>,
+}
+
+fn old_side(h: &Hunk) -> Old {
+    let mut texts = Vec::new();
+    let mut kinds = Vec::new();
+    for l in h.old_lines() {
+        texts.push(l.text.clone());
+        kinds.push(l.kind);
+    }
+    Old { texts, kinds }
+}
+
+fn keyed(pass: Pass, lines: &[String]) -> Vec<String> {
+    lines.iter().map(|l| key(pass, l).into_owned()).collect()
+}
+
+pub fn locate(hay: &Haystack, q: &Query) -> Located {
+    let old = old_side(q.hunk);
+    let new_texts: Vec<String> = q.hunk.new_lines().map(|l| l.text.clone()).collect();
+
+    if old.texts.is_empty() {
+        return locate_bare_insertion(hay, q, &new_texts);
+    }
+
+    let mut ambiguous = None;
+    for pass in Pass::LINE_PASSES {
+        let needle = keyed(pass, &old.texts);
+        let mut starts = hay.find_all(pass, &needle);
+        starts.retain(|&s| free(q.taken, s, s + needle.len()));
+        if q.hunk.at_eof {
+            starts.retain(|&s| s + needle.len() == hay.len());
+        }
+        if q.hunk.at_bof {
+            starts.retain(|&s| s == 0);
+        }
+        if starts.is_empty() {
+            continue;
+        }
+        match decide(hay, q, &starts) {
+            Some((start, decided_by)) => {
+                if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
+                    return Located::AlreadyApplied { start, pass };
+                }
+                let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
+                let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len())
+                    .expect("a contiguous match always has insertion points");
+                return Located::Placed(Placement {
+                    start,
+                    end: start + needle.len(),
+                    mapping,
+                    inserts,
+                    pass,
+                    occurrences: starts.len(),
+                    decided_by,
+                    fuzz: None,
+                });
+            }
+            None => {
+                ambiguous.get_or_insert((pass, starts));
+            }
+        }
+    }
+    if let Some((pass, starts)) = ambiguous {
+        return Located::Ambiguous { pass, starts };
+    }
+
+    // The old side is nowhere: maybe the new side is already there.
+    if q.hunk.has_changes() {
+        for pass in Pass::LINE_PASSES {
+            let needle = keyed(pass, &new_texts);
+            if needle.is_empty() {
+                break;
+            }
+            let mut starts = hay.find_all(pass, &needle);
+            if q.hunk.at_eof {
+                starts.retain(|&s| s + needle.len() == hay.len());
+            }
+            if q.hunk.at_bof {
+                starts.retain(|&s| s == 0);
+            }
+            if let Some(&start) = starts.first() {
+                return Located::AlreadyApplied { start, pass };
+            }
+        }
+    }
+
+    fuzzy(hay, q, &old)
+}
+
+/// A hunk with no old lines at all: only its numbers (or end-of-file) can place it.
+fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Located {
+    let at = if hay.is_empty() {
+        Some(0)
+    } else if q.hunk.at_eof {
+        Some(hay.len())
+    } else {
+        q.hint.map(|h| h.min(hay.len()))
+    };
+    let Some(at) = at else {
+        return Located::NotFound {
+            reason: Some("the hunk has no context or removed lines, so nothing locates it".into()),
+        };
+    };
+    if !new_texts.is_empty() && hay.matches_at(Pass::Exact, &keyed(Pass::Exact, new_texts), at) {
+        return Located::AlreadyApplied {
+            start: at,
+            pass: Pass::Exact,
+        };
+    }
+    Located::Placed(Placement {
+        start: at,
+        end: at,
+        mapping: Vec::new(),
+        inserts: vec![at],
+        pass: Pass::Exact,
+        occurrences: 1,
+        decided_by: DecidedBy::Hint,
+        fuzz: None,
+    })
+}
+
+fn free(taken: &[(usize, usize)], s: usize, e: usize) -> bool {
+    taken.iter().all(|&(a, b)| e <= a || s >= b)
+}
+
+/// A hunk with no trailing (or leading) context that matched where its added lines already
+/// follow (or precede) the old block: applying it again would duplicate them.
+fn already_at(
+    hay: &Haystack,
+    hunk: &Hunk,
+    pass: Pass,
+    start: usize,
+    old_len: usize,
+    new_texts: &[String],
+) -> bool {
+    if new_texts.len() <= old_len {
+        return false;
+    }
+    let needle = keyed(pass, new_texts);
+    (hunk.trailing_context() == 0 && hay.matches_at(pass, &needle, start))
+        || (hunk.leading_context() == 0
+            && start + old_len >= needle.len()
+            && hay.matches_at(pass, &needle, start + old_len - needle.len()))
+}
+
+/// Choose among candidate starts, or `None` when nothing decides (ambiguous).
+fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, DecidedBy)> {
+    if starts.len() == 1 {
+        return Some((starts[0], DecidedBy::Unique));
+    }
+    let mut pool: Vec<usize> = starts.to_vec();
+    if q.ordered {
+        let after: Vec<usize> = starts.iter().copied().filter(|&s| s >= q.prev_end).collect();
+        if !q.hunk.anchors.is_empty() {
+            if let Some(c) = by_anchor(&after, &anchor_positions(hay, q, Some(q.prev_end))) {
+                return Some((c, DecidedBy::Anchor));
+            }
+            if let Some(c) = by_anchor(starts, &anchor_positions(hay, q, None)) {
+                return Some((c, DecidedBy::Anchor));
+            }
+        }
+        if after.len() == 1 {
+            return Some((after[0], DecidedBy::Order));
+        }
+        if !after.is_empty() {
+            pool = after;
+        }
+    } else if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
+        if let Some(c) = by_anchor(starts, &anchor_positions(hay, q, None)) {
+            return Some((c, DecidedBy::Anchor));
+        }
+    }
+    by_hint(&pool, q.hint).map(|c| (c, DecidedBy::Hint))
+}
+
+/// The nearest candidate to the hint, when it is clearly nearer than every other one.
+/// A hint midway between two fits decides nothing.
+fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
+    let hint = hint?;
+    let mut by_dist: Vec<(usize, usize)> = starts.iter().map(|&s| (s.abs_diff(hint), s)).collect();
+    by_dist.sort();
+    match by_dist.as_slice() {
+        [(_, s)] => Some(*s),
+        [(d1, s), (d2, _), ..] if *d2 >= 2 * d1 + 3 => Some(*s),
+        _ => None,
+    }
+}
+
+/// The single candidate that is the first fit after some anchor line.
+fn by_anchor(starts: &[usize], anchors: &[usize]) -> Option<usize> {
+    if anchors.is_empty() || starts.is_empty() {
+        return None;
+    }
+    let mut chosen: Vec<usize> = anchors
+        .iter()
+        .filter_map(|&a| starts.iter().copied().filter(|&s| s >= a).min())
+        .collect();
+    chosen.sort();
+    chosen.dedup();
+    match chosen.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// Lines of the file that the hunk's anchors name: Codex `@@ x` lines (each narrowing the
+/// next), else the unified `@@ … @@ section` heading (which git may have truncated).
+fn anchor_positions(hay: &Haystack, q: &Query, from: Option<usize>) -> Vec<usize> {
+    let find = |text: &str, prefix_ok: bool| -> Vec<usize> {
+        for pass in [Pass::Whitespace, Pass::Unicode] {
+            let k = key(pass, text).into_owned();
+            if k.is_empty() {
+                return Vec::new();
+            }
+            let mut v: Vec<usize> = hay
+                .positions(pass, &k)
+                .iter()
+                .map(|&p| p as usize)
+                .filter(|&p| hay.keys(pass)[p] == k)
+                .collect();
+            if v.is_empty() && prefix_ok {
+                v = (0..hay.len())
+                    .filter(|&p| hay.keys(pass)[p].starts_with(&k))
+                    .collect();
+            }
+            if !v.is_empty() {
+                return v;
+            }
+        }
+        Vec::new()
+    };
+    if !q.hunk.anchors.is_empty() {
+        let mut current: Vec<usize> = vec![from.unwrap_or(0)];
+        let mut first = true;
+        for a in &q.hunk.anchors {
+            let pos = find(a, true);
+            // Each anchor must follow the previous one; keep the nearest follower of each.
+            let mut next: Vec<usize> = current
+                .iter()
+                .filter_map(|&c| {
+                    pos.iter()
+                        .copied()
+                        .filter(|&p| if first { p >= c } else { p > c })
+                        .min()
+                })
+                .collect();
+            if first {
+                next = pos.iter().copied().filter(|&p| p >= current[0]).collect();
+            }
+            next.sort();
+            next.dedup();
+            current = next;
+            first = false;
+            if current.is_empty() {
+                break;
+            }
+        }
+        return current;
+    }
+    match &q.hunk.section {
+        Some(s) => find(s, true),
+        None => Vec::new(),
+    }
+}
+
+/// Where each run of added lines goes, given where the old lines matched. `Err` when the
+/// file's own lines around an insertion make its place uncertain.
+pub fn insertion_points(
+    hunk: &Hunk,
+    kinds: &[LineKind],
+    mapping: &[Option<usize>],
+    file_len: usize,
+) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    let mut oi = 0usize;
+    let mut in_group = false;
+    for l in &hunk.lines {
+        if l.kind == LineKind::Add {
+            if !in_group {
+                in_group = true;
+                let prev = oi.checked_sub(1);
+                let next = (oi < kinds.len()).then_some(oi);
+                // A hunk pinned to an end of the file inserts at that end.
+                let at = match (prev, next) {
+                    (_, None) if hunk.at_eof => file_len,
+                    (None, _) if hunk.at_bof => 0,
+                    _ => insertion_point(prev, next, kinds, mapping)?,
+                };
+                out.push(at);
+            }
+        } else {
+            in_group = false;
+            oi += 1;
+        }
+    }
+    Ok(out)
+}
+
+fn insertion_point(
+    prev: Option<usize>,
+    next: Option<usize>,
+    kinds: &[LineKind],
+    mapping: &[Option<usize>],
+) -> Result<usize, String> {
+    let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
+    let kind = |i: Option<usize>| i.map(|i| kinds[i]);
+    if kind(prev) == Some(LineKind::Remove) {
+        if let Some(f) = m(prev) {
+            return Ok(f + 1);
+        }
+    }
+    if kind(next) == Some(LineKind::Remove) {
+        if let Some(f) = m(next) {
+            return Ok(f);
+        }
+    }
+    match (prev, next, m(prev), m(next)) {
+        (Some(_), Some(_), Some(a), Some(b)) if b == a + 1 => Ok(b),
+        (Some(_), None, Some(a), _) => Ok(a + 1),
+        (None, Some(_), _, Some(b)) => Ok(b),
+        (Some(_), Some(_), Some(a), Some(b)) => Err(format!(
+            "the file has {} line(s) between the context lines around an insertion, so where it goes is uncertain",
+            b.saturating_sub(a + 1)
+        )),
+        _ => Err("a context line next to an insertion is not in the file".into()),
+    }
+}
+
+/// The guarded last pass: removed lines must match (folded), drifted or missing context is
+/// tolerated, and the result must be one place.
+fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
+    let pass = Pass::Fuzzy;
+    let ok = keyed(pass, &old.texts);
+    let n_old = ok.len();
+    if !q.hunk.has_changes() {
+        return Located::NotFound { reason: None };
+    }
+    // The anchor: the longest run of removed lines; for a pure insertion, the end of the file
+    // it is pinned to, or else the two context lines around the first insertion, which must
+    // still be adjacent in the file.
+    let slack = 3 + n_old / 4;
+    let runs = removed_runs(&old.kinds);
+    if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
+        let mut mapping: Vec<Option<usize>> = vec![None; n_old];
+        let keys = hay.keys(pass);
+        if q.hunk.at_eof {
+            let lo = hay.len().saturating_sub(n_old + slack);
+            align(&ok, &keys[lo..], 0, lo, &mut mapping);
+        } else {
+            let hi = (n_old + slack).min(hay.len());
+            align(&ok, &keys[..hi], 0, 0, &mut mapping);
+        }
+        return match validate(q.hunk, old, &mapping, hay.len()) {
+            Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => Located::Placed(Placement {
+                start,
+                end,
+                mapping,
+                inserts,
+                pass,
+                occurrences: 1,
+                decided_by: DecidedBy::Unique,
+                fuzz: Some(fuzz),
+            }),
+            Ok(_) => Located::NotFound { reason: None },
+            Err(r) => Located::NotFound { reason: Some(r) },
+        };
+    }
+    let (anchor_off, anchor_len) = match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
+        Some(run) => run,
+        None => {
+            let first_add = first_insertion(q.hunk);
+            match first_add {
+                Some(oi) if oi > 0 && oi < n_old => (oi - 1, 2),
+                _ => {
+                    return Located::NotFound {
+                        reason: Some(
+                            "an insertion needs context lines on both sides to be placed without an exact match"
+                                .into(),
+                        ),
+                    }
+                }
+            }
+        }
+    };
+    let needle = &ok[anchor_off..anchor_off + anchor_len];
+    let occurrences = hay.find_all(pass, needle);
+    if occurrences.is_empty() {
+        return Located::NotFound { reason: None };
+    }
+    const MAX_ANCHORS: usize = 512;
+    if occurrences.len() > MAX_ANCHORS {
+        return Located::NotFound {
+            reason: Some("the removed lines are too common in the file to place the hunk by them".into()),
+        };
+    }
+    let keys = hay.keys(pass);
+    let mut placements: Vec<Placement> = Vec::new();
+    let mut last_reason = None;
+    for a in occurrences {
+        let mut mapping: Vec<Option<usize>> = vec![None; n_old];
+        for j in 0..anchor_len {
+            mapping[anchor_off + j] = Some(a + j);
+        }
+        // Left of the anchor.
+        let left_lo = a.saturating_sub(anchor_off + slack);
+        align(&ok[..anchor_off], &keys[left_lo..a], 0, left_lo, &mut mapping);
+        // Right of the anchor.
+        let r_old = anchor_off + anchor_len;
+        let r_file = a + anchor_len;
+        let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
+        align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping);
+
+        match validate(q.hunk, old, &mapping, hay.len()) {
+            Ok((start, end, inserts, fuzz)) => {
+                if !free(q.taken, start, end) || (q.hunk.at_eof && end != hay.len()) {
+                    continue;
+                }
+                if !placements.iter().any(|p| p.mapping == mapping) {
+                    placements.push(Placement {
+                        start,
+                        end,
+                        mapping,
+                        inserts,
+                        pass,
+                        occurrences: 0,
+                        decided_by: DecidedBy::Unique,
+                        fuzz: Some(fuzz),
+                    });
+                }
+            }
+            Err(r) => last_reason = Some(r),
+        }
+    }
+    let n = placements.len();
+    if n == 0 {
+        return Located::NotFound { reason: last_reason };
+    }
+    let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
+    match decide(hay, q, &starts) {
+        Some((start, decided_by)) => {
+            let mut p = placements
+                .into_iter()
+                .find(|p| p.start == start)
+                .expect("decide picks one of the starts");
+            p.occurrences = n;
+            p.decided_by = decided_by;
+            Located::Placed(p)
+        }
+        None => Located::Ambiguous { pass, starts },
+    }
+}
+
+fn removed_runs(kinds: &[LineKind]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < kinds.len() {
+        if kinds[i] == LineKind::Remove {
+            let s = i;
+            while i < kinds.len() && kinds[i] == LineKind::Remove {
+                i += 1;
+            }
+            runs.push((s, i - s));
+        } else {
+            i += 1;
+        }
+    }
+    runs
+}
+
+/// The old-line index before which the hunk's first added line sits.
+fn first_insertion(h: &Hunk) -> Option<usize> {
+    let mut oi = 0;
+    for l in &h.lines {
+        match l.kind {
+            LineKind::Add => return Some(oi),
+            _ => oi += 1,
+        }
+    }
+    None
+}
+
+/// Align `old` against `file` (an LCS) and record matches into `mapping`.
+fn align(old: &[String], file: &[String], old_base: usize, file_base: usize, mapping: &mut [Option<usize>]) {
+    if old.is_empty() || file.is_empty() {
+        return;
+    }
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, file);
+    for op in ops {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                mapping[old_base + old_index + k] = Some(file_base + new_index + k);
+            }
+        }
+    }
+}
+
+type Validated = (usize, usize, Vec<usize>, Fuzz);
+
+/// The guards of the fuzzy pass: every removed line matched and each run of them contiguous;
+/// at least half the context, and some on each side of the change, still there; enough
+/// meaningful lines matched; every insertion point certain.
+fn validate(hunk: &Hunk, old: &Old, mapping: &[Option<usize>], file_len: usize) -> Result<Validated, String> {
+    let kinds = &old.kinds;
+    for (i, k) in kinds.iter().enumerate() {
+        if *k == LineKind::Remove {
+            let Some(f) = mapping[i] else {
+                return Err("a removed line is not in the file near the others".into());
+            };
+            if i + 1 < kinds.len() && kinds[i + 1] == LineKind::Remove && mapping[i + 1] != Some(f + 1) {
+                return Err("the removed lines are not consecutive in the file".into());
+            }
+        }
+    }
+    let ctx_total = kinds.iter().filter(|k| **k == LineKind::Context).count();
+    let ctx_matched = kinds
+        .iter()
+        .zip(mapping)
+        .filter(|(k, m)| **k == LineKind::Context && m.is_some())
+        .count();
+    if ctx_matched * 2 < ctx_total {
+        return Err(format!(
+            "only {ctx_matched} of {ctx_total} context lines are in the file"
+        ));
+    }
+    let first_change = kinds.iter().position(|k| *k == LineKind::Remove);
+    let last_change = kinds.iter().rposition(|k| *k == LineKind::Remove);
+    let (lead, trail) = match (first_change, last_change) {
+        (Some(f), Some(l)) => (f, kinds.len() - 1 - l),
+        _ => {
+            let oi = first_insertion(hunk).unwrap_or(0);
+            (oi, kinds.len() - oi)
+        }
+    };
+    let side_ok = |range: std::ops::Range<usize>| range.is_empty() || range.into_iter().any(|i| mapping[i].is_some());
+    if !side_ok(0..lead) || !side_ok(kinds.len() - trail..kinds.len()) {
+        return Err("no context line on one side of the change is in the file".into());
+    }
+    let meaningful_total = old.texts.iter().filter(|t| !is_trivial(t)).count();
+    let meaningful = old
+        .texts
+        .iter()
+        .zip(mapping)
+        .filter(|(t, m)| m.is_some() && !is_trivial(t))
+        .count();
+    if meaningful < meaningful_total.min(3) {
+        return Err("too few distinctive lines of the hunk are in the file".into());
+    }
+    let inserts = insertion_points(hunk, kinds, mapping, file_len)?;
+    let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
+    let start = matched.iter().chain(&inserts).copied().min().expect("removed or context lines matched");
+    let end = matched
+        .iter()
+        .map(|f| f + 1)
+        .chain(inserts.iter().copied())
+        .max()
+        .expect("removed or context lines matched");
+    let extra = (end - start) - matched.len();
+    Ok((
+        start,
+        end,
+        inserts,
+        Fuzz {
+            context_mismatched: ctx_total - ctx_matched,
+            extra_file_lines: extra,
+        },
+    ))
+}

@@ -1,0 +1,145 @@
+//! A text file as lines plus the conventions to write it back: BOM, per-line endings, final newline.
+
+/// A line terminator as the file has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eol {
+    Lf,
+    Crlf,
+    /// The last line of a file that does not end with a newline.
+    None,
+}
+
+impl Eol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::Crlf => "\r\n",
+            Eol::None => "",
+        }
+    }
+}
+
+const BOM: char = '\u{feff}';
+
+/// A decoded text file. `lines[i]` never contains its terminator; `eols[i]` is it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextFile {
+    pub bom: bool,
+    pub lines: Vec<String>,
+    pub eols: Vec<Eol>,
+}
+
+impl TextFile {
+    /// Decode UTF-8 bytes; `None` for anything that is not UTF-8 text (binary, Latin-1…).
+    pub fn decode(bytes: &[u8]) -> Option<TextFile> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        if text.contains('\0') {
+            return None;
+        }
+        let (bom, text) = match text.strip_prefix(BOM) {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let mut lines = Vec::new();
+        let mut eols = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            match rest.find('\n') {
+                Some(i) => {
+                    let line = &rest[..i];
+                    match line.strip_suffix('\r') {
+                        Some(l) => {
+                            lines.push(l.to_string());
+                            eols.push(Eol::Crlf);
+                        }
+                        None => {
+                            lines.push(line.to_string());
+                            eols.push(Eol::Lf);
+                        }
+                    }
+                    rest = &rest[i + 1..];
+                }
+                None => {
+                    lines.push(rest.to_string());
+                    eols.push(Eol::None);
+                    rest = "";
+                }
+            }
+        }
+        Some(TextFile { bom, lines, eols })
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = String::with_capacity(self.lines.iter().map(|l| l.len() + 2).sum());
+        if self.bom {
+            out.push(BOM);
+        }
+        for (l, e) in self.lines.iter().zip(&self.eols) {
+            out.push_str(l);
+            out.push_str(e.as_str());
+        }
+        out.into_bytes()
+    }
+
+    /// The terminator new lines get: CRLF when most lines use it, else LF.
+    pub fn dominant_eol(&self) -> Eol {
+        let crlf = self.eols.iter().filter(|e| **e == Eol::Crlf).count();
+        let lf = self.eols.iter().filter(|e| **e == Eol::Lf).count();
+        if crlf > lf {
+            Eol::Crlf
+        } else {
+            Eol::Lf
+        }
+    }
+
+    /// True for an empty file too: there is no last line lacking a newline.
+    pub fn ends_with_newline(&self) -> bool {
+        self.eols.last().is_none_or(|e| *e != Eol::None)
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_encode_round_trips_every_convention() {
+        for s in [
+            "",
+            "a",
+            "a\n",
+            "a\r\nb\r\n",
+            "a\nb\r\nc",
+            "\u{feff}x\r\ny",
+            "\n\n",
+            "a\rb\n",
+        ] {
+            let f = TextFile::decode(s.as_bytes()).expect("utf-8");
+            assert_eq!(f.encode(), s.as_bytes(), "round trip of {s:?}");
+        }
+    }
+
+    #[test]
+    fn binary_and_non_utf8_are_not_text() {
+        assert!(TextFile::decode(b"a\0b").is_none());
+        assert!(TextFile::decode(b"caf\xe9\n").is_none());
+    }
+
+    #[test]
+    fn dominant_eol_follows_the_majority() {
+        let f = TextFile::decode(b"a\r\nb\r\nc\n").expect("utf-8");
+        assert_eq!(f.dominant_eol(), Eol::Crlf);
+        assert!(f.ends_with_newline());
+        let g = TextFile::decode(b"a\nb").expect("utf-8");
+        assert_eq!(g.dominant_eol(), Eol::Lf);
+        assert!(!g.ends_with_newline());
+    }
+}

@@ -1,0 +1,126 @@
+//! The human rendering of a Report: one line per file, its problems, then a total.
+
+use std::fmt::Write as _;
+
+use super::{FileOutcome, FileReport, Report, RunStatus};
+use crate::patch::FileOp;
+use crate::plan::HunkStatus;
+
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    for e in &r.errors {
+        let _ = writeln!(out, "error: {}", e.message);
+    }
+    for f in &r.files {
+        file_line(&mut out, f, r.check);
+        for p in &f.problems {
+            let _ = writeln!(out, "    {p}");
+        }
+        for h in &f.hunks {
+            if matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound) {
+                let what = match h.status {
+                    HunkStatus::Ambiguous => "ambiguous",
+                    _ => "not found",
+                };
+                let at = h.hint.map(|l| format!(" (@@ hint: line {l})")).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "    hunk {}{at}: {what}: {}",
+                    h.index,
+                    h.reason.as_deref().unwrap_or("")
+                );
+            }
+        }
+        for c in &f.conflicts {
+            let _ = writeln!(out, "    conflict: {c}");
+        }
+        for w in &f.warnings {
+            let _ = writeln!(out, "    warning: {w}");
+        }
+    }
+    for n in &r.notices {
+        let _ = writeln!(out, "notice: {}", n.message);
+    }
+    if let Some(s) = &r.snapshot {
+        let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply --revert)");
+    }
+    total(&mut out, r);
+    out
+}
+
+fn file_line(out: &mut String, f: &FileReport, check: bool) {
+    let letter = match f.status {
+        FileOutcome::Refused => "!",
+        FileOutcome::Skipped => "-",
+        FileOutcome::AlreadyApplied => "=",
+        FileOutcome::Conflicted => "U",
+        FileOutcome::Applied => match f.op {
+            FileOp::Create => "A",
+            FileOp::Delete => "D",
+            FileOp::Rename => "R",
+            FileOp::Copy => "C",
+            FileOp::Modify => "M",
+        },
+    };
+    let path = match &f.old_path {
+        Some(o) => format!("{o} -> {}", f.path),
+        None => f.path.clone(),
+    };
+    let counts = format!(" (+{} -{})", f.added, f.removed);
+    let how = match f.pass {
+        Some(p) if p != crate::plan::normalize::Pass::Exact => format!("{}:{}", f.strategy.as_str(), p.as_str()),
+        _ => f.strategy.as_str().to_string(),
+    };
+    let mode = f
+        .mode_change
+        .as_ref()
+        .map(|m| format!(" mode {} -> {}", m.old, m.new))
+        .unwrap_or_default();
+    let tail = match f.status {
+        FileOutcome::Applied if check => format!("{counts}{mode} would apply via {how}"),
+        FileOutcome::Applied => format!("{counts}{mode} via {how}"),
+        FileOutcome::AlreadyApplied => " already applied".to_string(),
+        FileOutcome::Conflicted => format!("{counts} conflicted via {how}"),
+        FileOutcome::Refused => " refused".to_string(),
+        FileOutcome::Skipped => " skipped".to_string(),
+    };
+    let _ = writeln!(out, "{letter} {path}{tail}");
+}
+
+fn total(out: &mut String, r: &Report) {
+    let s = &r.summary;
+    let files = |n: usize| if n == 1 { "1 file".to_string() } else { format!("{n} files") };
+    let line = match r.status {
+        RunStatus::Applied => format!("Applied {} (+{} -{})", files(s.files), s.added, s.removed),
+        RunStatus::AlreadyApplied => "Already applied: nothing to do".to_string(),
+        RunStatus::Checked => format!(
+            "Check passed: would apply {} (+{} -{}); nothing written",
+            files(s.files),
+            s.added,
+            s.removed
+        ),
+        RunStatus::Partial => format!(
+            "Partially applied {} (+{} -{}); the others were not",
+            files(s.files),
+            s.added,
+            s.removed
+        ),
+        RunStatus::Refused => {
+            let bad = r
+                .files
+                .iter()
+                .filter(|f| matches!(f.status, FileOutcome::Refused | FileOutcome::Conflicted))
+                .count();
+            if r.check {
+                format!("Check failed: {bad} of {} file(s) would not apply", r.files.len())
+            } else {
+                format!(
+                    "Refused: nothing was written ({bad} of {} file(s) could not be applied)",
+                    r.files.len()
+                )
+            }
+        }
+        RunStatus::Error => return,
+    };
+    let _ = writeln!(out, "{line}");
+}

@@ -1,0 +1,9 @@
+//! The JSON rendering of a Report (schema in docs/json.md).
+
+use super::Report;
+
+pub fn render(report: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(report).expect("a report always serializes");
+    s.push('\n');
+    s
+}
