@@ -511,7 +511,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     // The anchor: the longest run of removed lines; for a pure insertion, the end of the file
     // it is pinned to, or else the two context lines around the first insertion, which must
     // still be adjacent in the file.
-    let slack = 3 + n_old / 4;
+    let slack = 8 + n_old / 2;
     let runs = removed_runs(&old.kinds);
     if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
         let mut mapping: Vec<Option<usize>> = vec![None; n_old];
@@ -523,7 +523,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             let hi = (n_old + slack).min(hay.len());
             align(&ok, &keys[..hi], 0, 0, &mut mapping);
         }
-        return match validate(q.hunk, old, &mapping, hay.len()) {
+        return match validate(q.hunk, old, &mapping, hay.len(), false) {
             Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => Located::Placed(Placement {
                 start,
                 end,
@@ -566,6 +566,9 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             reason: Some("the removed lines are too common in the file to place the hunk by them".into()),
         };
     }
+    let strong_anchor = occurrences.len() == 1
+        && old.kinds[anchor_off] == LineKind::Remove
+        && old.texts[anchor_off..anchor_off + anchor_len].iter().any(|t| !is_trivial(t));
     let keys = hay.keys(pass);
     let mut placements: Vec<Placement> = Vec::new();
     let mut last_reason = None;
@@ -583,7 +586,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
         let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
         align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping);
 
-        match validate(q.hunk, old, &mapping, hay.len()) {
+        match validate(q.hunk, old, &mapping, hay.len(), strong_anchor) {
             Ok((start, end, inserts, fuzz)) => {
                 if !free(q.taken, start, end) || (q.hunk.at_eof && end != hay.len()) {
                     continue;
@@ -677,7 +680,15 @@ type Validated = (usize, usize, Vec<usize>, Fuzz);
 /// The guards of the fuzzy pass: every removed line matched and each run of them contiguous;
 /// at least half the context, and some on each side of the change, still there; enough
 /// meaningful lines matched; every insertion point certain.
-fn validate(hunk: &Hunk, old: &Old, mapping: &[Option<usize>], file_len: usize) -> Result<Validated, String> {
+/// `strong_anchor`: the hunk's removed lines occur once in the file and say something, so
+/// one more meaningful line of context is enough corroboration.
+fn validate(
+    hunk: &Hunk,
+    old: &Old,
+    mapping: &[Option<usize>],
+    file_len: usize,
+    strong_anchor: bool,
+) -> Result<Validated, String> {
     let kinds = &old.kinds;
     for (i, k) in kinds.iter().enumerate() {
         if *k == LineKind::Remove {
@@ -720,7 +731,8 @@ fn validate(hunk: &Hunk, old: &Old, mapping: &[Option<usize>], file_len: usize) 
         .zip(mapping)
         .filter(|(t, m)| m.is_some() && !is_trivial(t))
         .count();
-    if meaningful < meaningful_total.min(3) {
+    let needed = if strong_anchor { 2 } else { 3 };
+    if meaningful < meaningful_total.min(needed) {
         return Err("too few distinctive lines of the hunk are in the file".into());
     }
     let inserts = insertion_points(hunk, kinds, mapping, file_len)?;
