@@ -99,6 +99,9 @@ pub struct FilePatch {
     pub ordered: bool,
     /// The whole file's new content, for formats that replace rather than patch.
     pub full_content: Option<String>,
+    /// The patch's own line endings are authoritative for added lines (a `git diff` of a
+    /// file with CRLF lines); otherwise added lines take the file's dominant ending.
+    pub patch_eols: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,6 +160,8 @@ pub enum LineKind {
 pub struct Line {
     pub kind: LineKind,
     pub text: String,
+    /// The patch line ended in CRLF (meaningful only when `FilePatch::patch_eols`).
+    pub crlf: bool,
 }
 
 impl Line {
@@ -164,6 +169,7 @@ impl Line {
         Line {
             kind,
             text: text.into(),
+            crlf: false,
         }
     }
 }
@@ -272,6 +278,7 @@ impl FilePatch {
             create_mode: CreateMode::MustNotExist,
             ordered: self.ordered,
             full_content: None,
+            patch_eols: self.patch_eols,
         }
     }
 }
@@ -293,6 +300,7 @@ impl Hunk {
                         LineKind::Context => LineKind::Context,
                     },
                     text: l.text.clone(),
+                    crlf: l.crlf,
                 })
                 .collect(),
             old_no_newline: self.new_no_newline,

@@ -9,23 +9,28 @@ use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKin
 
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notices = Vec::new();
-    let normalized;
-    let text = if text.contains('\r') {
-        let crlf = text.matches("\r\n").count();
-        if crlf > 0 {
-            notices.push(Notice::new(
-                "crlf-patch",
-                format!("the patch text had {crlf} CRLF line ending(s); read as LF (each file keeps its own line endings)"),
-            ));
+    // CRLF on the diff's own header lines means the whole text was converted in transit:
+    // its CRs say nothing about the files. CRs only on body lines are the files' own.
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let mut crs: Vec<bool> = lines.iter().map(|l| l.ends_with('\r')).collect();
+    for l in lines.iter_mut() {
+        if let Some(s) = l.strip_suffix('\r') {
+            *l = s;
         }
-        normalized = text.replace("\r\n", "\n");
-        normalized.as_str()
-    } else {
-        text
-    };
-    let lines: Vec<&str> = text.split('\n').collect();
+    }
+    let header_cr = lines.iter().zip(&crs).any(|(l, cr)| {
+        *cr && (l.starts_with("diff --git ") || l.starts_with("--- ") || l.starts_with("+++ ") || l.starts_with("@@"))
+    });
+    if header_cr {
+        notices.push(Notice::new(
+            "crlf-patch",
+            "the patch text had CRLF line endings; read as LF (each file keeps its own line endings)",
+        ));
+        crs.iter_mut().for_each(|c| *c = false);
+    }
     let mut p = Parser {
         lines: &lines,
+        crs: &crs,
         pos: 0,
         notices,
         files: Vec::new(),
@@ -64,6 +69,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
 
 struct Parser<'a> {
     lines: &'a [&'a str],
+    crs: &'a [bool],
     pos: usize,
     notices: Vec<Notice>,
     files: Vec<FilePatch>,
@@ -280,6 +286,7 @@ impl Parser<'_> {
                 });
             }
         }
+        let patch_eols = hunks.iter().flat_map(|h| &h.lines).any(|l| l.crlf);
         Ok(FilePatch {
             old_path: old,
             new_path: new,
@@ -292,6 +299,7 @@ impl Parser<'_> {
             create_mode: CreateMode::MustNotExist,
             ordered: false,
             full_content: None,
+            patch_eols,
         })
     }
 
@@ -411,7 +419,9 @@ impl Parser<'_> {
                 LineKind::Add => new_seen += 1,
             }
             last_kind = Some(kind);
-            body.push((Line::new(kind, text), from_empty));
+            let mut line = Line::new(kind, text);
+            line.crlf = self.crs[self.pos];
+            body.push((line, from_empty));
             self.pos += 1;
         }
         // Trailing empty lines belong to the hunk only when the header's counts say so.

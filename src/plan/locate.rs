@@ -166,6 +166,8 @@ pub struct Query<'h> {
     pub ordered: bool,
     /// Regions already taken by earlier hunks of this file.
     pub taken: &'h [(usize, usize)],
+    /// The patch's context width (`-U`), at least 3: the widest context side of its hunks.
+    pub context_width: usize,
 }
 
 struct Old {
@@ -215,7 +217,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                     return Located::AlreadyApplied { start, pass };
                 }
                 let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
-                let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len())
+                let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
                     .expect("a contiguous match always has insertion points");
                 return Located::Placed(Placement {
                     start,
@@ -436,14 +438,76 @@ fn anchor_positions(hay: &Haystack, q: &Query, from: Option<usize>) -> Vec<usize
     }
 }
 
+/// How many context lines a fuzzy-matched hunk lacks on each side, judged against the
+/// patch's context width: a side with fewer lines than the width, where the file has more
+/// lines beyond it, lost some. This tells on which side of an insertion a dropped line was.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shortfall {
+    pub lead: usize,
+    pub trail: usize,
+}
+
 /// Where each run of added lines goes, given where the old lines matched. `Err` when the
-/// file's own lines around an insertion make its place uncertain.
+/// file's own lines around an insertion make its place uncertain. `shortfall` is None for a
+/// contiguous match, where no insertion can have a gap.
 pub fn insertion_points(
     hunk: &Hunk,
     kinds: &[LineKind],
     mapping: &[Option<usize>],
     file_len: usize,
+    shortfall: Option<Shortfall>,
 ) -> Result<Vec<usize>, String> {
+    let groups = group_bounds(hunk, kinds.len());
+    let n = groups.len();
+    let sf = shortfall.unwrap_or_default();
+    let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
+    let mut out = Vec::with_capacity(n);
+    for (gi, &(prev, next)) in groups.iter().enumerate() {
+        let first_change = gi == 0 && !kinds[..next.unwrap_or(kinds.len())].contains(&LineKind::Remove);
+        let last_change = gi + 1 == n && !kinds[next.unwrap_or(kinds.len())..].contains(&LineKind::Remove);
+        let gap_err = |gap: usize| {
+            format!(
+                "the file has {gap} line(s) next to where lines are inserted that the hunk does not mention, so where they go is uncertain"
+            )
+        };
+        let at = match (prev, next) {
+            // A hunk pinned to an end of the file inserts at that end; lines between its
+            // context and that end are acceptable only as context the patch dropped.
+            (_, None) if hunk.at_eof => {
+                let gap = m(prev).map_or(0, |a| file_len.saturating_sub(a + 1));
+                if gap > 0 && !(sf.lead >= gap && prev.is_some_and(|p| kinds[p] == LineKind::Context)) {
+                    return Err(gap_err(gap));
+                }
+                file_len
+            }
+            (None, _) if hunk.at_bof => {
+                let gap = m(next).unwrap_or(0);
+                if gap > 0 && !(sf.trail >= gap && next.is_some_and(|x| kinds[x] == LineKind::Context)) {
+                    return Err(gap_err(gap));
+                }
+                0
+            }
+            _ => match insertion_point(prev, next, kinds, mapping) {
+                Ok(at) => at,
+                Err(Gap { after, before }) => {
+                    let gap = before - after - 1;
+                    if first_change && sf.lead >= gap && sf.trail == 0 {
+                        before
+                    } else if last_change && sf.trail >= gap && sf.lead == 0 {
+                        after + 1
+                    } else {
+                        return Err(gap_err(gap));
+                    }
+                }
+            },
+        };
+        out.push(at);
+    }
+    Ok(out)
+}
+
+/// For each run of added lines: the old-line index before it and after it.
+fn group_bounds(hunk: &Hunk, n_old: usize) -> Vec<(Option<usize>, Option<usize>)> {
     let mut out = Vec::new();
     let mut oi = 0usize;
     let mut in_group = false;
@@ -451,22 +515,20 @@ pub fn insertion_points(
         if l.kind == LineKind::Add {
             if !in_group {
                 in_group = true;
-                let prev = oi.checked_sub(1);
-                let next = (oi < kinds.len()).then_some(oi);
-                // A hunk pinned to an end of the file inserts at that end.
-                let at = match (prev, next) {
-                    (_, None) if hunk.at_eof => file_len,
-                    (None, _) if hunk.at_bof => 0,
-                    _ => insertion_point(prev, next, kinds, mapping)?,
-                };
-                out.push(at);
+                out.push((oi.checked_sub(1), (oi < n_old).then_some(oi)));
             }
         } else {
             in_group = false;
             oi += 1;
         }
     }
-    Ok(out)
+    out
+}
+
+/// Two matched context lines around an insertion with file lines between them.
+struct Gap {
+    after: usize,
+    before: usize,
 }
 
 fn insertion_point(
@@ -474,7 +536,7 @@ fn insertion_point(
     next: Option<usize>,
     kinds: &[LineKind],
     mapping: &[Option<usize>],
-) -> Result<usize, String> {
+) -> Result<usize, Gap> {
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
     let kind = |i: Option<usize>| i.map(|i| kinds[i]);
     if kind(prev) == Some(LineKind::Remove) {
@@ -491,11 +553,12 @@ fn insertion_point(
         (Some(_), Some(_), Some(a), Some(b)) if b == a + 1 => Ok(b),
         (Some(_), None, Some(a), _) => Ok(a + 1),
         (None, Some(_), _, Some(b)) => Ok(b),
-        (Some(_), Some(_), Some(a), Some(b)) => Err(format!(
-            "the file has {} line(s) between the context lines around an insertion, so where it goes is uncertain",
-            b.saturating_sub(a + 1)
-        )),
-        _ => Err("a context line next to an insertion is not in the file".into()),
+        (Some(_), Some(_), Some(a), Some(b)) => Err(Gap { after: a, before: b }),
+        // A neighbour that did not match: the place is unknown; an impossible gap says so.
+        _ => Err(Gap {
+            after: 0,
+            before: usize::MAX,
+        }),
     }
 }
 
@@ -523,7 +586,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             let hi = (n_old + slack).min(hay.len());
             align(&ok, &keys[..hi], 0, 0, &mut mapping);
         }
-        return match validate(q.hunk, old, &mapping, hay.len(), false) {
+        return match validate(q.hunk, old, &mapping, hay.len(), false, q.context_width) {
             Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => Located::Placed(Placement {
                 start,
                 end,
@@ -538,73 +601,73 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             Err(r) => Located::NotFound { reason: Some(r) },
         };
     }
-    let (anchor_off, anchor_len) = match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
-        Some(run) => run,
-        None => {
-            let first_add = first_insertion(q.hunk);
-            match first_add {
-                Some(oi) if oi > 0 && oi < n_old => (oi - 1, 2),
-                _ => {
-                    return Located::NotFound {
-                        reason: Some(
-                            "an insertion needs context lines on both sides to be placed without an exact match"
-                                .into(),
-                        ),
-                    }
+    // Anchors to try, best first. A pure insertion tries its two neighbours (still adjacent),
+    // then its whole leading context, then its whole trailing context.
+    let anchors: Vec<(usize, usize)> = match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
+        Some(run) => vec![run],
+        None => match first_insertion(q.hunk) {
+            Some(oi) if oi > 0 && oi < n_old => vec![(oi - 1, 2), (0, oi), (oi, n_old - oi)],
+            _ => {
+                return Located::NotFound {
+                    reason: Some(
+                        "an insertion needs context lines on both sides to be placed without an exact match"
+                            .into(),
+                    ),
                 }
             }
-        }
+        },
     };
-    let needle = &ok[anchor_off..anchor_off + anchor_len];
-    let occurrences = hay.find_all(pass, needle);
-    if occurrences.is_empty() {
-        return Located::NotFound { reason: None };
-    }
-    const MAX_ANCHORS: usize = 512;
-    if occurrences.len() > MAX_ANCHORS {
-        return Located::NotFound {
-            reason: Some("the removed lines are too common in the file to place the hunk by them".into()),
-        };
-    }
-    let strong_anchor = occurrences.len() == 1
-        && old.kinds[anchor_off] == LineKind::Remove
-        && old.texts[anchor_off..anchor_off + anchor_len].iter().any(|t| !is_trivial(t));
     let keys = hay.keys(pass);
     let mut placements: Vec<Placement> = Vec::new();
     let mut last_reason = None;
-    for a in occurrences {
-        let mut mapping: Vec<Option<usize>> = vec![None; n_old];
-        for j in 0..anchor_len {
-            mapping[anchor_off + j] = Some(a + j);
+    for (anchor_off, anchor_len) in anchors {
+        let needle = &ok[anchor_off..anchor_off + anchor_len];
+        let occurrences = hay.find_all(pass, needle);
+        const MAX_ANCHORS: usize = 512;
+        if occurrences.len() > MAX_ANCHORS {
+            last_reason = Some("the hunk's lines are too common in the file to place it by them".into());
+            continue;
         }
-        // Left of the anchor.
-        let left_lo = a.saturating_sub(anchor_off + slack);
-        align(&ok[..anchor_off], &keys[left_lo..a], 0, left_lo, &mut mapping);
-        // Right of the anchor.
-        let r_old = anchor_off + anchor_len;
-        let r_file = a + anchor_len;
-        let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
-        align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping);
-
-        match validate(q.hunk, old, &mapping, hay.len(), strong_anchor) {
-            Ok((start, end, inserts, fuzz)) => {
-                if !free(q.taken, start, end) || (q.hunk.at_eof && end != hay.len()) {
-                    continue;
-                }
-                if !placements.iter().any(|p| p.mapping == mapping) {
-                    placements.push(Placement {
-                        start,
-                        end,
-                        mapping,
-                        inserts,
-                        pass,
-                        occurrences: 0,
-                        decided_by: DecidedBy::Unique,
-                        fuzz: Some(fuzz),
-                    });
-                }
+        let strong_anchor = occurrences.len() == 1
+            && old.kinds[anchor_off] == LineKind::Remove
+            && old.texts[anchor_off..anchor_off + anchor_len].iter().any(|t| !is_trivial(t));
+        for a in occurrences {
+            let mut mapping: Vec<Option<usize>> = vec![None; n_old];
+            for j in 0..anchor_len {
+                mapping[anchor_off + j] = Some(a + j);
             }
-            Err(r) => last_reason = Some(r),
+            // Left of the anchor.
+            let left_lo = a.saturating_sub(anchor_off + slack);
+            align(&ok[..anchor_off], &keys[left_lo..a], 0, left_lo, &mut mapping);
+            // Right of the anchor.
+            let r_old = anchor_off + anchor_len;
+            let r_file = a + anchor_len;
+            let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
+            align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping);
+
+            match validate(q.hunk, old, &mapping, hay.len(), strong_anchor, q.context_width) {
+                Ok((start, end, inserts, fuzz)) => {
+                    if !free(q.taken, start, end) || (q.hunk.at_eof && end != hay.len()) {
+                        continue;
+                    }
+                    if !placements.iter().any(|p| p.mapping == mapping) {
+                        placements.push(Placement {
+                            start,
+                            end,
+                            mapping,
+                            inserts,
+                            pass,
+                            occurrences: 0,
+                            decided_by: DecidedBy::Unique,
+                            fuzz: Some(fuzz),
+                        });
+                    }
+                }
+                Err(r) => last_reason = Some(r),
+            }
+        }
+        if !placements.is_empty() {
+            break;
         }
     }
     let n = placements.len();
@@ -677,6 +740,17 @@ fn align(old: &[String], file: &[String], old_base: usize, file_base: usize, map
 
 type Validated = (usize, usize, Vec<usize>, Fuzz);
 
+fn shortfall(hunk: &Hunk, mapping: &[Option<usize>], file_len: usize, width: usize) -> Shortfall {
+    let first = mapping.iter().flatten().min().copied().unwrap_or(0);
+    let last = mapping.iter().flatten().max().copied().unwrap_or(0);
+    let lead = hunk.leading_context();
+    let trail = hunk.trailing_context();
+    Shortfall {
+        lead: if first > 0 && !hunk.at_bof { width.saturating_sub(lead) } else { 0 },
+        trail: if last + 1 < file_len && !hunk.at_eof { width.saturating_sub(trail) } else { 0 },
+    }
+}
+
 /// The guards of the fuzzy pass: every removed line matched and each run of them contiguous;
 /// at least half the context, and some on each side of the change, still there; enough
 /// meaningful lines matched; every insertion point certain.
@@ -688,6 +762,7 @@ fn validate(
     mapping: &[Option<usize>],
     file_len: usize,
     strong_anchor: bool,
+    context_width: usize,
 ) -> Result<Validated, String> {
     let kinds = &old.kinds;
     for (i, k) in kinds.iter().enumerate() {
@@ -735,7 +810,8 @@ fn validate(
     if meaningful < meaningful_total.min(needed) {
         return Err("too few distinctive lines of the hunk are in the file".into());
     }
-    let inserts = insertion_points(hunk, kinds, mapping, file_len)?;
+    let shortfall = shortfall(hunk, mapping, file_len, context_width);
+    let inserts = insertion_points(hunk, kinds, mapping, file_len, Some(shortfall))?;
     let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
     let start = matched.iter().chain(&inserts).copied().min().expect("removed or context lines matched");
     let end = matched

@@ -346,7 +346,7 @@ fn new_content(fp: &FilePatch) -> Result<String, String> {
             match l.kind {
                 LineKind::Add => {
                     s.push_str(&l.text);
-                    s.push('\n');
+                    s.push_str(if fp.patch_eols && l.crlf { "\r\n" } else { "\n" });
                 }
                 _ => {
                     return Err(
@@ -358,8 +358,12 @@ fn new_content(fp: &FilePatch) -> Result<String, String> {
         }
         no_newline = h.new_no_newline;
     }
-    if no_newline && s.ends_with('\n') {
-        s.pop();
+    if no_newline {
+        if s.ends_with("\r\n") {
+            s.truncate(s.len() - 2);
+        } else if s.ends_with('\n') {
+            s.pop();
+        }
     }
     Ok(s)
 }
@@ -525,7 +529,7 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
 
     let (located, hints) = locate_all(fp, &text);
     let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
-        Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == *h,
+        Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == h.stated,
         _ => false,
     });
 
@@ -573,12 +577,12 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
     let mut loosest: Option<Pass> = None;
     for (i, (loc, hint)) in located.iter().zip(&hints).enumerate() {
         let mut r = HunkResult::new(i + 1, HunkStatus::Applied);
-        r.hint = hint.map(|h| h + 1);
+        r.hint = fp.hunks[i].old_start;
         match loc {
             Located::Placed(p) => {
                 all_already = false;
                 r.line = Some(p.start + 1);
-                r.offset = hint.map(|h| p.start as i64 - h as i64);
+                r.offset = hint.stated.map(|h| p.start as i64 - h as i64);
                 r.pass = Some(p.pass);
                 r.occurrences = Some(p.occurrences);
                 r.decided_by = Some(p.decided_by);
@@ -662,20 +666,32 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
         plan.status = FileStatus::AlreadyApplied;
         return Ok((plan, writes));
     }
-    let out = splice::splice(&text, &placed);
+    let out = splice::splice(&text, &placed, fp.patch_eols);
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
 }
 
+/// A hunk's position as its numbers state it (0-based).
+struct Hint {
+    stated: Option<usize>,
+}
+
 /// Locate every hunk of a file in order, carrying the offset of each placed hunk to the
-/// next one's hint. Returns the outcomes and each hunk's 0-based hint.
-fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Option<usize>>) {
+/// next one's hint.
+fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
     let hay = Haystack::new(&text.lines);
     let mut delta: i64 = 0;
     let mut prev_end = 0usize;
     let mut taken: Vec<(usize, usize)> = Vec::new();
     let mut out = Vec::new();
     let mut hints = Vec::new();
+    let context_width = fp
+        .hunks
+        .iter()
+        .map(|h| h.leading_context().max(h.trailing_context()))
+        .max()
+        .unwrap_or(0)
+        .max(3);
     for h in &fp.hunks {
         let stated = h.old_start.map(|s| {
             if h.old_len() == 0 {
@@ -691,6 +707,7 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Option<usiz
             prev_end,
             ordered: fp.ordered,
             taken: &taken,
+            context_width,
         };
         let loc = locate::locate(&hay, &q);
         match &loc {
@@ -707,7 +724,9 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Option<usiz
             _ => {}
         }
         out.push(loc);
-        hints.push(hint);
+        hints.push(Hint {
+            stated: stated.map(|s| s.max(0) as usize),
+        });
     }
     (out, hints)
 }

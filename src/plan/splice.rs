@@ -4,10 +4,11 @@
 use super::locate::Placement;
 use super::normalize::indentation;
 use super::text::{Eol, TextFile};
-use crate::patch::{Hunk, LineKind};
+use crate::patch::{Hunk, Line, LineKind};
 
-/// Apply placed hunks (any order; regions must not overlap) to `file`.
-pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)]) -> TextFile {
+/// Apply placed hunks (any order; regions must not overlap) to `file`. With `patch_eols`,
+/// added lines keep the ending the patch gave them; otherwise they take the file's own.
+pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool) -> TextFile {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
     let eol = file.dominant_eol();
@@ -33,9 +34,13 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)]) -> TextFile {
         let emit_groups_at = |pos: usize, lines: &mut Vec<String>, eols: &mut Vec<Eol>| {
             for (g, &at) in groups.iter().zip(&p.inserts) {
                 if at == pos {
-                    for text in g {
-                        lines.push(indent.apply(text));
-                        eols.push(eol);
+                    for l in g {
+                        lines.push(indent.apply(&l.text));
+                        eols.push(match (patch_eols, l.crlf) {
+                            (false, _) => eol,
+                            (true, true) => Eol::Crlf,
+                            (true, false) => Eol::Lf,
+                        });
                     }
                 }
             }
@@ -85,8 +90,8 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)]) -> TextFile {
 }
 
 /// The added lines of a hunk, one vector per run.
-fn add_groups(hunk: &Hunk) -> Vec<Vec<&str>> {
-    let mut groups: Vec<Vec<&str>> = Vec::new();
+fn add_groups(hunk: &Hunk) -> Vec<Vec<&Line>> {
+    let mut groups: Vec<Vec<&Line>> = Vec::new();
     let mut in_group = false;
     for l in &hunk.lines {
         if l.kind == LineKind::Add {
@@ -97,7 +102,7 @@ fn add_groups(hunk: &Hunk) -> Vec<Vec<&str>> {
             groups
                 .last_mut()
                 .expect("a group was just pushed")
-                .push(&l.text);
+                .push(l);
         } else {
             in_group = false;
         }

@@ -1,0 +1,157 @@
+//! The command line contract (DESIGN §2): inputs, --check, -C, --json, exit statuses.
+
+use crate::common::{numbered, TestRepo};
+
+const PATCH: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n";
+
+fn repo() -> TestRepo {
+    TestRepo::with(&[("f.txt", &numbered("l", 6))])
+}
+
+fn expected() -> String {
+    numbered("l", 6).replace("l3\n", "L3\n")
+}
+
+#[test]
+fn a_patch_file_argument_is_read() {
+    let r = repo();
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = dir.path().join("x.patch");
+    std::fs::write(&p, PATCH).expect("write");
+    let out = r.cmd(&[p.to_str().expect("utf-8")]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(r.read_str("f.txt"), expected());
+}
+
+#[test]
+fn dash_and_no_argument_read_stdin() {
+    let r = repo();
+    r.apply(&["-"], PATCH).code(0);
+    assert_eq!(r.read_str("f.txt"), expected());
+    let r = repo();
+    r.apply(&[], PATCH).code(0);
+    assert_eq!(r.read_str("f.txt"), expected());
+}
+
+#[test]
+fn several_patch_files_apply_as_one_all_or_nothing() {
+    let r = TestRepo::with(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let dir = tempfile::tempdir().expect("tmp");
+    let p1 = dir.path().join("1.patch");
+    let p2 = dir.path().join("2.patch");
+    std::fs::write(&p1, "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n").expect("write");
+    std::fs::write(&p2, "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-nope\n+B\n").expect("write");
+    let before = r.state();
+    let out = r.cmd(&[p1.to_str().expect("p1"), p2.to_str().expect("p2")]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_missing_patch_file_is_bad_input() {
+    let r = repo();
+    let out = r.cmd(&["no-such.patch"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no-such.patch"));
+}
+
+#[test]
+fn check_writes_nothing_and_says_what_would_happen() {
+    let r = repo();
+    let before = r.state();
+    let run = r.apply(&["--check"], PATCH);
+    run.code(0).out_contains("would apply");
+    assert_eq!(r.state(), before);
+    let run = r.apply(&["--check"], &PATCH.replace("-l3", "-zz"));
+    run.code(1).out_contains("Check failed");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn dash_c_runs_in_another_directory() {
+    let r = repo();
+    let elsewhere = tempfile::tempdir().expect("tmp");
+    let mut cmd = r.cmd(&["-C", r.path().to_str().expect("utf-8")]);
+    cmd.current_dir(elsewhere.path());
+    let out = assert_cmd::Command::from_std(cmd).write_stdin(PATCH).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(r.read_str("f.txt"), expected());
+}
+
+#[test]
+fn paths_are_relative_to_the_top_level_from_a_subdirectory() {
+    let r = TestRepo::with(&[("f.txt", &numbered("l", 6)), ("sub/keep", "")]);
+    let mut cmd = r.cmd(&[]);
+    cmd.current_dir(r.abs("sub"));
+    let out = assert_cmd::Command::from_std(cmd).write_stdin(PATCH).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(r.read_str("f.txt"), expected());
+}
+
+#[test]
+fn dash_c_to_a_missing_directory_is_a_usage_error() {
+    let r = repo();
+    r.apply(&["-C", "/nonexistent/dir"], PATCH).code(2);
+}
+
+#[test]
+fn outside_a_repository_it_still_applies_and_says_so() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("f.txt"), numbered("l", 6)).expect("write");
+    let mut cmd = assert_cmd::Command::cargo_bin("git-llm-apply").expect("bin");
+    cmd.current_dir(dir.path()).env("GIT_CEILING_DIRECTORIES", dir.path().parent().expect("parent"));
+    let out = cmd.write_stdin(PATCH).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not inside a git repository"));
+    assert_eq!(std::fs::read_to_string(dir.path().join("f.txt")).expect("read"), expected());
+}
+
+#[test]
+fn json_report_carries_the_contract_fields() {
+    let r = repo();
+    let (run, v) = r.apply_json(&[], PATCH);
+    run.code(0);
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["status"], "applied");
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["written"], true);
+    let f = &v["files"][0];
+    assert_eq!(f["path"], "f.txt");
+    assert_eq!(f["status"], "applied");
+    assert_eq!(f["strategy"], "exact");
+    assert_eq!(f["added"], 1);
+    assert_eq!(f["removed"], 1);
+    assert_eq!(f["hunks"][0]["line"], 2);
+    assert_eq!(f["hunks"][0]["pass"], "exact");
+}
+
+#[test]
+fn json_errors_for_bad_input_exit_2() {
+    let r = repo();
+    let (run, v) = r.apply_json(&[], "nothing here\n");
+    run.code(2);
+    assert_eq!(v["status"], "error");
+    assert_eq!(v["errors"][0]["kind"], "parse");
+}
+
+#[test]
+fn human_report_has_one_line_per_file_and_a_total() {
+    let r = repo();
+    let run = r.apply(&[], PATCH);
+    run.code(0);
+    assert_eq!(run.stdout, "M f.txt (+1 -1) via exact\nApplied 1 file (+1 -1)\n");
+}
+
+#[test]
+fn revert_with_a_patch_applies_it_in_reverse() {
+    let r = repo();
+    r.apply(&[], PATCH).code(0);
+    r.apply(&["--revert", "-"], PATCH).code(0);
+    assert_eq!(r.read_str("f.txt"), numbered("l", 6));
+}
+
+#[test]
+fn an_unknown_flag_is_a_usage_error() {
+    let r = repo();
+    r.apply(&["--no-such-flag"], PATCH).code(2);
+}

@@ -1,0 +1,7 @@
+//! Test modules, one per capability.
+
+mod apply_core;
+mod apply_files;
+mod cli;
+mod parse_unified;
+mod props;
