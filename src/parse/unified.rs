@@ -97,9 +97,15 @@ struct Header {
     start: usize,
 }
 
+/// A markdown fence line. Inside a hunk a fence must start in column 0: ` ```` ` with a
+/// leading space is a context line of a markdown file.
 fn is_fence(line: &str) -> bool {
     let t = line.trim_start();
     t.starts_with("```") || t.starts_with("~~~")
+}
+
+fn is_fence_in_hunk(line: &str) -> bool {
+    line.starts_with("```") || line.starts_with("~~~")
 }
 
 fn is_file_start(lines: &[&str], i: usize) -> bool {
@@ -366,7 +372,7 @@ impl Parser<'_> {
                 (Some(oc), Some(nc)) => old_seen < oc && new_seen < nc,
                 _ => false,
             };
-            if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence(l) {
+            if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence_in_hunk(l) {
                 break;
             }
             if l.starts_with("--- ")

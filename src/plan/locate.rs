@@ -575,16 +575,16 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     // it is pinned to, or else the two context lines around the first insertion, which must
     // still be adjacent in the file.
     let slack = 8 + n_old / 2;
-    let runs = removed_runs(&old.kinds);
+    let runs = removed_runs(q.hunk);
     if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
         let mut mapping: Vec<Option<usize>> = vec![None; n_old];
         let keys = hay.keys(pass);
         if q.hunk.at_eof {
             let lo = hay.len().saturating_sub(n_old + slack);
-            align(&ok, &keys[lo..], 0, lo, &mut mapping);
+            align(&ok, &keys[lo..], 0, lo, &mut mapping, true);
         } else {
             let hi = (n_old + slack).min(hay.len());
-            align(&ok, &keys[..hi], 0, 0, &mut mapping);
+            align(&ok, &keys[..hi], 0, 0, &mut mapping, false);
         }
         return match validate(q.hunk, old, &mapping, hay.len(), false, q.context_width) {
             Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => Located::Placed(Placement {
@@ -638,12 +638,12 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             }
             // Left of the anchor.
             let left_lo = a.saturating_sub(anchor_off + slack);
-            align(&ok[..anchor_off], &keys[left_lo..a], 0, left_lo, &mut mapping);
+            align(&ok[..anchor_off], &keys[left_lo..a], 0, left_lo, &mut mapping, true);
             // Right of the anchor.
             let r_old = anchor_off + anchor_len;
             let r_file = a + anchor_len;
             let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
-            align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping);
+            align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping, false);
 
             match validate(q.hunk, old, &mapping, hay.len(), strong_anchor, q.context_width) {
                 Ok((start, end, inserts, fuzz)) => {
@@ -689,18 +689,28 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     }
 }
 
-fn removed_runs(kinds: &[LineKind]) -> Vec<(usize, usize)> {
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < kinds.len() {
-        if kinds[i] == LineKind::Remove {
-            let s = i;
-            while i < kinds.len() && kinds[i] == LineKind::Remove {
-                i += 1;
+/// Runs of removed lines as (old-line index, length). Added lines end a run: removed lines
+/// on either side of an addition belong to different changes, between which the file may
+/// have a line the patch dropped.
+fn removed_runs(hunk: &Hunk) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut oi = 0usize;
+    let mut open = false;
+    for l in &hunk.lines {
+        match l.kind {
+            LineKind::Remove => {
+                match runs.last_mut() {
+                    Some(r) if open => r.1 += 1,
+                    _ => runs.push((oi, 1)),
+                }
+                open = true;
+                oi += 1;
             }
-            runs.push((s, i - s));
-        } else {
-            i += 1;
+            LineKind::Add => open = false,
+            LineKind::Context => {
+                open = false;
+                oi += 1;
+            }
         }
     }
     runs
@@ -719,23 +729,80 @@ fn first_insertion(h: &Hunk) -> Option<usize> {
 }
 
 /// Align `old` against `file` (an LCS) and record matches into `mapping`.
-fn align(old: &[String], file: &[String], old_base: usize, file_base: usize, mapping: &mut [Option<usize>]) {
+/// `toward_end`: among equally long alignments prefer matches near the end of both slices
+/// (the left side of an anchor), so repeated lines pair with the copy next to the anchor.
+fn align(
+    old: &[String],
+    file: &[String],
+    old_base: usize,
+    file_base: usize,
+    mapping: &mut [Option<usize>],
+    toward_end: bool,
+) {
     if old.is_empty() || file.is_empty() {
         return;
     }
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, file);
-    for op in ops {
-        if let similar::DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for k in 0..len {
-                mapping[old_base + old_index + k] = Some(file_base + new_index + k);
+    let (o, f): (Vec<&String>, Vec<&String>) = if toward_end {
+        (old.iter().rev().collect(), file.iter().rev().collect())
+    } else {
+        (old.iter().collect(), file.iter().collect())
+    };
+    for (a, b) in lcs_pairs(&o, &f) {
+        let (oi, fi) = if toward_end {
+            (old.len() - 1 - a, file.len() - 1 - b)
+        } else {
+            (a, b)
+        };
+        mapping[old_base + oi] = Some(file_base + fi);
+    }
+}
+
+/// A longest common subsequence of `a` and `b` as index pairs, choosing among equally long
+/// ones the one whose matches come earliest in `b` (so repeated lines such as blanks pair
+/// with the copy nearest the start). Quadratic in the slice lengths, which the fuzzy pass
+/// keeps to a hunk's size; very large inputs fall back to Myers.
+fn lcs_pairs<T: PartialEq + std::hash::Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<(usize, usize)> {
+    let (n, m) = (a.len(), b.len());
+    if n.saturating_mul(m) > 4_000_000 {
+        let mut out = Vec::new();
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, a, b) {
+            if let similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } = op
+            {
+                out.extend((0..len).map(|k| (old_index + k, new_index + k)));
             }
         }
+        return out;
     }
+    // suffix[i][j] = LCS length of a[i..] and b[j..]
+    let w = m + 1;
+    let mut suffix = vec![0u32; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            suffix[i * w + j] = if a[i] == b[j] {
+                suffix[(i + 1) * w + j + 1] + 1
+            } else {
+                suffix[(i + 1) * w + j].max(suffix[i * w + j + 1])
+            };
+        }
+    }
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[i] == b[j] && suffix[i * w + j] == suffix[(i + 1) * w + j + 1] + 1 {
+            out.push((i, j));
+            i += 1;
+            j += 1;
+        } else if suffix[(i + 1) * w + j] == suffix[i * w + j] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
 }
 
 type Validated = (usize, usize, Vec<usize>, Fuzz);
@@ -770,8 +837,13 @@ fn validate(
             let Some(f) = mapping[i] else {
                 return Err("a removed line is not in the file near the others".into());
             };
-            if i + 1 < kinds.len() && kinds[i + 1] == LineKind::Remove && mapping[i + 1] != Some(f + 1) {
-                return Err("the removed lines are not consecutive in the file".into());
+            // The next removed line may sit a line or two further on (a dropped context
+            // line that stays), never far away.
+            if i + 1 < kinds.len() && kinds[i + 1] == LineKind::Remove {
+                match mapping[i + 1] {
+                    Some(g) if g > f && g - f <= 3 => {}
+                    _ => return Err("the removed lines are not together in the file".into()),
+                }
             }
         }
     }
