@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
+own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
+
+    python3 scripts/alt-corpus.py --out /tmp/alt-corpus [--per-cat 30]
+    python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
+"""
+import sys
+from pathlib import Path
+
+shared = Path(__file__).resolve().parent.parent.parent / 'shared' / 'corpus'
+if not (shared / 'make_corpus.py').exists():
+    sys.exit(f'no shared corpus scripts at {shared}: this script needs ../shared')
+sys.path.insert(0, str(shared))
+import make_corpus  # noqa: E402
+
+make_corpus.PACKAGES = {
+    'attrs': dict(kind='pypi', name='attrs', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                  versions=['23.1.0', '23.2.0', '24.1.0', '24.2.0', '24.3.0', '25.1.0']),
+    'packaging': dict(kind='pypi', name='packaging', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                      versions=['23.0', '23.1', '23.2', '24.0', '24.1', '24.2']),
+    'chalk': dict(kind='npm', name='chalk', lang='javascript', code_ext=('.js', '.ts'), indent=1, tabs=True,
+                  versions=['5.0.0', '5.0.1', '5.1.0', '5.1.1', '5.1.2', '5.2.0', '5.3.0']),
+    'minimatch': dict(kind='npm', name='minimatch', lang='javascript', code_ext=('.js', '.ts'), indent=2,
+                      tabs=False, versions=['9.0.0', '9.0.1', '9.0.2', '9.0.3', '9.0.4', '9.0.5']),
+    'semver-rs': dict(kind='crate', name='semver', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                      versions=['1.0.18', '1.0.19', '1.0.20', '1.0.21', '1.0.22', '1.0.23']),
+    'log': dict(kind='crate', name='log', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                versions=['0.4.18', '0.4.19', '0.4.20', '0.4.21', '0.4.22']),
+}
+
+if __name__ == '__main__':
+    make_corpus.main()
