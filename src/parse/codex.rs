@@ -289,12 +289,6 @@ enum Marker<'t> {
     Unknown,
 }
 
-impl Marker<'_> {
-    fn ends_file(&self) -> bool {
-        !matches!(self, Marker::EndOfFile | Marker::Move(_))
-    }
-}
-
 fn marker(line: &str) -> Option<Marker<'_>> {
     let t = line.trim();
     let known = if t == BEGIN {
@@ -466,7 +460,8 @@ impl Body<'_, '_> {
         let mut hunks = Vec::new();
         loop {
             i = self.skip_blank(i);
-            if i >= self.end || marker(self.lines[i]).is_some_and(|m| m.ends_file()) {
+            // Any marker ends the file's hunks; the operation loop reports misplaced ones.
+            if i >= self.end || marker(self.lines[i]).is_some() {
                 break;
             }
             let (hunk, next) = self.hunk(path, i, hunks.is_empty())?;

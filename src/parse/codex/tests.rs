@@ -575,7 +575,9 @@ fn upstream_scenarios_parse_as_upstream_intends() {
         );
         return;
     };
-    let expected: &[(&str, Option<&[(FileOp, &str)]>)] = &[
+    // `None`: upstream refuses the patch text itself.
+    type Ops = Option<&'static [(FileOp, &'static str)]>;
+    let expected: &[(&str, Ops)] = &[
         ("001_add_file", Some(&[(FileOp::Create, "bar.md")])),
         (
             "002_multiple_operations",
@@ -757,5 +759,26 @@ fn lenient_fixture_reads_to_the_intended_model() {
             "blank-context-line",
             "add-line-missing-plus",
         ]
+    );
+}
+#[test]
+fn a_second_move_line_is_a_syntax_error() {
+    match parse(
+        "*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** Move to: c\n@@\n-a\n+b\n*** End Patch\n",
+        &NoFiles,
+    ) {
+        Err(ParseError::Syntax { line, message }) => {
+            assert_eq!(line, 4);
+            assert!(message.contains("must directly follow"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_hunk_header_inside_an_added_file_is_a_syntax_error() {
+    assert_eq!(
+        syntax_line("*** Begin Patch\n*** Add File: a\n@@\n+b\n*** End Patch\n"),
+        3
     );
 }
