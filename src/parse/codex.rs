@@ -116,7 +116,7 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
     let mut wrapper = Wrapper::default();
     let mut from = 0;
     while let Some(begin) = lines[from..].iter().position(is_begin).map(|p| p + from) {
-        wrapper.before(&lines[from..begin]);
+        wrapper.outside(&lines[from..begin]);
         if lines[begin] != BEGIN {
             notes.add("marker-padding", None, Some(begin), PADDING_MSG);
         }
@@ -163,7 +163,7 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
         segments.push(begin + 1..body_end);
         from = resume;
     }
-    wrapper.after(&lines[from.min(lines.len())..]);
+    wrapper.outside(&lines[from.min(lines.len())..]);
     wrapper.report(notes);
     Ok(segments)
 }
@@ -180,7 +180,8 @@ struct Wrapper {
 }
 
 impl Wrapper {
-    fn before(&mut self, lines: &[&str]) {
+    /// Lines outside every patch body: before, between or after them.
+    fn outside(&mut self, lines: &[&str]) {
         for l in lines {
             let t = l.trim();
             if t.is_empty() {
@@ -196,10 +197,6 @@ impl Wrapper {
                 self.prose += 1;
             }
         }
-    }
-
-    fn after(&mut self, lines: &[&str]) {
-        self.before(lines);
     }
 
     /// `EOF`, also `EOF'` / `EOF"` when the heredoc sat inside a quoted `bash -lc '…'`.
@@ -715,11 +712,11 @@ fn unified_header(line: &str) -> Option<UnifiedHeader<'_>> {
     })
 }
 
+/// The path of a file operation; `./a` and `a` are one file.
 fn checked_path(path: &str, i: usize) -> Result<&str, ParseError> {
-    if path.is_empty() {
-        Err(syntax(i, "the file operation names no path".to_string()))
-    } else {
-        Ok(path)
+    match path.strip_prefix("./").unwrap_or(path) {
+        "" => Err(syntax(i, "the file operation names no path".to_string())),
+        p => Ok(p),
     }
 }
 

@@ -459,8 +459,9 @@ fn fence_info_path(fence: &str) -> Option<String> {
 
 /// The path a line names, once markdown decoration is removed: `### a.py`, `**a.py**`,
 /// `` `a.py`: ``, `File: a.py`. A line with spaces is prose unless it names an existing
-/// file or holds exactly one `code` span that looks like a path; a bare word is a path
-/// only when it exists, so a stray `python` line is never taken for a file name.
+/// file, holds exactly one `code` span that looks like a path, or mentions exactly one
+/// existing file among its words; a bare word is a path only when it exists, so a stray
+/// `python` line is never taken for a file name.
 fn clean_path(line: &str, probe: &dyn PathProbe) -> Option<String> {
     let mut t = line.trim().trim_start_matches('#').trim();
     for prefix in ["File:", "file:", "Filename:", "filename:", "Path:", "path:"] {
@@ -477,7 +478,7 @@ fn clean_path(line: &str, probe: &dyn PathProbe) -> Option<String> {
         if probe.exists(t) {
             return Some(normalise(t));
         }
-        return code_span_path(line);
+        return code_span_path(line).or_else(|| existing_word(t, probe));
     }
     if t.starts_with(['<', '=', '>']) || !(path_like || probe.exists(t)) {
         return None;
@@ -512,6 +513,20 @@ fn code_span_path(line: &str) -> Option<String> {
                 && (inside.contains('.') || inside.contains('/'));
             ok.then(|| normalise(inside))
         }
+        _ => None,
+    }
+}
+
+/// `Update src/a.py:` names a file only through the work tree: exactly one of its words,
+/// stripped of punctuation, must be an existing file.
+fn existing_word(line: &str, probe: &dyn PathProbe) -> Option<String> {
+    let mut found = line
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "*_:,;()'\"".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| (w.contains('.') || w.contains('/')) && probe.exists(normalise(w).as_str()));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(normalise(one)),
         _ => None,
     }
 }

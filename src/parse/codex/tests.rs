@@ -99,6 +99,16 @@ fn update_with_move_sets_old_and_new_path() {
 }
 
 #[test]
+fn dot_slash_paths_are_normalised_and_empty_paths_refused() {
+    let p = parse_ok("*** Begin Patch\n*** Delete File: ./x/y.txt\n*** End Patch\n");
+    assert_eq!(p.files[0].old_path.as_deref(), Some("x/y.txt"));
+    assert_eq!(
+        syntax_line("*** Begin Patch\n*** Delete File:   \n*** End Patch\n"),
+        2
+    );
+}
+
+#[test]
 fn move_without_hunks_is_a_pure_rename() {
     let p =
         parse_ok("*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n*** End Patch\n");

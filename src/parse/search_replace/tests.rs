@@ -207,6 +207,25 @@ fn decorated_path_lines_are_cleaned() {
 }
 
 #[test]
+fn prose_naming_exactly_one_existing_file_names_it() {
+    let text = "Update src/a.py as follows:\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n";
+    let p = parse_with(text, &Files(&["src/a.py"]));
+    assert_eq!(paths(&p), vec!["src/a.py"]);
+    assert!(
+        matches!(
+            parse(text, &NoFiles),
+            Err(ParseError::Syntax { line: 2, .. })
+        ),
+        "without the file in the tree the prose names nothing"
+    );
+    let two = "Move code from a.py to b.py:\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n";
+    assert!(matches!(
+        parse(two, &Files(&["a.py", "b.py"])),
+        Err(ParseError::Syntax { line: 2, .. })
+    ));
+}
+
+#[test]
 fn a_path_with_spaces_counts_when_the_file_exists() {
     let p = parse_with(
         "docs/My Notes.md\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
