@@ -30,14 +30,23 @@ const DELETE: &str = "*** Delete File:";
 const UPDATE: &str = "*** Update File:";
 const MOVE: &str = "*** Move to:";
 
-/// True when the text carries a `*** Begin Patch` line that is not itself part of a unified
-/// diff (a diff of a file that documents this format has the marker as a context line).
+/// True when the text carries a `*** Begin Patch` line that is not itself the content of
+/// another format: a unified diff or a SEARCH block that edits a document about this one.
 pub fn looks_like(text: &str) -> bool {
     let lines: Vec<&str> = text.lines().collect();
     lines
         .iter()
         .position(|l| l.trim() == BEGIN)
-        .is_some_and(|at| !unified_header_before(&lines, at))
+        .is_some_and(|at| !unified_header_before(&lines, at) && !search_block_before(&lines, at))
+}
+
+/// A `<<<<<<< SEARCH` line (5 to 9 `<`) before line `at`.
+fn search_block_before(lines: &[&str], at: usize) -> bool {
+    lines[..at].iter().any(|l| {
+        let t = l.trim();
+        let n = t.chars().take_while(|&c| c == '<').count();
+        (5..=9).contains(&n) && t[n..].trim_start() == "SEARCH"
+    })
 }
 
 /// A `diff --git` line, or a `--- ` line directly followed by `+++ `, before line `at`.

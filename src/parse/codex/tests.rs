@@ -535,6 +535,10 @@ fn looks_like_ignores_a_unified_diff_that_mentions_the_marker() {
         "diff --git a/d.md b/d.md\n--- a/d.md\n+++ b/d.md\n@@ -1 +1 @@\n *** Begin Patch\n-x\n+y\n"
     ));
     assert!(!looks_like("<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n"));
+    assert!(
+        !looks_like("docs/codex.md\n<<<<<<< SEARCH\n*** Begin Patch\n=======\n*** Begin Patch\n\n>>>>>>> REPLACE\n"),
+        "a SEARCH block editing a document about this format is not a Codex patch"
+    );
 }
 
 #[test]
