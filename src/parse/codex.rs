@@ -1,14 +1,829 @@
-//! Codex `*** Begin Patch` format (not yet implemented).
+//! Codex `*** Begin Patch` / `*** End Patch` patches, with the lenient variants models send.
+//!
+//! The grammar (one operation per file, hunks introduced by `@@`):
+//!
+//! ```text
+//! *** Begin Patch
+//! *** Add File: <path>          then every line `+text`
+//! *** Delete File: <path>
+//! *** Update File: <path>
+//! [*** Move to: <path>]
+//! @@ [anchor]                   repeated `@@ x` lines narrow step by step, outermost first
+//! ' '/'-'/'+' lines
+//! [*** End of File]             the hunk ends at the end of the file
+//! *** End Patch
+//! ```
+//!
+//! Every repair the input needed becomes a [`Notice`]; anything that would need a guess
+//! (an unknown `***` marker, a hunk line without a prefix) is a [`ParseError::Syntax`].
+
+use std::ops::Range;
 
 use super::{ParseError, PathProbe};
-use crate::patch::Patch;
+use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
 
+const BEGIN: &str = "*** Begin Patch";
+const END: &str = "*** End Patch";
+const END_OF_FILE: &str = "*** End of File";
+const ADD: &str = "*** Add File:";
+const DELETE: &str = "*** Delete File:";
+const UPDATE: &str = "*** Update File:";
+const MOVE: &str = "*** Move to:";
+
+/// True when the text carries a `*** Begin Patch` line that is not itself the content of
+/// another format: a unified diff or a SEARCH block that edits a document about this one.
 pub fn looks_like(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == "*** Begin Patch")
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .position(|l| l.trim() == BEGIN)
+        .is_some_and(|at| !unified_header_before(&lines, at) && !search_block_before(&lines, at))
 }
 
-pub fn parse(_text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    Err(ParseError::Empty {
-        hint: Some("the Codex apply_patch format is not supported yet".into()),
+/// A `<<<<<<< SEARCH` line (5 to 9 `<`) before line `at`.
+fn search_block_before(lines: &[&str], at: usize) -> bool {
+    lines[..at].iter().any(|l| {
+        let t = l.trim();
+        let n = t.chars().take_while(|&c| c == '<').count();
+        (5..=9).contains(&n) && t[n..].trim_start() == "SEARCH"
     })
 }
+
+/// A `diff --git` line, or a `--- ` line directly followed by `+++ `, before line `at`.
+fn unified_header_before(lines: &[&str], at: usize) -> bool {
+    lines[..at].iter().enumerate().any(|(i, l)| {
+        l.starts_with("diff --git ")
+            || (l.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
+    })
+}
+
+pub fn parse(text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let mut notes = Notes::default();
+    let lines = split_lines(text, &mut notes);
+    let segments = find_segments(&lines, &mut notes)?;
+    if segments.is_empty() {
+        return Err(ParseError::Empty {
+            hint: Some(format!("a Codex patch starts with a '{BEGIN}' line")),
+        });
+    }
+    let mut files = Vec::new();
+    for seg in segments {
+        let before = files.len();
+        Body {
+            lines: &lines,
+            end: seg.end,
+            notes: &mut notes,
+        }
+        .parse(seg.start, &mut files)?;
+        if files.len() == before {
+            return Err(ParseError::Empty {
+                hint: Some(format!(
+                    "the patch starting at line {} has no file operation",
+                    seg.start
+                )),
+            });
+        }
+    }
+    Ok(Patch {
+        format: Format::Codex,
+        files,
+        notices: notes.finish(),
+    })
+}
+
+/// Input lines without terminators. A CR before the LF is transport damage, not content:
+/// the writer keeps each file's own line endings.
+fn split_lines<'t>(text: &'t str, notes: &mut Notes) -> Vec<&'t str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if text.ends_with('\n') {
+        lines.pop();
+    }
+    let mut crlf = false;
+    for l in &mut lines {
+        if let Some(stripped) = l.strip_suffix('\r') {
+            *l = stripped;
+            crlf = true;
+        }
+    }
+    if crlf {
+        notes.add(
+            "crlf-input",
+            None,
+            None,
+            "the patch text has CRLF line endings; read as LF",
+        );
+    }
+    lines
+}
+
+/// Locate every `*** Begin Patch` … `*** End Patch` body; report what wraps them.
+/// Returned ranges hold the body lines only, as 0-based indices into `lines`.
+fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>, ParseError> {
+    let is_begin = |l: &&str| l.trim() == BEGIN;
+    let mut segments = Vec::new();
+    let mut wrapper = Wrapper::default();
+    let mut from = 0;
+    while let Some(begin) = lines[from..].iter().position(is_begin).map(|p| p + from) {
+        wrapper.outside(&lines[from..begin]);
+        if lines[begin] != BEGIN {
+            notes.add("marker-padding", None, Some(begin), PADDING_MSG);
+        }
+        let limit = lines[begin + 1..]
+            .iter()
+            .position(is_begin)
+            .map_or(lines.len(), |p| p + begin + 1);
+        let window = begin + 1..limit;
+        // Prefer an unpadded end marker: a padded one may be a context line of a patch
+        // that edits a document about this very format.
+        let end = window
+            .clone()
+            .find(|&i| lines[i].trim_end() == END)
+            .or_else(|| window.clone().rev().find(|&i| lines[i].trim() == END));
+        let (body_end, resume) = match end {
+            Some(e) => {
+                if lines[e] != END {
+                    notes.add("marker-padding", None, Some(e), PADDING_MSG);
+                }
+                (e, e + 1)
+            }
+            None => {
+                // Only a closing fence or heredoc delimiter shows the sender finished; at
+                // the end of the text the patch may be cut short, so it is refused.
+                let close = window
+                    .clone()
+                    .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]))
+                    .ok_or_else(|| ParseError::Syntax {
+                        line: limit,
+                        message: format!(
+                            "'{BEGIN}' at line {} has no '{END}' (the patch may be truncated)",
+                            begin + 1
+                        ),
+                    })?;
+                notes.add(
+                    "end-marker-missing",
+                    None,
+                    Some(close),
+                    format!("'{END}' is missing; the patch was taken to end at the wrapper that closes it"),
+                );
+                (close, close)
+            }
+        };
+        segments.push(begin + 1..body_end);
+        from = resume;
+    }
+    wrapper.outside(&lines[from.min(lines.len())..]);
+    wrapper.report(notes);
+    Ok(segments)
+}
+
+const PADDING_MSG: &str = "whitespace around a '***' marker was ignored";
+
+/// What surrounds the patch bodies: markdown fences, a shell heredoc, chat prose.
+#[derive(Default)]
+struct Wrapper {
+    fence: bool,
+    heredoc: Option<String>,
+    heredoc_closed: bool,
+    prose: usize,
+}
+
+impl Wrapper {
+    /// Lines outside every patch body: before, between or after them.
+    fn outside(&mut self, lines: &[&str]) {
+        for l in lines {
+            let t = l.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if is_fence(t) {
+                self.fence = true;
+            } else if self.closes_heredoc(t) {
+                self.heredoc_closed = true;
+            } else if let Some(delim) = heredoc_delimiter(t) {
+                self.heredoc = Some(delim);
+            } else {
+                self.prose += 1;
+            }
+        }
+    }
+
+    /// `EOF`, also `EOF'` / `EOF"` when the heredoc sat inside a quoted `bash -lc '…'`.
+    fn closes_heredoc(&self, line: &str) -> bool {
+        self.heredoc
+            .as_deref()
+            .is_some_and(|d| line.trim().trim_end_matches(['\'', '"']) == d)
+    }
+
+    fn report(&self, notes: &mut Notes) {
+        if self.fence {
+            notes.add(
+                "fence-stripped",
+                None,
+                None,
+                "the patch was wrapped in a markdown code fence",
+            );
+        }
+        if let Some(d) = &self.heredoc {
+            let state = if self.heredoc_closed {
+                ""
+            } else {
+                " (never closed)"
+            };
+            notes.add(
+                "heredoc-stripped",
+                None,
+                None,
+                format!("the patch was wrapped in a shell heredoc <<{d}{state}"),
+            );
+        }
+        if self.prose > 0 {
+            notes.add(
+                "prose-ignored",
+                None,
+                None,
+                format!(
+                    "{} line(s) of text outside '{BEGIN}' … '{END}' were ignored",
+                    self.prose
+                ),
+            );
+        }
+    }
+}
+
+fn is_fence(trimmed: &str) -> bool {
+    trimmed.starts_with("```") || trimmed.starts_with("~~~")
+}
+
+fn is_bare_fence(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~'))
+}
+
+/// The delimiter word of a heredoc opener: `<<EOF`, `<<'EOF'`, `<<"EOF"`, `<<-EOF`.
+fn heredoc_delimiter(line: &str) -> Option<String> {
+    let at = line.find("<<")?;
+    let rest = line[at + 2..].trim_start_matches('-').trim_start();
+    let (quote, rest) = match rest.chars().next() {
+        Some(q @ ('\'' | '"')) => (Some(q), &rest[1..]),
+        _ => (None, rest),
+    };
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if !word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        return None;
+    }
+    match quote {
+        Some(q) if !rest[word.len()..].starts_with(q) => None,
+        _ => Some(word),
+    }
+}
+
+/// A `***` line, classified. Only known markers may be padded with whitespace; an unknown
+/// one is recognised at column 0 only, so a context line such as ` *** note` stays content.
+#[derive(Debug, PartialEq, Eq)]
+enum Marker<'t> {
+    Add(&'t str),
+    Delete(&'t str),
+    Update(&'t str),
+    Move(&'t str),
+    EndOfFile,
+    Begin,
+    End,
+    Unknown,
+}
+
+fn marker(line: &str) -> Option<Marker<'_>> {
+    let t = line.trim();
+    let known = if t == BEGIN {
+        Some(Marker::Begin)
+    } else if t == END {
+        Some(Marker::End)
+    } else if t == END_OF_FILE {
+        Some(Marker::EndOfFile)
+    } else if let Some(p) = t.strip_prefix(ADD) {
+        Some(Marker::Add(p.trim()))
+    } else if let Some(p) = t.strip_prefix(DELETE) {
+        Some(Marker::Delete(p.trim()))
+    } else if let Some(p) = t.strip_prefix(UPDATE) {
+        Some(Marker::Update(p.trim()))
+    } else {
+        t.strip_prefix(MOVE).map(|p| Marker::Move(p.trim()))
+    };
+    match known {
+        Some(m) => Some(m),
+        None if line.starts_with("***") => Some(Marker::Unknown),
+        None => None,
+    }
+}
+
+/// The body of one `*** Begin Patch` segment.
+struct Body<'a, 't> {
+    lines: &'a [&'t str],
+    end: usize,
+    notes: &'a mut Notes,
+}
+
+impl Body<'_, '_> {
+    fn parse(&mut self, start: usize, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
+        let mut i = start;
+        while i < self.end {
+            let line = self.lines[i];
+            if line.trim().is_empty() {
+                i += 1;
+                continue;
+            }
+            let m = marker(line).ok_or_else(|| {
+                syntax(
+                    i,
+                    format!(
+                        "expected '{ADD} <path>', '{DELETE} <path>' or '{UPDATE} <path>', found '{line}'"
+                    ),
+                )
+            })?;
+            self.note_padding(line, i);
+            i = match m {
+                Marker::Add(path) => self.add_file(checked_path(path, i)?, i, files)?,
+                Marker::Delete(path) => {
+                    files.push(FilePatch {
+                        old_path: Some(checked_path(path, i)?.to_string()),
+                        ordered: true,
+                        ..FilePatch::default()
+                    });
+                    i + 1
+                }
+                Marker::Update(path) => self.update_file(checked_path(path, i)?, i, files)?,
+                Marker::Move(_) => {
+                    return Err(syntax(
+                        i,
+                        format!("'{MOVE}' must directly follow '{UPDATE}'"),
+                    ))
+                }
+                Marker::EndOfFile => {
+                    return Err(syntax(i, format!("'{END_OF_FILE}' outside a hunk")))
+                }
+                Marker::Begin => return Err(syntax(i, format!("'{BEGIN}' inside a patch"))),
+                Marker::End => return Err(syntax(i, format!("unexpected '{END}'"))),
+                Marker::Unknown => return Err(unknown_marker(i, line)),
+            };
+        }
+        Ok(())
+    }
+
+    fn note_padding(&mut self, line: &str, i: usize) {
+        if line.trim() != line {
+            self.notes.add("marker-padding", None, Some(i), PADDING_MSG);
+        }
+    }
+
+    /// `*** Add File:`: the content follows as `+` lines. Lines without the `+` are taken
+    /// verbatim (models drop it), and blank lines before the next marker separate operations.
+    fn add_file(
+        &mut self,
+        path: &str,
+        at: usize,
+        files: &mut Vec<FilePatch>,
+    ) -> Result<usize, ParseError> {
+        let mut i = at + 1;
+        let mut body: Vec<(usize, &str)> = Vec::new();
+        while i < self.end {
+            let line = self.lines[i];
+            match marker(line) {
+                Some(Marker::EndOfFile) => {
+                    self.notes.add(
+                        "stray-end-of-file",
+                        Some(path),
+                        Some(i),
+                        format!("'{END_OF_FILE}' after '{ADD}' means nothing and was ignored"),
+                    );
+                    i += 1;
+                    break;
+                }
+                Some(Marker::Unknown) => return Err(unknown_marker(i, line)),
+                Some(_) => break,
+                None => {}
+            }
+            if line.starts_with("@@") {
+                return Err(syntax(
+                    i,
+                    format!(
+                        "'@@' hunk header inside '{ADD} {path}': new files carry '+' lines only"
+                    ),
+                ));
+            }
+            body.push((i, line));
+            i += 1;
+        }
+        while body
+            .last()
+            .is_some_and(|(_, l)| !l.starts_with('+') && l.trim().is_empty())
+        {
+            body.pop();
+        }
+        let mut content = String::new();
+        for (n, line) in &body {
+            match line.strip_prefix('+') {
+                Some(text) => content.push_str(text),
+                None => {
+                    self.notes.add(
+                        "add-line-missing-plus",
+                        Some(path),
+                        Some(*n),
+                        "lines of a new file lacked their leading '+' and were taken as written",
+                    );
+                    content.push_str(line);
+                }
+            }
+            content.push('\n');
+        }
+        files.push(FilePatch {
+            new_path: Some(path.to_string()),
+            create_mode: CreateMode::MayReplace,
+            ordered: true,
+            full_content: Some(content),
+            ..FilePatch::default()
+        });
+        Ok(i)
+    }
+
+    fn update_file(
+        &mut self,
+        path: &str,
+        at: usize,
+        files: &mut Vec<FilePatch>,
+    ) -> Result<usize, ParseError> {
+        let mut i = self.skip_blank(at + 1);
+        let mut new_path = path.to_string();
+        if i < self.end {
+            if let Some(Marker::Move(dest)) = marker(self.lines[i]) {
+                self.note_padding(self.lines[i], i);
+                new_path = checked_path(dest, i)?.to_string();
+                i += 1;
+            }
+        }
+        let mut hunks = Vec::new();
+        loop {
+            i = self.skip_blank(i);
+            // Any marker ends the file's hunks; the operation loop reports misplaced ones.
+            if i >= self.end || marker(self.lines[i]).is_some() {
+                break;
+            }
+            let (hunk, next) = self.hunk(path, i, hunks.is_empty())?;
+            hunks.push(hunk);
+            i = next;
+        }
+        // A pure move is unambiguous, so it is accepted; an update that changes nothing is
+        // a patch the sender did not finish.
+        if hunks.is_empty() && new_path == path {
+            return Err(syntax(
+                at,
+                format!("'{UPDATE} {path}' has no hunks; each change starts with '@@'"),
+            ));
+        }
+        files.push(FilePatch {
+            old_path: Some(path.to_string()),
+            new_path: Some(new_path),
+            hunks,
+            ordered: true,
+            ..FilePatch::default()
+        });
+        Ok(i)
+    }
+
+    fn skip_blank(&self, mut i: usize) -> usize {
+        while i < self.end && self.lines[i].trim().is_empty() {
+            i += 1;
+        }
+        i
+    }
+
+    /// One hunk: its `@@` header lines, then its body up to the next header or marker.
+    fn hunk(&mut self, path: &str, start: usize, first: bool) -> Result<(Hunk, usize), ParseError> {
+        let mut hunk = Hunk::default();
+        let mut i = start;
+        // Headers may be padded; inside the body only column 0 counts, where ` @@` is a
+        // context line.
+        while i < self.end {
+            let line = self.lines[i];
+            let padded = line.trim_start();
+            if !padded.starts_with("@@") || (i > start && padded.len() != line.len()) {
+                break;
+            }
+            if padded.len() != line.len() {
+                self.notes.add(
+                    "marker-padding",
+                    Some(path),
+                    Some(i),
+                    "whitespace before '@@' was ignored",
+                );
+            }
+            self.header(path, padded.trim_end(), i, &mut hunk);
+            i += 1;
+        }
+        if i == start {
+            if !first {
+                return Err(syntax(
+                    i,
+                    format!(
+                        "expected an '@@' hunk header in '{UPDATE} {path}', found '{}'",
+                        self.lines[i]
+                    ),
+                ));
+            }
+            self.notes.add(
+                "hunk-header-missing",
+                Some(path),
+                Some(i),
+                "the first hunk had no '@@' line",
+            );
+        }
+        // Blank lines without a prefix, kept as context unless they turn out to be trailing.
+        let mut blanks: Vec<(usize, usize)> = Vec::new();
+        while i < self.end {
+            let line = self.lines[i];
+            if line.starts_with("@@") {
+                break;
+            }
+            match marker(line) {
+                Some(Marker::EndOfFile) => {
+                    self.note_padding(line, i);
+                    hunk.at_eof = true;
+                    i += 1;
+                    break;
+                }
+                // The segment's end is already known, so a padded begin/end marker here is
+                // a context line of a patch that edits text about this format.
+                Some(Marker::Begin | Marker::End) if line.starts_with(' ') => {}
+                Some(_) => break,
+                None => {}
+            }
+            let kind = match line.as_bytes().first() {
+                Some(b' ') => Some(LineKind::Context),
+                Some(b'-') => Some(LineKind::Remove),
+                Some(b'+') => Some(LineKind::Add),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                hunk.lines.push(Line::new(kind, &line[1..]));
+            } else if line.trim().is_empty() {
+                blanks.push((i, hunk.lines.len()));
+                hunk.lines.push(Line::new(LineKind::Context, line));
+            } else if line.starts_with("\\ No newline") {
+                self.no_newline(path, i, &mut hunk)?;
+            } else {
+                return Err(syntax(
+                    i,
+                    format!(
+                        "a hunk line starts with ' ' (context), '-' (removed) or '+' (added), found '{line}'"
+                    ),
+                ));
+            }
+            i += 1;
+        }
+        if !hunk.at_eof {
+            // Blank lines at the end of a hunk separate it from what follows.
+            while blanks
+                .last()
+                .is_some_and(|&(_, idx)| idx + 1 == hunk.lines.len())
+            {
+                if let Some((n, _)) = blanks.pop() {
+                    hunk.lines.pop();
+                    self.notes.add(
+                        "trailing-blank-dropped",
+                        Some(path),
+                        Some(n),
+                        "blank lines after the last line of a hunk were read as separators",
+                    );
+                }
+            }
+        }
+        for (n, _) in blanks {
+            self.notes.add(
+                "blank-context-line",
+                Some(path),
+                Some(n),
+                "blank lines inside a hunk had no leading space; read as empty context lines",
+            );
+        }
+        if hunk.lines.is_empty() {
+            return Err(syntax(
+                start,
+                format!("hunk in '{UPDATE} {path}' has no lines"),
+            ));
+        }
+        // Codex appends a hunk without old lines at the end of the file, unless something
+        // says where it goes (an anchor, or a line number from a unified-style header).
+        if hunk.old_len() == 0
+            && hunk.anchors.is_empty()
+            && hunk.section.is_none()
+            && hunk.old_start.is_none()
+        {
+            hunk.at_eof = true;
+        }
+        Ok((hunk, i))
+    }
+
+    /// One `@@…` line: bare, `@@ anchor`, `@@anchor`, or a unified `@@ -a,b +c,d @@` header.
+    fn header(&mut self, path: &str, line: &str, i: usize, hunk: &mut Hunk) {
+        let rest = &line[2..];
+        if rest.is_empty() {
+            return;
+        }
+        if let Some(u) = unified_header(line) {
+            self.notes.add(
+                "unified-hunk-header",
+                Some(path),
+                Some(i),
+                "a unified-diff '@@ -a,b +c,d @@' header was read as a hunk start; its numbers are hints",
+            );
+            hunk.old_start = hunk.old_start.or(u.old_start);
+            hunk.new_start = hunk.new_start.or(u.new_start);
+            hunk.section = hunk.section.take().or(u.section.map(str::to_string));
+            return;
+        }
+        match rest.strip_prefix(' ') {
+            Some(anchor) => hunk.anchors.push(anchor.to_string()),
+            None => {
+                self.notes.add(
+                    "anchor-missing-space",
+                    Some(path),
+                    Some(i),
+                    "'@@' was not followed by a space before its anchor",
+                );
+                hunk.anchors.push(rest.to_string());
+            }
+        }
+    }
+
+    /// `\ No newline at end of file` (unified syntax) after the line it qualifies.
+    fn no_newline(&mut self, path: &str, i: usize, hunk: &mut Hunk) -> Result<(), ParseError> {
+        let last = hunk.lines.last().map(|l| l.kind).ok_or_else(|| {
+            syntax(
+                i,
+                "'\\ No newline at end of file' before any hunk line".to_string(),
+            )
+        })?;
+        match last {
+            LineKind::Remove => hunk.old_no_newline = true,
+            LineKind::Add => hunk.new_no_newline = true,
+            LineKind::Context => {
+                hunk.old_no_newline = true;
+                hunk.new_no_newline = true;
+            }
+        }
+        self.notes.add(
+            "no-newline-marker",
+            Some(path),
+            Some(i),
+            "a unified-diff '\\ No newline at end of file' line was honoured",
+        );
+        Ok(())
+    }
+}
+
+struct UnifiedHeader<'t> {
+    old_start: Option<usize>,
+    new_start: Option<usize>,
+    section: Option<&'t str>,
+}
+
+/// `@@ -12,5 +12,6 @@ section`, `@@ -12 +12 @@`, and the number-less `@@ @@` / `@@ ... @@`.
+fn unified_header(line: &str) -> Option<UnifiedHeader<'_>> {
+    let inner = line.strip_prefix("@@ ")?;
+    let close = inner.find("@@")?;
+    let ranges = inner[..close].trim();
+    let section = inner[close + 2..].trim();
+    let section = (!section.is_empty()).then_some(section);
+    if ranges.is_empty() || ranges == "..." {
+        return Some(UnifiedHeader {
+            old_start: None,
+            new_start: None,
+            section,
+        });
+    }
+    let mut parts = ranges.split_whitespace();
+    let old = parts.next()?.strip_prefix('-')?;
+    let new = parts.next()?.strip_prefix('+')?;
+    if parts.next().is_some() {
+        return None;
+    }
+    let start = |r: &str| -> Option<usize> {
+        let (s, count) = r.split_once(',').unwrap_or((r, "0"));
+        count.parse::<usize>().ok()?;
+        s.parse().ok()
+    };
+    Some(UnifiedHeader {
+        old_start: Some(start(old)?),
+        new_start: Some(start(new)?),
+        section,
+    })
+}
+
+/// The path of a file operation; `./a` and `a` are one file.
+fn checked_path(path: &str, i: usize) -> Result<&str, ParseError> {
+    match path.strip_prefix("./").unwrap_or(path) {
+        "" => Err(syntax(i, "the file operation names no path".to_string())),
+        p => Ok(p),
+    }
+}
+
+fn unknown_marker(i: usize, line: &str) -> ParseError {
+    syntax(
+        i,
+        format!(
+            "unknown marker '{}'; known: '{ADD}', '{DELETE}', '{UPDATE}', '{MOVE}', '{END_OF_FILE}', '{END}'",
+            line.trim()
+        ),
+    )
+}
+
+/// A syntax error at 0-based line index `i`, reported 1-based.
+fn syntax(i: usize, message: String) -> ParseError {
+    ParseError::Syntax {
+        line: i + 1,
+        message,
+    }
+}
+
+/// Notices gathered while parsing: one per kind and path, listing the lines it happened on,
+/// so a patch with forty blank lines does not bury the report.
+#[derive(Default)]
+struct Notes {
+    items: Vec<Note>,
+}
+
+struct Note {
+    kind: &'static str,
+    path: Option<String>,
+    message: String,
+    lines: Vec<usize>,
+}
+
+impl Notes {
+    /// `line` is a 0-based index into the input lines.
+    fn add(
+        &mut self,
+        kind: &'static str,
+        path: Option<&str>,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) {
+        let existing = self
+            .items
+            .iter_mut()
+            .find(|n| n.kind == kind && n.path.as_deref() == path);
+        let note = match existing {
+            Some(n) => n,
+            None => {
+                self.items.push(Note {
+                    kind,
+                    path: path.map(str::to_string),
+                    message: message.into(),
+                    lines: Vec::new(),
+                });
+                let last = self.items.len() - 1;
+                &mut self.items[last]
+            }
+        };
+        if let Some(l) = line {
+            note.lines.push(l + 1);
+        }
+    }
+
+    fn finish(self) -> Vec<Notice> {
+        self.items
+            .into_iter()
+            .map(|n| {
+                let message = format!("{}{}", n.message, line_list(&n.lines));
+                match n.path {
+                    Some(p) => Notice::for_path(n.kind, &p, message),
+                    None => Notice::new(n.kind, message),
+                }
+            })
+            .collect()
+    }
+}
+
+/// ` (line 4)`, ` (lines 4, 9)`, or the first five and a count of the rest.
+fn line_list(lines: &[usize]) -> String {
+    const SHOWN: usize = 5;
+    match lines {
+        [] => String::new(),
+        [one] => format!(" (line {one})"),
+        _ => {
+            let shown: Vec<String> = lines.iter().take(SHOWN).map(usize::to_string).collect();
+            let more = lines.len().saturating_sub(SHOWN);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!(" (lines {}{tail})", shown.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

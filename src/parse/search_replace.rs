@@ -1,18 +1,593 @@
-//! Aider-style SEARCH/REPLACE blocks (not yet implemented).
+//! Aider-style SEARCH/REPLACE blocks, any number of them among chat prose.
+//!
+//! ```text
+//! path/to/file.py
+//! ```python
+//! <<<<<<< SEARCH
+//! old lines
+//! =======
+//! new lines
+//! >>>>>>> REPLACE
+//! ```
+//! ```
+//!
+//! Markers carry 5 to 9 marker characters. Each block becomes one hunk whose old side is
+//! the SEARCH text (all `Remove`) and whose new side is the REPLACE text (all `Add`), so
+//! every SEARCH line must be found; `reindent` lets the planner match it with less
+//! indentation than the file has. Lines that are just `...`, the same number of them in
+//! SEARCH and REPLACE, split a block into pieces that are located one by one.
+//!
+//! An empty SEARCH creates the file when it does not exist and appends to it when it does
+//! (aider's rule); the append is reported because a model rarely means it.
+
+use std::collections::HashMap;
 
 use super::{ParseError, PathProbe};
-use crate::patch::Patch;
+use crate::patch::{FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
 
+const SEARCH: &str = "SEARCH";
+const REPLACE: &str = "REPLACE";
+
+/// True when a SEARCH marker is followed by a divider and a REPLACE marker, and no unified
+/// file header comes first (a diff of a document about this format carries the markers as
+/// context lines).
 pub fn looks_like(text: &str) -> bool {
-    text.lines().any(|l| {
-        let t = l.trim_end();
-        let n = t.chars().take_while(|&c| c == '<').count();
-        (5..=9).contains(&n) && t[n..].trim() == "SEARCH"
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(search) = lines.iter().position(|l| is_search(l)) else {
+        return false;
+    };
+    if unified_header_before(&lines, search) {
+        return false;
+    }
+    let rest = &lines[search + 1..];
+    rest.iter()
+        .position(|l| is_divider(l))
+        .is_some_and(|d| rest[d + 1..].iter().any(|l| is_replace(l)))
+}
+
+fn unified_header_before(lines: &[&str], at: usize) -> bool {
+    lines[..at].iter().enumerate().any(|(i, l)| {
+        l.starts_with("diff --git ")
+            || (l.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
     })
 }
 
-pub fn parse(_text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    Err(ParseError::Empty {
-        hint: Some("SEARCH/REPLACE blocks are not supported yet".into()),
+/// `<<<<<<< SEARCH`, `=======`, `>>>>>>> REPLACE` with 5 to 9 marker characters; surrounding
+/// whitespace is tolerated (and reported by the parser).
+fn is_marker(line: &str, mark: char, word: &str) -> bool {
+    let t = line.trim();
+    let n = t.chars().take_while(|&c| c == mark).count();
+    (5..=9).contains(&n) && t[n..].trim_start() == word
+}
+
+fn is_search(line: &str) -> bool {
+    is_marker(line, '<', SEARCH)
+}
+
+fn is_divider(line: &str) -> bool {
+    is_marker(line, '=', "")
+}
+
+fn is_replace(line: &str) -> bool {
+    is_marker(line, '>', REPLACE)
+}
+
+pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let lines = split_lines(text);
+    let mut notes = Notes::default();
+    if text.contains("\r\n") {
+        notes.add(
+            "crlf-input",
+            None,
+            None,
+            "the text has CRLF line endings; read as LF",
+        );
+    }
+    let mut p = Parser {
+        lines: &lines,
+        probe,
+        files: Vec::new(),
+        by_path: HashMap::new(),
+        notes,
+    };
+    p.run()?;
+    Ok(Patch {
+        format: Format::SearchReplace,
+        files: p.files,
+        notices: p.notes.finish(),
     })
 }
+
+/// Input lines without terminators; a CR before the LF is transport, not content.
+fn split_lines(text: &str) -> Vec<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if text.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+        .into_iter()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// One block as written: the 0-based index of its SEARCH marker and its two texts.
+struct Block<'a> {
+    at: usize,
+    search: &'a [&'a str],
+    replace: &'a [&'a str],
+}
+
+struct Parser<'a, 'p> {
+    lines: &'a [&'a str],
+    probe: &'p dyn PathProbe,
+    files: Vec<FilePatch>,
+    by_path: HashMap<String, usize>,
+    notes: Notes,
+}
+
+impl Parser<'_, '_> {
+    fn run(&mut self) -> Result<(), ParseError> {
+        let mut i = 0;
+        // Where the text after the previous block starts, and that block's path.
+        let mut after_prev = 0;
+        let mut prev_path: Option<String> = None;
+        let mut blocks = 0;
+        while i < self.lines.len() {
+            let line = self.lines[i];
+            if is_replace(line) {
+                return Err(syntax(
+                    i,
+                    format!("'{}' without an opening '<<<<<<< {SEARCH}'", line.trim()),
+                ));
+            }
+            if !is_search(line) {
+                i += 1;
+                continue;
+            }
+            let path = match self.path_before(after_prev, i) {
+                Some(p) => p,
+                None => self.reused_path(prev_path.as_deref(), after_prev, i)?,
+            };
+            let (divider, end) = self.block_bounds(i)?;
+            let lines = self.lines;
+            let block = Block {
+                at: i,
+                search: &lines[i + 1..divider],
+                replace: &lines[divider + 1..end],
+            };
+            self.add_block(&path, &block)?;
+            blocks += 1;
+            prev_path = Some(path);
+            i = end + 1;
+            after_prev = i;
+        }
+        if blocks == 0 {
+            return Err(ParseError::Empty {
+                hint: Some(format!(
+                    "no '<<<<<<< {SEARCH}' / '=======' / '>>>>>>> {REPLACE}' block found"
+                )),
+            });
+        }
+        Ok(())
+    }
+
+    /// The path named right before the block: on the line before `<<<<<<< SEARCH`, or on
+    /// the line before the opening fence, or in the fence's info string (```` ```src/a.py ````).
+    fn path_before(&self, lo: usize, search: usize) -> Option<String> {
+        let mut j = search.checked_sub(1).filter(|&j| j >= lo)?;
+        let t = self.lines[j].trim();
+        if is_fence(t) {
+            if let Some(p) = fence_info_path(t) {
+                return Some(p);
+            }
+            j = j.checked_sub(1).filter(|&j| j >= lo)?;
+            if is_fence(self.lines[j].trim()) {
+                return None;
+            }
+        }
+        clean_path(self.lines[j], self.probe)
+    }
+
+    /// A block without its own path continues the previous block's file, but only when
+    /// nothing but fences and blank lines separates them: after prose it may be about
+    /// another file, and guessing the wrong file is how edits land in the wrong place.
+    fn reused_path(
+        &mut self,
+        prev: Option<&str>,
+        lo: usize,
+        search: usize,
+    ) -> Result<String, ParseError> {
+        let glue = self.lines[lo..search]
+            .iter()
+            .all(|l| l.trim().is_empty() || is_fence(l.trim()));
+        match prev {
+            Some(p) if glue => {
+                self.notes.add(
+                    "path-reused",
+                    Some(p),
+                    Some(search),
+                    "a block without a file path was taken to continue the block before it",
+                );
+                Ok(p.to_string())
+            }
+            _ => Err(syntax(
+                search,
+                format!(
+                    "no file path before '<<<<<<< {SEARCH}'; put the path alone on the line before the block or its opening fence"
+                ),
+            )),
+        }
+    }
+
+    /// The divider and the REPLACE marker of the block opened at `search`.
+    fn block_bounds(&mut self, search: usize) -> Result<(usize, usize), ParseError> {
+        let mut dividers = Vec::new();
+        let mut end = None;
+        for j in search + 1..self.lines.len() {
+            let line = self.lines[j];
+            if is_search(line) {
+                return Err(syntax(
+                    j,
+                    format!(
+                        "'<<<<<<< {SEARCH}' before the block opened at line {} was closed with '>>>>>>> {REPLACE}'",
+                        search + 1
+                    ),
+                ));
+            }
+            if is_replace(line) {
+                end = Some(j);
+                break;
+            }
+            if is_divider(line) {
+                dividers.push(j);
+            }
+        }
+        let end = end.ok_or_else(|| {
+            syntax(
+                search,
+                format!("'<<<<<<< {SEARCH}' has no closing '>>>>>>> {REPLACE}' (the text may be truncated)"),
+            )
+        })?;
+        let divider = match dividers[..] {
+            [] => {
+                return Err(syntax(
+                    search,
+                    "the block has no '=======' line between SEARCH and REPLACE".to_string(),
+                ))
+            }
+            [one] => one,
+            // Setext headings and conflict markers in the code look like dividers; only
+            // the canonical seven '=' at column 0 decides among several.
+            _ => match dividers
+                .iter()
+                .filter(|&&d| self.lines[d].trim_end() == "=======")
+                .collect::<Vec<_>>()[..]
+            {
+                [&one] => one,
+                _ => {
+                    let at: Vec<String> = dividers.iter().map(|d| (d + 1).to_string()).collect();
+                    return Err(syntax(
+                        search,
+                        format!(
+                            "the block has {} lines that could be its '=======' divider (lines {}); cannot tell SEARCH from REPLACE",
+                            dividers.len(),
+                            at.join(", ")
+                        ),
+                    ));
+                }
+            },
+        };
+        for m in [search, divider, end] {
+            if self.lines[m].trim() != self.lines[m] {
+                self.notes.add(
+                    "marker-padding",
+                    None,
+                    Some(m),
+                    "whitespace around a SEARCH/REPLACE marker was ignored",
+                );
+            }
+        }
+        Ok((divider, end))
+    }
+
+    fn add_block(&mut self, path: &str, block: &Block<'_>) -> Result<(), ParseError> {
+        let blank = |ls: &[&str]| ls.iter().all(|l| l.trim().is_empty());
+        if blank(block.search) {
+            return self.add_unanchored(path, block, blank(block.replace));
+        }
+        let idx = self.file_index(path, false);
+        let fp = &mut self.files[idx];
+        if fp.full_content.is_some() {
+            return Err(syntax(
+                block.at,
+                format!("'{path}' is created by an earlier block; put this change in that block"),
+            ));
+        }
+        let pieces = pieces(block.search, block.replace).map_err(|m| syntax(block.at, m))?;
+        if pieces.len() > 1 {
+            self.notes.add(
+                "elision-split",
+                Some(path),
+                Some(block.at),
+                "'...' lines split a block into pieces located one by one",
+            );
+        }
+        let fp = &mut self.files[idx];
+        for (old, new) in pieces {
+            let lines = old
+                .iter()
+                .map(|t| Line::new(LineKind::Remove, *t))
+                .chain(new.iter().map(|t| Line::new(LineKind::Add, *t)))
+                .collect();
+            fp.hunks.push(Hunk {
+                lines,
+                reindent: true,
+                ..Hunk::default()
+            });
+        }
+        Ok(())
+    }
+
+    /// An empty SEARCH: create the file, or append to it when it exists.
+    fn add_unanchored(
+        &mut self,
+        path: &str,
+        block: &Block<'_>,
+        empty_replace: bool,
+    ) -> Result<(), ParseError> {
+        if empty_replace {
+            self.notes.add(
+                "empty-block-ignored",
+                Some(path),
+                Some(block.at),
+                "a block with empty SEARCH and REPLACE changes nothing and was ignored",
+            );
+            return Ok(());
+        }
+        let known = self.by_path.get(path).copied();
+        let exists = self.probe.exists(path);
+        let creating = match known {
+            Some(i) => self.files[i].full_content.is_some(),
+            None => !exists,
+        };
+        if creating {
+            let idx = self.file_index(path, true);
+            let content = self.files[idx].full_content.get_or_insert_with(String::new);
+            for l in block.replace {
+                content.push_str(l);
+                content.push('\n');
+            }
+            return Ok(());
+        }
+        let idx = self.file_index(path, false);
+        self.files[idx].hunks.push(Hunk {
+            lines: block
+                .replace
+                .iter()
+                .map(|t| Line::new(LineKind::Add, *t))
+                .collect(),
+            at_eof: true,
+            ..Hunk::default()
+        });
+        self.notes.add(
+            "empty-search-appends",
+            Some(path),
+            Some(block.at),
+            "an empty SEARCH on an existing file appends the REPLACE text at its end",
+        );
+        Ok(())
+    }
+
+    /// The file patch for `path`, made on first use: a creation or a modification.
+    fn file_index(&mut self, path: &str, create: bool) -> usize {
+        if let Some(&i) = self.by_path.get(path) {
+            return i;
+        }
+        let fp = if create {
+            FilePatch {
+                new_path: Some(path.to_string()),
+                full_content: Some(String::new()),
+                ..FilePatch::default()
+            }
+        } else {
+            FilePatch {
+                old_path: Some(path.to_string()),
+                new_path: Some(path.to_string()),
+                ..FilePatch::default()
+            }
+        };
+        self.files.push(fp);
+        self.by_path.insert(path.to_string(), self.files.len() - 1);
+        self.files.len() - 1
+    }
+}
+
+type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
+
+/// Split SEARCH and REPLACE at their `...` lines when both have the same number of them;
+/// otherwise a `...` is ordinary text (Python's `...` body, or REPLACE filling one in).
+/// Pieces that change nothing are dropped, unless nothing changes at all.
+fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece<'t>>, String> {
+    let elided = |ls: &[&str]| -> Vec<usize> {
+        ls.iter()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "...")
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let (se, re) = (elided(search), elided(replace));
+    if se.is_empty() || se.len() != re.len() {
+        return Ok(vec![(search, replace)]);
+    }
+    let split = |ls: &'t [&'t str], at: &[usize]| -> Vec<&'t [&'t str]> {
+        let mut out = Vec::new();
+        let mut from = 0;
+        for &i in at {
+            out.push(&ls[from..i]);
+            from = i + 1;
+        }
+        out.push(&ls[from..]);
+        out
+    };
+    let all: Vec<Piece<'t>> = split(search, &se)
+        .into_iter()
+        .zip(split(replace, &re))
+        .filter(|(s, r)| !(s.is_empty() && r.is_empty()))
+        .collect();
+    if let Some((_, r)) = all.iter().find(|(s, _)| s.is_empty()) {
+        return Err(format!(
+            "REPLACE text next to '...' ('{}') has no SEARCH lines to say where it goes",
+            r.first().copied().unwrap_or_default()
+        ));
+    }
+    let changed: Vec<Piece<'t>> = all.iter().copied().filter(|(s, r)| s != r).collect();
+    Ok(if changed.is_empty() { all } else { changed })
+}
+
+fn is_fence(trimmed: &str) -> bool {
+    trimmed.starts_with("```") || trimmed.starts_with("~~~")
+}
+
+/// ```` ```src/a.py ```` or ```` ```python src/a.py ````: a path in the info string, told
+/// from a language name by its `.` or `/`.
+fn fence_info_path(fence: &str) -> Option<String> {
+    let info = fence.trim_start_matches(['`', '~']).trim();
+    let last = info.split_whitespace().last()?;
+    (last.contains('.') || last.contains('/')).then(|| normalise(last))
+}
+
+/// The path a line names, once markdown decoration is removed: `### a.py`, `**a.py**`,
+/// `` `a.py`: ``, `File: a.py`. A line with spaces is prose unless it names an existing
+/// file, holds exactly one `code` span that looks like a path, or mentions exactly one
+/// existing file among its words; a bare word is a path only when it exists, so a stray
+/// `python` line is never taken for a file name.
+fn clean_path(line: &str, probe: &dyn PathProbe) -> Option<String> {
+    let mut t = line.trim().trim_start_matches('#').trim();
+    for prefix in ["File:", "file:", "Filename:", "filename:", "Path:", "path:"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            t = rest.trim();
+        }
+    }
+    t = strip_decoration(t);
+    if t.is_empty() || t == "..." || t.contains('`') {
+        return code_span_path(line);
+    }
+    let path_like = t.contains('.') || t.contains('/');
+    if t.contains(char::is_whitespace) {
+        if probe.exists(t) {
+            return Some(normalise(t));
+        }
+        return code_span_path(line).or_else(|| existing_word(t, probe));
+    }
+    if t.starts_with(['<', '=', '>']) || !(path_like || probe.exists(t)) {
+        return None;
+    }
+    Some(normalise(t))
+}
+
+fn strip_decoration(mut t: &str) -> &str {
+    loop {
+        let before = t;
+        t = t.trim_end_matches(':').trim();
+        for d in ["**", "__", "*", "`"] {
+            if let Some(inner) = t.strip_prefix(d).and_then(|s| s.strip_suffix(d)) {
+                t = inner.trim();
+            }
+        }
+        if t == before {
+            return t;
+        }
+    }
+}
+
+/// The content of the only `code` span of a prose line, when it looks like a path.
+fn code_span_path(line: &str) -> Option<String> {
+    let parts: Vec<&str> = line.split('`').collect();
+    // One span gives exactly three parts: before, inside, after.
+    match parts[..] {
+        [_, inside, _] => {
+            let inside = inside.trim();
+            let ok = !inside.is_empty()
+                && !inside.contains(char::is_whitespace)
+                && (inside.contains('.') || inside.contains('/'));
+            ok.then(|| normalise(inside))
+        }
+        _ => None,
+    }
+}
+
+/// `Update src/a.py:` names a file only through the work tree: exactly one of its words,
+/// stripped of punctuation, must be an existing file.
+fn existing_word(line: &str, probe: &dyn PathProbe) -> Option<String> {
+    let mut found = line
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "*_:,;()'\"".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| (w.contains('.') || w.contains('/')) && probe.exists(normalise(w).as_str()));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(normalise(one)),
+        _ => None,
+    }
+}
+
+fn normalise(path: &str) -> String {
+    path.strip_prefix("./").unwrap_or(path).to_string()
+}
+
+/// A syntax error at 0-based line index `i`, reported 1-based.
+fn syntax(i: usize, message: String) -> ParseError {
+    ParseError::Syntax {
+        line: i + 1,
+        message,
+    }
+}
+
+/// Notices gathered while parsing: one per kind and path, listing the lines it happened on.
+#[derive(Default)]
+struct Notes {
+    items: Vec<(&'static str, Option<String>, String, Vec<usize>)>,
+}
+
+impl Notes {
+    /// `line` is a 0-based index into the input lines.
+    fn add(&mut self, kind: &'static str, path: Option<&str>, line: Option<usize>, message: &str) {
+        let pos = self
+            .items
+            .iter()
+            .position(|(k, p, _, _)| *k == kind && p.as_deref() == path);
+        let pos = pos.unwrap_or_else(|| {
+            self.items.push((
+                kind,
+                path.map(str::to_string),
+                message.to_string(),
+                Vec::new(),
+            ));
+            self.items.len() - 1
+        });
+        if let Some(l) = line {
+            self.items[pos].3.push(l + 1);
+        }
+    }
+
+    fn finish(self) -> Vec<Notice> {
+        self.items
+            .into_iter()
+            .map(|(kind, path, message, lines)| {
+                let at: Vec<String> = lines.iter().map(usize::to_string).collect();
+                let message = match at.len() {
+                    0 => message,
+                    1 => format!("{message} (line {})", at[0]),
+                    _ => format!("{message} (lines {})", at.join(", ")),
+                };
+                match path {
+                    Some(p) => Notice::for_path(kind, &p, message),
+                    None => Notice::new(kind, message),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;
