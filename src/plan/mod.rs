@@ -1,1 +1,4 @@
 //! Planning: where every hunk lands and what every file becomes, in memory.
+
+pub mod git_output;
+pub mod three_way;
