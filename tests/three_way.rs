@@ -542,6 +542,24 @@ fn repository_without_an_index_file_is_seeded_from_head() {
 }
 
 #[test]
+fn repository_discovered_from_a_relative_path_works() {
+    let (t, patches) = repo_with_patch();
+    // The same repository, named relative to the test's current directory.
+    let cwd = std::env::current_dir().expect("current dir");
+    let up: PathBuf = cwd.components().skip(1).map(|_| "..").collect();
+    let root = std::fs::canonicalize(t.root()).expect("canonical root");
+    let rel = up.join(root.strip_prefix("/").expect("absolute"));
+    let repo = Repo::discover(&rel).expect("open").expect("a repository");
+    let refs: Vec<&FilePatch> = patches.iter().collect();
+    let out = three_way::apply(&repo, &refs, Options::default()).expect("three-way run");
+    assert_eq!(out.status, Status::Clean, "{}", out.stderr);
+    assert_eq!(
+        out.paths[0].after,
+        file(&replace_line(&ten("a"), 3, "a line 3 PATCHED"))
+    );
+}
+
+#[test]
 fn path_outside_the_work_tree_is_refused_before_reading_it() {
     let (t, mut patches) = repo_with_patch();
     patches[0].old_path = Some("../outside.txt".into());
@@ -551,6 +569,27 @@ fn path_outside_the_work_tree_is_refused_before_reading_it() {
         panic!("expected a refusal, got {:?}", out.status);
     };
     assert_eq!(failures[0].path.as_deref(), Some("../outside.txt"));
+}
+
+#[test]
+fn patch_git_reads_as_another_path_is_not_reported_applied() {
+    let t = TestRepo::new();
+    t.write("a.txt", &ten("a"));
+    t.commit_all("base");
+    // No a/ b/ prefixes: git's -p1 strips "src/" and would create new.txt at the top.
+    let raw = "diff --git src/new.txt src/new.txt\nnew file mode 100644\n\
+               index 0000000..ce01362\n--- /dev/null\n+++ src/new.txt\n@@ -0,0 +1 @@\n+hello\n";
+    let patch = FilePatch {
+        new_path: Some("src/new.txt".into()),
+        raw: raw.into(),
+        ..FilePatch::default()
+    };
+    let out = run(&t, &[patch], Options::default());
+    let Status::Failed { failures } = &out.status else {
+        panic!("expected a failure, got {:?}", out.status);
+    };
+    assert_eq!(failures[0].path.as_deref(), Some("new.txt"));
+    assert!(out.paths.is_empty());
 }
 
 #[test]

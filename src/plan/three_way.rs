@@ -179,7 +179,7 @@ pub fn apply(
     if options.reverse {
         args.push("-R");
     }
-    let out = scratch_git(repo, &tree, &index)
+    let out = scratch_git(repo, &tree, &index)?
         // The patch's bytes exactly, whatever the user's `apply.*` settings: whitespace
         // policy is decided by our own planner, not by git's fixing or refusing.
         .args([
@@ -194,7 +194,10 @@ pub fn apply(
 
     let known: Vec<FileName> = files.iter().map(|f| FileName::of(f)).collect();
     let classification = git_output::classify(&out.stdout, &out.stderr, out.status, &known);
-    let status = verdict(&classification, out.status);
+    let status = match stray_paths(&classification, &known) {
+        Some(failures) => Status::Failed { failures },
+        None => verdict(&classification, out.status),
+    };
     let paths = match status {
         Status::Failed { .. } => Vec::new(),
         _ if options.check => Vec::new(),
@@ -222,19 +225,22 @@ pub fn apply(
 }
 
 /// A git command on the real repository's objects, the scratch tree and the temporary index.
-fn scratch_git(repo: &Repo, tree: &Path, index: &Path) -> Git {
+fn scratch_git(repo: &Repo, tree: &Path, index: &Path) -> Result<Git, ThreeWayError> {
+    // Git runs inside the scratch tree: a relative git dir would resolve there. (gix hands
+    // out absolute paths today; this keeps it true if a caller builds a Repo otherwise.)
+    let real_git_dir = std::path::absolute(repo.git_dir()).map_err(io_err(repo.git_dir()))?;
     let mut git_dir = std::ffi::OsString::from("--git-dir=");
-    git_dir.push(repo.git_dir());
+    git_dir.push(real_git_dir);
     let mut work_tree = std::ffi::OsString::from("--work-tree=");
     work_tree.push(tree);
-    Git::new(tree)
+    Ok(Git::new(tree)
         .arg(git_dir)
         .arg(work_tree)
         // A split index would write shared-index files into the real git dir, and an
         // fsmonitor would watch (or start a daemon for) the scratch tree. An empty
         // core.fsmonitor is "off" both for the old hook setting and the newer boolean one.
         .args(["-c", "core.splitIndex=false", "-c", "core.fsmonitor="])
-        .env("GIT_INDEX_FILE", index)
+        .env("GIT_INDEX_FILE", index))
 }
 
 /// Old and new paths of every file, each once, in patch order.
@@ -404,7 +410,7 @@ fn seed_index(
     if real.is_file() {
         std::fs::copy(&real, index).map_err(io_err(&real))?;
     } else if repo.repo.head_id().is_ok() {
-        let out = scratch_git(repo, tree, index)
+        let out = scratch_git(repo, tree, index)?
             .args(["read-tree", "HEAD"])
             .run()?;
         if !out.success() {
@@ -421,7 +427,7 @@ fn seed_index(
     if paths.is_empty() {
         return Ok(());
     }
-    let out = scratch_git(repo, tree, index)
+    let out = scratch_git(repo, tree, index)?
         .args(["update-index", "--add", "--remove", "--replace", "--"])
         .args(paths)
         .run()?;
@@ -459,6 +465,31 @@ fn read_back(tree: &Path, path: &str) -> Result<Option<Option<FileState>>, Three
         bytes,
         mode: mode_of(&meta),
     })))
+}
+
+/// Files git named that the patch model does not: git read the headers differently from our
+/// parser (a missing `a/`/`b/` prefix makes `-p1` strip a real directory), so whatever it
+/// wrote went to the wrong place and must not be reported as applied.
+fn stray_paths(c: &Classification, known: &[FileName]) -> Option<Vec<Failure>> {
+    let failures: Vec<Failure> = c
+        .files
+        .iter()
+        .filter(|f| {
+            !known
+                .iter()
+                .any(|k| k.path == f.path || k.old_path.as_deref() == Some(f.path.as_str()))
+        })
+        .map(|f| Failure {
+            path: Some(f.path.clone()),
+            reason: Reason::Other {
+                message: format!(
+                    "git read the patch as touching {}, which it does not name (a missing a/ b/ prefix?)",
+                    f.path
+                ),
+            },
+        })
+        .collect();
+    (!failures.is_empty()).then_some(failures)
 }
 
 /// The run's verdict from git's classified messages.
