@@ -560,6 +560,75 @@ fn repository_discovered_from_a_relative_path_works() {
 }
 
 #[test]
+fn crlf_work_tree_file_keeps_its_line_endings() {
+    let t = TestRepo::new();
+    t.write(".gitattributes", "*.txt text eol=crlf\n");
+    t.write("a.txt", &ten("a"));
+    t.commit_all("base");
+    // Checked out again, the file has CRLF in the work tree and LF in the repository.
+    std::fs::remove_file(t.root().join("a.txt")).expect("remove");
+    t.git(&["checkout", "--", "a.txt"]);
+    let crlf = |s: &str| s.replace('\n', "\r\n");
+    assert_eq!(
+        std::fs::read_to_string(t.root().join("a.txt")).expect("read"),
+        crlf(&ten("a"))
+    );
+    t.write(
+        "a.txt",
+        &crlf(&replace_line(&ten("a"), 3, "a line 3 PATCHED")),
+    );
+    let patches = file_patches(&t.git(&["diff"]));
+    t.write(
+        "a.txt",
+        &crlf(&replace_line(&ten("a"), 5, "a line 5 LOCAL")),
+    );
+    t.commit_all("drift");
+
+    let out = run(&t, &patches, Options::default());
+    assert_eq!(out.status, Status::Clean, "{}", out.stderr);
+    let merged = replace_line(
+        &replace_line(&ten("a"), 5, "a line 5 LOCAL"),
+        3,
+        "a line 3 PATCHED",
+    );
+    assert_eq!(out.paths[0].after, file(&crlf(&merged)));
+}
+
+#[test]
+fn linked_worktree_uses_its_own_index() {
+    let (t, patches) = repo_with_patch();
+    let linked = tempfile::tempdir().expect("temp dir");
+    let wt = linked.path().join("wt");
+    t.git(&[
+        "worktree",
+        "add",
+        "-q",
+        wt.to_str().expect("utf-8 temp path"),
+        "HEAD",
+    ]);
+    let wt_a = wt.join("a.txt");
+    std::fs::write(&wt_a, replace_line(&ten("a"), 9, "a line 9 IN WORKTREE")).expect("write");
+    let repo = Repo::discover(&wt).expect("open").expect("a repository");
+    let refs: Vec<&FilePatch> = patches.iter().collect();
+    let main_before = t.snapshot();
+    let wt_index = std::fs::read(repo.git_dir().join("index")).expect("worktree index");
+
+    let out = three_way::apply(&repo, &refs, Options::default()).expect("three-way run");
+    assert_eq!(out.status, Status::Clean, "{}", out.stderr);
+    let expected = replace_line(
+        &replace_line(&ten("a"), 9, "a line 9 IN WORKTREE"),
+        3,
+        "a line 3 PATCHED",
+    );
+    assert_eq!(out.paths[0].after, file(&expected));
+    assert_eq!(
+        std::fs::read(repo.git_dir().join("index")).expect("worktree index"),
+        wt_index
+    );
+    assert_eq!(t.snapshot(), main_before);
+}
+
+#[test]
 fn path_outside_the_work_tree_is_refused_before_reading_it() {
     let (t, mut patches) = repo_with_patch();
     patches[0].old_path = Some("../outside.txt".into());
