@@ -4,11 +4,13 @@
 //! Strategies per file, in order (DESIGN §4): the hunks apply exactly at their numbers;
 //! `git apply --3way` when the preimage blob exists; a base found in history; the text passes.
 
+pub mod git_output;
 pub mod locate;
 pub mod normalize;
 pub mod paths;
 pub mod splice;
 pub mod text;
+pub mod three_way;
 
 use std::collections::BTreeMap;
 
