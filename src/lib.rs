@@ -9,14 +9,14 @@
 //!
 //! Each module uses only modules before it plus the shared ones (`patch`, `git`, `repo`).
 
-pub mod patch;
+pub mod gate;
 pub mod git;
-pub mod repo;
 pub mod input;
 pub mod parse;
+pub mod patch;
 pub mod plan;
-pub mod gate;
-pub mod write;
+pub mod repo;
 pub mod report;
+pub mod write;
 
 pub mod cli;

@@ -7,8 +7,8 @@ use super::Outcome;
 use crate::gate::{self, Verdict};
 use crate::patch::{Format, Notice, Patch};
 use crate::plan::{self, Plan};
-use crate::report::{ErrorReport, Report, RunStatus};
 use crate::repo::{Repo, WorkTree};
+use crate::report::{ErrorReport, Report, RunStatus};
 use crate::{input, parse, write};
 
 pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
@@ -42,11 +42,15 @@ fn apply(
     let cwd = match dir {
         Some(d) => {
             if !d.is_dir() {
-                return Err(fail("usage", format!("cannot change to '{}': not a directory", d.display())));
+                return Err(fail(
+                    "usage",
+                    format!("cannot change to '{}': not a directory", d.display()),
+                ));
             }
             d
         }
-        None => std::env::current_dir().map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
+        None => std::env::current_dir()
+            .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
     };
     if revert && patches.is_empty() {
         return Err(fail(
@@ -99,8 +103,16 @@ fn apply(
     patch.notices.extend(extra_notices);
 
     let opts = plan::Options::default();
-    let plan = plan::plan(&patch, &wt, &opts).map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
-    Ok(decide_and_write(&plan, patch.format, check, partial, revert, &root))
+    let plan = plan::plan(&patch, &wt, &opts)
+        .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
+    Ok(decide_and_write(
+        &plan,
+        patch.format,
+        check,
+        partial,
+        revert,
+        &root,
+    ))
 }
 
 /// The one place where a plan's outcome becomes a run status and an exit code (DESIGN §2).

@@ -1,6 +1,6 @@
 //! Aider-style SEARCH/REPLACE blocks, any number of them among chat prose.
 //!
-//! ```text
+//! ````text
 //! path/to/file.py
 //! ```python
 //! <<<<<<< SEARCH
@@ -9,7 +9,7 @@
 //! new lines
 //! >>>>>>> REPLACE
 //! ```
-//! ```
+//! ````
 //!
 //! Markers carry 5 to 9 marker characters. Each block becomes one hunk whose old side is
 //! the SEARCH text (all `Remove`) and whose new side is the REPLACE text (all `Add`), so

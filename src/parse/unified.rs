@@ -19,7 +19,10 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         }
     }
     let header_cr = lines.iter().zip(&crs).any(|(l, cr)| {
-        *cr && (l.starts_with("diff --git ") || l.starts_with("--- ") || l.starts_with("+++ ") || l.starts_with("@@"))
+        *cr && (l.starts_with("diff --git ")
+            || l.starts_with("--- ")
+            || l.starts_with("+++ ")
+            || l.starts_with("@@"))
     });
     if header_cr {
         notices.push(Notice::new(
@@ -57,7 +60,10 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     if p.prose_lines > 0 {
         p.notices.push(Notice::new(
             "prose-ignored",
-            format!("{} line(s) of text around the diff were ignored", p.prose_lines),
+            format!(
+                "{} line(s) of text around the diff were ignored",
+                p.prose_lines
+            ),
         ));
     }
     Ok(Patch {
@@ -127,8 +133,9 @@ impl Parser<'_> {
             } else if l.starts_with("@@") {
                 return Err(ParseError::Syntax {
                     line: self.pos + 1,
-                    message: "hunk header '@@' before any file header ('--- a/path' / '+++ b/path')"
-                        .into(),
+                    message:
+                        "hunk header '@@' before any file header ('--- a/path' / '+++ b/path')"
+                            .into(),
                 });
             } else if !l.trim().is_empty() && !l.starts_with("diff ") && !l.starts_with("index ") {
                 self.prose_lines += 1;
@@ -314,18 +321,17 @@ impl Parser<'_> {
     fn guess_strip(&self, m: &str, p: &str) -> (Option<String>, Option<String>, Option<Notice>) {
         let side = |s: &str| (s != "/dev/null").then(|| s.to_string());
         let (o, n) = (side(m), side(p));
-        let prefixed = |s: &Option<String>, pre: &str| s.as_ref().is_none_or(|s| s.starts_with(pre));
+        let prefixed =
+            |s: &Option<String>, pre: &str| s.as_ref().is_none_or(|s| s.starts_with(pre));
         if prefixed(&o, "a/") && prefixed(&n, "b/") {
-            return (
-                o.map(|s| strip_one(&s)),
-                n.map(|s| strip_one(&s)),
-                None,
-            );
+            return (o.map(|s| strip_one(&s)), n.map(|s| strip_one(&s)), None);
         }
         // No a/ b/ prefixes: keep the paths as written when they exist (`diff -u x x.new`
         // style); strip one component only when that names an existing file.
         let exists = |s: &Option<String>| s.as_ref().is_some_and(|s| self.probe.exists(s));
-        if exists(&o) || (o.is_none() && !n.as_ref().is_some_and(|s| self.probe.exists(&strip_one(s)))) {
+        if exists(&o)
+            || (o.is_none() && !n.as_ref().is_some_and(|s| self.probe.exists(&strip_one(s))))
+        {
             return (o, n, None);
         }
         let so = o.as_ref().map(|s| strip_one(s));
@@ -376,7 +382,10 @@ impl Parser<'_> {
                 break;
             }
             if l.starts_with("--- ")
-                && self.lines.get(self.pos + 1).is_some_and(|n| n.starts_with("+++ "))
+                && self
+                    .lines
+                    .get(self.pos + 1)
+                    .is_some_and(|n| n.starts_with("+++ "))
                 && !counts_need_more
             {
                 break;
@@ -491,9 +500,9 @@ impl Parser<'_> {
     /// Whether hunk body lines go on after `i` (used to accept a context line that lost its
     /// leading space only when it sits inside a hunk).
     fn continues_hunk(&self, i: usize) -> bool {
-        self.lines
-            .get(i)
-            .is_some_and(|l| matches!(l.chars().next(), Some(' ' | '-' | '+' | '\t')) && !l.starts_with("--- "))
+        self.lines.get(i).is_some_and(|l| {
+            matches!(l.chars().next(), Some(' ' | '-' | '+' | '\t')) && !l.starts_with("--- ")
+        })
     }
 }
 

@@ -149,11 +149,19 @@ pub struct Placement {
 pub enum Located {
     Placed(Placement),
     /// The hunk's result is already in the file, starting at this line.
-    AlreadyApplied { start: usize, pass: Pass },
+    AlreadyApplied {
+        start: usize,
+        pass: Pass,
+    },
     /// The hunk fits in several places and nothing decides between them.
-    Ambiguous { pass: Pass, starts: Vec<usize> },
+    Ambiguous {
+        pass: Pass,
+        starts: Vec<usize>,
+    },
     /// The hunk fits nowhere; `reason` says what the closest attempt lacked when known.
-    NotFound { reason: Option<String> },
+    NotFound {
+        reason: Option<String>,
+    },
 }
 
 /// Everything about a hunk that locating needs besides the file.
@@ -325,7 +333,11 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
     }
     let mut pool: Vec<usize> = starts.to_vec();
     if q.ordered {
-        let after: Vec<usize> = starts.iter().copied().filter(|&s| s >= q.prev_end).collect();
+        let after: Vec<usize> = starts
+            .iter()
+            .copied()
+            .filter(|&s| s >= q.prev_end)
+            .collect();
         if !q.hunk.anchors.is_empty() {
             if let Some(c) = by_anchor(&after, &anchor_positions(hay, q, Some(q.prev_end))) {
                 return Some((c, DecidedBy::Anchor));
@@ -463,8 +475,10 @@ pub fn insertion_points(
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
     let mut out = Vec::with_capacity(n);
     for (gi, &(prev, next)) in groups.iter().enumerate() {
-        let first_change = gi == 0 && !kinds[..next.unwrap_or(kinds.len())].contains(&LineKind::Remove);
-        let last_change = gi + 1 == n && !kinds[next.unwrap_or(kinds.len())..].contains(&LineKind::Remove);
+        let first_change =
+            gi == 0 && !kinds[..next.unwrap_or(kinds.len())].contains(&LineKind::Remove);
+        let last_change =
+            gi + 1 == n && !kinds[next.unwrap_or(kinds.len())..].contains(&LineKind::Remove);
         let gap_err = |gap: usize| {
             format!(
                 "the file has {gap} line(s) next to where lines are inserted that the hunk does not mention, so where they go is uncertain"
@@ -475,14 +489,18 @@ pub fn insertion_points(
             // context and that end are acceptable only as context the patch dropped.
             (_, None) if hunk.at_eof => {
                 let gap = m(prev).map_or(0, |a| file_len.saturating_sub(a + 1));
-                if gap > 0 && !(sf.lead >= gap && prev.is_some_and(|p| kinds[p] == LineKind::Context)) {
+                if gap > 0
+                    && !(sf.lead >= gap && prev.is_some_and(|p| kinds[p] == LineKind::Context))
+                {
                     return Err(gap_err(gap));
                 }
                 file_len
             }
             (None, _) if hunk.at_bof => {
                 let gap = m(next).unwrap_or(0);
-                if gap > 0 && !(sf.trail >= gap && next.is_some_and(|x| kinds[x] == LineKind::Context)) {
+                if gap > 0
+                    && !(sf.trail >= gap && next.is_some_and(|x| kinds[x] == LineKind::Context))
+                {
                     return Err(gap_err(gap));
                 }
                 0
@@ -553,7 +571,10 @@ fn insertion_point(
         (Some(_), Some(_), Some(a), Some(b)) if b == a + 1 => Ok(b),
         (Some(_), None, Some(a), _) => Ok(a + 1),
         (None, Some(_), _, Some(b)) => Ok(b),
-        (Some(_), Some(_), Some(a), Some(b)) => Err(Gap { after: a, before: b }),
+        (Some(_), Some(_), Some(a), Some(b)) => Err(Gap {
+            after: a,
+            before: b,
+        }),
         // A neighbour that did not match: the place is unknown; an impossible gap says so.
         _ => Err(Gap {
             after: 0,
@@ -587,16 +608,18 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             align(&ok, &keys[..hi], 0, 0, &mut mapping, false);
         }
         return match validate(q.hunk, old, &mapping, hay.len(), false, q.context_width) {
-            Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => Located::Placed(Placement {
-                start,
-                end,
-                mapping,
-                inserts,
-                pass,
-                occurrences: 1,
-                decided_by: DecidedBy::Unique,
-                fuzz: Some(fuzz),
-            }),
+            Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
+                Located::Placed(Placement {
+                    start,
+                    end,
+                    mapping,
+                    inserts,
+                    pass,
+                    occurrences: 1,
+                    decided_by: DecidedBy::Unique,
+                    fuzz: Some(fuzz),
+                })
+            }
             Ok(_) => Located::NotFound { reason: None },
             Err(r) => Located::NotFound { reason: Some(r) },
         };
@@ -625,12 +648,15 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
         let occurrences = hay.find_all(pass, needle);
         const MAX_ANCHORS: usize = 512;
         if occurrences.len() > MAX_ANCHORS {
-            last_reason = Some("the hunk's lines are too common in the file to place it by them".into());
+            last_reason =
+                Some("the hunk's lines are too common in the file to place it by them".into());
             continue;
         }
         let strong_anchor = occurrences.len() == 1
             && old.kinds[anchor_off] == LineKind::Remove
-            && old.texts[anchor_off..anchor_off + anchor_len].iter().any(|t| !is_trivial(t));
+            && old.texts[anchor_off..anchor_off + anchor_len]
+                .iter()
+                .any(|t| !is_trivial(t));
         for a in occurrences {
             let mut mapping: Vec<Option<usize>> = vec![None; n_old];
             for j in 0..anchor_len {
@@ -638,14 +664,35 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             }
             // Left of the anchor.
             let left_lo = a.saturating_sub(anchor_off + slack);
-            align(&ok[..anchor_off], &keys[left_lo..a], 0, left_lo, &mut mapping, true);
+            align(
+                &ok[..anchor_off],
+                &keys[left_lo..a],
+                0,
+                left_lo,
+                &mut mapping,
+                true,
+            );
             // Right of the anchor.
             let r_old = anchor_off + anchor_len;
             let r_file = a + anchor_len;
             let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
-            align(&ok[r_old..], &keys[r_file..r_hi], r_old, r_file, &mut mapping, false);
+            align(
+                &ok[r_old..],
+                &keys[r_file..r_hi],
+                r_old,
+                r_file,
+                &mut mapping,
+                false,
+            );
 
-            match validate(q.hunk, old, &mapping, hay.len(), strong_anchor, q.context_width) {
+            match validate(
+                q.hunk,
+                old,
+                &mapping,
+                hay.len(),
+                strong_anchor,
+                q.context_width,
+            ) {
                 Ok((start, end, inserts, fuzz)) => {
                     if !free(q.taken, start, end) || (q.hunk.at_eof && end != hay.len()) {
                         continue;
@@ -672,7 +719,9 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     }
     let n = placements.len();
     if n == 0 {
-        return Located::NotFound { reason: last_reason };
+        return Located::NotFound {
+            reason: last_reason,
+        };
     }
     let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
     match decide(hay, q, &starts) {
@@ -813,8 +862,16 @@ fn shortfall(hunk: &Hunk, mapping: &[Option<usize>], file_len: usize, width: usi
     let lead = hunk.leading_context();
     let trail = hunk.trailing_context();
     Shortfall {
-        lead: if first > 0 && !hunk.at_bof { width.saturating_sub(lead) } else { 0 },
-        trail: if last + 1 < file_len && !hunk.at_eof { width.saturating_sub(trail) } else { 0 },
+        lead: if first > 0 && !hunk.at_bof {
+            width.saturating_sub(lead)
+        } else {
+            0
+        },
+        trail: if last + 1 < file_len && !hunk.at_eof {
+            width.saturating_sub(trail)
+        } else {
+            0
+        },
     }
 }
 
@@ -867,7 +924,9 @@ fn validate(
             (oi, kinds.len() - oi)
         }
     };
-    let side_ok = |range: std::ops::Range<usize>| range.is_empty() || range.into_iter().any(|i| mapping[i].is_some());
+    let side_ok = |range: std::ops::Range<usize>| {
+        range.is_empty() || range.into_iter().any(|i| mapping[i].is_some())
+    };
     if !side_ok(0..lead) || !side_ok(kinds.len() - trail..kinds.len()) {
         return Err("no context line on one side of the change is in the file".into());
     }
@@ -885,7 +944,12 @@ fn validate(
     let shortfall = shortfall(hunk, mapping, file_len, context_width);
     let inserts = insertion_points(hunk, kinds, mapping, file_len, Some(shortfall))?;
     let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
-    let start = matched.iter().chain(&inserts).copied().min().expect("removed or context lines matched");
+    let start = matched
+        .iter()
+        .chain(&inserts)
+        .copied()
+        .min()
+        .expect("removed or context lines matched");
     let end = matched
         .iter()
         .map(|f| f + 1)

@@ -38,8 +38,17 @@ pub trait ThreeWay {
 /// What a three-way strategy produced for one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MergeResult {
-    Clean { bytes: Vec<u8>, strategy: Strategy, base: Option<Base> },
-    Conflicted { bytes: Vec<u8>, strategy: Strategy, base: Option<Base>, regions: Vec<String> },
+    Clean {
+        bytes: Vec<u8>,
+        strategy: Strategy,
+        base: Option<Base>,
+    },
+    Conflicted {
+        bytes: Vec<u8>,
+        strategy: Strategy,
+        base: Option<Base>,
+        regions: Vec<String>,
+    },
 }
 
 /// Where a three-way base came from.
@@ -187,7 +196,10 @@ impl FilePlan {
     }
 
     pub fn ok(&self) -> bool {
-        matches!(self.status, FileStatus::Applied | FileStatus::AlreadyApplied)
+        matches!(
+            self.status,
+            FileStatus::Applied | FileStatus::AlreadyApplied
+        )
     }
 }
 
@@ -207,7 +219,9 @@ impl Plan {
     }
 
     pub fn any_conflict(&self) -> bool {
-        self.files.iter().any(|f| f.status == FileStatus::Conflicted)
+        self.files
+            .iter()
+            .any(|f| f.status == FileStatus::Conflicted)
     }
 }
 
@@ -309,14 +323,21 @@ fn base_plan(fp: &FilePatch) -> FilePlan {
     }
 }
 
-fn plan_file(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Result<(FilePlan, Writes)> {
+fn plan_file(
+    fp: &FilePatch,
+    vfs: &mut Overlay,
+    opts: &Options,
+) -> std::io::Result<(FilePlan, Writes)> {
     for p in fp.old_path.iter().chain(fp.new_path.iter()) {
         if let Err(why) = paths::check(p) {
             return Ok((refused(fp, why), Vec::new()));
         }
         if vfs.files.escapes(p) {
             return Ok((
-                refused(fp, format!("{p} leads through a symlink out of the work tree")),
+                refused(
+                    fp,
+                    format!("{p} leads through a symlink out of the work tree"),
+                ),
                 Vec::new(),
             ));
         }
@@ -348,7 +369,11 @@ fn new_content(fp: &FilePatch) -> Result<String, String> {
             match l.kind {
                 LineKind::Add => {
                     s.push_str(&l.text);
-                    s.push_str(if fp.patch_eols && l.crlf { "\r\n" } else { "\n" });
+                    s.push_str(if fp.patch_eols && l.crlf {
+                        "\r\n"
+                    } else {
+                        "\n"
+                    });
                 }
                 _ => {
                     return Err(
@@ -397,14 +422,19 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
                 return Ok((
                     refused(
                         fp,
-                        format!("{path} already exists, and the patch creates it with other content"),
+                        format!(
+                            "{path} already exists, and the patch creates it with other content"
+                        ),
                     ),
                     Vec::new(),
                 ));
             }
         }
         Entry::Other(what) => {
-            return Ok((refused(fp, format!("{path} exists as a {what}")), Vec::new()));
+            return Ok((
+                refused(fp, format!("{path} exists as a {what}")),
+                Vec::new(),
+            ));
         }
     }
     Ok((plan, vec![(path, Some(after))]))
@@ -416,7 +446,10 @@ fn plan_delete(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
         Entry::File(f) => f,
         Entry::Missing => {
             return Ok((
-                refused(fp, format!("{path} does not exist, so it cannot be deleted")),
+                refused(
+                    fp,
+                    format!("{path} does not exist, so it cannot be deleted"),
+                ),
                 Vec::new(),
             ))
         }
@@ -433,10 +466,10 @@ fn plan_delete(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
             .collect();
         let same = TextFile::decode(&cur.bytes).is_some_and(|t| {
             t.lines.len() == expected.len()
-                && t.lines
-                    .iter()
-                    .zip(&expected)
-                    .all(|(a, b)| normalize::key(Pass::TrailingWhitespace, a) == normalize::key(Pass::TrailingWhitespace, b))
+                && t.lines.iter().zip(&expected).all(|(a, b)| {
+                    normalize::key(Pass::TrailingWhitespace, a)
+                        == normalize::key(Pass::TrailingWhitespace, b)
+                })
         });
         if !same {
             return Ok((
@@ -451,7 +484,11 @@ fn plan_delete(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
     Ok((base_plan(fp), vec![(path, None)]))
 }
 
-fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Result<(FilePlan, Writes)> {
+fn plan_modify(
+    fp: &FilePatch,
+    vfs: &mut Overlay,
+    opts: &Options,
+) -> std::io::Result<(FilePlan, Writes)> {
     let old = fp.old_path.clone().expect("a modification has an old path");
     let new = fp.new_path.clone().expect("a modification has a new path");
     let renamed = old != new;
@@ -480,7 +517,10 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
         }
         Entry::Other(what) => {
             return Ok((
-                refused(fp, format!("{old} is a {what}; only regular files are patched")),
+                refused(
+                    fp,
+                    format!("{old} is a {what}; only regular files are patched"),
+                ),
                 Vec::new(),
             ))
         }
@@ -490,7 +530,10 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
             Entry::Missing => {}
             _ => {
                 return Ok((
-                    refused(fp, format!("cannot rename {old} to {new}: {new} already exists")),
+                    refused(
+                        fp,
+                        format!("cannot rename {old} to {new}: {new} already exists"),
+                    ),
                     Vec::new(),
                 ))
             }
@@ -524,7 +567,10 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
 
     let Some(text) = TextFile::decode(&cur.bytes) else {
         return Ok((
-            refused(fp, format!("{old} is not UTF-8 text; only text files are patched at text level")),
+            refused(
+                fp,
+                format!("{old} is not UTF-8 text; only text files are patched at text level"),
+            ),
             Vec::new(),
         ));
     };
@@ -539,7 +585,11 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
         if let Some(tw) = opts.three_way {
             if let Some(result) = tw.apply(fp, &cur) {
                 match result {
-                    MergeResult::Clean { bytes, strategy, base } => {
+                    MergeResult::Clean {
+                        bytes,
+                        strategy,
+                        base,
+                    } => {
                         plan.strategy = strategy;
                         plan.base = base;
                         plan.hunks = (1..=fp.hunks.len())
@@ -636,11 +686,9 @@ fn plan_modify(fp: &FilePatch, vfs: &mut Overlay, opts: &Options) -> std::io::Re
             Located::NotFound { reason } => {
                 failed = true;
                 r.status = HunkStatus::NotFound;
-                r.reason = Some(
-                    reason
-                        .clone()
-                        .unwrap_or_else(|| "the hunk's context and removed lines are not in the file".into()),
-                );
+                r.reason = Some(reason.clone().unwrap_or_else(|| {
+                    "the hunk's context and removed lines are not in the file".into()
+                }));
             }
         }
         plan.hunks.push(r);

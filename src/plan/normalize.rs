@@ -140,8 +140,14 @@ mod tests {
     #[test]
     fn keys_loosen_pass_by_pass() {
         assert_ne!(key(Pass::Exact, "a "), key(Pass::Exact, "a"));
-        assert_eq!(key(Pass::TrailingWhitespace, "a "), key(Pass::TrailingWhitespace, "a"));
-        assert_ne!(key(Pass::TrailingWhitespace, "\ta"), key(Pass::TrailingWhitespace, "    a"));
+        assert_eq!(
+            key(Pass::TrailingWhitespace, "a "),
+            key(Pass::TrailingWhitespace, "a")
+        );
+        assert_ne!(
+            key(Pass::TrailingWhitespace, "\ta"),
+            key(Pass::TrailingWhitespace, "    a")
+        );
         assert_eq!(key(Pass::Whitespace, "\ta"), key(Pass::Whitespace, "    a"));
     }
 

@@ -10,14 +10,18 @@ pub fn check(path: &str) -> Result<(), String> {
         return Err(format!("{path:?} contains a NUL byte"));
     }
     if path.starts_with('/') || path.starts_with('\\') || has_drive(path) {
-        return Err(format!("{path} is an absolute path; patches may only name paths inside the work tree"));
+        return Err(format!(
+            "{path} is an absolute path; patches may only name paths inside the work tree"
+        ));
     }
     for comp in path.split(['/', '\\']) {
         if comp == ".." {
             return Err(format!("{path} leaves the work tree through '..'"));
         }
         if comp.eq_ignore_ascii_case(".git") {
-            return Err(format!("{path} is inside .git; patches may not change the repository's own files"));
+            return Err(format!(
+                "{path} is inside .git; patches may not change the repository's own files"
+            ));
         }
     }
     Ok(())
@@ -34,7 +38,15 @@ mod tests {
 
     #[test]
     fn paths_that_leave_the_tree_are_refused() {
-        for p in ["/etc/passwd", "../x", "a/../../x", ".git/config", "a/.GIT/hooks/x", "C:/x", ""] {
+        for p in [
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            ".git/config",
+            "a/.GIT/hooks/x",
+            "C:/x",
+            "",
+        ] {
             assert!(check(p).is_err(), "{p} must be refused");
         }
         for p in ["a", "a/b.rs", "a/..b", ".github/x.yml", "x.git"] {

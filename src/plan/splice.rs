@@ -99,10 +99,7 @@ fn add_groups(hunk: &Hunk) -> Vec<Vec<&Line>> {
                 groups.push(Vec::new());
                 in_group = true;
             }
-            groups
-                .last_mut()
-                .expect("a group was just pushed")
-                .push(l);
+            groups.last_mut().expect("a group was just pushed").push(l);
         } else {
             in_group = false;
         }
@@ -220,7 +217,13 @@ impl IndentMap {
             IndentMap::SpacesToTabs(w) => {
                 let lead = ind.chars().take_while(|c| *c == ' ').count();
                 let tail = &ind[lead..];
-                format!("{}{}{}{}", "\t".repeat(lead / w), " ".repeat(lead % w), tail, rest)
+                format!(
+                    "{}{}{}{}",
+                    "\t".repeat(lead / w),
+                    " ".repeat(lead % w),
+                    tail,
+                    rest
+                )
             }
             IndentMap::TabsToSpaces(w) => {
                 let lead = ind.chars().take_while(|c| *c == '\t').count();

@@ -22,7 +22,10 @@ pub fn render(r: &Report) -> String {
                     HunkStatus::Ambiguous => "ambiguous",
                     _ => "not found",
                 };
-                let at = h.hint.map(|l| format!(" (@@ hint: line {l})")).unwrap_or_default();
+                let at = h
+                    .hint
+                    .map(|l| format!(" (@@ hint: line {l})"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
                     "    hunk {}{at}: {what}: {}",
@@ -68,7 +71,9 @@ fn file_line(out: &mut String, f: &FileReport, check: bool) {
     };
     let counts = format!(" (+{} -{})", f.added, f.removed);
     let how = match f.pass {
-        Some(p) if p != crate::plan::normalize::Pass::Exact => format!("{}:{}", f.strategy.as_str(), p.as_str()),
+        Some(p) if p != crate::plan::normalize::Pass::Exact => {
+            format!("{}:{}", f.strategy.as_str(), p.as_str())
+        }
         _ => f.strategy.as_str().to_string(),
     };
     let mode = f
@@ -89,7 +94,13 @@ fn file_line(out: &mut String, f: &FileReport, check: bool) {
 
 fn total(out: &mut String, r: &Report) {
     let s = &r.summary;
-    let files = |n: usize| if n == 1 { "1 file".to_string() } else { format!("{n} files") };
+    let files = |n: usize| {
+        if n == 1 {
+            "1 file".to_string()
+        } else {
+            format!("{n} files")
+        }
+    };
     let line = match r.status {
         RunStatus::Applied => format!("Applied {} (+{} -{})", files(s.files), s.added, s.removed),
         RunStatus::AlreadyApplied => "Already applied: nothing to do".to_string(),
@@ -112,7 +123,10 @@ fn total(out: &mut String, r: &Report) {
                 .filter(|f| matches!(f.status, FileOutcome::Refused | FileOutcome::Conflicted))
                 .count();
             if r.check {
-                format!("Check failed: {bad} of {} file(s) would not apply", r.files.len())
+                format!(
+                    "Check failed: {bad} of {} file(s) would not apply",
+                    r.files.len()
+                )
             } else {
                 format!(
                     "Refused: nothing was written ({bad} of {} file(s) could not be applied)",

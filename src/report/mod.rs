@@ -7,8 +7,8 @@ pub mod json;
 use serde::Serialize;
 
 use crate::patch::{FileOp, Format, Notice};
-use crate::plan::{Base, FilePlan, FileStatus, HunkResult, Plan, Strategy};
 use crate::plan::normalize::Pass;
+use crate::plan::{Base, FilePlan, FileStatus, HunkResult, Plan, Strategy};
 
 /// The JSON schema version; bumped on any incompatible change.
 pub const SCHEMA: u32 = 1;
@@ -130,7 +130,13 @@ impl Report {
     }
 
     /// The report of a planned run. `written` says whether the plan's changes were written.
-    pub fn from_plan(plan: &Plan, format: Format, status: RunStatus, exit_code: i32, written: bool) -> Report {
+    pub fn from_plan(
+        plan: &Plan,
+        format: Format,
+        status: RunStatus,
+        exit_code: i32,
+        written: bool,
+    ) -> Report {
         let all_or_nothing_failed = matches!(status, RunStatus::Refused);
         let files: Vec<FileReport> = plan
             .files

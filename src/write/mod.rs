@@ -63,7 +63,12 @@ pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
 }
 
 /// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.
-pub fn set_state(root: &Path, path: &str, state: Option<&FileState>, created_dirs: &mut Vec<PathBuf>) -> io::Result<()> {
+pub fn set_state(
+    root: &Path,
+    path: &str,
+    state: Option<&FileState>,
+    created_dirs: &mut Vec<PathBuf>,
+) -> io::Result<()> {
     let abs = root.join(path);
     match state {
         None => {
@@ -107,7 +112,13 @@ fn apply_one(root: &Path, c: &Change, created_dirs: &mut Vec<PathBuf>) -> io::Re
     set_state(root, &c.path, c.after.as_ref(), created_dirs)
 }
 
-fn rollback(root: &Path, done: &[&Change], created_dirs: &[PathBuf], path: &str, source: io::Error) -> WriteError {
+fn rollback(
+    root: &Path,
+    done: &[&Change],
+    created_dirs: &[PathBuf],
+    path: &str,
+    source: io::Error,
+) -> WriteError {
     let mut unrestored = Vec::new();
     let mut scratch = Vec::new();
     for c in done.iter().rev() {
@@ -173,7 +184,10 @@ struct Fault {
 fn test_fault() -> Option<Fault> {
     let get = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
     if let Some(n) = get("GIT_LLM_APPLY_TEST_KILL_AFTER") {
-        return Some(Fault { after_writes: n, kill: true });
+        return Some(Fault {
+            after_writes: n,
+            kill: true,
+        });
     }
     get("GIT_LLM_APPLY_TEST_FAIL_AFTER").map(|n| Fault {
         after_writes: n,

@@ -99,7 +99,8 @@ impl TestRepo {
     pub fn set_exec(&self, p: &str, exec: bool) {
         use std::os::unix::fs::PermissionsExt;
         let mode = if exec { 0o755 } else { 0o644 };
-        std::fs::set_permissions(self.abs(p), std::fs::Permissions::from_mode(mode)).expect("chmod");
+        std::fs::set_permissions(self.abs(p), std::fs::Permissions::from_mode(mode))
+            .expect("chmod");
     }
 
     pub fn git_cmd(&self, args: &[&str]) -> Command {
@@ -128,11 +129,18 @@ impl TestRepo {
     /// Every file below the root except `.git`, with its mode and bytes.
     pub fn tree(&self) -> Tree {
         fn walk(root: &Path, dir: &Path, out: &mut Tree) {
-            let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read_dir").flatten().collect();
+            let mut entries: Vec<_> = std::fs::read_dir(dir)
+                .expect("read_dir")
+                .flatten()
+                .collect();
             entries.sort_by_key(|e| e.file_name());
             for e in entries {
                 let p = e.path();
-                let rel = p.strip_prefix(root).expect("under root").to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(root)
+                    .expect("under root")
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 if rel == ".git" {
                     continue;
                 }
@@ -149,7 +157,11 @@ impl TestRepo {
                         0o100644
                     };
                     let bytes = if meta.file_type().is_symlink() {
-                        std::fs::read_link(&p).expect("link").to_string_lossy().into_owned().into_bytes()
+                        std::fs::read_link(&p)
+                            .expect("link")
+                            .to_string_lossy()
+                            .into_owned()
+                            .into_bytes()
                     } else {
                         std::fs::read(&p).expect("read")
                     };
@@ -191,7 +203,9 @@ impl TestRepo {
     pub fn apply_bytes(&self, args: &[&str], patch: &[u8]) -> Run {
         use std::io::Write;
         let mut c = self.cmd(args);
-        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = c.spawn().expect("spawn binary");
         child
             .stdin

@@ -12,7 +12,10 @@ fn a_hunk_at_its_stated_line_applies_via_exact() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 10))]);
     let (run, v) = r.apply_json(&[], &diff("f.txt", "@@ -4,3 +4,3 @@\n l4\n-l5\n+L5\n l6\n"));
     run.code(0);
-    assert_eq!(r.read_str("f.txt"), numbered("l", 10).replace("l5\n", "L5\n"));
+    assert_eq!(
+        r.read_str("f.txt"),
+        numbered("l", 10).replace("l5\n", "L5\n")
+    );
     assert_eq!(v["files"][0]["strategy"], "exact");
     assert_eq!(v["files"][0]["hunks"][0]["line"], 4);
     assert_eq!(v["files"][0]["hunks"][0]["offset"], 0);
@@ -25,22 +28,40 @@ fn stale_line_numbers_are_hints_and_the_offset_is_reported() {
     run.code(0);
     assert_eq!(
         r.read_str("f.txt"),
-        numbered("l", 100).replace("l61\n", "L61\n").replace("l71\n", "L71\n")
+        numbered("l", 100)
+            .replace("l61\n", "L61\n")
+            .replace("l71\n", "L71\n")
     );
     let h = &v["files"][0]["hunks"];
     assert_eq!(h[0]["offset"], 30);
-    assert_eq!(h[1]["offset"], 30, "the second hunk's hint carries the first one's offset");
+    assert_eq!(
+        h[1]["offset"], 30,
+        "the second hunk's hint carries the first one's offset"
+    );
     assert_eq!(v["files"][0]["strategy"], "text");
 }
 
 #[test]
 fn trailing_whitespace_differences_match_in_the_second_pass() {
     let r = TestRepo::with(&[("f.py", "a = 1   \nb = 2\nc = 3\n")]);
-    let (run, v) = r.apply_json(&[], &diff("f.py", "@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\t\n"));
+    let (run, v) = r.apply_json(
+        &[],
+        &diff(
+            "f.py",
+            "@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\t\n",
+        ),
+    );
     run.code(0);
-    assert_eq!(r.read_str("f.py"), "a = 1   \nb = 20\nc = 3\n", "context keeps the file's own text");
+    assert_eq!(
+        r.read_str("f.py"),
+        "a = 1   \nb = 20\nc = 3\n",
+        "context keeps the file's own text"
+    );
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "trailing-whitespace");
-    assert!(v["files"][0]["warnings"][0].as_str().expect("warning").contains("trailing-whitespace"));
+    assert!(v["files"][0]["warnings"][0]
+        .as_str()
+        .expect("warning")
+        .contains("trailing-whitespace"));
 }
 
 #[test]
@@ -53,7 +74,10 @@ fn indentation_differences_match_and_added_lines_take_the_files_indentation() {
     );
     let (run, v) = r.apply_json(&[], &patch);
     run.code(0);
-    assert_eq!(r.read_str("f.py"), "def f():\n\tif x:\n\t\tlog(x)\n\t\treturn 1\n\treturn 2\n");
+    assert_eq!(
+        r.read_str("f.py"),
+        "def f():\n\tif x:\n\t\tlog(x)\n\t\treturn 1\n\treturn 2\n"
+    );
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "whitespace");
 }
 
@@ -67,16 +91,24 @@ fn typographic_quotes_and_dashes_match_in_the_unicode_pass() {
     );
     let (run, v) = r.apply_json(&[], &patch);
     run.code(0);
-    assert_eq!(r.read_str("f.py"), "msg = \"it's done\"\nx = a + b\ny = 1\n");
+    assert_eq!(
+        r.read_str("f.py"),
+        "msg = \"it's done\"\nx = a + b\ny = 1\n"
+    );
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "unicode");
 }
 
 #[test]
 fn context_that_occurs_twice_without_a_hint_is_refused_as_ambiguous() {
-    let file = text(&["fn a() {", "    x();", "    y();", "}", "fn b() {", "    x();", "    y();", "}"]);
+    let file = text(&[
+        "fn a() {", "    x();", "    y();", "}", "fn b() {", "    x();", "    y();", "}",
+    ]);
     let r = TestRepo::with(&[("f.rs", &file)]);
     let before = r.state();
-    let (run, v) = r.apply_json(&[], &diff("f.rs", "@@ @@\n     x();\n-    y();\n+    z();\n }\n"));
+    let (run, v) = r.apply_json(
+        &[],
+        &diff("f.rs", "@@ @@\n     x();\n-    y();\n+    z();\n }\n"),
+    );
     run.code(1);
     assert_eq!(r.state(), before, "a refusal leaves tree, index and HEAD");
     let h = &v["files"][0]["hunks"][0];
@@ -95,10 +127,17 @@ fn a_hint_midway_between_two_fits_decides_nothing() {
     let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let r = TestRepo::with(&[("f.txt", &file)]);
     let before = r.state();
-    r.apply(&[], &diff("f.txt", "@@ -15,3 +15,3 @@\n dup\n-same\n+changed\n tail\n")).code(1);
+    r.apply(
+        &[],
+        &diff("f.txt", "@@ -15,3 +15,3 @@\n dup\n-same\n+changed\n tail\n"),
+    )
+    .code(1);
     assert_eq!(r.state(), before);
     // A hint right at one copy decides.
-    let (run, v) = r.apply_json(&[], &diff("f.txt", "@@ -25,3 +25,3 @@\n dup\n-same\n+changed\n tail\n"));
+    let (run, v) = r.apply_json(
+        &[],
+        &diff("f.txt", "@@ -25,3 +25,3 @@\n dup\n-same\n+changed\n tail\n"),
+    );
     run.code(0);
     assert_eq!(v["files"][0]["hunks"][0]["decided_by"], "hint");
     assert!(r.read_str("f.txt").contains("l24\ndup\nchanged\ntail\nl28"));
@@ -107,14 +146,40 @@ fn a_hint_midway_between_two_fits_decides_nothing() {
 
 #[test]
 fn the_section_heading_anchors_a_repeated_block() {
-    let file = text(&["def a():", "    x = 1", "    return x", "", "def b():", "    x = 1", "    return x", "", "end()"]);
+    let file = text(&[
+        "def a():",
+        "    x = 1",
+        "    return x",
+        "",
+        "def b():",
+        "    x = 1",
+        "    return x",
+        "",
+        "end()",
+    ]);
     let r = TestRepo::with(&[("f.py", &file)]);
-    let (run, v) = r.apply_json(&[], &diff("f.py", "@@ @@ def b():\n     x = 1\n-    return x\n+    return x + 1\n \n"));
+    let (run, v) = r.apply_json(
+        &[],
+        &diff(
+            "f.py",
+            "@@ @@ def b():\n     x = 1\n-    return x\n+    return x + 1\n \n",
+        ),
+    );
     run.code(0);
     assert_eq!(v["files"][0]["hunks"][0]["decided_by"], "anchor");
     assert_eq!(
         r.read_str("f.py"),
-        text(&["def a():", "    x = 1", "    return x", "", "def b():", "    x = 1", "    return x + 1", "", "end()"])
+        text(&[
+            "def a():",
+            "    x = 1",
+            "    return x",
+            "",
+            "def b():",
+            "    x = 1",
+            "    return x + 1",
+            "",
+            "end()"
+        ])
     );
 }
 
@@ -122,9 +187,15 @@ fn the_section_heading_anchors_a_repeated_block() {
 fn a_dropped_context_line_is_recovered_by_the_fuzzy_pass_and_reported() {
     let file = text(&["a", "b", "// a comment", "c", "old", "d", "e", "f"]);
     let r = TestRepo::with(&[("f.c", &file)]);
-    let (run, v) = r.apply_json(&[], &diff("f.c", "@@ -2,6 +2,6 @@\n b\n c\n-old\n+new\n d\n e\n"));
+    let (run, v) = r.apply_json(
+        &[],
+        &diff("f.c", "@@ -2,6 +2,6 @@\n b\n c\n-old\n+new\n d\n e\n"),
+    );
     run.code(0);
-    assert_eq!(r.read_str("f.c"), text(&["a", "b", "// a comment", "c", "new", "d", "e", "f"]));
+    assert_eq!(
+        r.read_str("f.c"),
+        text(&["a", "b", "// a comment", "c", "new", "d", "e", "f"])
+    );
     let h = &v["files"][0]["hunks"][0];
     assert_eq!(h["pass"], "fuzzy");
     assert_eq!(h["fuzz"]["extra_file_lines"], 1);
@@ -132,22 +203,56 @@ fn a_dropped_context_line_is_recovered_by_the_fuzzy_pass_and_reported() {
 
 #[test]
 fn drifted_context_is_kept_as_the_file_has_it() {
-    let file = text(&["alpha", "beta()", "gamma", "target_line", "delta", "epsilon()", "zeta"]);
+    let file = text(&[
+        "alpha",
+        "beta()",
+        "gamma",
+        "target_line",
+        "delta",
+        "epsilon()",
+        "zeta",
+    ]);
     let r = TestRepo::with(&[("f.txt", &file)]);
     let patch = diff("f.txt", "@@ -1,7 +1,7 @@\n alpha\n beta(old_args)\n gamma\n-target_line\n+replaced_line\n delta\n epsilon()\n zeta\n");
     let (run, v) = r.apply_json(&[], &patch);
     run.code(0);
-    assert_eq!(r.read_str("f.txt"), text(&["alpha", "beta()", "gamma", "replaced_line", "delta", "epsilon()", "zeta"]));
+    assert_eq!(
+        r.read_str("f.txt"),
+        text(&[
+            "alpha",
+            "beta()",
+            "gamma",
+            "replaced_line",
+            "delta",
+            "epsilon()",
+            "zeta"
+        ])
+    );
     assert_eq!(v["files"][0]["hunks"][0]["fuzz"]["context_mismatched"], 1);
 }
 
 #[test]
 fn an_insertion_whose_neighbours_are_no_longer_adjacent_is_refused() {
     // The file gained a line exactly where the patch inserts: before or after it? Unknown.
-    let file = text(&["one", "two", "three", "NEW NEIGHBOUR", "four", "five", "six"]);
+    let file = text(&[
+        "one",
+        "two",
+        "three",
+        "NEW NEIGHBOUR",
+        "four",
+        "five",
+        "six",
+    ]);
     let r = TestRepo::with(&[("f.txt", &file)]);
     let before = r.state();
-    r.apply(&[], &diff("f.txt", "@@ -1,6 +1,7 @@\n one\n two\n three\n+inserted\n four\n five\n six\n")).code(1);
+    r.apply(
+        &[],
+        &diff(
+            "f.txt",
+            "@@ -1,6 +1,7 @@\n one\n two\n three\n+inserted\n four\n five\n six\n",
+        ),
+    )
+    .code(1);
     assert_eq!(r.state(), before);
 }
 
@@ -155,7 +260,10 @@ fn an_insertion_whose_neighbours_are_no_longer_adjacent_is_refused() {
 fn removed_lines_that_are_not_in_the_file_are_never_guessed() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 20))]);
     let before = r.state();
-    let (run, v) = r.apply_json(&[], &diff("f.txt", "@@ -5,3 +5,3 @@\n l5\n-something else\n+x\n l7\n"));
+    let (run, v) = r.apply_json(
+        &[],
+        &diff("f.txt", "@@ -5,3 +5,3 @@\n l5\n-something else\n+x\n l7\n"),
+    );
     run.code(1);
     assert_eq!(r.state(), before);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "not-found");
@@ -189,7 +297,8 @@ fn a_hunk_without_trailing_context_must_end_at_the_end_of_the_file() {
     // git's rule: leading context only pins the hunk to the end of the file.
     let r = TestRepo::with(&[("f.txt", "a\nb\nextra\n")]);
     let before = r.state();
-    r.apply(&[], &diff("f.txt", "@@ -1,2 +1,3 @@\n a\n b\n+c\n")).code(1);
+    r.apply(&[], &diff("f.txt", "@@ -1,2 +1,3 @@\n a\n b\n+c\n"))
+        .code(1);
     assert_eq!(r.state(), before);
 }
 
@@ -197,22 +306,48 @@ fn a_hunk_without_trailing_context_must_end_at_the_end_of_the_file() {
 fn one_bad_hunk_refuses_the_whole_file_and_names_the_hunk() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 20))]);
     let before = r.state();
-    let run = r.apply(&[], &diff("f.txt", "@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n@@ -10,3 +10,3 @@\n l10\n-nope\n+x\n l12\n"));
-    run.code(1).out_contains("hunk 2 (@@ hint: line 10): not found");
+    let run = r.apply(
+        &[],
+        &diff(
+            "f.txt",
+            "@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n@@ -10,3 +10,3 @@\n l10\n-nope\n+x\n l12\n",
+        ),
+    );
+    run.code(1)
+        .out_contains("hunk 2 (@@ hint: line 10): not found");
     assert_eq!(r.state(), before);
 }
 
 #[test]
 fn hunks_given_out_of_order_still_apply() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 30))]);
-    r.apply(&[], &diff("f.txt", "@@ -20,3 +20,3 @@\n l20\n-l21\n+L21\n l22\n@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n")).code(0);
-    assert_eq!(r.read_str("f.txt"), numbered("l", 30).replace("l21\n", "L21\n").replace("l3\n", "L3\n"));
+    r.apply(
+        &[],
+        &diff(
+            "f.txt",
+            "@@ -20,3 +20,3 @@\n l20\n-l21\n+L21\n l22\n@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n",
+        ),
+    )
+    .code(0);
+    assert_eq!(
+        r.read_str("f.txt"),
+        numbered("l", 30)
+            .replace("l21\n", "L21\n")
+            .replace("l3\n", "L3\n")
+    );
 }
 
 #[test]
 fn two_hunks_claiming_the_same_lines_are_refused() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 10))]);
     let before = r.state();
-    r.apply(&[], &diff("f.txt", "@@ -2,3 +2,3 @@\n l2\n-l3\n+A\n l4\n@@ -2,3 +2,3 @@\n l2\n-l3\n+B\n l4\n")).code(1);
+    r.apply(
+        &[],
+        &diff(
+            "f.txt",
+            "@@ -2,3 +2,3 @@\n l2\n-l3\n+A\n l4\n@@ -2,3 +2,3 @@\n l2\n-l3\n+B\n l4\n",
+        ),
+    )
+    .code(1);
     assert_eq!(r.state(), before);
 }

@@ -7,7 +7,9 @@ use crate::common::{numbered, text, TestRepo};
 fn a_new_file_is_created_with_its_parent_directories() {
     let r = TestRepo::with(&[("README", "x\n")]);
     let patch = "diff --git a/deep/er/new.txt b/deep/er/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/deep/er/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
-    r.apply(&[], patch).code(0).out_contains("A deep/er/new.txt (+2 -0)");
+    r.apply(&[], patch)
+        .code(0)
+        .out_contains("A deep/er/new.txt (+2 -0)");
     assert_eq!(r.read_str("deep/er/new.txt"), "hello\nworld\n");
 }
 
@@ -23,14 +25,24 @@ fn a_new_executable_file_gets_its_mode() {
 fn creating_a_file_that_exists_with_other_content_is_refused() {
     let r = TestRepo::with(&[("new.txt", "mine\n")]);
     let before = r.state();
-    r.apply(&[], "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+theirs\n").code(1).out_contains("already exists");
+    r.apply(
+        &[],
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+theirs\n",
+    )
+    .code(1)
+    .out_contains("already exists");
     assert_eq!(r.state(), before);
 }
 
 #[test]
 fn creating_a_file_that_exists_with_the_same_content_is_already_applied() {
     let r = TestRepo::with(&[("new.txt", "theirs\n")]);
-    r.apply(&[], "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+theirs\n").code(0).out_contains("already applied");
+    r.apply(
+        &[],
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+theirs\n",
+    )
+    .code(0)
+    .out_contains("already applied");
 }
 
 #[test]
@@ -47,7 +59,9 @@ fn a_deletion_removes_the_file_and_its_empty_directory() {
 fn deleting_a_file_whose_content_differs_is_refused() {
     let r = TestRepo::with(&[("x.txt", "a\nchanged\n")]);
     let before = r.state();
-    r.apply(&[], "--- a/x.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n").code(1).out_contains("differs");
+    r.apply(&[], "--- a/x.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n")
+        .code(1)
+        .out_contains("differs");
     assert_eq!(r.state(), before);
 }
 
@@ -55,7 +69,9 @@ fn deleting_a_file_whose_content_differs_is_refused() {
 fn deleting_a_missing_file_is_refused() {
     let r = TestRepo::with(&[("a.txt", "a\n")]);
     let before = r.state();
-    r.apply(&[], "--- a/nope.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n").code(1).out_contains("does not exist");
+    r.apply(&[], "--- a/nope.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n")
+        .code(1)
+        .out_contains("does not exist");
     assert_eq!(r.state(), before);
 }
 
@@ -63,18 +79,27 @@ fn deleting_a_missing_file_is_refused() {
 fn a_rename_with_changes_moves_and_patches() {
     let r = TestRepo::with(&[("old/name.txt", &numbered("l", 5))]);
     let patch = "diff --git a/old/name.txt b/new/name.txt\nsimilarity index 80%\nrename from old/name.txt\nrename to new/name.txt\n--- a/old/name.txt\n+++ b/new/name.txt\n@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n";
-    r.apply(&[], patch).code(0).out_contains("R old/name.txt -> new/name.txt");
+    r.apply(&[], patch)
+        .code(0)
+        .out_contains("R old/name.txt -> new/name.txt");
     assert!(!r.exists("old/name.txt"));
-    assert_eq!(r.read_str("new/name.txt"), numbered("l", 5).replace("l3\n", "L3\n"));
+    assert_eq!(
+        r.read_str("new/name.txt"),
+        numbered("l", 5).replace("l3\n", "L3\n")
+    );
 }
 
 #[test]
 fn a_pure_rename_keeps_bytes_and_mode() {
     let r = TestRepo::with(&[("a.sh", "#!/bin/sh\r\necho\r\n")]);
     r.set_exec("a.sh", true);
-    let patch = "diff --git a/a.sh b/b.sh\nsimilarity index 100%\nrename from a.sh\nrename to b.sh\n";
+    let patch =
+        "diff --git a/a.sh b/b.sh\nsimilarity index 100%\nrename from a.sh\nrename to b.sh\n";
     r.apply(&[], patch).code(0);
-    assert_eq!(r.tree()["b.sh"], (0o100755, b"#!/bin/sh\r\necho\r\n".to_vec()));
+    assert_eq!(
+        r.tree()["b.sh"],
+        (0o100755, b"#!/bin/sh\r\necho\r\n".to_vec())
+    );
     assert!(!r.exists("a.sh"));
 }
 
@@ -82,14 +107,22 @@ fn a_pure_rename_keeps_bytes_and_mode() {
 fn renaming_onto_an_existing_file_is_refused() {
     let r = TestRepo::with(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     let before = r.state();
-    r.apply(&[], "diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n").code(1);
+    r.apply(
+        &[],
+        "diff --git a/a.txt b/b.txt\nrename from a.txt\nrename to b.txt\n",
+    )
+    .code(1);
     assert_eq!(r.state(), before);
 }
 
 #[test]
 fn a_mode_change_alone_and_with_content() {
     let r = TestRepo::with(&[("s.sh", "echo a\n")]);
-    r.apply(&[], "diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n").code(0);
+    r.apply(
+        &[],
+        "diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n",
+    )
+    .code(0);
     assert_eq!(r.tree()["s.sh"], (0o100755, b"echo a\n".to_vec()));
     let patch = "diff --git a/s.sh b/s.sh\nold mode 100755\nnew mode 100644\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-echo a\n+echo b\n";
     r.apply(&[], patch).code(0);
@@ -99,7 +132,11 @@ fn a_mode_change_alone_and_with_content() {
 #[test]
 fn crlf_files_stay_crlf_when_the_patch_is_lf() {
     let r = TestRepo::with(&[("w.txt", "a\r\nb\r\nc\r\n")]);
-    r.apply(&[], "--- a/w.txt\n+++ b/w.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n").code(0);
+    r.apply(
+        &[],
+        "--- a/w.txt\n+++ b/w.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n",
+    )
+    .code(0);
     assert_eq!(r.read("w.txt"), b"a\r\nB\r\nB2\r\nc\r\n");
 }
 
@@ -107,24 +144,44 @@ fn crlf_files_stay_crlf_when_the_patch_is_lf() {
 fn a_git_diff_of_a_crlf_file_keeps_its_own_endings() {
     // git diff shows CRLF lines with their CR; the headers have none.
     let r = TestRepo::with(&[("m.txt", "a\nb\r\nc\n")]);
-    r.apply(&[], "--- a/m.txt\n+++ b/m.txt\n@@ -1,3 +1,3 @@\n a\n-b\r\n+B\r\n c\n").code(0);
+    r.apply(
+        &[],
+        "--- a/m.txt\n+++ b/m.txt\n@@ -1,3 +1,3 @@\n a\n-b\r\n+B\r\n c\n",
+    )
+    .code(0);
     assert_eq!(r.read("m.txt"), b"a\nB\r\nc\n");
 }
 
 #[test]
 fn a_leading_bom_stays() {
     let r = TestRepo::with(&[("b.txt", "\u{feff}first\nsecond\n")]);
-    r.apply(&[], "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n first\n-second\n+SECOND\n").code(0);
+    r.apply(
+        &[],
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n first\n-second\n+SECOND\n",
+    )
+    .code(0);
     assert_eq!(r.read_str("b.txt"), "\u{feff}first\nSECOND\n");
 }
 
 #[test]
 fn a_missing_final_newline_stays_missing() {
     let r = TestRepo::with(&[("n.txt", "a\nb\nc")]);
-    r.apply(&[], "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,4 @@\n a\n b\n c\n+d\n").code(0);
-    assert_eq!(r.read_str("n.txt"), "a\nb\nc\nd", "appending keeps the file's no-newline end");
+    r.apply(
+        &[],
+        "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,4 @@\n a\n b\n c\n+d\n",
+    )
+    .code(0);
+    assert_eq!(
+        r.read_str("n.txt"),
+        "a\nb\nc\nd",
+        "appending keeps the file's no-newline end"
+    );
     let r = TestRepo::with(&[("n.txt", "a\nb\nc")]);
-    r.apply(&[], "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n").code(0);
+    r.apply(
+        &[],
+        "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+    )
+    .code(0);
     assert_eq!(r.read_str("n.txt"), "a\nB\nc");
 }
 
@@ -159,15 +216,32 @@ fn a_write_failure_midway_restores_every_file_already_written() {
     let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n--- /dev/null\n+++ b/d/new.txt\n@@ -0,0 +1 @@\n+new\n";
     let mut cmd = r.cmd(&[]);
     cmd.env("GIT_LLM_APPLY_TEST_FAIL_AFTER", "2");
-    let out = assert_cmd::Command::from_std(cmd).write_stdin(patch).output().expect("run");
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
-    assert_eq!(r.state(), before, "the deletion and the first write were rolled back");
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin(patch)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        r.state(),
+        before,
+        "the deletion and the first write were rolled back"
+    );
     assert!(!r.exists("d"));
 }
 
 #[test]
 fn paths_outside_the_work_tree_are_refused_before_anything_is_written() {
-    for target in ["../escape.txt", "/tmp/abs-escape.txt", ".git/config", "sub/../../x"] {
+    for target in [
+        "../escape.txt",
+        "/tmp/abs-escape.txt",
+        ".git/config",
+        "sub/../../x",
+    ] {
         let r = TestRepo::with(&[("a.txt", "a\n")]);
         let before = r.state();
         let patch = format!(
@@ -186,16 +260,28 @@ fn writing_through_a_symlink_that_leaves_the_tree_is_refused() {
     let r = TestRepo::with(&[("a.txt", "a\n")]);
     std::os::unix::fs::symlink(outside.path(), r.abs("link")).expect("symlink");
     let before = r.state();
-    r.apply(&[], "--- a/link/t.txt\n+++ b/link/t.txt\n@@ -1 +1 @@\n-a\n+b\n").code(1).out_contains("symlink");
+    r.apply(
+        &[],
+        "--- a/link/t.txt\n+++ b/link/t.txt\n@@ -1 +1 @@\n-a\n+b\n",
+    )
+    .code(1)
+    .out_contains("symlink");
     assert_eq!(r.state(), before);
-    assert_eq!(std::fs::read_to_string(outside.path().join("t.txt")).expect("read"), "a\n");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("t.txt")).expect("read"),
+        "a\n"
+    );
 }
 
 #[test]
 fn untracked_files_can_be_patched() {
     let r = TestRepo::with(&[("a.txt", "a\n")]);
     r.write("untracked.txt", text(&["x", "y"]).as_bytes());
-    r.apply(&[], "--- a/untracked.txt\n+++ b/untracked.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n").code(0);
+    r.apply(
+        &[],
+        "--- a/untracked.txt\n+++ b/untracked.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n",
+    )
+    .code(0);
     assert_eq!(r.read_str("untracked.txt"), "x\nz\n");
 }
 
@@ -204,7 +290,8 @@ fn the_index_and_head_are_never_touched_by_an_apply() {
     let r = TestRepo::with(&[("a.txt", "a\n")]);
     let index = r.state().index;
     let head = r.state().head;
-    r.apply(&[], "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n").code(0);
+    r.apply(&[], "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n")
+        .code(0);
     assert_eq!(r.state().index, index);
     assert_eq!(r.state().head, head);
 }

@@ -42,7 +42,10 @@ fn several_patch_files_apply_as_one_all_or_nothing() {
     std::fs::write(&p1, "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n").expect("write");
     std::fs::write(&p2, "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-nope\n+B\n").expect("write");
     let before = r.state();
-    let out = r.cmd(&[p1.to_str().expect("p1"), p2.to_str().expect("p2")]).output().expect("run");
+    let out = r
+        .cmd(&[p1.to_str().expect("p1"), p2.to_str().expect("p2")])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(r.state(), before);
 }
@@ -73,7 +76,10 @@ fn dash_c_runs_in_another_directory() {
     let elsewhere = tempfile::tempdir().expect("tmp");
     let mut cmd = r.cmd(&["-C", r.path().to_str().expect("utf-8")]);
     cmd.current_dir(elsewhere.path());
-    let out = assert_cmd::Command::from_std(cmd).write_stdin(PATCH).output().expect("run");
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin(PATCH)
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(r.read_str("f.txt"), expected());
 }
@@ -83,7 +89,10 @@ fn paths_are_relative_to_the_top_level_from_a_subdirectory() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 6)), ("sub/keep", "")]);
     let mut cmd = r.cmd(&[]);
     cmd.current_dir(r.abs("sub"));
-    let out = assert_cmd::Command::from_std(cmd).write_stdin(PATCH).output().expect("run");
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin(PATCH)
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(r.read_str("f.txt"), expected());
 }
@@ -99,11 +108,17 @@ fn outside_a_repository_it_still_applies_and_says_so() {
     let dir = tempfile::tempdir().expect("tmp");
     std::fs::write(dir.path().join("f.txt"), numbered("l", 6)).expect("write");
     let mut cmd = assert_cmd::Command::cargo_bin("git-llm-apply").expect("bin");
-    cmd.current_dir(dir.path()).env("GIT_CEILING_DIRECTORIES", dir.path().parent().expect("parent"));
+    cmd.current_dir(dir.path()).env(
+        "GIT_CEILING_DIRECTORIES",
+        dir.path().parent().expect("parent"),
+    );
     let out = cmd.write_stdin(PATCH).output().expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("not inside a git repository"));
-    assert_eq!(std::fs::read_to_string(dir.path().join("f.txt")).expect("read"), expected());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).expect("read"),
+        expected()
+    );
 }
 
 #[test]
@@ -139,7 +154,10 @@ fn human_report_has_one_line_per_file_and_a_total() {
     let r = repo();
     let run = r.apply(&[], PATCH);
     run.code(0);
-    assert_eq!(run.stdout, "M f.txt (+1 -1) via exact\nApplied 1 file (+1 -1)\n");
+    assert_eq!(
+        run.stdout,
+        "M f.txt (+1 -1) via exact\nApplied 1 file (+1 -1)\n"
+    );
 }
 
 #[test]

@@ -4,7 +4,10 @@
 use crate::common::{text, TestRepo};
 
 fn base() -> TestRepo {
-    TestRepo::with(&[("src/lib.rs", &text(&["one", "two", "three", "four", "five", "six", "seven"]))])
+    TestRepo::with(&[(
+        "src/lib.rs",
+        &text(&["one", "two", "three", "four", "five", "six", "seven"]),
+    )])
 }
 
 const EXPECTED: &str = "one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n";
@@ -20,7 +23,9 @@ fn git_diff_with_index_line_applies() {
         "diff --git a/src/lib.rs b/src/lib.rs\nindex 1234567..89abcde 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n{}",
         body()
     );
-    r.apply(&[], &patch).code(0).out_contains("M src/lib.rs (+1 -1) via exact");
+    r.apply(&[], &patch)
+        .code(0)
+        .out_contains("M src/lib.rs (+1 -1) via exact");
     assert_eq!(r.read_str("src/lib.rs"), EXPECTED);
 }
 
@@ -48,7 +53,8 @@ fn a_real_directory_named_like_a_prefix_is_kept() {
     // `--- a/x` where the repository really has a directory `a/`: with both a/ and b/
     // prefixes git's -p1 rule applies; without b/ the existing path wins.
     let r = TestRepo::with(&[("a/f.txt", "x\n")]);
-    r.apply(&[], "--- a/f.txt\n+++ a/f.txt\n@@ -1 +1 @@\n-x\n+y\n").code(0);
+    r.apply(&[], "--- a/f.txt\n+++ a/f.txt\n@@ -1 +1 @@\n-x\n+y\n")
+        .code(0);
     assert_eq!(r.read_str("a/f.txt"), "y\n");
 }
 
@@ -59,7 +65,11 @@ fn a_missing_leading_directory_is_stripped_with_a_notice() {
     let (run, v) = r.apply_json(&[], &patch);
     run.code(0);
     assert_eq!(r.read_str("src/lib.rs"), EXPECTED);
-    assert!(v["notices"].as_array().expect("notices").iter().any(|n| n["kind"] == "prefix-stripped"));
+    assert!(v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .any(|n| n["kind"] == "prefix-stripped"));
 }
 
 #[test]
@@ -85,7 +95,11 @@ fn wrong_hunk_counts_are_recomputed_with_a_notice() {
     let (run, v) = r.apply_json(&[], patch);
     run.code(0);
     assert_eq!(r.read_str("src/lib.rs"), EXPECTED);
-    assert!(v["notices"].as_array().expect("notices").iter().any(|n| n["kind"] == "counts-recomputed"));
+    assert!(v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .any(|n| n["kind"] == "counts-recomputed"));
 }
 
 #[test]
@@ -108,7 +122,12 @@ fn a_diff_in_a_markdown_fence_with_prose_applies_with_notices() {
     let (run, v) = r.apply_json(&[], &patch);
     run.code(0);
     assert_eq!(r.read_str("src/lib.rs"), EXPECTED);
-    let kinds: Vec<&str> = v["notices"].as_array().expect("notices").iter().map(|n| n["kind"].as_str().expect("kind")).collect();
+    let kinds: Vec<&str> = v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .map(|n| n["kind"].as_str().expect("kind"))
+        .collect();
     assert!(kinds.contains(&"fence-stripped"), "{kinds:?}");
     assert!(kinds.contains(&"prose-ignored"), "{kinds:?}");
 }
@@ -120,27 +139,57 @@ fn crlf_patch_text_applies_to_an_lf_file() {
     let (run, v) = r.apply_json(&[], &patch);
     run.code(0);
     assert_eq!(r.read_str("src/lib.rs"), EXPECTED);
-    assert!(v["notices"].as_array().expect("notices").iter().any(|n| n["kind"] == "crlf-patch"));
+    assert!(v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .any(|n| n["kind"] == "crlf-patch"));
 }
 
 #[test]
 fn blank_context_lines_without_their_space_are_repaired() {
-    let r = TestRepo::with(&[("f.py", "def a():\n    pass\n\ndef b():\n    return 1\n\ndef c():\n    pass\n")]);
+    let r = TestRepo::with(&[(
+        "f.py",
+        "def a():\n    pass\n\ndef b():\n    return 1\n\ndef c():\n    pass\n",
+    )]);
     let patch = "--- a/f.py\n+++ b/f.py\n@@ -3,5 +3,5 @@\n\n def b():\n-    return 1\n+    return 2\n\n def c():\n";
     let (run, v) = r.apply_json(&[], patch);
     run.code(0);
-    assert_eq!(r.read_str("f.py"), "def a():\n    pass\n\ndef b():\n    return 2\n\ndef c():\n    pass\n");
-    assert!(v["notices"].as_array().expect("notices").iter().any(|n| n["kind"] == "blank-context-repaired"));
+    assert_eq!(
+        r.read_str("f.py"),
+        "def a():\n    pass\n\ndef b():\n    return 2\n\ndef c():\n    pass\n"
+    );
+    assert!(v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .any(|n| n["kind"] == "blank-context-repaired"));
 }
 
 #[test]
 fn no_newline_markers_are_honoured() {
     let r = TestRepo::with(&[("f.txt", "a\nb")]);
-    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n").code(0);
-    assert_eq!(r.read_str("f.txt"), "a\nc\n", "the patch adds the final newline");
+    r.apply(
+        &[],
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n",
+    )
+    .code(0);
+    assert_eq!(
+        r.read_str("f.txt"),
+        "a\nc\n",
+        "the patch adds the final newline"
+    );
     let r = TestRepo::with(&[("f.txt", "a\nb\n")]);
-    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n").code(0);
-    assert_eq!(r.read_str("f.txt"), "a\nc", "the patch removes the final newline");
+    r.apply(
+        &[],
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n",
+    )
+    .code(0);
+    assert_eq!(
+        r.read_str("f.txt"),
+        "a\nc",
+        "the patch removes the final newline"
+    );
 }
 
 #[test]
@@ -162,7 +211,11 @@ fn a_hunk_before_any_file_header_is_bad_input() {
     let before = r.state();
     let run = r.apply(&[], "@@ -1 +1 @@\n-one\n+ONE\n");
     run.code(2);
-    assert!(run.stderr.contains("before any file header"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("before any file header"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(r.state(), before);
 }
 
@@ -170,7 +223,11 @@ fn a_hunk_before_any_file_header_is_bad_input() {
 fn invalid_mode_is_bad_input() {
     let r = base();
     let before = r.state();
-    r.apply(&[], "diff --git a/src/lib.rs b/src/lib.rs\nold mode 100644\nnew mode 10x755\n").code(2);
+    r.apply(
+        &[],
+        "diff --git a/src/lib.rs b/src/lib.rs\nold mode 100644\nnew mode 10x755\n",
+    )
+    .code(2);
     assert_eq!(r.state(), before);
 }
 
@@ -178,7 +235,10 @@ fn invalid_mode_is_bad_input() {
 fn non_utf8_patch_is_bad_input() {
     let r = base();
     let before = r.state();
-    let run = r.apply_bytes(&[], b"--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-one\n+\xff\n");
+    let run = r.apply_bytes(
+        &[],
+        b"--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-one\n+\xff\n",
+    );
     run.code(2);
     assert!(run.stderr.contains("not UTF-8"), "{}", run.stderr);
     assert_eq!(r.state(), before);
