@@ -96,13 +96,22 @@ fn apply(
             }
         }
     }
-    let mut patch = combined.expect("at least one input was read");
-    if revert {
-        patch = patch.reversed();
-    }
+    let original = combined.expect("at least one input was read");
+    let mut patch = if revert {
+        original.reversed()
+    } else {
+        original.clone()
+    };
     patch.notices.extend(extra_notices);
 
-    let opts = plan::Options::default();
+    let git3 = repo.as_ref().map(|repo| plan::three_way::GitThreeWay {
+        repo,
+        originals: &original.files,
+        reverse: revert,
+    });
+    let opts = plan::Options {
+        three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
+    };
     let plan = plan::plan(&patch, &wt, &opts)
         .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
     Ok(decide_and_write(

@@ -32,7 +32,8 @@ pub struct Options<'a> {
 /// A three-way engine for one file: given the file patch and the file's current state,
 /// produce the merged result, or say it cannot help (blob missing…) so text passes run.
 pub trait ThreeWay {
-    fn apply(&self, fp: &FilePatch, current: &FileState) -> Option<MergeResult>;
+    /// `index` is the file's position in the patch; `fp` its (possibly reversed) change.
+    fn apply(&self, index: usize, fp: &FilePatch, current: &FileState) -> Option<MergeResult>;
 }
 
 /// What a three-way strategy produced for one file.
@@ -233,8 +234,8 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
         originals: Vec::new(),
     };
     let mut out = Vec::new();
-    for fp in &patch.files {
-        let (file_plan, writes) = plan_file(fp, &mut vfs, opts)?;
+    for (index, fp) in patch.files.iter().enumerate() {
+        let (file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
         if file_plan.ok() || file_plan.status == FileStatus::Conflicted {
             for (path, after) in writes {
                 vfs.set(&path, after)?;
@@ -324,6 +325,7 @@ fn base_plan(fp: &FilePatch) -> FilePlan {
 }
 
 fn plan_file(
+    index: usize,
     fp: &FilePatch,
     vfs: &mut Overlay,
     opts: &Options,
@@ -354,7 +356,7 @@ fn plan_file(
     match fp.op() {
         FileOp::Create => plan_create(fp, vfs),
         FileOp::Delete => plan_delete(fp, vfs),
-        FileOp::Modify | FileOp::Rename | FileOp::Copy => plan_modify(fp, vfs, opts),
+        FileOp::Modify | FileOp::Rename | FileOp::Copy => plan_modify(index, fp, vfs, opts),
     }
 }
 
@@ -485,6 +487,7 @@ fn plan_delete(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
 }
 
 fn plan_modify(
+    index: usize,
     fp: &FilePatch,
     vfs: &mut Overlay,
     opts: &Options,
@@ -581,9 +584,11 @@ fn plan_modify(
         _ => false,
     });
 
-    if !exact_everywhere {
+    // A three-way engine reads the work tree, so only for paths this plan has not changed.
+    let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
+    if !exact_everywhere && untouched {
         if let Some(tw) = opts.three_way {
-            if let Some(result) = tw.apply(fp, &cur) {
+            if let Some(result) = tw.apply(index, fp, &cur) {
                 match result {
                     MergeResult::Clean {
                         bytes,

@@ -537,3 +537,76 @@ fn verdict(c: &Classification, exit_code: Option<i32>) -> Status {
     }
     Status::Failed { failures }
 }
+
+/// Strategy 2 for the planner: a file whose patch names a preimage blob that the object store
+/// has is merged by `git apply --3way` in a scratch tree. Anything else (no `index` line,
+/// missing blob, git refusing outright) returns `None`, so the text passes run.
+pub struct GitThreeWay<'a> {
+    pub repo: &'a Repo,
+    /// The patch as parsed, before any reversal: its `raw` text is what git reads.
+    pub originals: &'a [FilePatch],
+    pub reverse: bool,
+}
+
+impl crate::plan::ThreeWay for GitThreeWay<'_> {
+    fn apply(&self, index: usize, fp: &FilePatch, _current: &FileState) -> Option<crate::plan::MergeResult> {
+        use crate::plan::{Base, MergeResult, Strategy};
+        let orig = self.originals.get(index)?;
+        let ids = orig.index.as_ref()?;
+        let pre = if self.reverse { &ids.new } else { &ids.old };
+        if orig.raw.trim().is_empty() || orig.binary || !blob_present(self.repo, pre) {
+            return None;
+        }
+        let out = apply(
+            self.repo,
+            &[orig],
+            Options {
+                check: false,
+                reverse: self.reverse,
+            },
+        )
+        .ok()?;
+        let target = fp.new_path.as_deref()?;
+        let result = out.paths.iter().find(|p| p.path == target)?;
+        let bytes = result.after.as_ref()?.bytes.clone();
+        let base = Some(Base {
+            kind: "blob".into(),
+            id: pre.clone(),
+            path: fp.old_path.clone().unwrap_or_else(|| target.to_string()),
+        });
+        match out.status {
+            Status::Clean => Some(MergeResult::Clean {
+                bytes,
+                strategy: Strategy::ThreeWay,
+                base,
+            }),
+            Status::Conflicted { .. } if result.conflicted => {
+                let regions = conflict_regions(&bytes);
+                Some(MergeResult::Conflicted {
+                    bytes,
+                    strategy: Strategy::ThreeWay,
+                    base,
+                    regions,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// "lines A-B" for each conflict-marker block in merged text.
+pub fn conflict_regions(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("<<<<<<< ") || line == "<<<<<<<" {
+            start = Some(i + 1);
+        } else if line.starts_with(">>>>>>> ") || line == ">>>>>>>" {
+            if let Some(s) = start.take() {
+                out.push(format!("conflict markers at lines {s}-{}", i + 1));
+            }
+        }
+    }
+    out
+}
