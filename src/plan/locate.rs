@@ -629,7 +629,19 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     let anchors: Vec<(usize, usize)> = match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
         Some(run) => vec![run],
         None => match first_insertion(q.hunk) {
-            Some(oi) if oi > 0 && oi < n_old => vec![(oi - 1, 2), (0, oi), (oi, n_old - oi)],
+            Some(oi) if oi > 0 && oi < n_old => {
+                // A side with fewer context lines than the patch's width lost one; anchor on
+                // the intact side first, so the gap is looked for where the loss was.
+                let (pair, lead, trail) = ((oi - 1, 2), (0, oi), (oi, n_old - oi));
+                let width = q.context_width;
+                let lead_short = q.hunk.leading_context() < width && q.hunk.old_start.is_none_or(|s| s > 1);
+                let trail_short = q.hunk.trailing_context() < width;
+                match (lead_short, trail_short) {
+                    (false, true) => vec![lead, pair, trail],
+                    (true, false) => vec![trail, pair, lead],
+                    _ => vec![pair, lead, trail],
+                }
+            }
             _ => {
                 return Located::NotFound {
                     reason: Some(
