@@ -9,11 +9,12 @@
 //!
 //! Each module uses only modules before it plus the shared ones (`patch`, `git`, `repo`).
 
-pub mod patch;
-pub mod git;
-pub mod repo;
-pub mod parse;
-pub mod plan;
 pub mod gate;
-pub mod write;
+pub mod git;
+pub mod parse;
+pub mod patch;
+pub mod plan;
+pub mod repo;
 pub mod report;
+pub mod snapshot;
+pub mod write;

@@ -42,7 +42,11 @@ pub fn detect(text: &str) -> Format {
 }
 
 /// Parse `text` as `format`, or as the detected format when `format` is None.
-pub fn parse(text: &str, format: Option<Format>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+pub fn parse(
+    text: &str,
+    format: Option<Format>,
+    probe: &dyn PathProbe,
+) -> Result<Patch, ParseError> {
     match format.unwrap_or_else(|| detect(text)) {
         Format::Unified => unified::parse(text, probe),
         Format::Codex => codex::parse(text, probe),
