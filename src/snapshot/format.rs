@@ -718,7 +718,8 @@ mod tests {
 
     #[test]
     fn malformed_metadata_is_a_typed_error() {
-        let cases: Vec<(String, fn(&MetaError) -> bool)> = vec![
+        type Case = (String, fn(&MetaError) -> bool);
+        let cases: Vec<Case> = vec![
             (String::from_utf8_lossy(b"x").into_owned(), |e| {
                 *e == MetaError::NoMetadata
             }),
