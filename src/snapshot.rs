@@ -23,10 +23,11 @@
 //! # Metadata
 //!
 //! A summary line for people, then a trailer block of `llm-apply-*` keys: format version,
-//! sequence, time, tool version, patch sha256, optional intent, files/added/removed counts,
-//! HEAD, post commit, and one `llm-apply-path: <before> <after> <path>` line per touched
-//! path, where a state is `absent` or `<mode>:<blob id>`. The full grammar is in the
-//! `format` submodule's documentation; parsing rejects anything else with a [`MetaError`].
+//! sequence, time, tool version, a nonce that makes the commit unique, patch sha256,
+//! optional intent, files/added/removed counts, HEAD, post commit, and one
+//! `llm-apply-path: <before> <after> <path>` line per touched path, where a state is
+//! `absent` or `<mode>:<blob id>`. The full grammar is in the `format` submodule's
+//! documentation; parsing rejects anything else with a [`MetaError`].
 //!
 //! # Cost
 //!
@@ -408,6 +409,7 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
         sequence: next_sequence(repo)?,
         time,
         tool_version: TOOL_VERSION.to_string(),
+        nonce: format::new_nonce(),
         patch_sha256: meta.patch_sha256,
         intent: meta.intent.as_deref().and_then(format::one_line),
         files: meta.files,
@@ -908,6 +910,7 @@ pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
         sequence: id.0,
         time,
         tool_version: TOOL_VERSION.to_string(),
+        nonce: format::new_nonce(),
     });
     let marker = write_commit(r, tree, vec![snapshot.id], message, time)?;
     if create_ref(r, &marker_name, marker, time)? {
@@ -918,8 +921,9 @@ pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
 }
 
 /// Drop every snapshot but the newest `keep` (and the undo markers of dropped ones), in one
-/// ref transaction. Their objects become unreachable and git's own gc collects them. Returns
-/// the dropped ids, oldest first.
+/// ref transaction. Their objects become unreachable and git's own gc collects them. A
+/// snapshot that an unfinished apply in any worktree still needs is kept besides. Returns the
+/// dropped ids, oldest first.
 pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError> {
     let r = &repo.repo;
     let snapshots = scan(r, REF_PREFIX)?;
@@ -928,7 +932,12 @@ pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError>
     if let Some(highest) = snapshots.keys().chain(undone.keys()).max() {
         raise_sequence_floor(repo, *highest)?;
     }
-    let kept: HashSet<u64> = snapshots.keys().rev().take(keep).copied().collect();
+    let mut kept: HashSet<u64> = snapshots.keys().rev().take(keep).copied().collect();
+    kept.extend(
+        journal::pending_in_all_worktrees(repo.common_dir())
+            .iter()
+            .map(|id| id.0),
+    );
     let delete = |name: String, target: &Target| -> Result<RefEdit, SnapshotError> {
         Ok(RefEdit {
             change: Change::Delete {

@@ -900,3 +900,110 @@ fn an_unfinished_journal_is_pending_until_cleared() {
         Err(JournalError::Malformed { .. })
     ));
 }
+
+#[test]
+fn prune_spares_a_snapshot_an_interrupted_apply_still_needs() {
+    let t = TestRepo::new();
+    t.write("f.txt", b"base\n");
+    t.commit_all("base");
+    let repo = t.open();
+    let interrupted = one_file_snapshot(&repo, "f.txt", b"x\n");
+    let lock = Lock::acquire(&repo, Duration::ZERO).expect("lock");
+    std::mem::forget(Journal::begin(&repo, &lock, interrupted, ["f.txt"]).expect("begin"));
+    for _ in 0..3 {
+        one_file_snapshot(&repo, "f.txt", b"y\n");
+    }
+    let dropped = snapshot::prune(&repo, 1).expect("prune");
+    assert_eq!(
+        dropped.iter().map(|i| i.sequence()).collect::<Vec<_>>(),
+        [2, 3]
+    );
+    let left: Vec<u64> = snapshot::list(&repo)
+        .expect("list")
+        .iter()
+        .map(|i| i.id.sequence())
+        .collect();
+    assert_eq!(left, [4, 1]);
+}
+
+#[test]
+fn concurrent_creates_from_two_handles_get_distinct_numbers() {
+    // Worktrees have separate locks, so snapshots can be created at the same moment; the
+    // atomic ref creation must hand each one its own number.
+    let t = TestRepo::new();
+    t.write("f.txt", b"base\n");
+    t.commit_all("base");
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let root = t.root.clone();
+            std::thread::spawn(move || {
+                let repo = open_at(&root);
+                (0..8)
+                    .map(|_| one_file_snapshot(&repo, "f.txt", b"x\n").sequence())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut all: Vec<u64> = threads
+        .into_iter()
+        .flat_map(|th| th.join().expect("thread"))
+        .collect();
+    all.sort();
+    assert_eq!(all, (1..=16).collect::<Vec<_>>());
+    assert_eq!(snapshot::list(&t.open()).expect("list").len(), 16);
+}
+
+#[test]
+fn with_reflogs_for_all_refs_prune_still_lets_objects_go() {
+    let t = TestRepo::new();
+    t.write("f.txt", b"base\n");
+    t.commit_all("base");
+    t.git(&["config", "core.logAllRefUpdates", "always"]);
+    let repo = t.open();
+    let id = one_file_snapshot(&repo, "f.txt", b"x\n");
+    snapshot::mark_undone(&repo, id).expect("undo");
+    assert!(
+        t.root.join(".git/logs/refs/llm-apply/1").exists(),
+        "git config asked for it"
+    );
+    snapshot::prune(&repo, 0).expect("prune");
+    assert!(!t.root.join(".git/logs/refs/llm-apply/1").exists());
+    assert!(!t.root.join(".git/logs/refs/llm-apply-undone/1").exists());
+    let out = run_git(&t.root, &["fsck", "--strict"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn two_racing_undos_of_one_snapshot_let_exactly_one_win() {
+    let t = TestRepo::new();
+    t.write("f.txt", b"base\n");
+    t.commit_all("base");
+    let repo = t.open();
+    for _ in 0..5 {
+        let id = one_file_snapshot(&repo, "f.txt", b"x\n");
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let results: Vec<Result<(), SnapshotError>> = (0..2)
+            .map(|_| {
+                let root = t.root.clone();
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    let repo = open_at(&root);
+                    barrier.wait();
+                    snapshot::mark_undone(&repo, id)
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|th| th.join().expect("thread"))
+            .collect();
+        let wins = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(wins, 1, "{results:?}");
+        assert!(results
+            .iter()
+            .any(|r| matches!(r, Err(SnapshotError::AlreadyUndone { .. }))));
+    }
+}

@@ -13,6 +13,7 @@
 //! llm-apply-sequence: 7
 //! llm-apply-time: 1700000000 +0100
 //! llm-apply-tool-version: 0.1.0
+//! llm-apply-nonce: <16 hex digits>
 //! llm-apply-patch-sha256: <64 hex digits>
 //! llm-apply-intent: Fix the off-by-one in the parser        (optional)
 //! llm-apply-files: 2
@@ -28,8 +29,12 @@
 //! a double quote or starts or ends with white space; then it is double-quoted with C escapes
 //! (`\"`, `\\`, `\n`, `\t`, `\r`, `\ooo` octal bytes), like git's quoted paths.
 //!
+//! The nonce makes every ghost commit unique: a ref update that finds the ref already at the
+//! very commit it wants to write counts as success, so two identical commits (same content,
+//! same second) could otherwise both "create" one snapshot number or one undo marker.
+//!
 //! An undo marker commit carries `llm-apply-format`, `llm-apply-undone: <sequence>`,
-//! `llm-apply-time` and `llm-apply-tool-version`. Keys this version does not know are ignored,
+//! `llm-apply-time`, `llm-apply-tool-version` and `llm-apply-nonce`. Keys this version does not know are ignored,
 //! so later versions can add keys; a change of meaning raises `llm-apply-format`.
 
 use std::collections::{BTreeMap, HashSet};
@@ -74,6 +79,7 @@ pub(crate) struct SnapshotRecord {
     pub sequence: u64,
     pub time: Time,
     pub tool_version: String,
+    pub nonce: String,
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
     pub files: u64,
@@ -92,6 +98,7 @@ pub(crate) struct UndoneRecord {
     pub sequence: u64,
     pub time: Time,
     pub tool_version: String,
+    pub nonce: String,
 }
 
 /// Why a ghost commit's message cannot be read as llm-apply metadata.
@@ -133,6 +140,7 @@ const K_SEQUENCE: &str = "llm-apply-sequence";
 const K_UNDONE: &str = "llm-apply-undone";
 const K_TIME: &str = "llm-apply-time";
 const K_TOOL: &str = "llm-apply-tool-version";
+const K_NONCE: &str = "llm-apply-nonce";
 const K_PATCH: &str = "llm-apply-patch-sha256";
 const K_INTENT: &str = "llm-apply-intent";
 const K_FILES: &str = "llm-apply-files";
@@ -141,6 +149,25 @@ const K_REMOVED: &str = "llm-apply-removed";
 const K_HEAD: &str = "llm-apply-head";
 const K_POST: &str = "llm-apply-post-commit";
 const K_PATH: &str = "llm-apply-path";
+
+const NONCE_HEX_DIGITS: usize = 16;
+
+/// A value no other ghost commit has: this process, this instant, this call.
+pub(crate) fn new_nonce() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let seed = format!(
+        "{} {nanos} {} {:?}",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed),
+        std::thread::current().id()
+    );
+    PatchDigest::of(seed.as_bytes()).to_string()[..NONCE_HEX_DIGITS].to_string()
+}
 
 /// Reduce free text to one line fit for a trailer: the first non-blank line, control characters
 /// blanked, trimmed and shortened. `None` when nothing is left.
@@ -188,6 +215,7 @@ pub(crate) fn render_snapshot(r: &SnapshotRecord) -> String {
     line(K_SEQUENCE, &r.sequence);
     line(K_TIME, &render_time(r.time));
     line(K_TOOL, &r.tool_version);
+    line(K_NONCE, &r.nonce);
     line(K_PATCH, &r.patch_sha256);
     if let Some(intent) = &r.intent {
         line(K_INTENT, intent);
@@ -219,10 +247,12 @@ pub(crate) fn render_undone(r: &UndoneRecord) -> String {
          {K_FORMAT}: {FORMAT_VERSION}\n\
          {K_UNDONE}: {seq}\n\
          {K_TIME}: {time}\n\
-         {K_TOOL}: {tool}\n",
+         {K_TOOL}: {tool}\n\
+         {K_NONCE}: {nonce}\n",
         seq = r.sequence,
         time = render_time(r.time),
         tool = r.tool_version,
+        nonce = r.nonce,
     )
 }
 
@@ -332,6 +362,22 @@ impl<'a> Fields<'a> {
         Ok(value.to_string())
     }
 
+    fn nonce(&self) -> Result<String, MetaError> {
+        let value = self.get(K_NONCE)?;
+        let ok = value.len() == NONCE_HEX_DIGITS
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !ok {
+            return Err(MetaError::BadValue {
+                key: K_NONCE,
+                value: value.to_string(),
+                reason: "expected 16 lower-case hex digits",
+            });
+        }
+        Ok(value.to_string())
+    }
+
     fn object_id(&self, key: &'static str, value: &str) -> Result<ObjectId, MetaError> {
         parse_object_id(value).ok_or_else(|| MetaError::BadValue {
             key,
@@ -370,6 +416,7 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
     let sequence = f.sequence(K_SEQUENCE)?;
     let time = f.time()?;
     let tool_version = f.tool_version()?;
+    let nonce = f.nonce()?;
     let patch = f.get(K_PATCH)?;
     let patch_sha256 = patch.parse().map_err(|_| MetaError::BadValue {
         key: K_PATCH,
@@ -410,6 +457,7 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
         sequence,
         time,
         tool_version,
+        nonce,
         patch_sha256,
         intent,
         files: f.number(K_FILES)?,
@@ -433,6 +481,7 @@ pub(crate) fn parse_undone(message: &[u8]) -> Result<UndoneRecord, MetaError> {
         sequence: f.sequence(K_UNDONE)?,
         time: f.time()?,
         tool_version: f.tool_version()?,
+        nonce: f.nonce()?,
     })
 }
 
@@ -596,6 +645,7 @@ mod tests {
                 offset: -(5 * 3600 + 30 * 60),
             },
             tool_version: "0.1.0".to_string(),
+            nonce: "0123456789abcdef".to_string(),
             patch_sha256: PatchDigest::of(b"the patch"),
             intent: Some("Fix the off-by-one: in the parser".to_string()),
             files: 2,
@@ -671,6 +721,7 @@ mod tests {
                 offset: 3600,
             },
             tool_version: "1.2.3".to_string(),
+            nonce: new_nonce(),
         };
         let text = render_undone(&r);
         assert_eq!(parse_undone(text.as_bytes()), Ok(r));
@@ -804,6 +855,10 @@ mod tests {
                 |e| matches!(e, MetaError::BadValue { key: K_TOOL, .. }),
             ),
             (
+                with_line_replaced("llm-apply-nonce: 0123456789abcdef", "llm-apply-nonce: 0123"),
+                |e| matches!(e, MetaError::BadValue { key: K_NONCE, .. }),
+            ),
+            (
                 with_line_replaced("llm-apply-intent: Fix", "llm-apply-intent:  Fix"),
                 |e| matches!(e, MetaError::BadValue { key: K_INTENT, .. }),
             ),
@@ -835,6 +890,13 @@ mod tests {
             "llm-apply-files: 2\nllm-apply-future-key: x",
         );
         assert_eq!(parse_snapshot(text.as_bytes()), Ok(record()));
+    }
+
+    #[test]
+    fn nonces_differ_between_calls() {
+        let (a, b) = (new_nonce(), new_nonce());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), NONCE_HEX_DIGITS);
     }
 
     #[test]

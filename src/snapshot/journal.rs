@@ -133,6 +133,24 @@ impl Pending {
     }
 }
 
+/// Snapshots that an unfinished apply in any worktree of the repository still needs, so that
+/// pruning never takes away what a restore will read. Unreadable journals name nothing here;
+/// their own worktree reports them.
+pub(crate) fn pending_in_all_worktrees(common_dir: &Path) -> Vec<SnapshotId> {
+    let mut dirs = vec![common_dir.to_path_buf()];
+    if let Ok(entries) = fs::read_dir(common_dir.join("worktrees")) {
+        dirs.extend(entries.flatten().map(|e| e.path()));
+    }
+    dirs.iter()
+        .filter_map(|d| {
+            read_pending(&d.join("llm-apply").join(JOURNAL_FILE))
+                .ok()
+                .flatten()
+        })
+        .map(|p| p.snapshot)
+        .collect()
+}
+
 fn check_lock(lock: &Lock, dir: &Path, path: &Path) -> Result<(), JournalError> {
     if lock.dir() == dir {
         Ok(())
