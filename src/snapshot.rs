@@ -638,7 +638,7 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
         source,
     };
     std::fs::create_dir_all(&dir).map_err(io_err)?;
-    let tmp = dir.join(format!("{SEQUENCE_FILE}.{}.tmp", std::process::id()));
+    let tmp = dir.join(format!("{SEQUENCE_FILE}.{}.tmp", format::new_nonce()));
     std::fs::write(&tmp, format!("{seq}\n")).map_err(io_err)?;
     std::fs::rename(&tmp, &path).map_err(io_err)
 }

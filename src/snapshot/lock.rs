@@ -5,10 +5,12 @@
 //! half-written holder. A lock whose pid no longer runs is taken over under a second,
 //! short-lived guard file, so two waiters cannot both remove it and both believe they won.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::repo::Repo;
@@ -18,6 +20,31 @@ const TAKEOVER_FILE: &str = "lock.takeover";
 /// A takeover guard lives for microseconds; one this old was left by a process that died in
 /// between, and may be removed.
 const TAKEOVER_STALE_AFTER: Duration = Duration::from_secs(10);
+/// Tokens (lock file contents) this process holds or is trying to take. A lock file naming
+/// our own pid whose content is not in here was left by an earlier process that had the same
+/// pid (pids are reused quickly in containers), so it is stale rather than ours. A token is
+/// registered before its file can exist and dropped only after the file is gone, so another
+/// thread of this process never mistakes a live lock for a stale one.
+fn tokens_here() -> &'static Mutex<HashSet<String>> {
+    static TOKENS: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    TOKENS.get_or_init(Default::default)
+}
+
+fn token_is_ours(content: &str) -> bool {
+    // A poisoned set only means a panic elsewhere; its content is still right.
+    let tokens = tokens_here().lock().unwrap_or_else(|e| e.into_inner());
+    tokens.contains(content)
+}
+
+fn register_token(token: &str, ours: bool) {
+    let mut tokens = tokens_here().lock().unwrap_or_else(|e| e.into_inner());
+    if ours {
+        tokens.insert(token.to_string());
+    } else {
+        tokens.remove(token);
+    }
+}
+
 const FIRST_DELAY: Duration = Duration::from_millis(5);
 const MAX_DELAY: Duration = Duration::from_millis(100);
 
@@ -83,18 +110,27 @@ impl Lock {
     }
 
     pub(crate) fn acquire_in(dir: &Path, timeout: Duration) -> Result<Lock, LockError> {
-        let path = dir.join(LOCK_FILE);
-        let io_err = |source| LockError::Io {
-            path: path.clone(),
-            source,
-        };
-        fs::create_dir_all(dir).map_err(io_err)?;
         let token = format!(
             "pid {}\nsince {}\nnonce {}\n",
             std::process::id(),
             now_seconds(),
             nonce()
         );
+        register_token(&token, true);
+        let result = Lock::try_acquire(dir, timeout, token.clone());
+        if result.is_err() {
+            register_token(&token, false);
+        }
+        result
+    }
+
+    fn try_acquire(dir: &Path, timeout: Duration, token: String) -> Result<Lock, LockError> {
+        let path = dir.join(LOCK_FILE);
+        let io_err = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(io_err)?;
         let start = Instant::now();
         let mut delay = FIRST_DELAY;
         loop {
@@ -117,7 +153,12 @@ impl Lock {
             };
             let holder = parse_holder(&content);
             if let Holder::Process { pid, .. } = holder {
-                if !process_is_alive(pid) && take_over(dir, &path, &content).map_err(io_err)? {
+                let alive = if pid == std::process::id() {
+                    token_is_ours(&content)
+                } else {
+                    process_is_alive(pid)
+                };
+                if !alive && take_over(dir, &path, &content).map_err(io_err)? {
                     continue;
                 }
             }
@@ -145,12 +186,18 @@ impl Lock {
 
     /// Give the lock up now (dropping does the same, silently).
     pub fn release(self) -> Result<(), LockError> {
-        let result = self.remove_if_ours();
-        std::mem::forget(self);
-        result.map_err(|(path, source)| LockError::Io { path, source })
+        // The drop that follows finds the file gone or someone else's, and leaves it alone.
+        self.remove_if_ours()
+            .map_err(|(path, source)| LockError::Io { path, source })
     }
 
     fn remove_if_ours(&self) -> Result<(), (PathBuf, io::Error)> {
+        let result = self.remove_file_if_ours();
+        register_token(&self.token, false);
+        result
+    }
+
+    fn remove_file_if_ours(&self) -> Result<(), (PathBuf, io::Error)> {
         match fs::read_to_string(&self.path) {
             Ok(content) if content == self.token => {
                 fs::remove_file(&self.path).map_err(|e| (self.path.clone(), e))
@@ -306,6 +353,19 @@ mod tests {
         assert!(matches!(err, LockError::Timeout { .. }), "{err}");
         first.release().expect("release");
         Lock::acquire_in(dir.path(), Duration::ZERO).expect("free again");
+    }
+
+    #[test]
+    fn a_lock_naming_our_pid_that_we_do_not_hold_is_stale() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let stale = format!("pid {}\nsince 1\nnonce 0\n", std::process::id());
+        fs::write(dir.path().join(LOCK_FILE), stale).expect("stale lock");
+        let lock = Lock::acquire_in(dir.path(), Duration::from_secs(5)).expect("taken over");
+        assert!(matches!(
+            Lock::acquire_in(dir.path(), Duration::ZERO),
+            Err(LockError::Timeout { .. })
+        ));
+        drop(lock);
     }
 
     #[test]
