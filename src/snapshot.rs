@@ -29,6 +29,21 @@
 //! `absent` or `<mode>:<blob id>`. The full grammar is in the `format` submodule's
 //! documentation; parsing rejects anything else with a [`MetaError`].
 //!
+//! # Use
+//!
+//! ```text
+//! let lock = Lock::acquire(&repo, timeout)?;              // one run per worktree at a time
+//! if let Some(p) = Journal::pending(&repo)? {              // an earlier run died mid-apply
+//!     let snap = snapshot::read(&repo, p.snapshot())?;     //   restore from it, then
+//!     p.clear(&lock)?;
+//! }
+//! let id = snapshot::create(&repo, &touched, &meta)?;     // before the first write
+//! let journal = Journal::begin(&repo, &lock, id, paths)?;
+//! /* write the files */
+//! journal.finish()?;                                       // after the last write
+//! snapshot::prune(&repo, snapshot::keep_from_config(&repo)?)?;
+//! ```
+//!
 //! # Cost
 //!
 //! Writing a snapshot reads and writes only the trees on the touched paths' way from the root
