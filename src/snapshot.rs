@@ -67,7 +67,7 @@ use gix::refs::Target;
 use gix::ObjectId;
 
 pub use digest::{ParseDigestError, PatchDigest};
-pub use format::{MetaError, PathRecord, Recorded, FORMAT_VERSION};
+pub use format::{MetaError, Recorded, FORMAT_VERSION};
 pub use journal::{Journal, JournalError, Pending};
 pub use lock::{Holder, Lock, LockError};
 
@@ -391,7 +391,7 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
                 }
             }
         };
-        records.push(PathRecord {
+        records.push(format::PathRecord {
             path: t.path.clone(),
             before,
             after,

@@ -67,7 +67,7 @@ pub enum Recorded {
 
 /// One touched path with its recorded state before and after the apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathRecord {
+pub(crate) struct PathRecord {
     pub path: String,
     pub before: Recorded,
     pub after: Recorded,
