@@ -8,15 +8,17 @@
 //! ```
 //!
 //! Each module uses only modules before it plus the shared ones (`patch`, `git`, `repo`).
+//! Modules are declared in pipeline order (rustfmt.toml keeps it).
 
-pub mod gate;
+pub mod patch;
 pub mod git;
+pub mod repo;
 pub mod input;
 pub mod parse;
-pub mod patch;
 pub mod plan;
-pub mod repo;
-pub mod report;
+pub mod gate;
+pub mod snapshot;
 pub mod write;
+pub mod report;
 
 pub mod cli;

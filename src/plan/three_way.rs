@@ -549,7 +549,12 @@ pub struct GitThreeWay<'a> {
 }
 
 impl crate::plan::ThreeWay for GitThreeWay<'_> {
-    fn apply(&self, index: usize, fp: &FilePatch, _current: &FileState) -> Option<crate::plan::MergeResult> {
+    fn apply(
+        &self,
+        index: usize,
+        fp: &FilePatch,
+        _current: &FileState,
+    ) -> Option<crate::plan::MergeResult> {
         use crate::plan::{Base, MergeResult, Strategy};
         let orig = self.originals.get(index)?;
         let ids = orig.index.as_ref()?;

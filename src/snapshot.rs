@@ -1,0 +1,1079 @@
+//! Ghost commits under `refs/llm-apply/<n>`: the pre-apply state of every path an apply
+//! touches, written through gix before the first write, so that any apply can be undone.
+//! Also the per-worktree lock and journal that make applies serial and crash-safe.
+//!
+//! # Layout
+//!
+//! - `refs/llm-apply/<n>` — snapshot `n` (plain decimal, 1, 2, 3, …, never reused). It always
+//!   points at a commit whose tree is HEAD's tree with each touched path set to its work-tree
+//!   content and mode before the apply, or removed where no file was. Its parents are HEAD
+//!   (none on an unborn branch) and, last, a *post commit* whose tree is HEAD's tree with the
+//!   touched paths as the apply leaves them: that keeps the post-apply blobs reachable, so a
+//!   three-way undo can still read them after `git gc`, and `git diff refs/llm-apply/<n>
+//!   refs/llm-apply/<n>^2` shows what the apply did (`^1` on an unborn branch).
+//!   The message carries the metadata; see [`format`](self#metadata) below.
+//! - `refs/llm-apply-undone/<n>` — present once snapshot `n` was undone; a commit whose parent
+//!   is snapshot `n`'s commit and whose message records when. Creating it is atomic and fails
+//!   when it exists, which is how a second undo is detected, also across processes.
+//! - `<common git dir>/llm-apply/last-sequence` — the highest sequence ever handed out, so
+//!   numbers keep rising even after [`prune`] removed every ref.
+//! - `<worktree git dir>/llm-apply/{lock,journal}` — see [`Lock`] and [`Journal`]. Refs and
+//!   objects are shared by all worktrees; the lock and journal belong to one.
+//!
+//! # Metadata
+//!
+//! A summary line for people, then a trailer block of `llm-apply-*` keys: format version,
+//! sequence, time, tool version, a nonce that makes the commit unique, patch sha256,
+//! optional intent, files/added/removed counts, HEAD, post commit, and one
+//! `llm-apply-path: <before> <after> <path>` line per touched path, where a state is
+//! `absent` or `<mode>:<blob id>`. The full grammar is in the `format` submodule's
+//! documentation; parsing rejects anything else with a [`MetaError`].
+//!
+//! # Use
+//!
+//! ```text
+//! let lock = Lock::acquire(&repo, timeout)?;              // one run per worktree at a time
+//! if let Some(p) = Journal::pending(&repo)? {              // an earlier run died mid-apply
+//!     let snap = snapshot::read(&repo, p.snapshot())?;     //   restore from it, then
+//!     p.clear(&lock)?;
+//! }
+//! let id = snapshot::create(&repo, &touched, &meta)?;     // before the first write
+//! let journal = Journal::begin(&repo, &lock, id, paths)?;
+//! /* write the files */
+//! journal.finish()?;                                       // after the last write
+//! snapshot::prune(&repo, snapshot::keep_from_config(&repo)?)?;
+//! ```
+//!
+//! # Cost
+//!
+//! Writing a snapshot reads and writes only the trees on the touched paths' way from the root
+//! (the tree editor loads those, never the whole tree), plus one blob per touched file.
+
+mod digest;
+mod format;
+mod journal;
+mod lock;
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use gix::date::Time;
+use gix::objs::tree::EntryKind;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::Target;
+use gix::ObjectId;
+
+pub use digest::{ParseDigestError, PatchDigest};
+pub use format::{MetaError, Recorded, FORMAT_VERSION};
+pub use journal::{Journal, JournalError, Pending};
+pub use lock::{Holder, Lock, LockError};
+
+use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE};
+
+/// Where snapshot refs live; the rest of the name is the sequence number.
+pub const REF_PREFIX: &str = "refs/llm-apply/";
+/// Where undo markers live, named like the snapshot they mark.
+pub const UNDONE_REF_PREFIX: &str = "refs/llm-apply-undone/";
+/// The git config key that says how many snapshots [`prune`] keeps.
+pub const KEEP_CONFIG_KEY: &str = "llm-apply.keep";
+/// How many snapshots are kept when `llm-apply.keep` is not set.
+pub const DEFAULT_KEEP: usize = 50;
+/// The fixed author and committer of ghost commits, so they never pass for the user's work.
+pub const IDENTITY_NAME: &str = "git-llm-apply";
+pub const IDENTITY_EMAIL: &str = "git-llm-apply@localhost";
+
+const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+const SEQUENCE_FILE: &str = "last-sequence";
+/// Bound on retries when other processes take the numbers we try; each retry means another
+/// process created a snapshot in between, so this is never reached in practice.
+const MAX_SEQUENCE_ATTEMPTS: u32 = 64;
+
+/// The number of a snapshot, as shown to users and used in its ref name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SnapshotId(u64);
+
+impl SnapshotId {
+    pub fn sequence(self) -> u64 {
+        self.0
+    }
+
+    /// `refs/llm-apply/<n>`.
+    pub fn ref_name(self) -> String {
+        format!("{REF_PREFIX}{}", self.0)
+    }
+
+    /// `refs/llm-apply-undone/<n>`.
+    pub fn undone_ref_name(self) -> String {
+        format!("{UNDONE_REF_PREFIX}{}", self.0)
+    }
+}
+
+impl fmt::Display for SnapshotId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a snapshot id (a number from 1 up, or refs/llm-apply/<number>)")]
+pub struct ParseIdError(pub String);
+
+impl FromStr for SnapshotId {
+    type Err = ParseIdError;
+
+    /// `7` or `refs/llm-apply/7`.
+    fn from_str(s: &str) -> Result<SnapshotId, ParseIdError> {
+        let digits = s.strip_prefix(REF_PREFIX).unwrap_or(s);
+        parse_sequence(digits)
+            .map(SnapshotId)
+            .ok_or_else(|| ParseIdError(s.to_string()))
+    }
+}
+
+/// Decimal without sign or leading zeros, from 1: one spelling per number, as in ref names.
+fn parse_sequence(s: &str) -> Option<u64> {
+    let canonical = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !s.starts_with('0');
+    canonical.then(|| s.parse().ok()).flatten()
+}
+
+/// A path the apply will write, with the state the apply will leave it in. Both sides of a
+/// rename are touched paths (the old one with `after: None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touched {
+    /// Repository-relative, `/`-separated.
+    pub path: String,
+    /// Content and mode after the apply; `None` when the apply leaves no file there.
+    pub after: Option<FileState>,
+}
+
+/// What a snapshot says about its apply, beyond the paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    pub patch_sha256: PatchDigest,
+    /// The first line of the patch's prose, if it had any; reduced to one trimmed line.
+    pub intent: Option<String>,
+    /// Files changed as `log` counts them (a rename is one file, two touched paths).
+    pub files: u64,
+    pub added: u64,
+    pub removed: u64,
+}
+
+/// Whether a snapshot's apply still stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Applied,
+    Undone { time: Time },
+}
+
+/// A snapshot as `log` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotInfo {
+    pub id: SnapshotId,
+    pub commit: ObjectId,
+    pub time: Time,
+    pub tool_version: String,
+    pub patch_sha256: PatchDigest,
+    pub intent: Option<String>,
+    pub files: u64,
+    pub added: u64,
+    pub removed: u64,
+    /// The touched paths, in the order the apply gave them.
+    pub paths: Vec<String>,
+    pub status: Status,
+}
+
+/// One touched path of a parsed snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotPath {
+    pub path: String,
+    /// Content and mode before the apply; `None` when there was no file.
+    pub before: Option<FileState>,
+    /// The same state as blob id and mode, for comparisons without reading content.
+    pub before_blob: Recorded,
+    /// Blob id and mode the apply left; the bytes come from [`read_blob`].
+    pub after: Recorded,
+}
+
+/// A snapshot read back and checked against its commit and trees. Only [`read`] makes one,
+/// so code that restores files can demand it (nothing restores from an unchecked string).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    info: SnapshotInfo,
+    head: Option<ObjectId>,
+    post_commit: ObjectId,
+    paths: Vec<SnapshotPath>,
+}
+
+impl Snapshot {
+    pub fn id(&self) -> SnapshotId {
+        self.info.id
+    }
+
+    pub fn info(&self) -> &SnapshotInfo {
+        &self.info
+    }
+
+    /// HEAD when the snapshot was taken; `None` on an unborn branch.
+    pub fn head(&self) -> Option<ObjectId> {
+        self.head
+    }
+
+    /// The commit whose tree holds the touched paths as the apply left them.
+    pub fn post_commit(&self) -> ObjectId {
+        self.post_commit
+    }
+
+    pub fn paths(&self) -> &[SnapshotPath] {
+        &self.paths
+    }
+
+    pub fn path(&self, path: &str) -> Option<&SnapshotPath> {
+        self.paths.iter().find(|p| p.path == path)
+    }
+
+    /// Content and mode the apply left at `entry`'s path; `None` when it left no file.
+    pub fn after_content(
+        &self,
+        repo: &Repo,
+        entry: &SnapshotPath,
+    ) -> Result<Option<FileState>, SnapshotError> {
+        match entry.after {
+            Recorded::Absent => Ok(None),
+            Recorded::Blob { id, mode } => Ok(Some(FileState {
+                bytes: read_blob(repo, id)?,
+                mode,
+            })),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("nothing to snapshot: no touched path")]
+    NothingTouched,
+    #[error("cannot snapshot {path:?}: {reason}")]
+    InvalidPath { path: String, reason: String },
+    #[error("the path {path:?} is touched twice")]
+    DuplicatePath { path: String },
+    #[error("after the apply {file:?} would be a file and so would {below:?} below it")]
+    PathConflict { file: String, below: String },
+    #[error("cannot snapshot {path:?}: it is a {kind} in the work tree")]
+    Unsupported { path: String, kind: &'static str },
+    #[error("mode {mode:o} of {path:?} is not a regular file mode (100644 or 100755)")]
+    InvalidMode { path: String, mode: u32 },
+    #[error("cannot read {path:?} in the work tree: {source}")]
+    ReadWorkTree {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot {action}: {source}")]
+    Git {
+        action: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("cannot use {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("there is no snapshot {id} ({} does not exist)", id.ref_name())]
+    NotFound { id: SnapshotId },
+    #[error("{name} does not point at a commit but at {found}")]
+    NotACommit { name: String, found: String },
+    #[error("{name}: malformed metadata: {source}")]
+    Malformed {
+        name: String,
+        #[source]
+        source: MetaError,
+    },
+    #[error("{name}: {reason}")]
+    Inconsistent { name: String, reason: String },
+    #[error("snapshot {id} was already undone")]
+    AlreadyUndone { id: SnapshotId },
+    #[error("no free snapshot number after {attempts} attempts (other runs keep taking them)")]
+    NoFreeSequence { attempts: u32 },
+    #[error("git config {key} is {value:?}, not a number of snapshots to keep (0 or more)")]
+    Config { key: &'static str, value: String },
+}
+
+fn git_err<E>(action: impl Into<String>) -> impl FnOnce(E) -> SnapshotError
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let action = action.into();
+    move |e| SnapshotError::Git {
+        action,
+        source: Box::new(e),
+    }
+}
+
+/// This worktree's private state directory: `<worktree git dir>/llm-apply`.
+pub(crate) fn state_dir(repo: &Repo) -> PathBuf {
+    repo.git_dir().join("llm-apply")
+}
+
+/// Shared state of all worktrees: `<common git dir>/llm-apply`.
+fn shared_dir(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("llm-apply")
+}
+
+fn signature(time: Time) -> gix::actor::Signature {
+    gix::actor::Signature {
+        name: IDENTITY_NAME.into(),
+        email: IDENTITY_EMAIL.into(),
+        time,
+    }
+}
+
+/// Record the current work-tree state of every touched path as snapshot N (returned), with
+/// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
+/// HEAD or a work-tree file.
+pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
+    if touched.is_empty() {
+        return Err(SnapshotError::NothingTouched);
+    }
+    check_paths(touched)?;
+    let r = &repo.repo;
+    let work = WorkTree::new(&repo.work_dir);
+
+    let head = head_commit(r)?;
+    let base_tree = match head {
+        Some(id) => r
+            .find_commit(id)
+            .and_then(|c| c.tree_id())
+            .map_err(git_err("read HEAD's tree"))?
+            .detach(),
+        None => ObjectId::empty_tree(r.object_hash()),
+    };
+
+    let mut records = Vec::with_capacity(touched.len());
+    for t in touched {
+        let before = match work.read(&t.path) {
+            Ok(Entry::File(file)) => Recorded::Blob {
+                id: write_blob(r, &file.bytes)?,
+                mode: file.mode,
+            },
+            Ok(Entry::Missing) => Recorded::Absent,
+            // A directory where the apply puts a file (after deleting what was in it): there
+            // was no file at this path, and the directory's own files are touched paths too.
+            Ok(Entry::Other("directory")) => Recorded::Absent,
+            Ok(Entry::Other(kind)) => {
+                return Err(SnapshotError::Unsupported {
+                    path: t.path.clone(),
+                    kind,
+                })
+            }
+            Err(source) => {
+                return Err(SnapshotError::ReadWorkTree {
+                    path: t.path.clone(),
+                    source,
+                })
+            }
+        };
+        let after = match &t.after {
+            None => Recorded::Absent,
+            Some(file) => {
+                if file.mode != MODE_FILE && file.mode != MODE_EXEC {
+                    return Err(SnapshotError::InvalidMode {
+                        path: t.path.clone(),
+                        mode: file.mode,
+                    });
+                }
+                Recorded::Blob {
+                    id: write_blob(r, &file.bytes)?,
+                    mode: file.mode,
+                }
+            }
+        };
+        records.push(format::PathRecord {
+            path: t.path.clone(),
+            before,
+            after,
+        });
+    }
+
+    let time = Time::now_local_or_utc();
+    let pre_tree = edit_tree(
+        r,
+        base_tree,
+        records.iter().map(|p| (p.path.as_str(), p.before)),
+    )?;
+    let post_tree = edit_tree(
+        r,
+        base_tree,
+        records.iter().map(|p| (p.path.as_str(), p.after)),
+    )?;
+    let post_commit = write_commit(
+        r,
+        post_tree,
+        head.into_iter().collect(),
+        format!(
+            "llm-apply post-apply state\n\nThe touched paths as the apply of patch {} left them.\n",
+            meta.patch_sha256
+        ),
+        time,
+    )?;
+
+    let mut record = format::SnapshotRecord {
+        sequence: next_sequence(repo)?,
+        time,
+        tool_version: TOOL_VERSION.to_string(),
+        nonce: format::new_nonce(),
+        patch_sha256: meta.patch_sha256,
+        intent: meta.intent.as_deref().and_then(format::one_line),
+        files: meta.files,
+        added: meta.added,
+        removed: meta.removed,
+        head,
+        post_commit,
+        paths: records,
+    };
+    let parents: Vec<ObjectId> = head.into_iter().chain([post_commit]).collect();
+    for _ in 0..MAX_SEQUENCE_ATTEMPTS {
+        let message = format::render_snapshot(&record);
+        let commit = write_commit(r, pre_tree, parents.clone(), message, time)?;
+        let id = SnapshotId(record.sequence);
+        if create_ref(r, &id.ref_name(), commit, time)? {
+            // Best effort: the ref is the record; the file only keeps numbers rising after
+            // every ref was pruned, and a failure here must not disown a written snapshot.
+            let _ = raise_sequence_floor(repo, id.0);
+            return Ok(id);
+        }
+        record.sequence += 1;
+    }
+    Err(SnapshotError::NoFreeSequence {
+        attempts: MAX_SEQUENCE_ATTEMPTS,
+    })
+}
+
+fn check_paths(touched: &[Touched]) -> Result<(), SnapshotError> {
+    let options = gix::validate::path::component::Options {
+        // Names that are merely awkward on Windows are legal in a repository on other systems;
+        // what must never pass are names that git itself would read as `.git`.
+        protect_windows: cfg!(windows),
+        protect_hfs: true,
+        protect_ntfs: true,
+    };
+    let mut seen = HashSet::new();
+    for t in touched {
+        let invalid = |reason: String| SnapshotError::InvalidPath {
+            path: t.path.clone(),
+            reason,
+        };
+        if t.path.is_empty() {
+            return Err(invalid("the path is empty".to_string()));
+        }
+        for component in t.path.split('/') {
+            gix::validate::path::component(component.into(), None, options)
+                .map_err(|e| invalid(e.to_string()))?;
+        }
+        if !seen.insert(t.path.as_str()) {
+            return Err(SnapshotError::DuplicatePath {
+                path: t.path.clone(),
+            });
+        }
+    }
+    // A file cannot have files below it; the tree editor would silently turn it into a
+    // directory, so the snapshot would not hold what its metadata says.
+    let files_after: HashSet<&str> = touched
+        .iter()
+        .filter(|t| t.after.is_some())
+        .map(|t| t.path.as_str())
+        .collect();
+    for below in &files_after {
+        for (i, _) in below.match_indices('/') {
+            if let Some(file) = files_after.get(&below[..i]) {
+                return Err(SnapshotError::PathConflict {
+                    file: file.to_string(),
+                    below: below.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// HEAD's commit, `None` on an unborn branch; detached HEAD is just a commit.
+fn head_commit(r: &gix::Repository) -> Result<Option<ObjectId>, SnapshotError> {
+    let mut head = r.head().map_err(git_err("read HEAD"))?;
+    if head.is_unborn() {
+        return Ok(None);
+    }
+    let commit = head
+        .peel_to_commit()
+        .map_err(git_err("resolve HEAD to a commit"))?;
+    Ok(Some(commit.id))
+}
+
+fn write_blob(r: &gix::Repository, bytes: &[u8]) -> Result<ObjectId, SnapshotError> {
+    r.write_blob(bytes)
+        .map(|id| id.detach())
+        .map_err(git_err("write a blob"))
+}
+
+/// `base` with each path set to its state: removals first, so removing `a` (a file that became
+/// a directory) cannot drop an insertion at `a/b`. Only trees along the paths are loaded, and
+/// entries are not re-validated one by one (that would cost a lookup per entry of every
+/// changed tree); the paths were validated in [`check_paths`] and the blobs were just written.
+fn edit_tree<'p>(
+    r: &gix::Repository,
+    base: ObjectId,
+    states: impl Iterator<Item = (&'p str, Recorded)> + Clone,
+) -> Result<ObjectId, SnapshotError> {
+    let mut editor = r
+        .edit_tree(base)
+        .map_err(git_err("load HEAD's tree"))?
+        .detach();
+    for (path, state) in states.clone() {
+        if state == Recorded::Absent {
+            // Leaves a directory standing at `path` alone: it is not the path's file.
+            editor
+                .remove_if_leaf(path.split('/'))
+                .map_err(git_err(format!("remove {path:?} from the snapshot tree")))?;
+        }
+    }
+    for (path, state) in states {
+        if let Recorded::Blob { id, mode } = state {
+            let kind = if mode == MODE_EXEC {
+                EntryKind::BlobExecutable
+            } else {
+                EntryKind::Blob
+            };
+            editor
+                .upsert(path.split('/'), kind, id)
+                .map_err(git_err(format!("put {path:?} into the snapshot tree")))?;
+        }
+    }
+    editor
+        .write(|tree| r.write_object(tree).map(|id| id.detach()))
+        .map_err(git_err("write the snapshot tree"))
+}
+
+fn write_commit(
+    r: &gix::Repository,
+    tree: ObjectId,
+    parents: Vec<ObjectId>,
+    message: String,
+    time: Time,
+) -> Result<ObjectId, SnapshotError> {
+    let commit = gix::objs::Commit {
+        tree,
+        parents: parents.into_iter().collect(),
+        author: signature(time),
+        committer: signature(time),
+        encoding: None,
+        message: message.into(),
+        extra_headers: Vec::new(),
+    };
+    r.write_object(&commit)
+        .map(|id| id.detach())
+        .map_err(git_err("write a snapshot commit"))
+}
+
+/// Create `name` at `target` if it does not exist. `Ok(false)`: it exists (someone was first).
+fn create_ref(
+    r: &gix::Repository,
+    name: &str,
+    target: ObjectId,
+    time: Time,
+) -> Result<bool, SnapshotError> {
+    let edit = RefEdit {
+        change: Change::Update {
+            // Follows core.logAllRefUpdates; these refs get no reflog by default, so
+            // deleting a ref really lets its objects go.
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: "llm-apply: snapshot".into(),
+            },
+            expected: PreviousValue::MustNotExist,
+            new: Target::Object(target),
+        },
+        name: name
+            .try_into()
+            .map_err(git_err(format!("name the ref {name}")))?,
+        deref: false,
+    };
+    let sig = signature(time);
+    let mut time_buf = Default::default();
+    match r.edit_references_as([edit], Some(sig.to_ref(&mut time_buf))) {
+        Ok(_) => Ok(true),
+        Err(e) => {
+            let exists = r
+                .try_find_reference(name)
+                .map_err(git_err(format!("read {name}")))?
+                .is_some();
+            if exists {
+                Ok(false)
+            } else {
+                Err(git_err(format!("create {name}"))(e))
+            }
+        }
+    }
+}
+
+/// Numbered refs under `prefix` (other names there are not ours and are left alone).
+fn scan(r: &gix::Repository, prefix: &str) -> Result<BTreeMap<u64, Target>, SnapshotError> {
+    let platform = r.references().map_err(git_err("list refs"))?;
+    let iter = platform
+        .prefixed(prefix)
+        .map_err(git_err(format!("list {prefix}*")))?;
+    let mut found = BTreeMap::new();
+    for reference in iter {
+        let reference = reference.map_err(git_err(format!("list {prefix}*")))?;
+        let name = reference.name().as_bstr().to_string();
+        if let Some(seq) = name.strip_prefix(prefix).and_then(parse_sequence) {
+            found.insert(seq, reference.detach().target);
+        }
+    }
+    Ok(found)
+}
+
+fn read_sequence_floor(repo: &Repo) -> u64 {
+    std::fs::read_to_string(shared_dir(repo).join(SEQUENCE_FILE))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
+    if read_sequence_floor(repo) >= seq {
+        return Ok(());
+    }
+    let dir = shared_dir(repo);
+    let path = dir.join(SEQUENCE_FILE);
+    let io_err = |source| SnapshotError::Io {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(&dir).map_err(io_err)?;
+    let tmp = dir.join(format!("{SEQUENCE_FILE}.{}.tmp", format::new_nonce()));
+    std::fs::write(&tmp, format!("{seq}\n")).map_err(io_err)?;
+    std::fs::rename(&tmp, &path).map_err(io_err)
+}
+
+fn next_sequence(repo: &Repo) -> Result<u64, SnapshotError> {
+    let r = &repo.repo;
+    let highest = [
+        scan(r, REF_PREFIX)?.keys().next_back().copied(),
+        scan(r, UNDONE_REF_PREFIX)?.keys().next_back().copied(),
+        Some(read_sequence_floor(repo)),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(0);
+    Ok(highest + 1)
+}
+
+/// The commit a snapshot or marker ref points at, checked to be a commit.
+fn ref_commit<'r>(
+    r: &'r gix::Repository,
+    name: &str,
+    target: &Target,
+) -> Result<gix::Commit<'r>, SnapshotError> {
+    let id = match target {
+        Target::Object(id) => *id,
+        Target::Symbolic(to) => {
+            return Err(SnapshotError::NotACommit {
+                name: name.to_string(),
+                found: format!("the symbolic ref {}", to.as_bstr()),
+            })
+        }
+    };
+    let object = r
+        .find_object(id)
+        .map_err(git_err(format!("read the object {name} points at")))?;
+    if object.kind != gix::objs::Kind::Commit {
+        return Err(SnapshotError::NotACommit {
+            name: name.to_string(),
+            found: format!("the {} {id}", object.kind),
+        });
+    }
+    Ok(object.into_commit())
+}
+
+fn message_of(commit: &gix::Commit<'_>, name: &str) -> Result<Vec<u8>, SnapshotError> {
+    commit
+        .message_raw()
+        .map(|m| m.to_vec())
+        .map_err(git_err(format!("decode the commit {name} points at")))
+}
+
+fn inconsistent(name: &str, reason: impl Into<String>) -> SnapshotError {
+    SnapshotError::Inconsistent {
+        name: name.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Parse a snapshot's commit and its undo marker (if any) into what `log` shows.
+fn load<'r>(
+    r: &'r gix::Repository,
+    seq: u64,
+    target: &Target,
+    undone: Option<&Target>,
+) -> Result<(SnapshotInfo, format::SnapshotRecord, gix::Commit<'r>), SnapshotError> {
+    let id = SnapshotId(seq);
+    let name = id.ref_name();
+    let commit = ref_commit(r, &name, target)?;
+    let record = format::parse_snapshot(&message_of(&commit, &name)?).map_err(|source| {
+        SnapshotError::Malformed {
+            name: name.clone(),
+            source,
+        }
+    })?;
+    if record.sequence != seq {
+        return Err(inconsistent(
+            &name,
+            format!("its metadata says it is snapshot {}", record.sequence),
+        ));
+    }
+    let status = match undone {
+        None => Status::Applied,
+        Some(target) => {
+            let marker_name = id.undone_ref_name();
+            let marker = ref_commit(r, &marker_name, target)?;
+            let undo =
+                format::parse_undone(&message_of(&marker, &marker_name)?).map_err(|source| {
+                    SnapshotError::Malformed {
+                        name: marker_name.clone(),
+                        source,
+                    }
+                })?;
+            let parents: Vec<ObjectId> = marker.parent_ids().map(|p| p.detach()).collect();
+            if undo.sequence != seq || parents != [commit.id] {
+                return Err(inconsistent(
+                    &marker_name,
+                    format!("it does not mark {name}'s commit {}", commit.id),
+                ));
+            }
+            Status::Undone { time: undo.time }
+        }
+    };
+    let info = SnapshotInfo {
+        id,
+        commit: commit.id,
+        time: record.time,
+        tool_version: record.tool_version.clone(),
+        patch_sha256: record.patch_sha256,
+        intent: record.intent.clone(),
+        files: record.files,
+        added: record.added,
+        removed: record.removed,
+        paths: record.paths.iter().map(|p| p.path.clone()).collect(),
+        status,
+    };
+    Ok((info, record, commit))
+}
+
+/// Every snapshot, newest first. One whose ref or metadata is broken fails the listing with
+/// an error naming its ref (delete that ref with `git update-ref -d` to get past it).
+pub fn list(repo: &Repo) -> Result<Vec<SnapshotInfo>, SnapshotError> {
+    let r = &repo.repo;
+    let snapshots = scan(r, REF_PREFIX)?;
+    let undone = scan(r, UNDONE_REF_PREFIX)?;
+    snapshots
+        .iter()
+        .rev()
+        .map(|(seq, target)| load(r, *seq, target, undone.get(seq)).map(|(info, ..)| info))
+        .collect()
+}
+
+/// Read snapshot `id` and check it: metadata parses, parents and both trees agree with it,
+/// and every blob it names exists. Pre-apply content is loaded (touched files only).
+pub fn read(repo: &Repo, id: SnapshotId) -> Result<Snapshot, SnapshotError> {
+    let r = &repo.repo;
+    let name = id.ref_name();
+    let find = |name: &str| -> Result<Option<Target>, SnapshotError> {
+        Ok(r.try_find_reference(name)
+            .map_err(git_err(format!("read {name}")))?
+            .map(|reference| reference.detach().target))
+    };
+    let target = find(&name)?.ok_or(SnapshotError::NotFound { id })?;
+    let undone = find(&id.undone_ref_name())?;
+    let (info, record, commit) = load(r, id.0, &target, undone.as_ref())?;
+
+    let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+    let expected: Vec<ObjectId> = record
+        .head
+        .into_iter()
+        .chain([record.post_commit])
+        .collect();
+    if parents != expected {
+        return Err(inconsistent(
+            &name,
+            "its parents are not the HEAD and post commit its metadata names",
+        ));
+    }
+    let pre_tree = commit
+        .tree()
+        .map_err(git_err(format!("read the tree of {name}")))?;
+    let post_tree = r
+        .find_commit(record.post_commit)
+        .and_then(|c| c.tree())
+        .map_err(git_err(format!("read the post commit of {name}")))?;
+
+    let mut paths = Vec::with_capacity(record.paths.len());
+    for p in &record.paths {
+        check_tree_entry(&pre_tree, &name, &p.path, p.before, "before")?;
+        check_tree_entry(&post_tree, &name, &p.path, p.after, "after")?;
+        let before = match p.before {
+            Recorded::Absent => None,
+            Recorded::Blob { id, mode } => Some(FileState {
+                bytes: read_blob(repo, id)?,
+                mode,
+            }),
+        };
+        paths.push(SnapshotPath {
+            path: p.path.clone(),
+            before,
+            before_blob: p.before,
+            after: p.after,
+        });
+    }
+    Ok(Snapshot {
+        info,
+        head: record.head,
+        post_commit: record.post_commit,
+        paths,
+    })
+}
+
+fn check_tree_entry(
+    tree: &gix::Tree<'_>,
+    name: &str,
+    path: &str,
+    expected: Recorded,
+    side: &str,
+) -> Result<(), SnapshotError> {
+    let entry = tree
+        .lookup_entry(path.split('/'))
+        .map_err(git_err(format!("look up {path:?} in {name}")))?;
+    let found = match &entry {
+        None => Recorded::Absent,
+        Some(e) if e.mode().is_tree() => Recorded::Absent,
+        Some(e) => match e.mode().kind() {
+            EntryKind::Blob => Recorded::Blob {
+                id: e.object_id(),
+                mode: MODE_FILE,
+            },
+            EntryKind::BlobExecutable => Recorded::Blob {
+                id: e.object_id(),
+                mode: MODE_EXEC,
+            },
+            other => {
+                return Err(inconsistent(
+                    name,
+                    format!(
+                        "{path:?} is a {} entry in its {side} tree",
+                        other.as_octal_str()
+                    ),
+                ))
+            }
+        },
+    };
+    if found == expected {
+        Ok(())
+    } else {
+        Err(inconsistent(
+            name,
+            format!("its {side} tree disagrees with its metadata at {path:?}"),
+        ))
+    }
+}
+
+/// The bytes of a blob a snapshot names (pre- or post-apply content).
+pub fn read_blob(repo: &Repo, id: ObjectId) -> Result<Vec<u8>, SnapshotError> {
+    repo.repo
+        .find_blob(id)
+        .map(|mut blob| blob.take_data())
+        .map_err(git_err(format!("read the blob {id}")))
+}
+
+/// Record that snapshot `id` was undone. Fails with [`SnapshotError::AlreadyUndone`] the
+/// second time, also when two processes race: the marker ref is created atomically.
+pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
+    let r = &repo.repo;
+    let name = id.ref_name();
+    let target = r
+        .try_find_reference(name.as_str())
+        .map_err(git_err(format!("read {name}")))?
+        .ok_or(SnapshotError::NotFound { id })?
+        .detach()
+        .target;
+    let snapshot = ref_commit(r, &name, &target)?;
+    let marker_name = id.undone_ref_name();
+    if r.try_find_reference(marker_name.as_str())
+        .map_err(git_err(format!("read {marker_name}")))?
+        .is_some()
+    {
+        return Err(SnapshotError::AlreadyUndone { id });
+    }
+    let tree = snapshot
+        .tree_id()
+        .map_err(git_err(format!("read the tree of {name}")))?
+        .detach();
+    let time = Time::now_local_or_utc();
+    let message = format::render_undone(&format::UndoneRecord {
+        sequence: id.0,
+        time,
+        tool_version: TOOL_VERSION.to_string(),
+        nonce: format::new_nonce(),
+    });
+    let marker = write_commit(r, tree, vec![snapshot.id], message, time)?;
+    if create_ref(r, &marker_name, marker, time)? {
+        Ok(())
+    } else {
+        Err(SnapshotError::AlreadyUndone { id })
+    }
+}
+
+/// Drop every snapshot but the newest `keep` (and the undo markers of dropped ones), in one
+/// ref transaction. Their objects become unreachable and git's own gc collects them. A
+/// snapshot that an unfinished apply in any worktree still needs is kept besides. Returns the
+/// dropped ids, oldest first.
+pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError> {
+    let r = &repo.repo;
+    let snapshots = scan(r, REF_PREFIX)?;
+    let undone = scan(r, UNDONE_REF_PREFIX)?;
+    // Remember the highest number before its ref may go, so it is never handed out again.
+    if let Some(highest) = snapshots.keys().chain(undone.keys()).max() {
+        raise_sequence_floor(repo, *highest)?;
+    }
+    let mut kept: HashSet<u64> = snapshots.keys().rev().take(keep).copied().collect();
+    kept.extend(
+        journal::pending_in_all_worktrees(repo.common_dir())
+            .iter()
+            .map(|id| id.0),
+    );
+    let delete = |name: String, target: &Target| -> Result<RefEdit, SnapshotError> {
+        Ok(RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(target.clone()),
+                log: RefLog::AndReference,
+            },
+            name: name
+                .as_str()
+                .try_into()
+                .map_err(git_err(format!("name the ref {name}")))?,
+            deref: false,
+        })
+    };
+    let mut edits = Vec::new();
+    let mut dropped = Vec::new();
+    for (seq, target) in &snapshots {
+        if !kept.contains(seq) {
+            edits.push(delete(SnapshotId(*seq).ref_name(), target)?);
+            dropped.push(SnapshotId(*seq));
+        }
+    }
+    for (seq, target) in &undone {
+        if !kept.contains(seq) {
+            edits.push(delete(SnapshotId(*seq).undone_ref_name(), target)?);
+        }
+    }
+    if !edits.is_empty() {
+        r.edit_references_as(edits, None)
+            .map_err(git_err("delete old snapshot refs"))?;
+    }
+    Ok(dropped)
+}
+
+/// How many snapshots to keep: git config `llm-apply.keep`, else [`DEFAULT_KEEP`].
+pub fn keep_from_config(repo: &Repo) -> Result<usize, SnapshotError> {
+    let config = repo.repo.config_snapshot();
+    let bad = || SnapshotError::Config {
+        key: KEEP_CONFIG_KEY,
+        value: config
+            .string(KEEP_CONFIG_KEY)
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
+    };
+    match config.try_integer(KEEP_CONFIG_KEY) {
+        Ok(None) => Ok(DEFAULT_KEEP),
+        Ok(Some(n)) => usize::try_from(n).map_err(|_| bad()),
+        Err(_) => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_ids_have_one_spelling() {
+        assert_eq!("7".parse::<SnapshotId>(), Ok(SnapshotId(7)));
+        assert_eq!(
+            "refs/llm-apply/12".parse::<SnapshotId>(),
+            Ok(SnapshotId(12))
+        );
+        for bad in [
+            "",
+            "0",
+            "07",
+            "-1",
+            "x",
+            "refs/llm-apply/",
+            "1 ",
+            "refs/llm-apply-undone/3",
+        ] {
+            assert!(bad.parse::<SnapshotId>().is_err(), "{bad:?}");
+        }
+        assert_eq!(SnapshotId(3).ref_name(), "refs/llm-apply/3");
+        assert_eq!(SnapshotId(3).undone_ref_name(), "refs/llm-apply-undone/3");
+    }
+
+    fn touched(path: &str, file: bool) -> Touched {
+        Touched {
+            path: path.to_string(),
+            after: file.then(|| FileState {
+                bytes: Vec::new(),
+                mode: MODE_FILE,
+            }),
+        }
+    }
+
+    #[test]
+    fn paths_are_checked_before_anything_is_written() {
+        for bad in [
+            "",
+            "/abs",
+            "a//b",
+            "../x",
+            "a/./b",
+            ".git/config",
+            "a/.GIT/x",
+            "trailing/",
+        ] {
+            assert!(
+                matches!(
+                    check_paths(&[touched(bad, true)]),
+                    Err(SnapshotError::InvalidPath { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            check_paths(&[touched("a", true), touched("a", false)]),
+            Err(SnapshotError::DuplicatePath { .. })
+        ));
+        assert!(matches!(
+            check_paths(&[touched("a/b/c", true), touched("a", true)]),
+            Err(SnapshotError::PathConflict { .. })
+        ));
+        // A file replaced by a directory (or the reverse) is fine: one side is absent.
+        check_paths(&[
+            touched("a/b", true),
+            touched("a", false),
+            touched("aux.c", true),
+        ])
+        .expect("valid paths");
+    }
+}
