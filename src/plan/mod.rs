@@ -1,1 +1,3 @@
 //! Planning: where every hunk lands and what every file becomes, in memory.
+
+pub mod merge;
