@@ -776,3 +776,19 @@ mod tests {
         );
     }
 }
+#[cfg(test)]
+mod scratch {
+    use super::*;
+    #[test]
+    fn scratch_dump() {
+        let Ok(dir) = std::env::var("SCRATCH") else { return };
+        let r = |n: &str| std::fs::read_to_string(format!("{dir}/{n}")).unwrap();
+        let (b, o, t) = (r("base"), r("ours"), r("theirs"));
+        let texts = Texts::new(&b, &o, &t);
+        eprintln!("ours hunks {:?}", diff(&texts.base_ids, &texts.ours_ids));
+        eprintln!("theirs hunks {:?}", diff(&texts.base_ids, &texts.theirs_ids));
+        let pieces = align(&texts);
+        eprintln!("pieces {pieces:?}");
+        eprintln!("{:?}", merge(&b, &o, &t, &Labels { ours: "o", base: "b", theirs: "t" }));
+    }
+}
