@@ -3,13 +3,22 @@
 //! Lines arrive already interned as `u32` ids, so comparing two lines is one integer compare.
 //! The result is a list of [`Hunk`]s, the places where `a` and `b` differ.
 //!
-//! Three things make the output agree with git's own diff (which `git merge-file` uses):
-//! the common prefix and suffix are matched first; a line that occurs nowhere in the other
-//! text is marked changed before the search (it can never be matched, and skipping it keeps
-//! big rewrites cheap); and every run of changed lines is finally slid to the place git
-//! would show it (see [`slide`]). A cost limit keeps pathological inputs (two long texts
-//! sharing lines in scrambled order) near-linear, at the price of a non-minimal diff there.
+//! Where several diffs are equally short, the one chosen is the one git's default diff
+//! (which `git merge-file` uses) chooses, so that merges match git's byte for byte:
+//!
+//! - the common prefix and suffix are matched first;
+//! - a line that occurs nowhere in the other text is marked changed before the search,
+//!   and so is a frequent line stranded among such lines (see [`searched`]);
+//! - the search cuts each range where its forward and backward halves first meet, trying
+//!   diagonals from the highest (see [`Search`]);
+//! - every run of changed lines is finally slid to where git shows it (see [`slide`]).
+//!
+//! The diff is minimal apart from the stranded frequent lines, up to a cost limit: past a
+//! few hundred edits in one stretch it cuts heuristically, which keeps pathological inputs
+//! (long texts sharing lines in scrambled order) near-linear. git cuts such stretches by
+//! heuristics of its own, so there the two can differ.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// One place where the texts differ: lines `a` of the old text became lines `b` of the new.
@@ -44,27 +53,24 @@ fn changed_lines(a: &[u32], b: &[u32]) -> (Vec<bool>, Vec<bool>) {
     let b_mid = prefix..b.len() - suffix;
 
     // Occurrences are counted over the whole texts, as git does, so a line that also sits
-    // in the other side's common prefix counts there.
-    let ids = a
-        .iter()
-        .chain(b)
-        .map(|&id| id as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let count = |text: &[u32]| {
-        let mut counts = vec![0usize; ids];
-        for &id in text {
-            counts[id as usize] += 1;
-        }
-        counts
-    };
-    let (count_a, count_b) = (count(a), count(b));
+    // in the other side's common prefix counts there. A map rather than a table indexed by
+    // id: conflicts are re-diffed piece by piece, and each piece must cost its own size,
+    // not the number of distinct lines in the files.
+    let mut counts: HashMap<u32, [usize; 2]> = HashMap::with_capacity(a.len() + b.len());
+    for &id in a {
+        counts.entry(id).or_default()[0] += 1;
+    }
+    for &id in b {
+        counts.entry(id).or_default()[1] += 1;
+    }
+    let in_a = |id: u32| counts.get(&id).map_or(0, |c| c[0]);
+    let in_b = |id: u32| counts.get(&id).map_or(0, |c| c[1]);
 
     // Lines set aside are changed; `kept_*` map the searched lines back to text indices.
     let mut changed_a = vec![false; a.len()];
     let mut changed_b = vec![false; b.len()];
-    let kept_a = searched(a, a_mid, &count_b, &mut changed_a);
-    let kept_b = searched(b, b_mid, &count_a, &mut changed_b);
+    let kept_a = searched(a, a_mid, in_b, &mut changed_a);
+    let kept_b = searched(b, b_mid, in_a, &mut changed_b);
 
     let seq_a: Vec<u32> = kept_a.iter().map(|&i| a[i]).collect();
     let seq_b: Vec<u32> = kept_b.iter().map(|&j| b[j]).collect();
@@ -99,7 +105,7 @@ enum Occurs {
 fn searched(
     text: &[u32],
     middle: Range<usize>,
-    other_counts: &[usize],
+    count_in_other: impl Fn(u32) -> usize,
     changed: &mut [bool],
 ) -> Vec<usize> {
     // A power of two close to the square root, capped, as git computes its limit.
@@ -112,7 +118,7 @@ fn searched(
     let often = often.min(1024);
     let occurs: Vec<Occurs> = text[middle.clone()]
         .iter()
-        .map(|&id| match other_counts[id as usize] {
+        .map(|&id| match count_in_other(id) {
             0 => Occurs::Nowhere,
             n if n >= often => Occurs::Often,
             _ => Occurs::Sometimes,
@@ -211,8 +217,7 @@ impl<'s> Search<'s> {
         // The part after a cut is handled by this loop rather than by recursion, so the
         // depth stays small even when the cost limit cuts a long text into many pieces.
         loop {
-            while xs.start < xs.end && ys.start < ys.end && self.a[xs.start] == self.b[ys.start]
-            {
+            while xs.start < xs.end && ys.start < ys.end && self.a[xs.start] == self.b[ys.start] {
                 xs.start += 1;
                 ys.start += 1;
             }
@@ -284,11 +289,7 @@ impl<'s> Search<'s> {
                 self.fwd[at(k)] = x;
                 // An odd total cost is found here, meeting a backward path of the previous
                 // step on the same diagonal; the cut is where this forward snake ends.
-                if odd
-                    && (k - delta).abs() < d
-                    && x <= n
-                    && y <= m
-                    && self.bwd[at(k - delta)] <= x
+                if odd && (k - delta).abs() < d && x <= n && y <= m && self.bwd[at(k - delta)] <= x
                 {
                     return Some(absolute(x, y));
                 }
@@ -337,7 +338,10 @@ impl<'s> Search<'s> {
                 best = Some((x, y, x + y));
             }
         }
-        for j in (-d..=d).step_by(2).filter(|&j| -m <= delta + j && delta + j <= n) {
+        for j in (-d..=d)
+            .step_by(2)
+            .filter(|&j| -m <= delta + j && delta + j <= n)
+        {
             let x = self.bwd[at(j)];
             let y = x - (delta + j);
             let progress = n + m - x - y;
@@ -592,7 +596,10 @@ mod tests {
                 assert!(pair[0].a.end < pair[1].a.start, "hunks are separated");
             }
         }
-        assert!(checked_minimal > 500, "only {checked_minimal} minimality checks");
+        assert!(
+            checked_minimal > 500,
+            "only {checked_minimal} minimality checks"
+        );
     }
 
     #[test]
