@@ -6,6 +6,7 @@
 
 pub mod git_output;
 pub mod locate;
+pub mod merge;
 pub mod normalize;
 pub mod paths;
 pub mod splice;
