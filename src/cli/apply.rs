@@ -19,8 +19,9 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         partial,
         format,
         revert,
+        index,
     } = args;
-    let report = match apply(&patches, check, partial, format, revert, dir) {
+    let report = match apply(&patches, check, partial, format, revert, index, dir) {
         Ok(r) => r,
         Err(r) => *r,
     };
@@ -37,8 +38,12 @@ fn apply(
     partial: bool,
     format: FormatArg,
     revert: bool,
+    index: bool,
     dir: Option<PathBuf>,
 ) -> Result<Report, Box<Report>> {
+    if index && repo_required(&dir) {
+        return Err(fail("usage", "--index needs a git repository"));
+    }
     let cwd = match dir {
         Some(d) => {
             if !d.is_dir() {
@@ -114,14 +119,23 @@ fn apply(
     };
     let plan = plan::plan(&patch, &wt, &opts)
         .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
-    Ok(decide_and_write(
-        &plan,
-        patch.format,
-        check,
-        partial,
-        revert,
-        &root,
-    ))
+    let mut report = decide_and_write(&plan, patch.format, check, partial, revert, &root);
+    if index && report.written {
+        let paths: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
+        if let Err(message) = write::stage(&root, &paths) {
+            report.errors.push(ErrorReport {
+                kind: "index".into(),
+                message,
+            });
+        }
+    }
+    Ok(report)
+}
+
+/// Whether the directory we run in lies outside every repository.
+fn repo_required(dir: &Option<PathBuf>) -> bool {
+    let here = dir.clone().or_else(|| std::env::current_dir().ok());
+    here.is_some_and(|d| matches!(Repo::discover(&d), Ok(None)))
 }
 
 /// The one place where a plan's outcome becomes a run status and an exit code (DESIGN §2).

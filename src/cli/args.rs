@@ -49,6 +49,10 @@ pub struct ApplyArgs {
     /// With PATCH: apply it in reverse
     #[arg(long)]
     pub revert: bool,
+
+    /// Also stage the result (the index is otherwise never touched)
+    #[arg(long)]
+    pub index: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

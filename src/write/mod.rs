@@ -62,6 +62,24 @@ pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
     })
 }
 
+/// `--index`: stage the written paths (additions, changes and deletions), as `git apply
+/// --index` would have. Runs after the work tree is written; failure is reported, not undone.
+pub fn stage(root: &Path, paths: &[&str]) -> Result<(), String> {
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let out = crate::git::Git::new(root)
+        .args(["add", "-A", "-f", "--"])
+        .args(paths)
+        .run()
+        .map_err(|e| e.to_string())?;
+    if out.success() {
+        Ok(())
+    } else {
+        Err(format!("staging the result failed: {}", out.stderr.trim()))
+    }
+}
+
 /// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.
 pub fn set_state(
     root: &Path,

@@ -5,3 +5,4 @@ mod apply_files;
 mod cli;
 mod parse_unified;
 mod props;
+mod three_way_cli;
