@@ -215,13 +215,19 @@ impl Stream {
     /// Base from `frequent` short lines; each side rewrites a few stretches with runs of
     /// lines new to it, a frequent line now and then among them. This is the shape where
     /// a diff must decide whether a blank line or brace inside a rewrite still matches.
-    fn rewrite_case(&mut self, len: usize, frequent: usize, fresh: &mut usize) -> [String; 3] {
+    fn rewrite_case(
+        &mut self,
+        len: usize,
+        frequent: usize,
+        sites: usize,
+        fresh: &mut usize,
+    ) -> [String; 3] {
         let base: Vec<String> = (0..self.below(len))
             .map(|_| ALPHABET[self.below(frequent)].to_string())
             .collect();
         let mut side = |s: &mut Stream| {
             let mut lines = base.clone();
-            for _ in 0..s.below(10) {
+            for _ in 0..s.below(sites) {
                 let at = s.below(lines.len() + 1);
                 for r in 0..1 + s.below(6) {
                     let line = if s.below(3) == 0 {
@@ -246,6 +252,46 @@ impl Stream {
         let theirs = side(self);
         [base.concat(), ours, theirs]
     }
+}
+
+/// The planner's case: a big code-like file that drifted a lot on our side (whole blocks
+/// rewritten) and a small patch on theirs.
+fn drift_case(stream: &mut Stream, fresh: &mut usize) -> [String; 3] {
+    const COMMON: [&str; 5] = ["}\n", "\n", "    }\n", "        return;\n", "{\n"];
+    let base: Vec<String> = (0..5000)
+        .map(|i| match stream.below(3) {
+            0 => COMMON[stream.below(COMMON.len())].to_string(),
+            _ => format!("code {}\n", i % 700),
+        })
+        .collect();
+    let mut ours = base.clone();
+    for _ in 0..1 + stream.below(40) {
+        let at = stream.below(ours.len());
+        let end = (at + stream.below(120)).min(ours.len());
+        let block: Vec<String> = (0..stream.below(120))
+            .map(|_| match stream.below(3) {
+                0 => COMMON[stream.below(COMMON.len())].to_string(),
+                _ => {
+                    *fresh += 1;
+                    format!("rewritten {fresh}\n")
+                }
+            })
+            .collect();
+        ours.splice(at..end, block);
+    }
+    let mut theirs = base.clone();
+    for _ in 0..1 + stream.below(4) {
+        let at = stream.below(theirs.len());
+        let end = (at + stream.below(4)).min(theirs.len());
+        let hunk: Vec<String> = (0..stream.below(5))
+            .map(|_| {
+                *fresh += 1;
+                format!("patched {fresh}\n")
+            })
+            .collect();
+        theirs.splice(at..end, hunk);
+    }
+    [base.concat(), ours.concat(), theirs.concat()]
 }
 
 /// Merges every case both ways and returns the cases where the results differ.
@@ -287,7 +333,7 @@ fn agrees_with_git_merge_file_on_300_rewrites_among_frequent_lines() {
     let mut stream = Stream(0x0dd_ba11_5eed_0002);
     let mut fresh = 0;
     let found = disagreements(
-        (0..300).map(|i| stream.rewrite_case(40 + i % 40, 2 + i % 3, &mut fresh)),
+        (0..300).map(|i| stream.rewrite_case(40 + i % 40, 2 + i % 3, 10, &mut fresh)),
         &[],
     );
     show(&found);
@@ -305,21 +351,38 @@ fn measures_agreement_with_git_on_big_heavily_rewritten_files() {
     let mut fresh = 0;
     for extra in [&[][..], &["--diff-algorithm=minimal"][..]] {
         let mut stream = Stream(0xb16_f11e_5eed_0003);
-        let found = disagreements(
-            (0..100).map(|_| stream.rewrite_case(3000, 8, &mut fresh)),
+        let rewrites = (0..100).map(|_| stream.rewrite_case(3000, 8, 400, &mut fresh));
+        report(
+            "both sides rewritten",
             extra,
+            100,
+            &disagreements(rewrites, extra),
         );
-        let flipped = found
-            .iter()
-            .filter(|([b, o, t], expected)| {
-                Merged::from(&merge(b, o, t, &LABELS)).conflicted != expected.conflicted
-            })
-            .count();
-        eprintln!(
-            "git merge-file {extra:?}: {} of 100 differ, {flipped} of them clean against conflicted",
-            found.len()
+        let mut stream = Stream(0x0d41_f7ed_5eed_0004);
+        let drifts: Vec<[String; 3]> = (0..200)
+            .map(|_| drift_case(&mut stream, &mut fresh))
+            .collect();
+        report(
+            "drifted file, small patch",
+            extra,
+            200,
+            &disagreements(drifts.into_iter(), extra),
         );
     }
+}
+
+fn report(what: &str, extra: &[&str], count: usize, found: &[([String; 3], Merged)]) {
+    let flipped = found
+        .iter()
+        .filter(|([b, o, t], expected)| {
+            Merged::from(&merge(b, o, t, &LABELS)).conflicted != expected.conflicted
+        })
+        .count();
+    eprintln!(
+        "{what}, git merge-file {extra:?}: {} of {count} differ, \
+         {flipped} of them clean against conflicted",
+        found.len()
+    );
 }
 
 proptest! {

@@ -10,21 +10,30 @@
 //! 1. Each side is diffed against base, line by line; a line keeps its terminator, so
 //!    `a\n`, `a\r\n` and a final `a` without newline are three different lines.
 //! 2. A change on one side that neither overlaps nor touches a change on the other side
-//!    is taken as is. Changes that overlap, or that only touch (one ends on the base line
-//!    where the other starts, including two insertions at the same place), form one
-//!    region; the same edit made on both sides is taken once.
+//!    is taken as is. Changes that overlap, or that only touch (no unchanged base line
+//!    between them, as with two insertions at the same place), form one region; the same
+//!    edit made on both sides is taken once.
 //! 3. Every other region is a conflict, then narrowed: the two sides' versions are
 //!    diffed against each other, lines they agree on leave the conflict (splitting it
 //!    where they agree in the middle), and a region where they agree entirely is clean.
 //! 4. Two conflicts separated by three lines or fewer, or only by lines without an ASCII
 //!    letter or digit (braces, blank lines), become one, since the markers would take
-//!    more room than the lines between them.
+//!    more room than the lines between them; a one-sided change between them keeps them
+//!    apart.
 //! 5. A conflict is written as `<<<<<<< ours`, our lines, `=======`, their lines,
 //!    `>>>>>>> theirs`: markers of seven characters, no base section. Markers end in CRLF
 //!    when the lines before the conflict on both sides and base's first line do, and a
 //!    side whose last line lacks a newline gets one inside the conflict.
 //!
 //! Merging never fails: a conflict is an outcome, reported with its line ranges.
+//!
+//! Where the result can differ from `git merge-file` (tests/merge.rs measures it):
+//! - git refuses texts with a NUL byte in their first 8000 bytes as binary; this merges
+//!   any text, so callers that care must check first;
+//! - once one stretch of a diff needs more than a few hundred edits (a file largely
+//!   rewritten on one side), git and this module both stop looking for the shortest diff
+//!   and cut the stretch by heuristics, which differ: conflicts may be cut differently
+//!   there, and rarely one side is clean where the other conflicts.
 
 mod diff;
 
@@ -114,8 +123,9 @@ impl MergeOutcome {
 }
 
 /// Merges the change from `base` to `theirs` into `ours` (see the module header for the
-/// rules). Byte-identical to `git merge-file -p -L <ours> -L <base> -L <theirs>` wherever
-/// the line diffs agree with git's (measured in this module's tests).
+/// rules): the same bytes, and clean in the same cases, as
+/// `git merge-file -p -L <ours> -L <base> -L <theirs> ours base theirs`, apart from the
+/// differences the module header lists.
 pub fn merge(base: &str, ours: &str, theirs: &str, labels: &Labels) -> MergeOutcome {
     let texts = Texts::new(base, ours, theirs);
     let mut pieces = align(&texts);
