@@ -207,12 +207,10 @@ impl TestRepo {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = c.spawn().expect("spawn binary");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(patch)
-            .expect("write patch");
+        // A run that exits before reading its input (a usage error) closes the pipe early.
+        if let Err(e) = child.stdin.take().expect("stdin").write_all(patch) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write patch: {e}");
+        }
         Run::from(child.wait_with_output().expect("wait"))
     }
 

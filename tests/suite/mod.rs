@@ -6,3 +6,6 @@ mod cli;
 mod parse_unified;
 mod props;
 mod three_way_cli;
+mod three_way_engine;
+mod git_transcripts;
+mod merge_file;
