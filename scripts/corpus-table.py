@@ -1,26 +1,47 @@
 #!/usr/bin/env python3
-"""Per-category table (and non-CORRECT cases) from a run.py --json file."""
+"""Per-category table from a corpus run (run.py --json), optionally enforcing targets.
+
+    scripts/corpus-table.py OUT.json [-v] [--check]
+
+-v lists every case that is not CORRECT. --check exits 1 when any case is WRONG or
+DAMAGED, or a category is below its target: 97% CORRECT, 90% for missing-context and
+drift-shallow.
+"""
 import collections
 import json
 import sys
 
+LOWER_TARGETS = {'missing-context': 0.90, 'drift-shallow': 0.90}
+DEFAULT_TARGET = 0.97
+
 d = json.load(open(sys.argv[1]))
-res = d['results']
-rows = res if isinstance(res, list) else [r for v in res.values() for r in (v if isinstance(v, list) else [v])]
+rows = d['results']
 cat = collections.defaultdict(collections.Counter)
 bad = []
 for r in rows:
-    c = r.get('category') or r.get('meta', {}).get('category')
+    c = r.get('category')
     cat[c][r['outcome']] += 1
     cat['TOTAL'][r['outcome']] += 1
     if r['outcome'] != 'CORRECT':
-        bad.append((c, r.get('case') or r.get('id'), r['outcome'], r.get('detail', '')))
+        bad.append((c, r.get('case'), r['outcome'], r.get('detail', '')))
 outs = ['CORRECT', 'MISSED', 'WRONG', 'CONFLICT-MARKED', 'DAMAGED']
 print('| category | n | ' + ' | '.join(outs) + ' |')
 print('|---|---|' + '---|' * len(outs))
+failures = []
 for c in sorted(cat, key=lambda x: (x == 'TOTAL', x)):
     n = sum(cat[c].values())
     print(f'| {c} | {n} | ' + ' | '.join(str(cat[c][o]) for o in outs) + ' |')
+    if c != 'TOTAL':
+        target = LOWER_TARGETS.get(c, DEFAULT_TARGET)
+        if n and cat[c]['CORRECT'] / n < target:
+            failures.append(f'{c}: {cat[c]["CORRECT"]}/{n} CORRECT is below {target:.0%}')
+for o in ('WRONG', 'DAMAGED', 'CONFLICT-MARKED'):
+    if cat['TOTAL'][o]:
+        failures.append(f'{cat["TOTAL"][o]} case(s) {o}')
 if '-v' in sys.argv:
     for b in sorted(bad):
         print(*b)
+if '--check' in sys.argv and failures:
+    for f in failures:
+        print('FAIL:', f)
+    sys.exit(1)
