@@ -205,7 +205,6 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         return locate_bare_insertion(hay, q, &new_texts);
     }
 
-    let mut ambiguous = None;
     for pass in Pass::LINE_PASSES {
         let needle = keyed(pass, &old.texts);
         let mut starts = hay.find_all(pass, &needle);
@@ -224,6 +223,11 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     return Located::AlreadyApplied { start, pass };
                 }
+                if let Some(rival) = nearer_loose_fit(hay, q, &old, pass, start) {
+                    let mut starts = vec![start, rival];
+                    starts.sort();
+                    return Located::Ambiguous { pass: Pass::Fuzzy, starts };
+                }
                 let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
                 let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
                     .expect("a contiguous match always has insertion points");
@@ -238,13 +242,10 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                     fuzz: None,
                 });
             }
-            None => {
-                ambiguous.get_or_insert((pass, starts));
-            }
+            // A looser pass only adds candidates; it must not pick one of them over the
+            // stricter matches that were already undecidable.
+            None => return Located::Ambiguous { pass, starts },
         }
-    }
-    if let Some((pass, starts)) = ambiguous {
-        return Located::Ambiguous { pass, starts };
     }
 
     // The old side is nowhere: maybe the new side is already there.
@@ -268,6 +269,30 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     }
 
     fuzzy(hay, q, &old)
+}
+
+/// A unique match far from the hint, while the text near the hint still fits loosely: the
+/// block may have been copied elsewhere while the intended place drifted. That is two places,
+/// not one. Returns the nearer loose start.
+fn nearer_loose_fit(hay: &Haystack, q: &Query, old: &Old, pass: Pass, start: usize) -> Option<usize> {
+    const FAR: usize = 20;
+    let hint = q.hint?;
+    let dist = start.abs_diff(hint);
+    if dist <= FAR {
+        return None;
+    }
+    let nearer = |s: usize| s != start && s.abs_diff(hint) * 2 < dist;
+    for looser in Pass::LINE_PASSES.into_iter().filter(|p| *p > pass) {
+        let needle = keyed(looser, &old.texts);
+        if let Some(s) = hay.find_all(looser, &needle).into_iter().find(|&s| nearer(s)) {
+            return Some(s);
+        }
+    }
+    match fuzzy(hay, q, old) {
+        Located::Placed(p) if nearer(p.start) => Some(p.start),
+        Located::Ambiguous { starts, .. } => starts.into_iter().find(|&s| nearer(s)),
+        _ => None,
+    }
 }
 
 /// A hunk with no old lines at all: only its numbers (or end-of-file) can place it.

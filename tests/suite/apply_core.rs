@@ -351,3 +351,27 @@ fn two_hunks_claiming_the_same_lines_are_refused() {
     .code(1);
     assert_eq!(r.state(), before);
 }
+
+#[test]
+fn an_exact_copy_far_away_does_not_win_over_a_drifted_place_at_the_hint() {
+    // The hunk targets lines 5-11, whose context drifted; an exact copy of its old block
+    // sits 60 lines further down. Two plausible places: refuse rather than edit the copy.
+    let block = ["fn helper() {", "    let a = load();", "    let b = parse(a);", "    target(b);", "    finish(b);", "    cleanup();", "}"];
+    let mut lines: Vec<String> = (1..=4).map(|i| format!("head {i}")).collect();
+    let mut drifted: Vec<String> = block.iter().map(|s| s.to_string()).collect();
+    drifted[2] = "    let b = parse_v2(a);".into();
+    lines.extend(drifted);
+    lines.extend((1..=60).map(|i| format!("filler {i}")));
+    lines.extend(block.iter().map(|s| s.to_string()));
+    let file: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let r = TestRepo::with(&[("f.rs", &file)]);
+    let before = r.state();
+    let patch = diff(
+        "f.rs",
+        "@@ -5,7 +5,7 @@\n fn helper() {\n     let a = load();\n     let b = parse(a);\n-    target(b);\n+    target_v2(b);\n     finish(b);\n     cleanup();\n }\n",
+    );
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+}
