@@ -299,6 +299,27 @@ fn nearer_loose_fit(hay: &Haystack, q: &Query, old: &Old, pass: Pass, start: usi
 fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Located {
     let at = if hay.is_empty() {
         Some(0)
+    } else if !q.hunk.anchors.is_empty() {
+        // Codex: lines added under `@@ anchor` go right after the (innermost) anchor line,
+        // searched after the previous hunk first, then anywhere; it must be one line.
+        let mut found = anchor_positions(hay, q, Some(q.prev_end));
+        if found.is_empty() {
+            found = anchor_positions(hay, q, None);
+        }
+        match found.as_slice() {
+            [] => {
+                return Located::NotFound {
+                    reason: Some("the hunk's @@ anchor line is not in the file".into()),
+                }
+            }
+            [p] => Some(p + 1),
+            many => {
+                return Located::Ambiguous {
+                    pass: Pass::Whitespace,
+                    starts: many.iter().map(|p| p + 1).collect(),
+                }
+            }
+        }
     } else if q.hunk.at_eof {
         Some(hay.len())
     } else {
@@ -309,9 +330,20 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Loc
             reason: Some("the hunk has no context or removed lines, so nothing locates it".into()),
         };
     };
-    if !new_texts.is_empty() && hay.matches_at(Pass::Exact, &keyed(Pass::Exact, new_texts), at) {
+    // Already there? At the end of the file the added lines would precede `at`; elsewhere
+    // they would follow it. Only a block that says something counts as evidence.
+    let needle = keyed(Pass::Exact, new_texts);
+    let already = !needle.is_empty()
+        && new_texts.iter().any(|t| !is_trivial(t))
+        && if at == hay.len() && at >= needle.len() {
+            hay.matches_at(Pass::Exact, &needle, at - needle.len())
+        } else {
+            hay.matches_at(Pass::Exact, &needle, at)
+        };
+    if already {
+        let start = if at == hay.len() { at - needle.len() } else { at };
         return Located::AlreadyApplied {
-            start: at,
+            start,
             pass: Pass::Exact,
         };
     }
@@ -322,7 +354,11 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Loc
         inserts: vec![at],
         pass: Pass::Exact,
         occurrences: 1,
-        decided_by: DecidedBy::Hint,
+        decided_by: if q.hunk.anchors.is_empty() {
+            DecidedBy::Hint
+        } else {
+            DecidedBy::Anchor
+        },
         fuzz: None,
     })
 }
