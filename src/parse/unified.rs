@@ -217,6 +217,15 @@ impl Parser<'_> {
         while self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@") {
             hunks.push(self.hunk(&mut body_notices)?);
         }
+        if hunks.is_empty() && h.git_line.is_none() && !h.binary {
+            return Err(ParseError::Syntax {
+                line: h.start + 1,
+                message: format!(
+                    "the file header for {} is followed by no '@@' hunk",
+                    h.plus.as_deref().or(h.minus.as_deref()).unwrap_or("?")
+                ),
+            });
+        }
         let (start, end) = (h.start, self.pos);
         let mut fp = self.resolve(h, hunks)?;
         let mut raw = self.lines[start..end].join("\n");

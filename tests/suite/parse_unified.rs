@@ -253,3 +253,13 @@ fn a_removed_line_that_looks_like_a_header_is_read_by_the_counts() {
     r.apply(&[], patch).code(0);
     assert_eq!(r.read_str("q.sql"), "a\n++ y\nb\n");
 }
+
+#[test]
+fn a_file_header_without_hunks_is_bad_input() {
+    let r = base();
+    let before = r.state();
+    let run = r.apply(&[], "--- a/src/lib.rs\n+++ b/src/lib.rs\nsome text\n");
+    run.code(2);
+    assert!(run.stderr.contains("no '@@' hunk"), "{}", run.stderr);
+    assert_eq!(r.state(), before);
+}
