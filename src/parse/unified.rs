@@ -6,6 +6,7 @@
 
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
+use crate::quote::{quoted_end, unquote};
 
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notices = Vec::new();
@@ -181,13 +182,13 @@ impl Parser<'_> {
                         h.new_mode.get_or_insert(m);
                     }
                 } else if let Some(v) = l.strip_prefix("rename from ") {
-                    h.rename_from = Some(unquote(v));
+                    h.rename_from = Some(unquote(v.trim_end()));
                 } else if let Some(v) = l.strip_prefix("rename to ") {
-                    h.rename_to = Some(unquote(v));
+                    h.rename_to = Some(unquote(v.trim_end()));
                 } else if let Some(v) = l.strip_prefix("copy from ") {
-                    h.copy_from = Some(unquote(v));
+                    h.copy_from = Some(unquote(v.trim_end()));
                 } else if let Some(v) = l.strip_prefix("copy to ") {
-                    h.copy_to = Some(unquote(v));
+                    h.copy_to = Some(unquote(v.trim_end()));
                 } else if l.starts_with("similarity index ")
                     || l.starts_with("dissimilarity index ")
                 {
@@ -631,61 +632,6 @@ fn split_git_line(rest: &str) -> Option<(String, String)> {
     }
     let mut it = rest.splitn(2, ' ');
     Some((it.next()?.to_string(), it.next()?.to_string()))
-}
-
-fn quoted_end(s: &str) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut i = 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// Undo git's C-style quoting (`"a/caf\303\251.txt"`); unquoted input is returned as is.
-pub fn unquote(s: &str) -> String {
-    let s = s.trim_end();
-    if !(s.len() >= 2 && s.starts_with('"') && s.ends_with('"')) {
-        return s.to_string();
-    }
-    let inner = &s.as_bytes()[1..s.len() - 1];
-    let mut out = Vec::with_capacity(inner.len());
-    let mut i = 0;
-    while i < inner.len() {
-        let c = inner[i];
-        if c != b'\\' || i + 1 >= inner.len() {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let e = inner[i + 1];
-        i += 2;
-        match e {
-            b'n' => out.push(b'\n'),
-            b't' => out.push(b'\t'),
-            b'r' => out.push(b'\r'),
-            b'a' => out.push(7),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'v' => out.push(11),
-            b'0'..=b'7' => {
-                let mut v = (e - b'0') as u32;
-                let mut n = 1;
-                while n < 3 && i < inner.len() && (b'0'..=b'7').contains(&inner[i]) {
-                    v = v * 8 + (inner[i] - b'0') as u32;
-                    i += 1;
-                    n += 1;
-                }
-                out.push(v as u8);
-            }
-            other => out.push(other),
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Drop the first path component (`a/x/y` → `x/y`), as `-p1` does.

@@ -226,7 +226,10 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                 if let Some(rival) = nearer_loose_fit(hay, q, &old, pass, start) {
                     let mut starts = vec![start, rival];
                     starts.sort();
-                    return Located::Ambiguous { pass: Pass::Fuzzy, starts };
+                    return Located::Ambiguous {
+                        pass: Pass::Fuzzy,
+                        starts,
+                    };
                 }
                 let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
                 let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
@@ -274,7 +277,13 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
 /// A unique match far from the hint, while the text near the hint still fits loosely: the
 /// block may have been copied elsewhere while the intended place drifted. That is two places,
 /// not one. Returns the nearer loose start.
-fn nearer_loose_fit(hay: &Haystack, q: &Query, old: &Old, pass: Pass, start: usize) -> Option<usize> {
+fn nearer_loose_fit(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    pass: Pass,
+    start: usize,
+) -> Option<usize> {
     const FAR: usize = 20;
     let hint = q.hint?;
     let dist = start.abs_diff(hint);
@@ -284,7 +293,11 @@ fn nearer_loose_fit(hay: &Haystack, q: &Query, old: &Old, pass: Pass, start: usi
     let nearer = |s: usize| s != start && s.abs_diff(hint) * 2 < dist;
     for looser in Pass::LINE_PASSES.into_iter().filter(|p| *p > pass) {
         let needle = keyed(looser, &old.texts);
-        if let Some(s) = hay.find_all(looser, &needle).into_iter().find(|&s| nearer(s)) {
+        if let Some(s) = hay
+            .find_all(looser, &needle)
+            .into_iter()
+            .find(|&s| nearer(s))
+        {
             return Some(s);
         }
     }
@@ -341,7 +354,11 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Loc
             hay.matches_at(Pass::Exact, &needle, at)
         };
     if already {
-        let start = if at == hay.len() { at - needle.len() } else { at };
+        let start = if at == hay.len() {
+            at - needle.len()
+        } else {
+            at
+        };
         return Located::AlreadyApplied {
             start,
             pass: Pass::Exact,

@@ -356,7 +356,15 @@ fn two_hunks_claiming_the_same_lines_are_refused() {
 fn an_exact_copy_far_away_does_not_win_over_a_drifted_place_at_the_hint() {
     // The hunk targets lines 5-11, whose context drifted; an exact copy of its old block
     // sits 60 lines further down. Two plausible places: refuse rather than edit the copy.
-    let block = ["fn helper() {", "    let a = load();", "    let b = parse(a);", "    target(b);", "    finish(b);", "    cleanup();", "}"];
+    let block = [
+        "fn helper() {",
+        "    let a = load();",
+        "    let b = parse(a);",
+        "    target(b);",
+        "    finish(b);",
+        "    cleanup();",
+        "}",
+    ];
     let mut lines: Vec<String> = (1..=4).map(|i| format!("head {i}")).collect();
     let mut drifted: Vec<String> = block.iter().map(|s| s.to_string()).collect();
     drifted[2] = "    let b = parse_v2(a);".into();

