@@ -320,8 +320,6 @@ fn two_codex_hunks_anchored_at_the_same_def_line_both_apply() {
 }
 
 #[test]
-#[ignore = "known planner gap: a hunk of only added lines under an @@ anchor is refused; \
-            intended: insert right after the innermost anchor line"]
 fn codex_added_lines_under_an_anchor_go_right_after_the_innermost_anchor_line() {
     let r = TestRepo::with(&[("k.py", &three_classes())]);
     let patch =
