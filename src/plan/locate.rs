@@ -223,6 +223,16 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     return Located::AlreadyApplied { start, pass };
                 }
+                // The old side matched only loosely where the new side is there more strictly:
+                // a change of whitespace or punctuation that has already been made.
+                if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
+                    if hay.matches_at(stricter, &keyed(stricter, &new_texts), start) {
+                        return Located::AlreadyApplied {
+                            start,
+                            pass: stricter,
+                        };
+                    }
+                }
                 if let Some(rival) = nearer_loose_fit(hay, q, &old, pass, start) {
                     let mut starts = vec![start, rival];
                     starts.sort();

@@ -713,6 +713,26 @@ fn plan_modify(
         ));
         return Ok((plan, Vec::new()));
     }
+    // After an indentation-blind match, the added lines must be indentable the file's way.
+    for (hunk, p) in &placed {
+        if let Err(why) = splice::IndentMap::learn(hunk, p, &text) {
+            let i = fp
+                .hunks
+                .iter()
+                .position(|h| std::ptr::eq(h, *hunk))
+                .expect("placed hunks come from fp");
+            plan.hunks[i].status = HunkStatus::NotFound;
+            plan.hunks[i].reason = Some(why);
+            failed = true;
+        }
+    }
+    if failed {
+        plan.status = FileStatus::Refused;
+        plan.problems.push(
+            "a hunk matched only when ignoring indentation that differs inconsistently".into(),
+        );
+        return Ok((plan, Vec::new()));
+    }
     plan.strategy = if exact_everywhere {
         Strategy::Exact
     } else {

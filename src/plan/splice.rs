@@ -23,7 +23,7 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
             eols.push(file.eols[cursor]);
             cursor += 1;
         }
-        let indent = IndentMap::learn(hunk, p, file);
+        let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
         let removed: Vec<usize> = hunk
             .old_lines()
@@ -107,24 +107,33 @@ fn add_groups(hunk: &Hunk) -> Vec<Vec<&Line>> {
     groups
 }
 
-/// How the file's indentation differs from the patch's, learnt from the lines that matched.
-#[derive(Debug, PartialEq, Eq)]
-enum IndentMap {
+/// How the file's indentation differs from the patch's, learnt from the lines that matched
+/// after an indentation-blind pass: a constant shift in columns (a SEARCH written with less
+/// indentation than the file has) and the file's indentation character (tabs or spaces).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndentMap {
     Same,
-    /// The file has `prefix` more in front of every line.
-    AddPrefix(String),
-    /// The file has `n` characters fewer (the patch's extra prefix is dropped).
-    StripPrefix(String),
-    /// The patch indents with spaces, the file with one tab per `width` spaces.
-    SpacesToTabs(usize),
-    /// The patch indents with tabs, the file with `width` spaces per tab.
-    TabsToSpaces(usize),
+    Columns {
+        /// Columns the file has more (or fewer) than the patch.
+        offset: isize,
+        tab_width: usize,
+        /// The file indents with tabs (else with spaces).
+        tabs: bool,
+    },
+}
+
+/// Indentation width in columns, tabs advancing to the next multiple of `w`.
+fn columns(ind: &str, w: usize) -> usize {
+    ind.chars()
+        .fold(0, |c, ch| if ch == '\t' { (c / w + 1) * w } else { c + 1 })
 }
 
 impl IndentMap {
-    fn learn(hunk: &Hunk, p: &Placement, file: &TextFile) -> IndentMap {
+    /// `Err` when the matched lines disagree on how the indentation differs: then nobody can
+    /// say how to indent the added lines, and guessing could change what code means.
+    pub fn learn(hunk: &Hunk, p: &Placement, file: &TextFile) -> Result<IndentMap, String> {
         if !p.pass.ignores_indentation() {
-            return IndentMap::Same;
+            return Ok(IndentMap::Same);
         }
         let pairs: Vec<(&str, &str)> = hunk
             .old_lines()
@@ -133,103 +142,71 @@ impl IndentMap {
             .filter(|(a, b)| !a.trim().is_empty() && !b.trim().is_empty())
             .map(|(a, b)| (indentation(a), indentation(b)))
             .collect();
-        if pairs.iter().all(|(a, b)| a == b) {
-            return IndentMap::Same;
+        // Mostly identical: the few that differ are context the patch (or a drifted file)
+        // indents differently, not a different indentation scheme.
+        let same = pairs.iter().filter(|(a, b)| a == b).count();
+        if same * 3 >= pairs.len() * 2 {
+            return Ok(IndentMap::Same);
         }
-        // A common prefix added or removed.
-        let add: Option<&str> = pairs
-            .iter()
-            .map(|(pa, fi)| fi.strip_suffix(pa))
-            .try_fold(None::<&str>, |acc, x| match (acc, x) {
-                (_, None) => Err(()),
-                (None, Some(x)) => Ok(Some(x)),
-                (Some(a), Some(x)) if a == x => Ok(Some(a)),
-                _ => Err(()),
+        let file_tabs = pairs.iter().filter(|(_, f)| f.starts_with('\t')).count();
+        let file_spaces = pairs.iter().filter(|(_, f)| f.starts_with(' ')).count();
+        let tabs = file_tabs > 0 && file_tabs >= file_spaces;
+        // Every tab width under which the difference is one constant shift; a shift of zero
+        // (only the indentation character differs) is preferred over any other.
+        let fits: Vec<(usize, isize)> = [4usize, 8, 2, 3]
+            .into_iter()
+            .filter_map(|w| {
+                let mut offsets = pairs
+                    .iter()
+                    .map(|(pa, fi)| columns(fi, w) as isize - columns(pa, w) as isize);
+                let first = offsets.next().expect("pairs differ, so there is one");
+                offsets.all(|o| o == first).then_some((w, first))
             })
-            .ok()
-            .flatten();
-        if let Some(x) = add {
-            if !x.is_empty() {
-                return IndentMap::AddPrefix(x.to_string());
-            }
+            .collect();
+        if let Some(&(tab_width, offset)) = fits.iter().find(|(_, o)| *o == 0).or(fits.first()) {
+            return Ok(IndentMap::Columns {
+                offset,
+                tab_width,
+                tabs,
+            });
         }
-        let strip: Option<&str> = pairs
-            .iter()
-            .map(|(pa, fi)| pa.strip_suffix(fi))
-            .try_fold(None::<&str>, |acc, x| match (acc, x) {
-                (_, None) => Err(()),
-                (None, Some(x)) => Ok(Some(x)),
-                (Some(a), Some(x)) if a == x => Ok(Some(a)),
-                _ => Err(()),
-            })
-            .ok()
-            .flatten();
-        if let Some(x) = strip {
-            if !x.is_empty() {
-                return IndentMap::StripPrefix(x.to_string());
-            }
-        }
-        // Tabs against spaces, with one consistent width.
-        let width = |spaces_side: bool| -> Option<usize> {
-            let mut w = None;
-            for (pa, fi) in &pairs {
-                let (sp, tb) = if spaces_side { (pa, fi) } else { (fi, pa) };
-                if !sp.chars().all(|c| c == ' ') || !tb.chars().all(|c| c == '\t') {
-                    return None;
-                }
-                if tb.is_empty() {
-                    if !sp.is_empty() {
-                        return None;
-                    }
-                    continue;
-                }
-                if sp.len() % tb.len() != 0 {
-                    return None;
-                }
-                let this = sp.len() / tb.len();
-                match w {
-                    None => w = Some(this),
-                    Some(x) if x == this => {}
-                    _ => return None,
-                }
-            }
-            w.filter(|&w| w > 0)
-        };
-        if let Some(w) = width(true) {
-            return IndentMap::SpacesToTabs(w);
-        }
-        if let Some(w) = width(false) {
-            return IndentMap::TabsToSpaces(w);
-        }
-        IndentMap::Same
+        Err(
+            "the patch's indentation differs from the file's inconsistently, so the added lines \
+             cannot be indented the file's way"
+                .into(),
+        )
     }
 
     fn apply(&self, line: &str) -> String {
+        let IndentMap::Columns {
+            offset,
+            tab_width: w,
+            tabs,
+        } = *self
+        else {
+            return line.to_string();
+        };
         if line.trim().is_empty() {
             return line.to_string();
         }
         let ind = indentation(line);
         let rest = &line[ind.len()..];
-        match self {
-            IndentMap::Same => line.to_string(),
-            IndentMap::AddPrefix(x) => format!("{x}{line}"),
-            IndentMap::StripPrefix(x) => line.strip_prefix(x.as_str()).unwrap_or(line).to_string(),
-            IndentMap::SpacesToTabs(w) => {
-                let lead = ind.chars().take_while(|c| *c == ' ').count();
-                let tail = &ind[lead..];
-                format!(
-                    "{}{}{}{}",
-                    "\t".repeat(lead / w),
-                    " ".repeat(lead % w),
-                    tail,
-                    rest
-                )
-            }
-            IndentMap::TabsToSpaces(w) => {
-                let lead = ind.chars().take_while(|c| *c == '\t').count();
-                let tail = &ind[lead..];
-                format!("{}{}{}", " ".repeat(lead * w), tail, rest)
-            }
+        let in_file_style = if tabs {
+            !ind.starts_with(' ') || columns(ind, w) < w
+        } else {
+            !ind.contains('\t')
+        };
+        if offset == 0 && in_file_style {
+            // Already written the file's way: keep its exact bytes (tabs for indentation,
+            // spaces for alignment and the like).
+            return line.to_string();
         }
+        let cols = (columns(ind, w) as isize + offset).max(0) as usize;
+        let lead = if tabs {
+            format!("{}{}", "\t".repeat(cols / w), " ".repeat(cols % w))
+        } else {
+            " ".repeat(cols)
+        };
+        format!("{lead}{rest}")
     }
 }

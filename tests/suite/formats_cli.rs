@@ -648,8 +648,6 @@ fn a_search_with_tabs_and_less_indentation_than_the_file_gets_the_files_prefix()
 }
 
 #[test]
-#[ignore = "plan::splice bug: IndentMap::learn cannot combine an added prefix with \
-            spaces-to-tabs, falls back to Same and writes REPLACE unindented"]
 fn a_search_with_spaces_and_less_indentation_than_a_tab_indented_file_is_reindented_with_tabs() {
     let file = "func f() {\n\tif ok {\n\t\trun()\n\t}\n}\n";
     let r = TestRepo::with(&[("main.go", file)]);
@@ -666,8 +664,6 @@ fn a_search_with_spaces_and_less_indentation_than_a_tab_indented_file_is_reinden
 }
 
 #[test]
-#[ignore = "plan::splice bug: when no indentation map fits the matched lines, the REPLACE \
-            text is written as sent and the file loses its indentation (exit 0)"]
 fn a_search_whose_indentation_maps_onto_the_file_inconsistently_never_unindents_it() {
     let file = "def f():\n    x = 1\n    y = 2\n";
     let r = TestRepo::with(&[("a.py", file)]);
