@@ -38,6 +38,7 @@ fn main() {
         let meta = Meta {
             patch_sha256: PatchDigest::of(content.as_bytes()),
             intent: Some("benchmark".to_string()),
+            undoes: None,
             files: 1,
             added: 1,
             removed: 1,

@@ -87,3 +87,70 @@ fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
         }),
     }
 }
+
+/// The first line of prose before the patch, if the sender wrote any: what the change is
+/// meant to do, as `log` shows it. A line right before a fence or a SEARCH block that has no
+/// spaces is the block's path, not prose; markdown heading marks are dropped.
+pub fn intent(text: &str) -> Option<String> {
+    const STARTS: [&str; 9] = [
+        "```",
+        "~~~",
+        "diff ",
+        "--- ",
+        "+++ ",
+        "*** Begin Patch",
+        "Index: ",
+        "@@",
+        "<<<<<<<",
+    ];
+    let mut prose: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if STARTS.iter().any(|s| trimmed.starts_with(s)) {
+            let block = ["```", "~~~", "<<<<<<<"]
+                .iter()
+                .any(|s| trimmed.starts_with(s));
+            if block
+                && prose
+                    .last()
+                    .is_some_and(|l| !l.contains(char::is_whitespace))
+            {
+                prose.pop();
+            }
+            break;
+        }
+        if !trimmed.is_empty() {
+            prose.push(trimmed);
+        }
+    }
+    prose
+        .iter()
+        .map(|l| l.trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intent;
+
+    #[test]
+    fn intent_is_the_first_prose_line_before_the_patch() {
+        assert_eq!(
+            intent("## Fix the parser\n\nIt was off by one.\n```diff\n--- a/x\n"),
+            Some("Fix the parser".to_string())
+        );
+        assert_eq!(intent("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), None);
+        assert_eq!(intent("*** Begin Patch\n*** Update File: a\n"), None);
+        assert_eq!(
+            intent("src/a.py\n```python\n<<<<<<< SEARCH\n"),
+            None,
+            "a path line before a block is not prose"
+        );
+        assert_eq!(
+            intent("Rename the helper.\nsrc/a.py\n<<<<<<< SEARCH\n"),
+            Some("Rename the helper.".to_string())
+        );
+        assert_eq!(intent(""), None);
+    }
+}

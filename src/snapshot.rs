@@ -155,6 +155,8 @@ pub struct Meta {
     pub patch_sha256: PatchDigest,
     /// The first line of the patch's prose, if it had any; reduced to one trimmed line.
     pub intent: Option<String>,
+    /// Set when this snapshot is taken before undoing another: the one being undone.
+    pub undoes: Option<SnapshotId>,
     /// Files changed as `log` counts them (a rename is one file, two touched paths).
     pub files: u64,
     pub added: u64,
@@ -177,6 +179,8 @@ pub struct SnapshotInfo {
     pub tool_version: String,
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
+    /// For the snapshot taken before an undo: the snapshot that undo rolled back.
+    pub undoes: Option<SnapshotId>,
     pub files: u64,
     pub added: u64,
     pub removed: u64,
@@ -427,6 +431,7 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
         nonce: format::new_nonce(),
         patch_sha256: meta.patch_sha256,
         intent: meta.intent.as_deref().and_then(format::one_line),
+        undoes: meta.undoes.map(SnapshotId::sequence),
         files: meta.files,
         added: meta.added,
         removed: meta.removed,
@@ -764,6 +769,7 @@ fn load<'r>(
         tool_version: record.tool_version.clone(),
         patch_sha256: record.patch_sha256,
         intent: record.intent.clone(),
+        undoes: record.undoes.map(SnapshotId),
         files: record.files,
         added: record.added,
         removed: record.removed,
@@ -933,6 +939,49 @@ pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
     } else {
         Err(SnapshotError::AlreadyUndone { id })
     }
+}
+
+/// Remove snapshot `id` and its undo marker: for an apply whose write failed and was rolled
+/// back, so that `log` does not list a change that never happened. Missing refs are fine.
+pub fn discard(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
+    delete_if_present(repo, &[id.ref_name(), id.undone_ref_name()])
+}
+
+/// Forget that snapshot `id` was undone: its change is in the work tree again (the undo
+/// itself was undone), so it may be undone once more.
+pub fn clear_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
+    delete_if_present(repo, &[id.undone_ref_name()])
+}
+
+/// Delete the named refs that exist, in one transaction, each only if it still points where
+/// it was just read to point (so a concurrent rewrite is not lost silently).
+fn delete_if_present(repo: &Repo, names: &[String]) -> Result<(), SnapshotError> {
+    let r = &repo.repo;
+    let mut edits = Vec::new();
+    for name in names {
+        let Some(reference) = r
+            .try_find_reference(name.as_str())
+            .map_err(git_err(format!("read {name}")))?
+        else {
+            continue;
+        };
+        edits.push(RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(reference.detach().target),
+                log: RefLog::AndReference,
+            },
+            name: name
+                .as_str()
+                .try_into()
+                .map_err(git_err(format!("name the ref {name}")))?,
+            deref: false,
+        });
+    }
+    if !edits.is_empty() {
+        r.edit_references_as(edits, None)
+            .map_err(git_err(format!("delete {}", names.join(" and "))))?;
+    }
+    Ok(())
 }
 
 /// Drop every snapshot but the newest `keep` (and the undo markers of dropped ones), in one

@@ -2,13 +2,15 @@
 
 use std::path::PathBuf;
 
-use super::args::{ApplyArgs, FormatArg};
-use super::Outcome;
+use super::args::{ApplyArgs, FormatArg, UndoArgs};
+use super::session::{self, Session, SnapshotRequest};
+use super::{undo, Outcome};
 use crate::gate::{self, Verdict};
 use crate::patch::{Format, Notice, Patch};
 use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
 use crate::report::{ErrorReport, Report, RunStatus};
+use crate::snapshot::PatchDigest;
 use crate::{input, parse, write};
 
 pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
@@ -20,18 +22,57 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         format,
         revert,
         index,
+        no_snapshot,
+        force,
     } = args;
-    let report = match apply(&patches, check, partial, format, revert, index, dir) {
+    if revert && patches.is_empty() {
+        if partial || index || no_snapshot || format != FormatArg::Auto {
+            let report = *fail(
+                "usage",
+                "--revert without PATCH rolls back the most recent apply; of the apply options \
+                 only --check, --json and --force go with it",
+            );
+            return Outcome::run(report, json);
+        }
+        // `--revert` without a patch rolls back the most recent apply: that is `undo`.
+        let args = UndoArgs {
+            id: None,
+            force,
+            check,
+            json,
+        };
+        return undo::run(args, dir);
+    }
+    if force {
+        let report = *fail(
+            "usage",
+            "--force only applies to undoing (--revert without PATCH, or undo)",
+        );
+        return Outcome::run(report, json);
+    }
+    let report = match apply(
+        &patches,
+        check,
+        partial,
+        format,
+        revert,
+        index,
+        no_snapshot,
+        dir,
+    ) {
         Ok(r) => r,
         Err(r) => *r,
     };
-    Outcome { report, json }
+    Outcome::run(report, json)
 }
 
 fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
     Box::new(Report::error(kind, message))
 }
 
+// Each flag is passed on by name from the destructured args (STYLE habit 2), so a new flag
+// shows up here rather than hiding in a bundle.
+#[allow(clippy::too_many_arguments)]
 fn apply(
     patches: &[String],
     check: bool,
@@ -39,6 +80,7 @@ fn apply(
     format: FormatArg,
     revert: bool,
     index: bool,
+    no_snapshot: bool,
     dir: Option<PathBuf>,
 ) -> Result<Report, Box<Report>> {
     if index && repo_required(&dir) {
@@ -57,14 +99,13 @@ fn apply(
         None => std::env::current_dir()
             .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
     };
-    if revert && patches.is_empty() {
-        return Err(fail(
-            "usage",
-            "--revert without PATCH rolls back the most recent apply, which needs ghost snapshots (not available in this build); give the patch to reverse: git llm-apply --revert PATCH",
-        ));
-    }
     let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
-    let mut extra_notices = Vec::new();
+    // Before anything else: the lock, and the recovery of an interrupted apply.
+    let session = repo.as_ref().map(session::open).transpose()?;
+    let mut extra_notices = session
+        .as_ref()
+        .map(|s| s.notices.clone())
+        .unwrap_or_default();
     let root = match &repo {
         Some(r) => r.work_dir.clone(),
         None => {
@@ -108,6 +149,21 @@ fn apply(
         original.clone()
     };
     patch.notices.extend(extra_notices);
+    let request = SnapshotRequest {
+        patch_sha256: PatchDigest::of(
+            inputs
+                .iter()
+                .map(|i| i.text.as_str())
+                .collect::<String>()
+                .as_bytes(),
+        ),
+        intent: inputs.iter().find_map(|i| input::intent(&i.text)),
+        undoes: None,
+    };
+    let record = match &session {
+        Some(s) if !no_snapshot => Some((s, &request)),
+        _ => None,
+    };
 
     let git3 = repo.as_ref().map(|repo| plan::three_way::GitThreeWay {
         repo,
@@ -119,7 +175,7 @@ fn apply(
     };
     let plan = plan::plan(&patch, &wt, &opts)
         .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
-    let mut report = decide_and_write(&plan, patch.format, check, partial, revert, &root);
+    let mut report = decide_and_write(&plan, patch.format, check, partial, revert, &root, record);
     if index && report.written {
         let paths: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
         if let Err(message) = write::stage(&root, &paths) {
@@ -146,6 +202,7 @@ fn decide_and_write(
     partial: bool,
     revert: bool,
     root: &std::path::Path,
+    record: Option<(&Session, &SnapshotRequest)>,
 ) -> Report {
     let all_ok = plan.all_ok();
     let nothing_to_write = plan.changes.is_empty();
@@ -183,16 +240,18 @@ fn decide_and_write(
             });
             r
         }
-        Verdict::Approved(token) => match write::write(root, &token) {
-            Ok(_) => {
+        Verdict::Approved(token) => match session::write(root, &token, record, &report.summary) {
+            Ok(done) => {
                 report.written = true;
+                report.snapshot = done.snapshot.map(|id| id.ref_name());
+                report.notices.extend(done.notices);
                 report
             }
-            Err(e) => {
+            Err(message) => {
                 let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
                 r.errors.push(ErrorReport {
                     kind: "write".into(),
-                    message: e.to_string(),
+                    message,
                 });
                 r
             }

@@ -46,13 +46,22 @@ pub struct ApplyArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
 
-    /// With PATCH: apply it in reverse
+    /// With PATCH: apply it in reverse; without PATCH: roll back the most recent apply
     #[arg(long)]
     pub revert: bool,
 
     /// Also stage the result (the index is otherwise never touched)
     #[arg(long)]
     pub index: bool,
+
+    /// Do not record a ghost snapshot (then --revert cannot undo this apply)
+    #[arg(long)]
+    pub no_snapshot: bool,
+
+    /// With --revert and no PATCH: restore even paths whose later edits overlap the apply's
+    /// change (their current content is kept in a new snapshot first)
+    #[arg(long, requires = "revert")]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,4 +73,36 @@ pub enum FormatArg {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// The recorded applies, newest first
+    Log(LogArgs),
+    /// Roll back apply ID (default: the most recent apply)
+    Undo(UndoArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    /// Machine-readable listing on standard output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UndoArgs {
+    /// The snapshot to roll back: its number (as `log` shows it) or refs/llm-apply/<number>
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Restore even paths whose later edits overlap the apply's change (their current
+    /// content is kept in a new snapshot first, so this too can be undone)
+    #[arg(long)]
+    pub force: bool,
+
+    /// Decide everything, write nothing, report what would happen
+    #[arg(long)]
+    pub check: bool,
+
+    /// Machine-readable report on standard output
+    #[arg(long)]
+    pub json: bool,
+}

@@ -3,17 +3,38 @@
 
 mod apply;
 mod args;
+mod session;
+mod log;
+mod undo;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::report::log::LogReport;
 use crate::report::{self, Report};
 
-/// What a command hands back: the report to print and whether it is JSON.
+/// What a command hands back: what to print and whether it is JSON.
 pub struct Outcome {
-    pub report: Report,
+    pub shown: Shown,
     pub json: bool,
+}
+
+/// The two kinds of output a run prints.
+pub enum Shown {
+    /// The report of an apply, a check or an undo (also every error).
+    Run(Report),
+    /// The `log` listing.
+    Log(LogReport),
+}
+
+impl Outcome {
+    pub fn run(report: Report, json: bool) -> Outcome {
+        Outcome {
+            shown: Shown::Run(report),
+            json,
+        }
+    }
 }
 
 pub fn main() -> ExitCode {
@@ -27,23 +48,24 @@ pub fn main() -> ExitCode {
     };
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
-        Some(c) => match c {},
+        Some(args::Command::Log(a)) => log::run(a, args.dir),
+        Some(args::Command::Undo(a)) => undo::run(a, args.dir),
     };
     emit(&outcome)
 }
 
 /// Print the report and turn its exit status into the process's.
 fn emit(o: &Outcome) -> ExitCode {
-    let r = &o.report;
-    if o.json {
-        print!("{}", report::json::render(r));
+    let (text, code) = match (&o.shown, o.json) {
+        (Shown::Run(r), true) => (report::json::render(r), r.exit_code),
+        (Shown::Run(r), false) => (report::human::render(r), r.exit_code),
+        (Shown::Log(l), true) => (report::json::render_log(l), 0),
+        (Shown::Log(l), false) => (report::human::render_log(l), 0),
+    };
+    if !o.json && code == 2 {
+        eprint!("{text}");
     } else {
-        let text = report::human::render(r);
-        if r.exit_code == 2 {
-            eprint!("{text}");
-        } else {
-            print!("{text}");
-        }
+        print!("{text}");
     }
-    ExitCode::from(u8::try_from(r.exit_code).expect("exit codes are 0 to 3"))
+    ExitCode::from(u8::try_from(code).expect("exit codes are 0 to 3"))
 }

@@ -28,3 +28,11 @@ pub fn approve(plan: &Plan) -> Verdict {
         changes: plan.changes.clone(),
     })
 }
+
+/// Permission to put recorded states back: an undo, or the recovery of an interrupted apply.
+/// These writes restore what a snapshot recorded (or a clean merge towards it), so the
+/// patch policy that `approve` will apply to new content does not gate them; they still need
+/// the token, so the writer has one entrance.
+pub fn approve_restore(changes: Vec<Change>) -> Verdict {
+    Verdict::Approved(Approved { changes })
+}

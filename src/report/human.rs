@@ -45,7 +45,8 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "notice: {}", n.message);
     }
     if let Some(s) = &r.snapshot {
-        let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply --revert)");
+        let id = s.rsplit('/').next().unwrap_or(s);
+        let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
     }
     total(&mut out, r);
     out
@@ -137,4 +138,52 @@ fn total(out: &mut String, r: &Report) {
         RunStatus::Error => return,
     };
     let _ = writeln!(out, "{line}");
+}
+
+/// The `log` listing: one line per snapshot, newest first —
+/// `<id>  <time>  <status>  <files> (+a -r)  <intent>`.
+pub fn render_log(log: &super::log::LogReport) -> String {
+    use super::log::LogStatus;
+    let mut out = String::new();
+    for n in &log.notices {
+        let _ = writeln!(out, "notice: {}", n.message);
+    }
+    if log.snapshots.is_empty() {
+        let _ = writeln!(
+            out,
+            "No applies recorded (every apply records one unless --no-snapshot is given)"
+        );
+        return out;
+    }
+    let width = log
+        .snapshots
+        .iter()
+        .map(|e| e.id.to_string().len())
+        .max()
+        .unwrap_or(1);
+    for e in &log.snapshots {
+        let status = match e.status {
+            LogStatus::Applied => "applied",
+            LogStatus::Undone => "undone",
+        };
+        let files = if e.files == 1 {
+            "1 file".to_string()
+        } else {
+            format!("{} files", e.files)
+        };
+        let what = match (e.undoes, &e.intent) {
+            (_, Some(i)) => i.clone(),
+            (Some(u), None) => format!("undo of {u}"),
+            (None, None) => format!("({})", e.paths.join(", ")),
+        };
+        let _ = writeln!(
+            out,
+            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}",
+            id = e.id,
+            time = e.time.replacen('T', " ", 1),
+            added = e.added,
+            removed = e.removed,
+        );
+    }
+    out
 }

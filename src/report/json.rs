@@ -7,3 +7,10 @@ pub fn render(report: &Report) -> String {
     s.push('\n');
     s
 }
+
+/// The `log` listing (schema in docs/json.md).
+pub fn render_log(log: &super::log::LogReport) -> String {
+    let mut s = serde_json::to_string_pretty(log).expect("a listing always serializes");
+    s.push('\n');
+    s
+}

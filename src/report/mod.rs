@@ -3,6 +3,7 @@
 
 pub mod human;
 pub mod json;
+pub mod log;
 
 use serde::Serialize;
 

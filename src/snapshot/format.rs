@@ -16,6 +16,7 @@
 //! llm-apply-nonce: <16 hex digits>
 //! llm-apply-patch-sha256: <64 hex digits>
 //! llm-apply-intent: Fix the off-by-one in the parser        (optional)
+//! llm-apply-undoes: 3                                       (optional)
 //! llm-apply-files: 2
 //! llm-apply-added: 3
 //! llm-apply-removed: 1
@@ -23,6 +24,9 @@
 //! llm-apply-post-commit: <commit id>
 //! llm-apply-path: <before> <after> <path>                   (one per touched path)
 //! ```
+//!
+//! `llm-apply-undoes` marks the snapshot taken before an undo: the sequence of the snapshot
+//! that undo rolled back. Undoing such a snapshot brings the rolled-back change back.
 //!
 //! `<before>`/`<after>` are `absent` or `<mode>:<blob id>` with mode `100644` or `100755`.
 //! A path is written as it is unless it holds a control character or a backslash, starts with
@@ -82,6 +86,8 @@ pub(crate) struct SnapshotRecord {
     pub nonce: String,
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
+    /// The snapshot whose undo this snapshot records, for snapshots taken before an undo.
+    pub undoes: Option<u64>,
     pub files: u64,
     pub added: u64,
     pub removed: u64,
@@ -143,6 +149,7 @@ const K_TOOL: &str = "llm-apply-tool-version";
 const K_NONCE: &str = "llm-apply-nonce";
 const K_PATCH: &str = "llm-apply-patch-sha256";
 const K_INTENT: &str = "llm-apply-intent";
+const K_UNDOES: &str = "llm-apply-undoes";
 const K_FILES: &str = "llm-apply-files";
 const K_ADDED: &str = "llm-apply-added";
 const K_REMOVED: &str = "llm-apply-removed";
@@ -219,6 +226,9 @@ pub(crate) fn render_snapshot(r: &SnapshotRecord) -> String {
     line(K_PATCH, &r.patch_sha256);
     if let Some(intent) = &r.intent {
         line(K_INTENT, intent);
+    }
+    if let Some(undoes) = &r.undoes {
+        line(K_UNDOES, undoes);
     }
     line(K_FILES, &r.files);
     line(K_ADDED, &r.added);
@@ -436,6 +446,10 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
             }
         },
     };
+    let undoes = match f.single.get(K_UNDOES) {
+        None => None,
+        Some(_) => Some(f.sequence(K_UNDOES)?),
+    };
     let head = match f.get(K_HEAD)? {
         "unborn" => None,
         value => Some(f.object_id(K_HEAD, value)?),
@@ -460,6 +474,7 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
         nonce,
         patch_sha256,
         intent,
+        undoes,
         files: f.number(K_FILES)?,
         added: f.number(K_ADDED)?,
         removed: f.number(K_REMOVED)?,
@@ -648,6 +663,7 @@ mod tests {
             nonce: "0123456789abcdef".to_string(),
             patch_sha256: PatchDigest::of(b"the patch"),
             intent: Some("Fix the off-by-one: in the parser".to_string()),
+            undoes: None,
             files: 2,
             added: 3,
             removed: 1,
@@ -710,6 +726,19 @@ mod tests {
         let text = render_snapshot(&r);
         assert!(text.contains("llm-apply-head: unborn\n"));
         assert_eq!(parse_snapshot(text.as_bytes()), Ok(r));
+    }
+
+    #[test]
+    fn the_snapshot_of_an_undo_names_what_it_undoes() {
+        let mut r = record();
+        r.undoes = Some(3);
+        let text = render_snapshot(&r);
+        assert!(text.contains("llm-apply-undoes: 3\n"));
+        assert_eq!(parse_snapshot(text.as_bytes()), Ok(r));
+        for bad in ["0", "03", "x", ""] {
+            let text = text.replace("llm-apply-undoes: 3", &format!("llm-apply-undoes: {bad}"));
+            assert!(parse_snapshot(text.as_bytes()).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! The only code that changes the work tree. It takes the gate's `Approved` token, writes
 //! every file through a temp file + rename, and on any failure puts back every file it had
-//! already changed, so a failed apply leaves the tree as it was.
+//! already changed, so a failed apply leaves the tree as it was. `recorded` wraps it in a
+//! snapshot and a journal; `restore` decides what an undo or a crash recovery writes.
+
+pub mod recorded;
+pub mod restore;
 
 use std::fs;
 use std::io::{self, Write as _};

@@ -156,7 +156,9 @@ fn human_report_has_one_line_per_file_and_a_total() {
     run.code(0);
     assert_eq!(
         run.stdout,
-        "M f.txt (+1 -1) via exact\nApplied 1 file (+1 -1)\n"
+        "M f.txt (+1 -1) via exact\n\
+         snapshot: refs/llm-apply/1 (undo with: git llm-apply undo 1)\n\
+         Applied 1 file (+1 -1)\n"
     );
 }
 

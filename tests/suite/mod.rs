@@ -10,3 +10,4 @@ mod three_way_cli;
 mod three_way_engine;
 mod git_transcripts;
 mod merge_file;
+mod snapshot_store;

@@ -1,9 +1,12 @@
-//! The ghost-commit store against real temporary repositories and the real git binary.
+//! The ghost-commit store (`snapshot`) through its library API, against real temporary
+//! repositories and the real git binary: create, list, read, undo markers, prune, the lock
+//! and the journal.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -13,82 +16,39 @@ use git_llm_apply::snapshot::{
     SnapshotError, SnapshotId, Status, Touched,
 };
 
-/// A temporary repository driven by a git with pinned configuration, identity and dates.
-struct TestRepo {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
+use crate::common::TestRepo;
+
+/// What the store's tests ask of a repository besides the shared helper's basics.
+trait StoreRepo {
+    fn root(&self) -> &Path;
+    fn run_git(&self, args: &[&str]) -> Output;
+    fn git_bytes(&self, args: &[&str]) -> Vec<u8>;
+    fn open(&self) -> Repo;
+    fn parents(&self, rev: &str) -> Vec<String>;
+    fn exists_in(&self, rev: &str, path: &str) -> bool;
+    /// `(mode, id)` of `path` in `rev`'s tree.
+    fn ls_tree(&self, rev: &str, path: &str) -> Option<(String, String)>;
+    /// Git's blob id for `bytes`.
+    fn hash(&self, bytes: &[u8]) -> String;
 }
 
-fn git_command(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Test Author")
-        .env("GIT_AUTHOR_EMAIL", "author@example.com")
-        .env("GIT_AUTHOR_DATE", "2024-01-02T03:04:05Z")
-        .env("GIT_COMMITTER_NAME", "Test Committer")
-        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-        .env("GIT_COMMITTER_DATE", "2024-01-02T03:04:05Z")
-        .env("LC_ALL", "C")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    cmd
-}
-
-fn run_git(dir: &Path, args: &[&str]) -> Output {
-    git_command(dir).args(args).output().expect("git runs")
-}
-
-fn git_ok(dir: &Path, args: &[&str]) -> String {
-    let out = run_git(dir, args);
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-impl TestRepo {
-    fn new() -> TestRepo {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let root = dir.path().join("repo");
-        std::fs::create_dir(&root).expect("repo dir");
-        git_ok(&root, &["init", "-q", "-b", "main"]);
-        TestRepo { _dir: dir, root }
+impl StoreRepo for TestRepo {
+    fn root(&self) -> &Path {
+        self.path()
     }
 
-    fn git(&self, args: &[&str]) -> String {
-        git_ok(&self.root, args)
+    fn run_git(&self, args: &[&str]) -> Output {
+        self.git_cmd(args).output().expect("git runs")
     }
 
     fn git_bytes(&self, args: &[&str]) -> Vec<u8> {
-        let out = run_git(&self.root, args);
+        let out = self.run_git(args);
         assert!(out.status.success(), "git {args:?} failed");
         out.stdout
     }
 
-    fn write(&self, path: &str, bytes: &[u8]) {
-        let abs = self.root.join(path);
-        std::fs::create_dir_all(abs.parent().expect("has parent")).expect("mkdir");
-        std::fs::write(abs, bytes).expect("write");
-    }
-
-    fn set_exec(&self, path: &str, exec: bool) {
-        let mode = if exec { 0o755 } else { 0o644 };
-        std::fs::set_permissions(self.root.join(path), std::fs::Permissions::from_mode(mode))
-            .expect("chmod");
-    }
-
-    fn commit_all(&self, message: &str) {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
-    }
-
     fn open(&self) -> Repo {
-        open_at(&self.root)
+        open_at(self.path())
     }
 
     fn parents(&self, rev: &str) -> Vec<String> {
@@ -100,12 +60,11 @@ impl TestRepo {
     }
 
     fn exists_in(&self, rev: &str, path: &str) -> bool {
-        run_git(&self.root, &["cat-file", "-e", &format!("{rev}:{path}")])
+        self.run_git(&["cat-file", "-e", &format!("{rev}:{path}")])
             .status
             .success()
     }
 
-    /// `(mode, id)` of `path` in `rev`'s tree.
     fn ls_tree(&self, rev: &str, path: &str) -> Option<(String, String)> {
         let out = self.git(&["ls-tree", "-z", rev, "--", path]);
         let line = out.split('\0').next().filter(|l| !l.is_empty())?;
@@ -116,9 +75,21 @@ impl TestRepo {
     }
 
     fn hash(&self, bytes: &[u8]) -> String {
-        let path = self._dir.path().join("hash-input");
-        std::fs::write(&path, bytes).expect("write");
-        self.git(&["hash-object", path.to_str().expect("utf-8")])
+        let mut child = self
+            .git_cmd(&["hash-object", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("git runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(bytes)
+            .expect("write");
+        let out = child.wait_with_output().expect("git hash-object");
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
             .trim()
             .to_string()
     }
@@ -148,6 +119,7 @@ fn meta(intent: Option<&str>) -> Meta {
     Meta {
         patch_sha256: PatchDigest::of(b"the patch text"),
         intent: intent.map(str::to_string),
+        undoes: None,
         files: 1,
         added: 2,
         removed: 1,
@@ -167,7 +139,7 @@ fn blob_id(recorded: Recorded) -> Option<String> {
 
 #[test]
 fn create_list_read_round_trip_keeps_exact_bytes_and_modes() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("a.txt", b"one\n");
     t.write("bin/run.sh", b"#!/bin/sh\necho hi\n");
     t.set_exec("bin/run.sh", true);
@@ -195,7 +167,7 @@ fn create_list_read_round_trip_keeps_exact_bytes_and_modes() {
     assert_eq!(id.to_string(), "1");
     let ghost = id.ref_name();
     assert!(
-        !t.root.join(".git/logs/refs/llm-apply").exists(),
+        !t.root().join(".git/logs/refs/llm-apply").exists(),
         "no reflog by default, so a pruned snapshot's objects really become unreachable"
     );
 
@@ -287,11 +259,11 @@ fn create_list_read_round_trip_keeps_exact_bytes_and_modes() {
 
 #[test]
 fn a_deleted_path_is_absent_and_its_emptied_directory_disappears() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("d/gone.txt", b"bye\n");
     t.write("top.txt", b"top\n");
     t.commit_all("base");
-    std::fs::remove_file(t.root.join("d/gone.txt")).expect("rm");
+    std::fs::remove_file(t.root().join("d/gone.txt")).expect("rm");
 
     let repo = t.open();
     let id = one_file_snapshot(&repo, "d/gone.txt", b"recreated\n");
@@ -305,7 +277,7 @@ fn a_deleted_path_is_absent_and_its_emptied_directory_disappears() {
 
 #[test]
 fn a_directory_at_a_touched_path_counts_as_no_file() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("a/b", b"inner\n");
     t.commit_all("base");
     let repo = t.open();
@@ -333,12 +305,13 @@ fn a_directory_at_a_touched_path_counts_as_no_file() {
 
 #[test]
 fn unborn_branch_snapshot_has_the_post_commit_as_its_only_parent() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("first.txt", b"not committed yet\n");
     let repo = t.open();
     let id = one_file_snapshot(&repo, "first.txt", b"edited\n");
 
-    assert!(!run_git(&t.root, &["rev-parse", "--verify", "-q", "HEAD"])
+    assert!(!t
+        .run_git(&["rev-parse", "--verify", "-q", "HEAD"])
         .status
         .success());
     assert_eq!(t.parents(&id.ref_name()).len(), 1);
@@ -357,7 +330,7 @@ fn unborn_branch_snapshot_has_the_post_commit_as_its_only_parent() {
 
 #[test]
 fn detached_head_is_the_first_parent() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"1\n");
     t.commit_all("one");
     t.write("f.txt", b"2\n");
@@ -380,10 +353,11 @@ fn detached_head_is_the_first_parent() {
 
 #[test]
 fn linked_worktree_shares_refs_but_has_its_own_lock_and_journal() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"main\n");
     t.commit_all("base");
-    let wt_dir = t.root.parent().expect("parent").join("linked");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let wt_dir = outside.path().join("linked");
     t.git(&[
         "worktree",
         "add",
@@ -416,8 +390,10 @@ fn linked_worktree_shares_refs_but_has_its_own_lock_and_journal() {
     let linked_lock = Lock::acquire(&linked, Duration::ZERO).expect("linked lock");
     assert!(linked_lock
         .path()
-        .starts_with(t.root.join(".git/worktrees/linked")));
-    assert!(main_lock.path().starts_with(t.root.join(".git/llm-apply")));
+        .starts_with(t.root().join(".git/worktrees/linked")));
+    assert!(main_lock
+        .path()
+        .starts_with(t.root().join(".git/llm-apply")));
 
     let journal = Journal::begin(&linked, &linked_lock, id, ["f.txt"]).expect("journal");
     assert_eq!(Journal::pending(&main).expect("read"), None);
@@ -433,7 +409,7 @@ fn linked_worktree_shares_refs_but_has_its_own_lock_and_journal() {
 
 #[test]
 fn fsck_is_clean_and_every_ref_peels_to_a_commit_even_after_gc() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -445,7 +421,7 @@ fn fsck_is_clean_and_every_ref_peels_to_a_commit_even_after_gc() {
     snapshot::mark_undone(&repo, "4".parse().expect("id")).expect("undo");
     snapshot::prune(&repo, 3).expect("prune");
 
-    let out = run_git(&t.root, &["fsck", "--strict", "--no-dangling"]);
+    let out = t.run_git(&["fsck", "--strict", "--no-dangling"]);
     assert!(
         out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
         "fsck: {}{}",
@@ -486,7 +462,7 @@ fn fsck_is_clean_and_every_ref_peels_to_a_commit_even_after_gc() {
 
 #[test]
 fn prune_keeps_the_newest_n_and_numbers_never_repeat() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -521,7 +497,7 @@ fn prune_keeps_the_newest_n_and_numbers_never_repeat() {
 
 #[test]
 fn undoing_twice_is_an_error_and_log_shows_the_status() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -548,7 +524,7 @@ fn undoing_twice_is_an_error_and_log_shows_the_status() {
 
 #[test]
 fn malformed_or_foreign_refs_are_typed_errors() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -627,9 +603,9 @@ fn everything_the_user_has(t: &TestRepo) -> BTreeMap<String, (Vec<u8>, u32)> {
         }
     }
     let mut out = BTreeMap::new();
-    walk(&t.root, &t.root, &mut out);
+    walk(t.root(), t.root(), &mut out);
     for name in ["index", "HEAD", "refs/heads/main"] {
-        let path = t.root.join(".git").join(name);
+        let path = t.root().join(".git").join(name);
         out.insert(
             format!(".git/{name}"),
             (std::fs::read(&path).expect("read"), 0),
@@ -640,7 +616,7 @@ fn everything_the_user_has(t: &TestRepo) -> BTreeMap<String, (Vec<u8>, u32)> {
 
 #[test]
 fn create_leaves_index_head_and_work_tree_byte_identical() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write(".gitignore", b"*.log\n");
     t.write("a.txt", b"a\n");
     t.write("b.txt", b"b\n");
@@ -671,10 +647,10 @@ fn create_leaves_index_head_and_work_tree_byte_identical() {
 
 #[test]
 fn bad_paths_and_special_files_are_refused_before_any_ref_is_written() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
-    std::os::unix::fs::symlink("f.txt", t.root.join("link")).expect("symlink");
+    std::os::unix::fs::symlink("f.txt", t.root().join("link")).expect("symlink");
     let repo = t.open();
     for (path, check) in [
         (
@@ -716,7 +692,7 @@ fn bad_paths_and_special_files_are_refused_before_any_ref_is_written() {
 
 #[test]
 fn keep_is_read_from_git_config() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     assert_eq!(snapshot::keep_from_config(&t.open()).expect("default"), 50);
     t.git(&["config", "llm-apply.keep", "3"]);
     assert_eq!(snapshot::keep_from_config(&t.open()).expect("set"), 3);
@@ -732,12 +708,12 @@ fn keep_is_read_from_git_config() {
 
 #[test]
 fn lock_contention_between_threads_serialises() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     let spans = Arc::new(Mutex::new(Vec::new()));
     let start = Instant::now();
     let threads: Vec<_> = (0..3)
         .map(|_| {
-            let root = t.root.clone();
+            let root = t.path().to_path_buf();
             let spans = Arc::clone(&spans);
             std::thread::spawn(move || {
                 let repo = open_at(&root);
@@ -782,17 +758,17 @@ fn spawn_lock_holder(t: &TestRepo, hold_ms: u64) -> std::process::Child {
     let child = Command::new(std::env::current_exe().expect("test binary"))
         .args([
             "--exact",
-            "lock_holder_child",
+            "suite::snapshot_store::lock_holder_child",
             "--ignored",
             "--test-threads=1",
             "-q",
         ])
-        .env("LLM_APPLY_TEST_LOCK_REPO", &t.root)
+        .env("LLM_APPLY_TEST_LOCK_REPO", t.root())
         .env("LLM_APPLY_TEST_HOLD_MS", hold_ms.to_string())
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("spawn child");
-    let signal = t.root.join("child-has-lock");
+    let signal = t.root().join("child-has-lock");
     let deadline = Instant::now() + Duration::from_secs(20);
     while !signal.exists() {
         assert!(Instant::now() < deadline, "child never took the lock");
@@ -803,7 +779,7 @@ fn spawn_lock_holder(t: &TestRepo, hold_ms: u64) -> std::process::Child {
 
 #[test]
 fn lock_contention_between_processes_serialises_and_times_out_clearly() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     let repo = t.open();
 
     let mut child = spawn_lock_holder(&t, 1_000);
@@ -836,12 +812,12 @@ fn lock_contention_between_processes_serialises_and_times_out_clearly() {
 
 #[test]
 fn a_stale_lock_from_a_dead_process_is_taken_over_but_an_unreadable_one_is_not() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     let repo = t.open();
     let mut dead = Command::new("true").spawn().expect("spawn");
     let pid = dead.id();
     dead.wait().expect("exits");
-    let lock_path = t.root.join(".git/llm-apply/lock");
+    let lock_path = t.root().join(".git/llm-apply/lock");
     std::fs::create_dir_all(lock_path.parent().expect("dir")).expect("mkdir");
     std::fs::write(&lock_path, format!("pid {pid}\nsince 1\nnonce 0\n")).expect("stale lock");
     let lock = Lock::acquire(&repo, Duration::from_secs(5)).expect("stale lock taken over");
@@ -865,7 +841,7 @@ fn a_stale_lock_from_a_dead_process_is_taken_over_but_an_unreadable_one_is_not()
 
 #[test]
 fn an_unfinished_journal_is_pending_until_cleared() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -894,7 +870,7 @@ fn an_unfinished_journal_is_pending_until_cleared() {
         .expect("finish");
     assert_eq!(Journal::pending(&repo).expect("read"), None);
 
-    std::fs::write(t.root.join(".git/llm-apply/journal"), "half a jour").expect("corrupt");
+    std::fs::write(t.root().join(".git/llm-apply/journal"), "half a jour").expect("corrupt");
     assert!(matches!(
         Journal::pending(&repo),
         Err(JournalError::Malformed { .. })
@@ -903,7 +879,7 @@ fn an_unfinished_journal_is_pending_until_cleared() {
 
 #[test]
 fn prune_spares_a_snapshot_an_interrupted_apply_still_needs() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -930,12 +906,12 @@ fn prune_spares_a_snapshot_an_interrupted_apply_still_needs() {
 fn concurrent_creates_from_two_handles_get_distinct_numbers() {
     // Worktrees have separate locks, so snapshots can be created at the same moment; the
     // atomic ref creation must hand each one its own number.
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let threads: Vec<_> = (0..2)
         .map(|_| {
-            let root = t.root.clone();
+            let root = t.path().to_path_buf();
             std::thread::spawn(move || {
                 let repo = open_at(&root);
                 (0..8)
@@ -955,7 +931,7 @@ fn concurrent_creates_from_two_handles_get_distinct_numbers() {
 
 #[test]
 fn with_reflogs_for_all_refs_prune_still_lets_objects_go() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     t.git(&["config", "core.logAllRefUpdates", "always"]);
@@ -963,13 +939,13 @@ fn with_reflogs_for_all_refs_prune_still_lets_objects_go() {
     let id = one_file_snapshot(&repo, "f.txt", b"x\n");
     snapshot::mark_undone(&repo, id).expect("undo");
     assert!(
-        t.root.join(".git/logs/refs/llm-apply/1").exists(),
+        t.root().join(".git/logs/refs/llm-apply/1").exists(),
         "git config asked for it"
     );
     snapshot::prune(&repo, 0).expect("prune");
-    assert!(!t.root.join(".git/logs/refs/llm-apply/1").exists());
-    assert!(!t.root.join(".git/logs/refs/llm-apply-undone/1").exists());
-    let out = run_git(&t.root, &["fsck", "--strict"]);
+    assert!(!t.root().join(".git/logs/refs/llm-apply/1").exists());
+    assert!(!t.root().join(".git/logs/refs/llm-apply-undone/1").exists());
+    let out = t.run_git(&["fsck", "--strict"]);
     assert!(
         out.status.success(),
         "{}",
@@ -979,7 +955,7 @@ fn with_reflogs_for_all_refs_prune_still_lets_objects_go() {
 
 #[test]
 fn two_racing_undos_of_one_snapshot_let_exactly_one_win() {
-    let t = TestRepo::new();
+    let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
     t.commit_all("base");
     let repo = t.open();
@@ -988,7 +964,7 @@ fn two_racing_undos_of_one_snapshot_let_exactly_one_win() {
         let barrier = Arc::new(std::sync::Barrier::new(2));
         let results: Vec<Result<(), SnapshotError>> = (0..2)
             .map(|_| {
-                let root = t.root.clone();
+                let root = t.path().to_path_buf();
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
                     let repo = open_at(&root);

@@ -1,0 +1,289 @@
+//! What every run inside a repository does before anything else: take this worktree's lock
+//! (held until the run ends, so runs happen one after the other) and take back an apply
+//! that an earlier run left unfinished. Also the one door to the writer for commands that
+//! record a snapshot.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::gate::{self, Approved, Verdict};
+use crate::patch::Notice;
+use crate::repo::Repo;
+use crate::report::{Report, Summary};
+use crate::snapshot::{
+    self, Journal, Lock, Meta, PatchDigest, Pending, SnapshotError, SnapshotId, Touched,
+};
+use crate::write;
+use crate::write::recorded::{self, Recording};
+use crate::write::restore::{self, RestorePlan};
+
+/// The git config key: seconds to wait for another run's lock (default 10; 0 waits not).
+pub const LOCK_TIMEOUT_KEY: &str = "llm-apply.lockTimeout";
+const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
+    Box::new(Report::error(kind, message))
+}
+
+/// The directory the run starts in: `-C DIR`, else the current one.
+pub fn start_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
+    match dir {
+        Some(d) if d.is_dir() => Ok(d),
+        Some(d) => Err(fail(
+            "usage",
+            format!("cannot change to '{}': not a directory", d.display()),
+        )),
+        None => std::env::current_dir()
+            .map_err(|e| fail("io", format!("cannot read the current directory: {e}"))),
+    }
+}
+
+/// A run in a repository, holding its worktree's lock.
+pub struct Session<'r> {
+    pub repo: &'r Repo,
+    pub lock: Lock,
+    /// What opening did that the report must say (a recovered apply).
+    pub notices: Vec<Notice>,
+}
+
+/// Lock the worktree, then restore whatever an interrupted apply left half written.
+pub fn open(repo: &Repo) -> Result<Session<'_>, Box<Report>> {
+    let lock = Lock::acquire(repo, lock_timeout(repo)?).map_err(|e| fail("lock", e.to_string()))?;
+    hold_for_tests();
+    let mut notices = Vec::new();
+    let pending = Journal::pending(repo).map_err(|e| {
+        fail(
+            "recovery",
+            format!("{e}; remove it once the files it names are as they should be"),
+        )
+    })?;
+    if let Some(p) = pending {
+        notices.push(recover(repo, &lock, p)?);
+    }
+    Ok(Session {
+        repo,
+        lock,
+        notices,
+    })
+}
+
+fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
+    let config = repo.repo.config_snapshot();
+    match config.try_integer(LOCK_TIMEOUT_KEY) {
+        Ok(None) => Ok(DEFAULT_LOCK_TIMEOUT),
+        Ok(Some(n)) if n >= 0 => Ok(Duration::from_secs(n.unsigned_abs())),
+        _ => Err(fail(
+            "usage",
+            format!(
+                "git config {LOCK_TIMEOUT_KEY} is {:?}, not a number of seconds (0 or more)",
+                config
+                    .string(LOCK_TIMEOUT_KEY)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+/// Test-only (documented in tests/README): `GIT_LLM_APPLY_TEST_HOLD_LOCK_MS=N` keeps the lock
+/// N ms before doing anything, so a test can start a second run while the first holds it.
+fn hold_for_tests() {
+    if let Some(ms) = std::env::var("GIT_LLM_APPLY_TEST_HOLD_LOCK_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
+
+/// Take back the apply a journal says was interrupted: every path it names goes back to its
+/// pre-apply state. A path edited after the crash keeps those edits where a merge can, and
+/// otherwise its content is first kept in a new snapshot, so nothing is lost.
+fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Report>> {
+    let id = pending.snapshot();
+    let broken = |what: String| {
+        fail(
+            "recovery",
+            format!(
+                "an interrupted apply left {}/journal naming snapshot {id}, but {what}; nothing \
+                 was changed (put the files right by hand, then remove that journal)",
+                snapshot_state_dir(repo).display()
+            ),
+        )
+    };
+    let snap = snapshot::read(repo, id).map_err(|e| broken(format!("it cannot be read: {e}")))?;
+    let plan = restore::plan_recovery(repo, &snap, pending.paths())
+        .map_err(|e| broken(format!("restoring it failed: {e}")))?;
+    if plan.refused() {
+        return Err(broken(format!(
+            "these paths cannot be restored safely: {}",
+            plan.refused_paths().join(", ")
+        )));
+    }
+    let changes = plan.changes();
+    let mut saved = None;
+    if plan.overwrites_later_edits() {
+        let meta = restore_meta(
+            &plan,
+            format!("kept before recovering interrupted snapshot {id}"),
+        );
+        let touched: Vec<Touched> = changes
+            .iter()
+            .map(|c| Touched {
+                path: c.path.clone(),
+                after: c.after.clone(),
+            })
+            .collect();
+        saved = Some(
+            snapshot::create(repo, &touched, &meta)
+                .map_err(|e| broken(format!("keeping the current content failed: {e}")))?,
+        );
+    }
+    let restored: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
+    if !changes.is_empty() {
+        let token = approved(gate::approve_restore(changes)).map_err(&broken)?;
+        write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
+    }
+    remove_stray_temp_files(&repo.work_dir, &plan);
+    // The snapshot stays listed, as undone: its change is no longer in the tree.
+    match snapshot::mark_undone(repo, id) {
+        Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
+        Err(e) => return Err(broken(format!("marking it undone failed: {e}"))),
+    }
+    let pid = pending
+        .pid()
+        .map(|p| format!(", pid {p}"))
+        .unwrap_or_default();
+    pending
+        .clear(lock)
+        .map_err(|e| broken(format!("removing the journal failed: {e}")))?;
+    let mut message = format!(
+        "an earlier git llm-apply (snapshot {id}{pid}) was interrupted while writing; it was \
+         rolled back first: "
+    );
+    if restored.is_empty() {
+        message.push_str("no file needed restoring");
+    } else {
+        message.push_str(&format!("restored {}", restored.join(", ")));
+    }
+    if let Some(s) = saved {
+        message.push_str(&format!(
+            "; content written since is kept in snapshot {s} (git llm-apply undo {s} brings it back)"
+        ));
+    }
+    Ok(Notice::new("recovered", message))
+}
+
+fn snapshot_state_dir(repo: &Repo) -> PathBuf {
+    repo.git_dir().join("llm-apply")
+}
+
+/// A crash between creating the writer's temporary file and renaming it over the target
+/// leaves `.llm-apply-*.tmp` beside the target; nobody else writes that name.
+fn remove_stray_temp_files(root: &Path, plan: &RestorePlan) {
+    let mut dirs: Vec<PathBuf> = plan
+        .paths
+        .iter()
+        .filter_map(|p| root.join(&p.path).parent().map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(".llm-apply-") && name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+fn approved(verdict: Verdict) -> Result<Approved, String> {
+    match verdict {
+        Verdict::Approved(token) => Ok(token),
+        Verdict::Vetoed { reason } => Err(reason),
+    }
+}
+
+/// The metadata of a snapshot taken before an undo or a recovery writes.
+pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
+    let p = plan.to_plan();
+    let applied = p
+        .files
+        .iter()
+        .filter(|f| f.status == crate::plan::FileStatus::Applied);
+    let (mut files, mut added, mut removed) = (0u64, 0u64, 0u64);
+    for f in applied {
+        files += 1;
+        added += f.added as u64;
+        removed += f.removed as u64;
+    }
+    Meta {
+        // An undo has no patch text; the digest names the request instead, so equal
+        // requests hash alike.
+        patch_sha256: PatchDigest::of(format!("git-llm-apply undo {}", plan.snapshot).as_bytes()),
+        intent: Some(intent),
+        undoes: Some(plan.snapshot),
+        files,
+        added,
+        removed,
+    }
+}
+
+/// What an apply's snapshot records besides its paths.
+pub struct SnapshotRequest {
+    pub patch_sha256: PatchDigest,
+    pub intent: Option<String>,
+    pub undoes: Option<SnapshotId>,
+}
+
+/// A write that went through.
+pub struct Done {
+    pub snapshot: Option<SnapshotId>,
+    pub notices: Vec<Notice>,
+}
+
+/// Write `token`'s changes: recorded in a snapshot under the session's lock when `record`
+/// is given, else plainly. `summary` supplies the snapshot's counts.
+pub fn write(
+    root: &Path,
+    token: &Approved,
+    record: Option<(&Session, &SnapshotRequest)>,
+    summary: &Summary,
+) -> Result<Done, String> {
+    let Some((session, request)) = record else {
+        return write::write(root, token)
+            .map(|_| Done {
+                snapshot: None,
+                notices: Vec::new(),
+            })
+            .map_err(|e| e.to_string());
+    };
+    let recording = Recording {
+        repo: session.repo,
+        lock: &session.lock,
+        meta: Meta {
+            patch_sha256: request.patch_sha256,
+            intent: request.intent.clone(),
+            undoes: request.undoes,
+            files: summary.files as u64,
+            added: summary.added as u64,
+            removed: summary.removed as u64,
+        },
+    };
+    let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;
+    // Pruned snapshots are routine housekeeping (llm-apply.keep), not news for the report.
+    let notices = done
+        .warnings
+        .iter()
+        .map(|w| Notice::new("snapshot-housekeeping", w.clone()))
+        .collect();
+    Ok(Done {
+        snapshot: Some(done.snapshot),
+        notices,
+    })
+}

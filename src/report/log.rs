@@ -1,0 +1,85 @@
+//! The `log` listing as data: the recorded snapshots, newest first, rendered by
+//! `human::render_log` and `json::render_log` only.
+
+use serde::Serialize;
+
+use crate::patch::Notice;
+use crate::snapshot::{SnapshotInfo, Status};
+
+/// The JSON schema version of the listing; bumped on any incompatible change.
+pub const LOG_SCHEMA: u32 = 1;
+
+/// Whether a snapshot's change still stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogStatus {
+    Applied,
+    Undone,
+}
+
+/// One snapshot as `log` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogEntry {
+    /// The number `undo` takes.
+    pub id: u64,
+    #[serde(rename = "ref")]
+    pub ref_name: String,
+    /// When the snapshot was taken, ISO 8601 with the local offset.
+    pub time: String,
+    /// The same instant in seconds since the Unix epoch.
+    pub timestamp: i64,
+    pub status: LogStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undone_time: Option<String>,
+    pub files: u64,
+    pub added: u64,
+    pub removed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// For the snapshot taken before an undo: the snapshot that undo rolled back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<u64>,
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogReport {
+    pub schema: u32,
+    pub snapshots: Vec<LogEntry>,
+    pub notices: Vec<Notice>,
+}
+
+impl LogReport {
+    /// The listing of `infos` (newest first, as `snapshot::list` gives them).
+    pub fn new(infos: &[SnapshotInfo], notices: Vec<Notice>) -> LogReport {
+        let iso = |t: gix::date::Time| t.format_or_unix(gix::date::time::format::ISO8601_STRICT);
+        let snapshots = infos
+            .iter()
+            .map(|i| LogEntry {
+                id: i.id.sequence(),
+                ref_name: i.id.ref_name(),
+                time: iso(i.time),
+                timestamp: i.time.seconds,
+                status: match i.status {
+                    Status::Applied => LogStatus::Applied,
+                    Status::Undone { .. } => LogStatus::Undone,
+                },
+                undone_time: match i.status {
+                    Status::Applied => None,
+                    Status::Undone { time } => Some(iso(time)),
+                },
+                files: i.files,
+                added: i.added,
+                removed: i.removed,
+                intent: i.intent.clone(),
+                undoes: i.undoes.map(|u| u.sequence()),
+                paths: i.paths.clone(),
+            })
+            .collect();
+        LogReport {
+            schema: LOG_SCHEMA,
+            snapshots,
+            notices,
+        }
+    }
+}

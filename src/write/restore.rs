@@ -1,0 +1,440 @@
+//! Undo and crash recovery: from a checked [`Snapshot`], decide what each touched path must
+//! become so that the apply's change is taken out, keeping what was written since wherever a
+//! three-way merge can. Reads only; the writes go through [`super::write`] like any apply.
+
+use std::io;
+
+use crate::patch::FileOp;
+use crate::plan::merge::{self, Labels, MergeOutcome};
+use crate::plan::{Base, Change, FilePlan, FileStatus, Plan, Strategy};
+use crate::repo::{Entry, FileState, Files, Repo, WorkTree};
+use crate::snapshot::{Snapshot, SnapshotError, SnapshotId, SnapshotPath};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error("cannot read {path} in the work tree: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("the journal names {path}, which snapshot {snapshot} did not record")]
+    UnknownPath { path: String, snapshot: SnapshotId },
+}
+
+/// What happens to one touched path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing to write: the path already holds what the undo would write.
+    AlreadyRestored,
+    /// Unchanged since the apply: its pre-apply state goes back as recorded.
+    Restore,
+    /// Edited since the apply: a three-way merge took the apply's change out and kept the
+    /// later edits.
+    Merge,
+    /// Edited since the apply where the apply changed it (or created, deleted, or made it
+    /// binary): taking the change out would lose those edits. Refused unless forced.
+    Conflict { reasons: Vec<String> },
+    /// A conflict overridden (`--force`, or recovery): the pre-apply state goes back
+    /// outright; the caller records the current content in a snapshot first.
+    Forced { reasons: Vec<String> },
+    /// Never written, not even when forced: the path is now a symlink or another non-file,
+    /// or writing it would leave the work tree.
+    Unsafe { reason: String },
+}
+
+/// One touched path: its state now, and what it becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathRestore {
+    pub path: String,
+    pub action: Action,
+    /// The file now; `None` when there is none.
+    pub current: Option<FileState>,
+    /// What the path becomes (`None`: no file). For a refused path, the pre-apply state.
+    pub target: Option<FileState>,
+}
+
+impl PathRestore {
+    fn writes(&self) -> bool {
+        matches!(
+            self.action,
+            Action::Restore | Action::Merge | Action::Forced { .. }
+        )
+    }
+}
+
+/// The undo of one snapshot, decided for every touched path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestorePlan {
+    pub snapshot: SnapshotId,
+    pub paths: Vec<PathRestore>,
+}
+
+impl RestorePlan {
+    /// Whether any path stops the undo: a conflict not forced, or an unsafe path.
+    pub fn refused(&self) -> bool {
+        self.paths
+            .iter()
+            .any(|p| matches!(p.action, Action::Conflict { .. } | Action::Unsafe { .. }))
+    }
+
+    /// The paths that stop the undo, in snapshot order.
+    pub fn refused_paths(&self) -> Vec<&str> {
+        self.paths
+            .iter()
+            .filter(|p| matches!(p.action, Action::Conflict { .. } | Action::Unsafe { .. }))
+            .map(|p| p.path.as_str())
+            .collect()
+    }
+
+    /// Whether writing this plan would overwrite content that is not the apply's own
+    /// (a merge or a forced restore), so that content must be recorded first.
+    pub fn overwrites_later_edits(&self) -> bool {
+        self.paths
+            .iter()
+            .any(|p| matches!(p.action, Action::Merge | Action::Forced { .. }))
+    }
+
+    /// The writes, for the gate's `approve_restore`. Empty when the plan is refused.
+    pub fn changes(&self) -> Vec<Change> {
+        if self.refused() {
+            return Vec::new();
+        }
+        self.paths
+            .iter()
+            .filter(|p| p.writes())
+            .map(|p| Change {
+                path: p.path.clone(),
+                before: p.current.clone(),
+                after: p.target.clone(),
+            })
+            .collect()
+    }
+
+    /// The plan as the report shows plans: one file per touched path.
+    pub fn to_plan(&self) -> Plan {
+        let base = |p: &PathRestore| Base {
+            kind: "snapshot".to_string(),
+            id: self.snapshot.ref_name(),
+            path: p.path.clone(),
+        };
+        let files = self
+            .paths
+            .iter()
+            .map(|p| {
+                let (added, removed) = line_counts(p.current.as_ref(), p.target.as_ref());
+                let op = match (&p.current, &p.target) {
+                    (None, Some(_)) => FileOp::Create,
+                    (Some(_), None) => FileOp::Delete,
+                    _ => FileOp::Modify,
+                };
+                let (status, strategy, base, problems, conflicts, warnings) = match &p.action {
+                    Action::AlreadyRestored => (
+                        FileStatus::AlreadyApplied,
+                        Strategy::File,
+                        None,
+                        vec![],
+                        vec![],
+                        vec![],
+                    ),
+                    Action::Restore => (
+                        FileStatus::Applied,
+                        Strategy::File,
+                        None,
+                        vec![],
+                        vec![],
+                        vec![],
+                    ),
+                    Action::Merge => (
+                        FileStatus::Applied,
+                        Strategy::HistoryThreeWay,
+                        Some(base(p)),
+                        vec![],
+                        vec![],
+                        vec!["edited since the apply: only the apply's change was taken out, the later edits are kept".to_string()],
+                    ),
+                    Action::Conflict { reasons } => (
+                        FileStatus::Conflicted,
+                        Strategy::HistoryThreeWay,
+                        Some(base(p)),
+                        vec!["edited since the apply where the apply changed it; --force restores the pre-apply content anyway (the current content is kept in a new snapshot)".to_string()],
+                        reasons.clone(),
+                        vec![],
+                    ),
+                    Action::Forced { reasons } => (
+                        FileStatus::Applied,
+                        Strategy::File,
+                        None,
+                        vec![],
+                        vec![],
+                        reasons
+                            .iter()
+                            .map(|r| format!("forced: {r}; the current content is kept in the new snapshot"))
+                            .collect(),
+                    ),
+                    Action::Unsafe { reason } => (
+                        FileStatus::Refused,
+                        Strategy::File,
+                        None,
+                        vec![reason.clone()],
+                        vec![],
+                        vec![],
+                    ),
+                };
+                let mode_change = match (&p.current, &p.target) {
+                    (Some(c), Some(t)) if c.mode != t.mode && status != FileStatus::Refused => {
+                        Some((c.mode, t.mode))
+                    }
+                    _ => None,
+                };
+                let (old_path, new_path) = match op {
+                    FileOp::Create => (None, Some(p.path.clone())),
+                    FileOp::Delete => (Some(p.path.clone()), None),
+                    _ => (Some(p.path.clone()), Some(p.path.clone())),
+                };
+                FilePlan {
+                    old_path,
+                    new_path,
+                    op,
+                    status,
+                    strategy,
+                    pass: None,
+                    base,
+                    hunks: Vec::new(),
+                    added,
+                    removed,
+                    problems,
+                    warnings,
+                    mode_change,
+                    conflicts,
+                }
+            })
+            .collect();
+        Plan {
+            files,
+            notices: Vec::new(),
+            changes: self.changes(),
+        }
+    }
+}
+
+/// Decide the undo of `snapshot` for every path it touched. A path edited since the apply
+/// is merged (base: its post-apply content, ours: its content now, theirs: its pre-apply
+/// content); where that conflicts, `force` restores the pre-apply state outright.
+pub fn plan_undo(
+    repo: &Repo,
+    snapshot: &Snapshot,
+    force: bool,
+) -> Result<RestorePlan, RestoreError> {
+    let paths = snapshot
+        .paths()
+        .iter()
+        .map(|p| decide(repo, snapshot, p, force))
+        .collect::<Result<_, _>>()?;
+    Ok(RestorePlan {
+        snapshot: snapshot.id(),
+        paths,
+    })
+}
+
+/// Decide how to take back an apply that was interrupted after it began writing `journal`
+/// (the paths its journal names; all of the snapshot's when empty). As an undo, but a path
+/// that cannot be merged is restored outright: an unfinished apply must not stay half done.
+pub fn plan_recovery(
+    repo: &Repo,
+    snapshot: &Snapshot,
+    journal: &[String],
+) -> Result<RestorePlan, RestoreError> {
+    for path in journal {
+        if snapshot.path(path).is_none() {
+            return Err(RestoreError::UnknownPath {
+                path: path.clone(),
+                snapshot: snapshot.id(),
+            });
+        }
+    }
+    let paths = snapshot
+        .paths()
+        .iter()
+        .filter(|p| journal.is_empty() || journal.contains(&p.path))
+        .map(|p| decide(repo, snapshot, p, true))
+        .collect::<Result<_, _>>()?;
+    Ok(RestorePlan {
+        snapshot: snapshot.id(),
+        paths,
+    })
+}
+
+fn decide(
+    repo: &Repo,
+    snapshot: &Snapshot,
+    entry: &SnapshotPath,
+    force: bool,
+) -> Result<PathRestore, RestoreError> {
+    let work = WorkTree::new(&repo.work_dir);
+    let path = entry.path.clone();
+    let before = entry.before.clone();
+    let after = snapshot.after_content(repo, entry)?;
+    let unsafe_path = |reason: String, current: Option<FileState>| PathRestore {
+        path: path.clone(),
+        action: Action::Unsafe { reason },
+        current,
+        target: before.clone(),
+    };
+    if work.escapes(&path) {
+        return Ok(unsafe_path(
+            format!("{path} now leads out of the work tree (through a symlink); not touched"),
+            None,
+        ));
+    }
+    let current = match work.read(&path) {
+        Ok(Entry::File(f)) => Some(f),
+        Ok(Entry::Missing) => None,
+        // A directory where the apply left no file: the apply put files below it (touched
+        // paths of their own), so for this path nothing changed since.
+        Ok(Entry::Other("directory")) if after.is_none() => None,
+        Ok(Entry::Other(kind)) => {
+            return Ok(unsafe_path(
+                format!("{path} is now a {kind}; not touched"),
+                None,
+            ))
+        }
+        Err(source) => return Err(RestoreError::Io { path, source }),
+    };
+    let done = |action: Action, target: Option<FileState>| PathRestore {
+        path: path.clone(),
+        action,
+        current: current.clone(),
+        target,
+    };
+    if current == before {
+        return Ok(done(Action::AlreadyRestored, before.clone()));
+    }
+    if current == after {
+        return Ok(done(Action::Restore, before.clone()));
+    }
+    let refuse = |reasons: Vec<String>| {
+        if force {
+            done(Action::Forced { reasons }, before.clone())
+        } else {
+            done(Action::Conflict { reasons }, before.clone())
+        }
+    };
+    let (Some(cur), Some(aft), Some(bef)) = (&current, &after, &before) else {
+        let reason = match (&current, &after, &before) {
+            (None, _, _) => "deleted since the apply",
+            (Some(_), None, _) => "created again since the apply deleted it",
+            _ => "edited since the apply created it; removing it would lose those edits",
+        };
+        return Ok(refuse(vec![reason.to_string()]));
+    };
+    // Modes have two values, so a mode edited since the apply is the one to keep; otherwise
+    // the apply's mode change (if any) is taken back.
+    let mode = if cur.mode == aft.mode {
+        bef.mode
+    } else {
+        cur.mode
+    };
+    let texts = (
+        std::str::from_utf8(&aft.bytes),
+        std::str::from_utf8(&cur.bytes),
+        std::str::from_utf8(&bef.bytes),
+    );
+    let (Ok(base), Ok(ours), Ok(theirs)) = texts else {
+        if cur.bytes == aft.bytes {
+            // Only the mode changed since; the content is the apply's and goes back.
+            return Ok(done(
+                Action::Merge,
+                Some(FileState {
+                    bytes: bef.bytes.clone(),
+                    mode,
+                }),
+            ));
+        }
+        return Ok(refuse(vec![
+            "binary content changed since the apply".to_string()
+        ]));
+    };
+    let labels = Labels {
+        ours: "current",
+        base: "applied",
+        theirs: "before the apply",
+    };
+    match merge::merge(base, ours, theirs, &labels) {
+        MergeOutcome::Clean(text) => {
+            let target = FileState {
+                bytes: text.into_bytes(),
+                mode,
+            };
+            if Some(&target) == current.as_ref() {
+                Ok(done(Action::AlreadyRestored, Some(target)))
+            } else {
+                Ok(done(Action::Merge, Some(target)))
+            }
+        }
+        MergeOutcome::Conflicted { conflicts, .. } => Ok(refuse(
+            conflicts
+                .iter()
+                .map(|c| {
+                    let lines = match c.ours.end() {
+                        Some(end) if end > c.ours.start => {
+                            format!("lines {}-{end}", c.ours.start)
+                        }
+                        Some(_) => format!("line {}", c.ours.start),
+                        None => format!("before line {}", c.ours.start),
+                    };
+                    format!("{path} {lines}: edited since the apply, which changed them too")
+                })
+                .collect(),
+        )),
+    }
+}
+
+/// Lines added and removed going from `from` to `to`, as `diff` counts them; binary
+/// content counts as no lines.
+fn line_counts(from: Option<&FileState>, to: Option<&FileState>) -> (usize, usize) {
+    fn text(f: Option<&FileState>) -> Option<&str> {
+        match f {
+            None => Some(""),
+            Some(f) => std::str::from_utf8(&f.bytes).ok(),
+        }
+    }
+    let (Some(a), Some(b)) = (text(from), text(to)) else {
+        return (0, 0);
+    };
+    let diff = similar::TextDiff::from_lines(a, b);
+    let mut counts = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => counts.0 += 1,
+            similar::ChangeTag::Delete => counts.1 += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::MODE_FILE;
+
+    fn file(text: &str) -> FileState {
+        FileState {
+            bytes: text.as_bytes().to_vec(),
+            mode: MODE_FILE,
+        }
+    }
+
+    #[test]
+    fn line_counts_follow_the_diff() {
+        assert_eq!(
+            line_counts(Some(&file("a\nb\nc\n")), Some(&file("a\nB\nc\nd\n"))),
+            (2, 1)
+        );
+        assert_eq!(line_counts(None, Some(&file("x\ny\n"))), (2, 0));
+        assert_eq!(line_counts(Some(&file("x\n")), None), (0, 1));
+    }
+}
