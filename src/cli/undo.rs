@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::args::UndoArgs;
-use super::session::{self, fail, SnapshotRequest};
+use super::session::{self, fail, Session, SnapshotRequest};
 use super::Outcome;
 use crate::gate::{self, Verdict};
 use crate::patch::{Format, Notice};
@@ -51,13 +51,29 @@ fn undo(
             )
         })?;
     let session = session::open(&repo)?;
+    // Whatever happens next, the report says what opening the session did (a recovery).
+    undo_locked(&repo, &session, id, force, check).map_err(|mut r| {
+        let mut notices = session.notices.clone();
+        notices.append(&mut r.notices);
+        r.notices = notices;
+        r
+    })
+}
+
+fn undo_locked(
+    repo: &Repo,
+    session: &Session,
+    id: Option<&str>,
+    force: bool,
+    check: bool,
+) -> Result<Report, Box<Report>> {
     let target = match id {
         Some(text) => text
             .parse::<SnapshotId>()
             .map_err(|e| fail("usage", e.to_string()))?,
-        None => most_recent_apply(&repo)?,
+        None => most_recent_apply(repo)?,
     };
-    let snap = snapshot::read(&repo, target).map_err(|e| match e {
+    let snap = snapshot::read(repo, target).map_err(|e| match e {
         SnapshotError::NotFound { .. } => fail(
             "usage",
             format!("{e}; git llm-apply log lists the snapshots there are"),
@@ -73,7 +89,7 @@ fn undo(
             ),
         ));
     }
-    let plan = restore::plan_undo(&repo, &snap, force)
+    let plan = restore::plan_undo(repo, &snap, force)
         .map_err(|e| fail("snapshot", format!("cannot undo snapshot {target}: {e}")))?;
     let as_plan = plan.to_plan();
     let mut notices = session.notices.clone();
@@ -105,10 +121,10 @@ fn undo(
         notices.push(Notice::new(
             "undo-refused",
             format!(
-                "snapshot {target} was not undone, nothing was written: {paths} changed since \
-                 the apply where it changed them too; git llm-apply undo {target} --force \
-                 restores the pre-apply content anyway and keeps the current content in a new \
-                 snapshot"
+                "snapshot {target} was not undone, nothing was written: {paths} cannot be \
+                 taken back without losing what was written since; git llm-apply undo \
+                 {target} --force restores the pre-apply content anyway and keeps the current \
+                 content in a new snapshot"
             ),
         ));
         report.notices.extend(notices);
@@ -150,7 +166,7 @@ fn undo(
         match session::write(
             &repo.work_dir,
             &token,
-            Some((&session, &request)),
+            Some((session, &request)),
             &report.summary,
         ) {
             Ok(done) => {
@@ -172,7 +188,7 @@ fn undo(
             }
         }
     }
-    match snapshot::mark_undone(&repo, target) {
+    match snapshot::mark_undone(repo, target) {
         Ok(()) => {}
         Err(e @ SnapshotError::AlreadyUndone { .. }) => {
             // Another worktree undid it at the same moment; the files here are restored
@@ -189,7 +205,7 @@ fn undo(
     // Undoing the snapshot of an undo brings that undo's change back: the snapshot it
     // undid may be undone again.
     if let Some(earlier) = snap.info().undoes {
-        if let Err(e) = snapshot::clear_undone(&repo, earlier) {
+        if let Err(e) = snapshot::clear_undone(repo, earlier) {
             report.errors.push(ErrorReport {
                 kind: "snapshot".into(),
                 message: format!("snapshot {earlier} stays marked undone: {e}"),

@@ -378,14 +378,18 @@ fn decide(
             conflicts
                 .iter()
                 .map(|c| {
-                    let lines = match c.ours.end() {
-                        Some(end) if end > c.ours.start => {
-                            format!("lines {}-{end}", c.ours.start)
-                        }
-                        Some(_) => format!("line {}", c.ours.start),
-                        None => format!("before line {}", c.ours.start),
-                    };
-                    format!("{path} {lines}: edited since the apply, which changed them too")
+                    let start = c.ours.start;
+                    match c.ours.end() {
+                        Some(end) if end > start => format!(
+                            "{path} lines {start}-{end} were edited since the apply, which changed them too"
+                        ),
+                        Some(_) => format!(
+                            "{path} line {start} was edited since the apply, which changed it too"
+                        ),
+                        None => format!(
+                            "{path}: lines were removed before line {start} since the apply, which changed them too"
+                        ),
+                    }
                 })
                 .collect(),
         )),

@@ -11,3 +11,4 @@ mod three_way_engine;
 mod git_transcripts;
 mod merge_file;
 mod snapshot_store;
+mod snapshot_undo;
