@@ -9,8 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
     name = "git-llm-apply",
     bin_name = "git llm-apply",
     version,
-    about = "Apply the patches LLM coding agents write (unified diffs, Codex patches, SEARCH/REPLACE blocks) to a git work tree",
-    args_conflicts_with_subcommands = true
+    about = "Apply the patches LLM coding agents write (unified diffs, Codex patches, SEARCH/REPLACE blocks) to a git work tree"
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -62,6 +61,31 @@ pub struct ApplyArgs {
     /// change (their current content is kept in a new snapshot first)
     #[arg(long, requires = "revert")]
     pub force: bool,
+}
+
+impl ApplyArgs {
+    /// Whether any apply option or PATCH was typed: those do not go with a subcommand. (Clap's
+    /// own check would also reject `-C DIR` before a subcommand, so it is done here.)
+    pub fn any_given(&self) -> bool {
+        let ApplyArgs {
+            patches,
+            check,
+            json,
+            partial,
+            format,
+            revert,
+            no_snapshot,
+            force,
+        } = self;
+        !patches.is_empty()
+            || *check
+            || *json
+            || *partial
+            || *format != FormatArg::Auto
+            || *revert
+            || *no_snapshot
+            || *force
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

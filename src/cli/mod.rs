@@ -46,6 +46,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if args.command.is_some() && args.apply.any_given() {
+        let report = Report::error(
+            "usage",
+            "apply options and PATCH do not go with a subcommand (give `log` or `undo` \
+             their own options after their name)",
+        );
+        return emit(&Outcome::run(report, false));
+    }
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
