@@ -74,6 +74,7 @@ impl ApplyArgs {
             partial,
             format,
             revert,
+            index,
             no_snapshot,
             force,
         } = self;
@@ -83,6 +84,7 @@ impl ApplyArgs {
             || *partial
             || *format != FormatArg::Auto
             || *revert
+            || *index
             || *no_snapshot
             || *force
     }
