@@ -753,3 +753,55 @@ fn intent_and_counts_are_recorded_from_the_patch() {
         human.stdout
     );
 }
+
+#[test]
+fn undo_check_says_what_would_happen_and_writes_nothing() {
+    let r = TestRepo::with(&[("f.txt", "a\n")]);
+    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
+        .code(0);
+    let state = r.state();
+    run(&r, &["undo", "--check"])
+        .code(0)
+        .out_contains("can be undone");
+    run(&r, &["--revert", "--check"]).code(0);
+    assert_eq!(r.state(), state);
+    assert_eq!(log_json(&r)["snapshots"][0]["status"], "applied");
+}
+
+#[test]
+fn a_file_the_apply_created_and_the_user_then_edited_is_not_deleted_without_force() {
+    let r = TestRepo::with(&[("keep.txt", "k\n")]);
+    r.apply(
+        &[],
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+created\n",
+    )
+    .code(0);
+    r.write("new.txt", b"created\nand then mine\n");
+    run(&r, &["undo"])
+        .code(1)
+        .out_contains("new.txt")
+        .out_contains("created");
+    assert_eq!(r.read_str("new.txt"), "created\nand then mine\n");
+    run(&r, &["undo", "--force"]).code(0);
+    assert!(!r.exists("new.txt"));
+    run(&r, &["undo", "2"]).code(0);
+    assert_eq!(r.read_str("new.txt"), "created\nand then mine\n");
+}
+
+#[test]
+fn misplaced_options_and_a_missing_repository_are_usage_errors() {
+    let r = TestRepo::with(&[("f.txt", "a\n")]);
+    run(&r, &["--check", "log"]).code(2);
+    run(&r, &["--revert", "--index"]).code(2);
+    run(&r, &["--force", "-"]).code(2);
+    let path = r.path().to_str().expect("utf-8");
+    run(&r, &["-C", path, "log"]).code(0);
+    let outside = tempfile::tempdir().expect("temp dir");
+    let mut c = r.cmd(&["log"]);
+    c.current_dir(outside.path()).env(
+        "GIT_CEILING_DIRECTORIES",
+        outside.path().parent().expect("parent"),
+    );
+    let out = Run::from(c.stdin(Stdio::null()).output().expect("run"));
+    out.code(2).out_contains("not inside a git repository");
+}
