@@ -115,108 +115,86 @@ impl RestorePlan {
 
     /// The plan as the report shows plans: one file per touched path.
     pub fn to_plan(&self) -> Plan {
-        let base = |p: &PathRestore| Base {
-            kind: "snapshot".to_string(),
-            id: self.snapshot.ref_name(),
-            path: p.path.clone(),
-        };
-        let files = self
-            .paths
-            .iter()
-            .map(|p| {
-                let (added, removed) = line_counts(p.current.as_ref(), p.target.as_ref());
-                let op = match (&p.current, &p.target) {
-                    (None, Some(_)) => FileOp::Create,
-                    (Some(_), None) => FileOp::Delete,
-                    _ => FileOp::Modify,
-                };
-                let (status, strategy, base, problems, conflicts, warnings) = match &p.action {
-                    Action::AlreadyRestored => (
-                        FileStatus::AlreadyApplied,
-                        Strategy::File,
-                        None,
-                        vec![],
-                        vec![],
-                        vec![],
-                    ),
-                    Action::Restore => (
-                        FileStatus::Applied,
-                        Strategy::File,
-                        None,
-                        vec![],
-                        vec![],
-                        vec![],
-                    ),
-                    Action::Merge => (
-                        FileStatus::Applied,
-                        Strategy::HistoryThreeWay,
-                        Some(base(p)),
-                        vec![],
-                        vec![],
-                        vec!["edited since the apply: only the apply's change was taken out, the later edits are kept".to_string()],
-                    ),
-                    Action::Conflict { reasons } => (
-                        FileStatus::Conflicted,
-                        Strategy::HistoryThreeWay,
-                        Some(base(p)),
-                        vec!["edited since the apply where the apply changed it; --force restores the pre-apply content anyway (the current content is kept in a new snapshot)".to_string()],
-                        reasons.clone(),
-                        vec![],
-                    ),
-                    Action::Forced { reasons } => (
-                        FileStatus::Applied,
-                        Strategy::File,
-                        None,
-                        vec![],
-                        vec![],
-                        reasons
-                            .iter()
-                            .map(|r| format!("forced: {r}; the current content is kept in the new snapshot"))
-                            .collect(),
-                    ),
-                    Action::Unsafe { reason } => (
-                        FileStatus::Refused,
-                        Strategy::File,
-                        None,
-                        vec![reason.clone()],
-                        vec![],
-                        vec![],
-                    ),
-                };
-                let mode_change = match (&p.current, &p.target) {
-                    (Some(c), Some(t)) if c.mode != t.mode && status != FileStatus::Refused => {
-                        Some((c.mode, t.mode))
-                    }
-                    _ => None,
-                };
-                let (old_path, new_path) = match op {
-                    FileOp::Create => (None, Some(p.path.clone())),
-                    FileOp::Delete => (Some(p.path.clone()), None),
-                    _ => (Some(p.path.clone()), Some(p.path.clone())),
-                };
-                FilePlan {
-                    old_path,
-                    new_path,
-                    op,
-                    status,
-                    strategy,
-                    pass: None,
-                    base,
-                    hunks: Vec::new(),
-                    added,
-                    removed,
-                    problems,
-                    warnings,
-                    mode_change,
-                    conflicts,
-                }
-            })
-            .collect();
         Plan {
-            files,
+            files: self.paths.iter().map(|p| self.file_plan(p)).collect(),
             notices: Vec::new(),
             changes: self.changes(),
         }
+    }
+
+    fn file_plan(&self, p: &PathRestore) -> FilePlan {
+        let (added, removed) = line_counts(p.current.as_ref(), p.target.as_ref());
+        let (op, old_path, new_path) = match (&p.current, &p.target) {
+            (None, Some(_)) => (FileOp::Create, None, Some(p.path.clone())),
+            (Some(_), None) => (FileOp::Delete, Some(p.path.clone()), None),
+            _ => (FileOp::Modify, Some(p.path.clone()), Some(p.path.clone())),
+        };
+        let mode_change = match (&p.current, &p.target) {
+            (Some(c), Some(t)) if c.mode != t.mode => Some((c.mode, t.mode)),
+            _ => None,
+        };
+        let mut f = FilePlan {
+            old_path,
+            new_path,
+            op,
+            status: FileStatus::Applied,
+            strategy: Strategy::File,
+            pass: None,
+            base: None,
+            hunks: Vec::new(),
+            added,
+            removed,
+            problems: Vec::new(),
+            warnings: Vec::new(),
+            mode_change,
+            conflicts: Vec::new(),
+        };
+        let merged_against_snapshot = || {
+            Some(Base {
+                kind: "snapshot".to_string(),
+                id: self.snapshot.ref_name(),
+                path: p.path.clone(),
+            })
+        };
+        match &p.action {
+            Action::AlreadyRestored => f.status = FileStatus::AlreadyApplied,
+            Action::Restore => {}
+            Action::Merge => {
+                f.strategy = Strategy::HistoryThreeWay;
+                f.base = merged_against_snapshot();
+                f.warnings.push(
+                    "edited since the apply: only the apply's change was taken out, the later \
+                     edits are kept"
+                        .to_string(),
+                );
+            }
+            Action::Conflict { reasons } => {
+                f.status = FileStatus::Conflicted;
+                f.strategy = Strategy::HistoryThreeWay;
+                f.base = merged_against_snapshot();
+                f.problems.push(
+                    "cannot be taken back without losing what was written since; --force \
+                     restores the pre-apply content anyway (the current content is kept in a \
+                     new snapshot)"
+                        .to_string(),
+                );
+                f.conflicts = reasons.clone();
+            }
+            Action::Forced { reasons } => {
+                f.warnings = reasons
+                    .iter()
+                    .map(|r| {
+                        format!("forced: {r}; the current content is kept in the new snapshot")
+                    })
+                    .collect();
+            }
+            Action::Unsafe { reason } => {
+                f.status = FileStatus::Refused;
+                f.mode_change = None;
+                f.problems.push(reason.clone());
+            }
+        }
+        f
     }
 }
 
