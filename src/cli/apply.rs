@@ -101,7 +101,11 @@ fn apply(
     };
     let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
     // Before anything else: the lock, and the recovery of an interrupted apply.
-    let session = repo.as_ref().map(session::open).transpose()?;
+    let records = !check && !no_snapshot;
+    let session = repo
+        .as_ref()
+        .map(|r| session::open(r, records))
+        .transpose()?;
     let mut extra_notices = session
         .as_ref()
         .map(|s| s.notices.clone())

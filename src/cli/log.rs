@@ -30,7 +30,7 @@ fn log(dir: Option<PathBuf>) -> Result<LogReport, Box<Report>> {
             )
         })?;
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
-    let session = session::open(&repo)?;
+    let session = session::open(&repo, false)?;
     let infos = snapshot::list(&repo).map_err(|e| {
         let mut r = fail("snapshot", e.to_string());
         r.notices = session.notices.clone();

@@ -11,7 +11,7 @@ use crate::patch::Notice;
 use crate::repo::Repo;
 use crate::report::{Report, Summary};
 use crate::snapshot::{
-    self, Journal, Lock, Meta, PatchDigest, Pending, SnapshotError, SnapshotId, Touched,
+    self, Journal, Lock, LockError, Meta, PatchDigest, Pending, SnapshotError, SnapshotId, Touched,
 };
 use crate::write;
 use crate::write::recorded::{self, Recording};
@@ -41,16 +41,36 @@ pub fn start_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
 /// A run in a repository, holding its worktree's lock.
 pub struct Session<'r> {
     pub repo: &'r Repo,
-    pub lock: Lock,
+    /// `None` only for a run that records nothing and found the lock impossible to create
+    /// (a read-only `.git`, as some agent sandboxes mount it).
+    pub lock: Option<Lock>,
     /// What opening did that the report must say (a recovered apply).
     pub notices: Vec<Notice>,
 }
 
 /// Lock the worktree, then restore whatever an interrupted apply left half written.
-pub fn open(repo: &Repo) -> Result<Session<'_>, Box<Report>> {
-    let lock = Lock::acquire(repo, lock_timeout(repo)?).map_err(|e| fail("lock", e.to_string()))?;
-    hold_for_tests();
+/// `records` says whether this run will write snapshots or a journal; one that will not
+/// goes on without the lock when the lock file cannot be created at all.
+pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
     let mut notices = Vec::new();
+    let lock = match Lock::acquire(repo, lock_timeout(repo)?) {
+        Ok(lock) => Some(lock),
+        Err(e @ LockError::Io { .. }) if !records => {
+            notices.push(Notice::new(
+                "unlocked",
+                format!("{e}; going on without the lock, as this run records nothing"),
+            ));
+            None
+        }
+        Err(e @ LockError::Io { .. }) => {
+            return Err(fail(
+                "lock",
+                format!("{e} (--no-snapshot applies without recording a snapshot)"),
+            ))
+        }
+        Err(e) => return Err(fail("lock", e.to_string())),
+    };
+    hold_for_tests();
     let pending = Journal::pending(repo).map_err(|e| {
         fail(
             "recovery",
@@ -58,7 +78,17 @@ pub fn open(repo: &Repo) -> Result<Session<'_>, Box<Report>> {
         )
     })?;
     if let Some(p) = pending {
-        notices.push(recover(repo, &lock, p)?);
+        let Some(lock) = &lock else {
+            return Err(fail(
+                "recovery",
+                format!(
+                    "an interrupted apply (snapshot {}) must be rolled back first, and that \
+                     needs the lock this run could not take",
+                    p.snapshot()
+                ),
+            ));
+        };
+        notices.push(recover(repo, lock, p)?);
     }
     Ok(Session {
         repo,
@@ -263,9 +293,12 @@ pub fn write(
             })
             .map_err(|e| e.to_string());
     };
+    let Some(lock) = &session.lock else {
+        return Err("cannot record a snapshot without this worktree's lock".to_string());
+    };
     let recording = Recording {
         repo: session.repo,
-        lock: &session.lock,
+        lock,
         meta: Meta {
             patch_sha256: request.patch_sha256,
             intent: request.intent.clone(),

@@ -50,7 +50,7 @@ fn undo(
                 "not inside a git repository: there are no snapshots to undo here",
             )
         })?;
-    let session = session::open(&repo)?;
+    let session = session::open(&repo, !check)?;
     // Whatever happens next, the report says what opening the session did (a recovery).
     undo_locked(&repo, &session, id, force, check).map_err(|mut r| {
         let mut notices = session.notices.clone();
