@@ -135,8 +135,9 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         fail(
             "recovery",
             format!(
-                "an interrupted apply left {}/journal naming snapshot {id}, but {what}; nothing \
-                 was changed (put the files right by hand, then remove that journal)",
+                "an interrupted apply left {}/journal naming snapshot {id}, but {what}; the \
+                 journal is kept, so the next run tries again (to give up instead, put the \
+                 files right by hand and remove that journal)",
                 snapshot_state_dir(repo).display()
             ),
         )
@@ -175,18 +176,21 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
     }
     remove_stray_temp_files(&repo.work_dir, &plan);
+    // From here on the files are right; what fails is bookkeeping, reported but not fatal:
+    // a journal left behind only makes the next run repeat this (now empty) restore.
+    let mut troubles = Vec::new();
     // The snapshot stays listed, as undone: its change is no longer in the tree.
     match snapshot::mark_undone(repo, id) {
         Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
-        Err(e) => return Err(broken(format!("marking it undone failed: {e}"))),
+        Err(e) => troubles.push(format!("snapshot {id} could not be marked undone: {e}")),
     }
     let pid = pending
         .pid()
         .map(|p| format!(", pid {p}"))
         .unwrap_or_default();
-    pending
-        .clear(lock)
-        .map_err(|e| broken(format!("removing the journal failed: {e}")))?;
+    if let Err(e) = pending.clear(lock) {
+        troubles.push(format!("the journal could not be removed: {e}"));
+    }
     let mut message = format!(
         "an earlier git llm-apply (snapshot {id}{pid}) was interrupted while writing; it was \
          rolled back first: "
@@ -200,6 +204,10 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         message.push_str(&format!(
             "; content written since is kept in snapshot {s} (git llm-apply undo {s} brings it back)"
         ));
+    }
+    for t in troubles {
+        message.push_str("; but ");
+        message.push_str(&t);
     }
     Ok(Notice::new("recovered", message))
 }
