@@ -805,3 +805,18 @@ fn misplaced_options_and_a_missing_repository_are_usage_errors() {
     let out = Run::from(c.stdin(Stdio::null()).output().expect("run"));
     out.code(2).out_contains("not inside a git repository");
 }
+
+#[test]
+fn a_journal_naming_a_missing_snapshot_stops_every_run_with_a_clear_error() {
+    let r = TestRepo::with(&[("f.txt", "a\n")]);
+    r.write(
+        ".git/llm-apply/journal",
+        b"llm-apply-journal: 1\nsnapshot: 9\npid: 1\npath: f.txt\n",
+    );
+    let state = r.state();
+    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
+        .code(2)
+        .out_contains("journal naming snapshot 9");
+    run(&r, &["log"]).code(2).out_contains("snapshot 9");
+    assert_eq!(r.state(), state);
+}
