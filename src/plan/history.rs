@@ -529,8 +529,11 @@ impl<'h, 'a> Versions<'h, 'a> {
 struct PathLookup {
     components: Vec<BString>,
     /// Per depth: the tree looked in last and the entry found there.
-    cache: Vec<Option<(ObjectId, Option<(ObjectId, gix::objs::tree::EntryMode)>)>>,
+    cache: Vec<Option<Looked>>,
 }
+
+/// A tree and what it holds under one name (id and mode), if anything.
+type Looked = (ObjectId, Option<(ObjectId, gix::objs::tree::EntryMode)>);
 
 impl PathLookup {
     fn new(path: &str) -> PathLookup {
