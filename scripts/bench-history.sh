@@ -5,6 +5,8 @@
 # Three searches: a patch that fits no version (the worst case: the search reads versions
 # until the depth bound, 50 by default, and must stop there), a patch written for the version
 # 40 commits back, and the first again with a depth of 1,000 to show what the bound saves.
+# Then the other worst case: a file untouched for 6,000 commits, where the walk stops at its
+# commit limit (2,000) however few versions it found.
 #
 # Usage: scripts/bench-history.sh [runs, default 7] [--debug]
 set -euo pipefail
@@ -76,3 +78,24 @@ echo "f.txt: $versions versions of $lines lines ($profile build, $runs runs each
 printf 'no base, bound 50      '; "$bench" "$repo" f.txt "$work/nowhere.patch" 50 "$runs"
 printf 'base 40 commits back   '; "$bench" "$repo" f.txt "$work/back40.patch" 50 "$runs"
 printf 'no base, bound 1000    '; "$bench" "$repo" f.txt "$work/nowhere.patch" 1000 "$runs"
+
+# A file committed once, then 6,000 commits that edit another file.
+quiet="$work/quiet"
+git init -q -b main "$quiet"
+awk -v lines="$lines" 'BEGIN {
+    content = ""
+    for (i = 1; i <= lines; i++) content = content sprintf("line %d\n", i)
+    print "commit refs/heads/main"
+    print "committer Bench <bench@example.com> 1700000000 +0000"
+    print "data 5\nfirst"
+    printf "M 100644 inline f.txt\ndata %d\n%s\n", length(content), content
+    for (v = 1; v <= 6000; v++) {
+        other = sprintf("other %d\n", v)
+        print "commit refs/heads/main"
+        printf "committer Bench <bench@example.com> %d +0000\n", 1700000000 + v
+        print "data 6\nother"
+        printf "M 100644 inline d/other.txt\ndata %d\n%s\n", length(other), other
+    }
+}' | git -C "$quiet" fast-import --quiet
+git -C "$quiet" reset -q --hard main
+printf 'untouched 6000 commits '; "$bench" "$quiet" f.txt "$work/nowhere.patch" 50 "$runs"

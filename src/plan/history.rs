@@ -41,7 +41,7 @@ pub const DEPTH_CONFIG_KEY: &str = "llm-apply.historyDepth";
 pub const DEFAULT_DEPTH: usize = 50;
 /// First-parent commits walked at most, whatever the depth: a file untouched for a long
 /// time would otherwise make every search walk the whole history for nothing.
-pub const WALK_LIMIT: usize = 5_000;
+pub const WALK_LIMIT: usize = 2_000;
 
 /// Where a candidate version came from, as the report names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,8 +138,9 @@ pub fn depth_from_config(repo: &Repo) -> Result<usize, HistoryError> {
 
 impl History<'_> {
     /// The nearest version of `fp`'s file in which every hunk applies exactly. `None` when
-    /// the patch gives too little to recognise a version by, or when `current` fits already
-    /// (the text passes place it exactly then, with nothing to merge).
+    /// the patch gives too little to recognise a version by, when `current` fits already
+    /// (the text passes place it exactly then, with nothing to merge), or when a hunk without
+    /// numbers is ambiguous in `current`.
     pub fn search(&self, fp: &FilePatch, current: &FileState) -> Search {
         let mut stats = Stats::default();
         let Some(path) = fp.old_path.as_deref() else {
@@ -148,7 +149,10 @@ impl History<'_> {
         if fp.full_content.is_some() || !recognisable(fp) {
             return Search { found: None, stats };
         }
-        if fit_bytes(fp, &current.bytes) {
+        let Some(now) = lines_of(&current.bytes) else {
+            return Search { found: None, stats };
+        };
+        if fit(fp, &now).is_some() || ambiguous_now(fp, &now) {
             return Search { found: None, stats };
         }
         let mut versions = Versions::new(self, path);
@@ -244,21 +248,39 @@ fn recognisable(fp: &FilePatch) -> bool {
 /// `fit` on raw bytes, without decoding a whole file into owned lines: most versions fail
 /// at the first hunk, and history can hold many large versions.
 fn fit_bytes(fp: &FilePatch, bytes: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return false;
-    };
+    lines_of(bytes).is_some_and(|lines| fit(fp, &lines).is_some())
+}
+
+/// The lines of UTF-8 text as [`TextFile`] sees them (no BOM, no terminators); `None` for
+/// anything else.
+fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
+    let text = std::str::from_utf8(bytes).ok()?;
     if text.contains('\0') {
-        return false;
+        return None;
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lines: Vec<&str> = text
-        .split_inclusive('\n')
-        .map(|l| {
-            let l = l.strip_suffix('\n').unwrap_or(l);
-            l.strip_suffix('\r').unwrap_or(l)
-        })
-        .collect();
-    fit(fp, &lines).is_some()
+    Some(
+        text.split_inclusive('\n')
+            .map(|l| {
+                let l = l.strip_suffix('\n').unwrap_or(l);
+                l.strip_suffix('\r').unwrap_or(l)
+            })
+            .collect(),
+    )
+}
+
+/// Whether some hunk without numbers occurs exactly more than once in the file as it is. A
+/// model that read this file could not have meant one place, so a version in which the hunk
+/// occurs once is no evidence of which; the text passes' ambiguity rules decide instead.
+fn ambiguous_now(fp: &FilePatch, lines: &[&str]) -> bool {
+    fp.hunks.iter().filter(|h| h.old_start.is_none()).any(|h| {
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        !old.is_empty()
+            && (0..lines.len().saturating_sub(old.len() - 1))
+                .filter(|&s| matches_at(lines, &old, s))
+                .nth(1)
+                .is_some()
+    })
 }
 
 /// Where every hunk of `fp` sits in `lines` if they are the version the patch was written
@@ -446,7 +468,8 @@ impl<'h, 'a> Versions<'h, 'a> {
 
     fn index_version(&self) -> Option<Version> {
         use gix::index::entry::{Mode, Stage};
-        let index = self.history.repo.repo.open_index().ok()?;
+        // The shared index is read once per process, not once per file of the patch.
+        let index = self.history.repo.repo.index_or_empty().ok()?;
         let entry = index.entry_by_path_and_stage(BStr::new(self.path), Stage::Unconflicted)?;
         if entry.mode != Mode::FILE && entry.mode != Mode::FILE_EXECUTABLE {
             return None;

@@ -57,7 +57,10 @@ pub enum MergeResult {
     },
 }
 
-/// Where a three-way base came from.
+/// Where a three-way base came from. `kind` is `blob` (strategy 2: `id` is the `index` line's
+/// blob id), or for strategy 3 `index` (`id`: the staged blob), `commit` or `snapshot` (`id`:
+/// a commit whose tree holds the base at `path` — for a snapshot, its pre- or post-apply
+/// commit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Base {
     pub kind: String,

@@ -395,3 +395,22 @@ fn a_crlf_work_tree_over_lf_blobs_merges_in_the_work_tree_endings() {
         crlf(&merge_file(&v1, &v0(), &theirs).0)
     );
 }
+
+#[test]
+fn a_numberless_hunk_twice_in_the_file_stays_ambiguous_though_an_older_version_has_it_once() {
+    let r = TestRepo::with(&[("f.txt", &v0())]);
+    let block = "l12\nl13\nl14\nl15\nl16\nl17\nl18\n";
+    let now = format!("{}{block}", edit(&v0(), "l2", "l2 changed"));
+    r.write("f.txt", now.as_bytes());
+    r.commit_all("a copy of the block at the end");
+    let before = r.state();
+    let patch = llm_diff(
+        "f.txt",
+        "@@ @@\n l12\n l13\n l14\n-l15\n+L15\n l16\n l17\n l18\n",
+    );
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+    assert!(v["files"][0]["base"].is_null());
+}
