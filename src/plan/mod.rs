@@ -595,9 +595,10 @@ fn plan_modify(
     // A three-way engine reads the work tree, so only for paths this plan has not changed.
     let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
     if !exact_everywhere && untouched {
-        // Like git apply --3way, which merges only when the patch does not apply directly:
-        // context found exactly, in one place, stands (a merge would report a block the
-        // file moved as a conflict); anything looser or failing defers to a found base.
+        // Strategy 3 only where the text passes are not certain, as git apply --3way merges
+        // only what does not apply directly: context found exactly and in one place stands
+        // (a merge would call a block the file moved a conflict, and the history search
+        // costs more); a looser fit, an ambiguity or no fit defers to a base found in history.
         let merged = opts
             .three_way
             .and_then(|tw| tw.apply(index, fp, &cur))
