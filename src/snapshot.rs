@@ -53,6 +53,7 @@ mod digest;
 mod format;
 mod journal;
 mod lock;
+mod states;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -70,6 +71,7 @@ pub use digest::{ParseDigestError, PatchDigest};
 pub use format::{MetaError, Recorded, FORMAT_VERSION};
 pub use journal::{Journal, JournalError, Pending};
 pub use lock::{Holder, Lock, LockError};
+pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE};
 

@@ -11,7 +11,7 @@ use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
 use crate::report::{ErrorReport, Report, RunStatus};
 use crate::snapshot::PatchDigest;
-use crate::{input, parse, write};
+use crate::{input, parse, snapshot, write};
 
 pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
     let ApplyArgs {
@@ -174,8 +174,22 @@ fn apply(
         originals: &original.files,
         reverse: revert,
     });
+    // Strategy 3 after strategy 2: a base from history, ghost snapshots included.
+    let states = repo.as_ref().map(|repo| snapshot::SnapshotStates { repo });
+    let history = match &repo {
+        Some(repo) => Some(plan::history::History {
+            repo,
+            depth: plan::history::depth_from_config(repo)
+                .map_err(|e| fail("config", e.to_string()))?,
+            recorded: states
+                .as_ref()
+                .map(|s| s as &dyn plan::history::RecordedStates),
+        }),
+        None => None,
+    };
     let opts = plan::Options {
         three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
+        history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
     };
     let plan = plan::plan(&patch, &wt, &opts)
         .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;

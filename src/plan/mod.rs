@@ -5,6 +5,7 @@
 //! `git apply --3way` when the preimage blob exists; a base found in history; the text passes.
 
 pub mod git_output;
+pub mod history;
 pub mod locate;
 pub mod merge;
 pub mod normalize;
@@ -28,6 +29,9 @@ use text::TextFile;
 pub struct Options<'a> {
     /// Strategy 2: `git apply --3way` for files whose preimage blob is present.
     pub three_way: Option<&'a dyn ThreeWay>,
+    /// Strategy 3: a merge against a base found in history ([`history::History`]); asked
+    /// only when strategy 2 had nothing and the text passes are not certain.
+    pub history: Option<&'a dyn ThreeWay>,
 }
 
 /// A three-way engine for one file: given the file patch and the file's current state,
@@ -53,7 +57,10 @@ pub enum MergeResult {
     },
 }
 
-/// Where a three-way base came from.
+/// Where a three-way base came from. `kind` is `blob` (strategy 2: `id` is the `index` line's
+/// blob id), or for strategy 3 `index` (`id`: the staged blob), `commit` or `snapshot` (`id`:
+/// a commit whose tree holds the base at `path` — for a snapshot, its pre- or post-apply
+/// commit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Base {
     pub kind: String,
@@ -588,42 +595,52 @@ fn plan_modify(
     // A three-way engine reads the work tree, so only for paths this plan has not changed.
     let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
     if !exact_everywhere && untouched {
-        if let Some(tw) = opts.three_way {
-            if let Some(result) = tw.apply(index, fp, &cur) {
-                match result {
-                    MergeResult::Clean {
-                        bytes,
-                        strategy,
-                        base,
-                    } => {
-                        plan.strategy = strategy;
-                        plan.base = base;
-                        plan.hunks = (1..=fp.hunks.len())
-                            .map(|i| HunkResult::new(i, HunkStatus::Applied))
-                            .collect();
-                        if bytes == cur.bytes && !renamed && plan.mode_change.is_none() {
-                            plan.status = FileStatus::AlreadyApplied;
-                        } else {
-                            push_writes(&mut writes, bytes);
-                        }
-                        return Ok((plan, writes));
-                    }
-                    MergeResult::Conflicted {
-                        bytes,
-                        strategy,
-                        base,
-                        regions,
-                    } => {
-                        plan.strategy = strategy;
-                        plan.base = base;
-                        plan.status = FileStatus::Conflicted;
-                        plan.conflicts = regions;
-                        plan.hunks = (1..=fp.hunks.len())
-                            .map(|i| HunkResult::new(i, HunkStatus::Conflicted))
-                            .collect();
+        // Strategy 3 only where the text passes are not certain, as git apply --3way merges
+        // only what does not apply directly: context found exactly and in one place stands
+        // (a merge would call a block the file moved a conflict, and the history search
+        // costs more); a looser fit, an ambiguity or no fit defers to a base found in history.
+        let merged = opts
+            .three_way
+            .and_then(|tw| tw.apply(index, fp, &cur))
+            .or_else(|| {
+                opts.history
+                    .filter(|_| !certain(&located))
+                    .and_then(|h| h.apply(index, fp, &cur))
+            });
+        if let Some(result) = merged {
+            match result {
+                MergeResult::Clean {
+                    bytes,
+                    strategy,
+                    base,
+                } => {
+                    plan.strategy = strategy;
+                    plan.base = base;
+                    plan.hunks = (1..=fp.hunks.len())
+                        .map(|i| HunkResult::new(i, HunkStatus::Applied))
+                        .collect();
+                    if bytes == cur.bytes && !renamed && plan.mode_change.is_none() {
+                        plan.status = FileStatus::AlreadyApplied;
+                    } else {
                         push_writes(&mut writes, bytes);
-                        return Ok((plan, writes));
                     }
+                    return Ok((plan, writes));
+                }
+                MergeResult::Conflicted {
+                    bytes,
+                    strategy,
+                    base,
+                    regions,
+                } => {
+                    plan.strategy = strategy;
+                    plan.base = base;
+                    plan.status = FileStatus::Conflicted;
+                    plan.conflicts = regions;
+                    plan.hunks = (1..=fp.hunks.len())
+                        .map(|i| HunkResult::new(i, HunkStatus::Conflicted))
+                        .collect();
+                    push_writes(&mut writes, bytes);
+                    return Ok((plan, writes));
                 }
             }
         }
@@ -745,6 +762,18 @@ fn plan_modify(
     let out = splice::splice(&text, &placed, fp.patch_eols);
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
+}
+
+/// Whether the text passes' placement leaves no doubt: every hunk's old lines found exactly
+/// and in one place only, or its result already there.
+fn certain(located: &[Located]) -> bool {
+    located.iter().all(|l| match l {
+        Located::Placed(p) => {
+            p.pass == Pass::Exact && p.decided_by == DecidedBy::Unique && p.fuzz.is_none()
+        }
+        Located::AlreadyApplied { .. } => true,
+        Located::Ambiguous { .. } | Located::NotFound { .. } => false,
+    })
 }
 
 /// A hunk's position as its numbers state it (0-based).

@@ -4,6 +4,7 @@ mod apply_core;
 mod apply_files;
 mod cli;
 mod formats_cli;
+mod history;
 mod parse_unified;
 mod props;
 mod three_way_cli;

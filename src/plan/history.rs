@@ -1,0 +1,721 @@
+//! Strategy 3: find the version of a file a patch was written against — in the index, at
+//! HEAD, in recent first-parent history or in a ghost snapshot — and three-way merge the patch
+//! into the file as it is now.
+//!
+//! A patch without a usable `index` line still says which version it was written against:
+//! every hunk sits exactly at its stated line numbers in that version (a hunk without numbers:
+//! exactly, and in one place only). The search tries the versions nearest in time first and
+//! takes the first that fits, so the same repository always gives the same base:
+//!
+//! 1. the index entry;
+//! 2. walking the first-parent line from HEAD, for each commit: the states ghost snapshots
+//!    recorded while HEAD was that commit (newest snapshot first, its post-apply state before
+//!    its pre-apply one), then the file as that commit has it. Only commits whose version
+//!    differs from their child's count as new versions, and the walk ends after
+//!    `llm-apply.historyDepth` commits that touched the file (default [`DEFAULT_DEPTH`]; HEAD's
+//!    own version is always tried), where the file did not exist, at a shallow clone's
+//!    boundary, or after [`WALK_LIMIT`] commits in all;
+//! 3. the states of snapshots recorded on commits the walk did not reach, newest first.
+//!
+//! A version identical to one tried before is not tried again. Renames are not followed.
+//!
+//! With a base, theirs = base + patch and ours = the file now; `merge` combines them with
+//! `git merge-file`'s rules. Nothing here reads the work tree: the caller hands in the file.
+
+use std::collections::HashSet;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::ObjectId;
+
+use super::locate::{insertion_points, DecidedBy, Placement};
+use super::merge::{self, Labels, MergeOutcome};
+use super::normalize::{is_trivial, Pass};
+use super::text::TextFile;
+use super::{splice, Base, MergeResult, Strategy, ThreeWay};
+use crate::patch::{FilePatch, Hunk, LineKind};
+use crate::repo::{FileState, Repo};
+
+/// The git config key bounding how many commits that touched a file are searched.
+pub const DEPTH_CONFIG_KEY: &str = "llm-apply.historyDepth";
+/// Commits that touched the file searched when `llm-apply.historyDepth` is not set.
+pub const DEFAULT_DEPTH: usize = 50;
+/// First-parent commits walked at most, whatever the depth: a file untouched for a long
+/// time would otherwise make every search walk the whole history for nothing.
+pub const WALK_LIMIT: usize = 2_000;
+
+/// Where a candidate version came from, as the report names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Index,
+    Commit,
+    Snapshot,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Index => "index",
+            Source::Commit => "commit",
+            Source::Snapshot => "snapshot",
+        }
+    }
+}
+
+/// A version of a file some earlier apply recorded (a ghost snapshot's pre- or post-apply
+/// content).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedState {
+    /// HEAD when the state was recorded; `None` on an unborn branch.
+    pub head: Option<ObjectId>,
+    /// A commit whose tree holds this content at the path: how the report names the base.
+    pub commit: ObjectId,
+    pub blob: ObjectId,
+}
+
+/// The states earlier applies recorded. The snapshot module implements it; the planner
+/// cannot use that module itself, as it comes later in the pipeline.
+pub trait RecordedStates {
+    /// Every recorded state of `path`, newest first. A broken record is left out: the search
+    /// for a base is a best effort, and a refusal later says what did not fit.
+    fn states(&self, path: &str) -> Vec<RecordedState>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("git config {key} is {value:?}, not a number of commits (0 or more)")]
+    Config { key: &'static str, value: String },
+}
+
+/// The base finder for one repository.
+pub struct History<'a> {
+    pub repo: &'a Repo,
+    /// Commits that touched a file whose versions are searched, besides HEAD's version.
+    pub depth: usize,
+    pub recorded: Option<&'a dyn RecordedStates>,
+}
+
+/// The version a patch fits and what the search cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    pub found: Option<Found>,
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Versions whose content was read and tested.
+    pub versions: usize,
+    /// First-parent commits visited.
+    pub commits: usize,
+    /// Of those, commits whose version of the file differs from their parent's.
+    pub touching: usize,
+}
+
+/// A version in which every hunk applies exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub base: Base,
+    /// The version's content, in the work tree's line-ending and BOM conventions.
+    pub bytes: Vec<u8>,
+}
+
+/// The depth from `llm-apply.historyDepth`, else [`DEFAULT_DEPTH`].
+pub fn depth_from_config(repo: &Repo) -> Result<usize, HistoryError> {
+    let config = repo.repo.config_snapshot();
+    let bad = || HistoryError::Config {
+        key: DEPTH_CONFIG_KEY,
+        value: config
+            .string(DEPTH_CONFIG_KEY)
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
+    };
+    match config.try_integer(DEPTH_CONFIG_KEY) {
+        Ok(None) => Ok(DEFAULT_DEPTH),
+        Ok(Some(n)) => usize::try_from(n).map_err(|_| bad()),
+        Err(_) => Err(bad()),
+    }
+}
+
+impl History<'_> {
+    /// The nearest version of `fp`'s file in which every hunk applies exactly. `None` when
+    /// the patch gives too little to recognise a version by, when `current` fits already
+    /// (the text passes place it exactly then, with nothing to merge), or when a hunk without
+    /// numbers is ambiguous in `current`.
+    pub fn search(&self, fp: &FilePatch, current: &FileState) -> Search {
+        let mut stats = Stats::default();
+        let Some(path) = fp.old_path.as_deref() else {
+            return Search { found: None, stats };
+        };
+        if fp.full_content.is_some() || !recognisable(fp) {
+            return Search { found: None, stats };
+        }
+        let Some(now) = lines_of(&current.bytes) else {
+            return Search { found: None, stats };
+        };
+        if fit(fp, &now).is_some() || ambiguous_now(fp, &now) {
+            return Search { found: None, stats };
+        }
+        let mut versions = Versions::new(self, path);
+        let mut tried: HashSet<ObjectId> = HashSet::new();
+        let found = loop {
+            let Some(v) = versions.next() else {
+                break None;
+            };
+            if !tried.insert(v.blob) {
+                continue;
+            }
+            let Ok(mut blob) = self.repo.repo.find_blob(v.blob) else {
+                // A partial clone may lack it; the next version may still be there.
+                continue;
+            };
+            stats.versions += 1;
+            let bytes = blob.take_data();
+            if fit_bytes(fp, &bytes) {
+                break Some(Found {
+                    base: Base {
+                        kind: v.source.as_str().to_string(),
+                        id: v.id.to_string(),
+                        path: path.to_string(),
+                    },
+                    bytes: like_work_tree(&bytes, &current.bytes),
+                });
+            }
+        };
+        stats.commits = versions.walked;
+        stats.touching = versions.touching;
+        Search { found, stats }
+    }
+}
+
+impl ThreeWay for History<'_> {
+    fn apply(&self, _index: usize, fp: &FilePatch, current: &FileState) -> Option<MergeResult> {
+        let found = self.search(fp, current).found?;
+        merge_onto(fp, found, &current.bytes)
+    }
+}
+
+/// Three-way merge of `fp` applied to `found` into `current`. `None` when a text is not
+/// UTF-8 or the patch does not fit the base after all (it was tested on the same bytes, so
+/// only a line-ending conversion could make it differ).
+pub fn merge_onto(fp: &FilePatch, found: Found, current: &[u8]) -> Option<MergeResult> {
+    let base_text = TextFile::decode(&found.bytes)?;
+    let placements = fit(fp, &base_text.lines)?;
+    let placed: Vec<(&Hunk, &Placement)> = fp.hunks.iter().zip(&placements).collect();
+    let theirs = splice::splice(&base_text, &placed, fp.patch_eols).encode();
+    let base = std::str::from_utf8(&found.bytes).ok()?;
+    let ours = std::str::from_utf8(current).ok()?;
+    let theirs = std::str::from_utf8(&theirs).ok()?;
+    // The labels git apply --3way writes, so both merge strategies' markers read the same.
+    let labels = Labels {
+        ours: "ours",
+        base: "base",
+        theirs: "theirs",
+    };
+    Some(match merge::merge(base, ours, theirs, &labels) {
+        MergeOutcome::Clean(text) => MergeResult::Clean {
+            bytes: text.into_bytes(),
+            strategy: Strategy::HistoryThreeWay,
+            base: Some(found.base),
+        },
+        MergeOutcome::Conflicted { text, conflicts } => MergeResult::Conflicted {
+            bytes: text.into_bytes(),
+            strategy: Strategy::HistoryThreeWay,
+            base: Some(found.base),
+            regions: conflicts
+                .iter()
+                .map(|c| {
+                    format!(
+                        "conflict markers at lines {}-{}",
+                        c.merged.start,
+                        c.merged.end().unwrap_or(c.merged.start)
+                    )
+                })
+                .collect(),
+        },
+    })
+}
+
+/// Whether a version can be recognised by the patch at all: some hunk must have an old line
+/// with content. A patch of blank lines and braces fits too many versions by chance.
+fn recognisable(fp: &FilePatch) -> bool {
+    !fp.hunks.is_empty()
+        && fp
+            .hunks
+            .iter()
+            .any(|h| h.old_lines().any(|l| !is_trivial(&l.text)))
+}
+
+/// `fit` on raw bytes, without decoding a whole file into owned lines: most versions fail
+/// at the first hunk, and history can hold many large versions.
+fn fit_bytes(fp: &FilePatch, bytes: &[u8]) -> bool {
+    lines_of(bytes).is_some_and(|lines| fit(fp, &lines).is_some())
+}
+
+/// The lines of UTF-8 text as [`TextFile`] sees them (no BOM, no terminators); `None` for
+/// anything else.
+fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text.contains('\0') {
+        return None;
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    Some(
+        text.split_inclusive('\n')
+            .map(|l| {
+                let l = l.strip_suffix('\n').unwrap_or(l);
+                l.strip_suffix('\r').unwrap_or(l)
+            })
+            .collect(),
+    )
+}
+
+/// Whether some hunk without numbers occurs exactly more than once in the file as it is. A
+/// model that read this file could not have meant one place, so a version in which the hunk
+/// occurs once is no evidence of which; the text passes' ambiguity rules decide instead.
+fn ambiguous_now(fp: &FilePatch, lines: &[&str]) -> bool {
+    fp.hunks.iter().filter(|h| h.old_start.is_none()).any(|h| {
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        !old.is_empty()
+            && (0..lines.len().saturating_sub(old.len() - 1))
+                .filter(|&s| matches_at(lines, &old, s))
+                .nth(1)
+                .is_some()
+    })
+}
+
+/// Where every hunk of `fp` sits in `lines` if they are the version the patch was written
+/// against: at its stated line numbers exactly, or, without numbers, at the one place its
+/// old lines occur. `None` when some hunk does not sit so, or hunks overlap.
+fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
+    let mut out: Vec<Placement> = Vec::with_capacity(fp.hunks.len());
+    for h in &fp.hunks {
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        let kinds: Vec<LineKind> = h.old_lines().map(|l| l.kind).collect();
+        let (start, decided_by) = match h.old_start {
+            Some(stated) => {
+                // Git's numbering: an empty old side names the line after which it inserts.
+                let at = if old.is_empty() {
+                    stated
+                } else {
+                    stated.checked_sub(1)?
+                };
+                if !matches_at(lines, &old, at) {
+                    return None;
+                }
+                (at, DecidedBy::Hint)
+            }
+            None if old.is_empty() => {
+                // Only an end of the file places an insertion without numbers or context.
+                if h.at_eof || lines.is_empty() {
+                    (lines.len(), DecidedBy::Unique)
+                } else {
+                    return None;
+                }
+            }
+            None => {
+                let mut starts = (0..lines.len().saturating_sub(old.len() - 1))
+                    .filter(|&s| matches_at(lines, &old, s));
+                let first = starts.next()?;
+                if starts.next().is_some() {
+                    return None;
+                }
+                (first, DecidedBy::Unique)
+            }
+        };
+        let end = start + old.len();
+        if (h.at_eof && end != lines.len()) || (h.at_bof && start != 0) {
+            return None;
+        }
+        if out.iter().any(|p| !(end <= p.start || start >= p.end)) {
+            return None;
+        }
+        let mapping: Vec<Option<usize>> = (start..end).map(Some).collect();
+        let inserts = insertion_points(h, &kinds, &mapping, lines.len(), None).ok()?;
+        out.push(Placement {
+            start,
+            end,
+            mapping,
+            inserts,
+            pass: Pass::Exact,
+            occurrences: 1,
+            decided_by,
+            fuzz: None,
+        });
+    }
+    Some(out)
+}
+
+fn matches_at<S: AsRef<str>>(lines: &[S], old: &[&str], at: usize) -> bool {
+    at + old.len() <= lines.len()
+        && lines[at..at + old.len()]
+            .iter()
+            .zip(old)
+            .all(|(l, o)| l.as_ref() == *o)
+}
+
+/// `version` in the conventions `current` uses: git stores text with LF where the work tree
+/// has CRLF (`core.autocrlf`, `eol` attributes), and a BOM can come and go the same way. A
+/// merge across such a difference would see every line changed. Only uniform conventions
+/// are converted; mixed ones are merged as they are.
+fn like_work_tree(version: &[u8], current: &[u8]) -> Vec<u8> {
+    const BOM: &[u8] = "\u{feff}".as_bytes();
+    let (v_bom, v_body) = match version.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, version),
+    };
+    let c_bom = current.starts_with(BOM);
+    let body = match (eol_style(v_body), eol_style(current)) {
+        (Some(false), Some(true)) => v_body.replace("\n", "\r\n"),
+        (Some(true), Some(false)) => v_body.replace("\r\n", "\n"),
+        _ => v_body.to_vec(),
+    };
+    let mut out = Vec::with_capacity(body.len() + 3);
+    if c_bom || (v_bom && current.is_empty()) {
+        out.extend_from_slice(BOM);
+    }
+    out.extend_from_slice(&body);
+    out
+}
+
+/// `Some(true)` when every line ends in CRLF, `Some(false)` when every line ends in a bare
+/// LF, `None` for mixed endings or no line ending at all.
+fn eol_style(bytes: &[u8]) -> Option<bool> {
+    let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+    if lf == 0 {
+        return None;
+    }
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+    match crlf {
+        0 => Some(false),
+        n if n == lf => Some(true),
+        _ => None,
+    }
+}
+
+/// One candidate version: where it came from, the id that names it, its blob.
+struct Version {
+    source: Source,
+    /// The commit holding the version (commit, snapshot) or the blob itself (index).
+    id: ObjectId,
+    blob: ObjectId,
+}
+
+/// The candidate versions of one path, nearest first, produced lazily: the walk stops as
+/// soon as a version fits.
+struct Versions<'h, 'a> {
+    history: &'h History<'a>,
+    path: &'h str,
+    lookup: PathLookup,
+    /// Versions found but not handed out yet, in order.
+    queue: std::collections::VecDeque<Version>,
+    index_done: bool,
+    /// The next first-parent commit to visit.
+    next_commit: Option<ObjectId>,
+    /// The file's blob in the commit visited last (its child, for the next one).
+    child_blob: Option<ObjectId>,
+    walked: usize,
+    touching: usize,
+    /// Recorded states not handed out yet (loaded on first need).
+    recorded: Option<Vec<RecordedState>>,
+}
+
+impl<'h, 'a> Versions<'h, 'a> {
+    fn new(history: &'h History<'a>, path: &'h str) -> Versions<'h, 'a> {
+        Versions {
+            history,
+            path,
+            lookup: PathLookup::new(path),
+            queue: Default::default(),
+            index_done: false,
+            next_commit: history.repo.repo.head_id().ok().map(|id| id.detach()),
+            child_blob: None,
+            walked: 0,
+            touching: 0,
+            recorded: None,
+        }
+    }
+
+    fn next(&mut self) -> Option<Version> {
+        loop {
+            if let Some(v) = self.queue.pop_front() {
+                return Some(v);
+            }
+            if !self.index_done {
+                self.index_done = true;
+                if let Some(v) = self.index_version() {
+                    return Some(v);
+                }
+                continue;
+            }
+            if let Some(commit) = self.next_commit.take() {
+                self.visit(commit);
+                continue;
+            }
+            // The walk is over: snapshots recorded on commits it did not reach.
+            let rest: Vec<RecordedState> = self.recorded_states().drain(..).collect();
+            if rest.is_empty() {
+                return None;
+            }
+            for s in rest {
+                self.queue.push_back(Version {
+                    source: Source::Snapshot,
+                    id: s.commit,
+                    blob: s.blob,
+                });
+            }
+        }
+    }
+
+    fn index_version(&self) -> Option<Version> {
+        use gix::index::entry::{Mode, Stage};
+        // The shared index is read once per process, not once per file of the patch.
+        let index = self.history.repo.repo.index_or_empty().ok()?;
+        let entry = index.entry_by_path_and_stage(BStr::new(self.path), Stage::Unconflicted)?;
+        if entry.mode != Mode::FILE && entry.mode != Mode::FILE_EXECUTABLE {
+            return None;
+        }
+        Some(Version {
+            source: Source::Index,
+            id: entry.id,
+            blob: entry.id,
+        })
+    }
+
+    fn recorded_states(&mut self) -> &mut Vec<RecordedState> {
+        let (recorded, path) = (self.history.recorded, self.path);
+        self.recorded
+            .get_or_insert_with(|| recorded.map(|r| r.states(path)).unwrap_or_default())
+    }
+
+    /// Queue what `commit` contributes: the snapshot states recorded on it, then its own
+    /// version of the file when that is a new one; and decide whether the walk goes on.
+    fn visit(&mut self, commit: ObjectId) {
+        let repo = &self.history.repo.repo;
+        if self.walked >= WALK_LIMIT {
+            return;
+        }
+        // A shallow clone's boundary or a missing object ends the history we can see.
+        let Ok(c) = repo.find_commit(commit) else {
+            return;
+        };
+        let Ok(tree) = c.tree_id() else {
+            return;
+        };
+        self.walked += 1;
+        let blob = self.lookup.blob_at(repo, tree.detach());
+
+        let states = self.recorded_states();
+        let mut on_commit = Vec::new();
+        states.retain(|s| {
+            if s.head == Some(commit) {
+                on_commit.push(s.clone());
+                false
+            } else {
+                true
+            }
+        });
+        for s in on_commit {
+            self.queue.push_back(Version {
+                source: Source::Snapshot,
+                id: s.commit,
+                blob: s.blob,
+            });
+        }
+
+        let first = self.walked == 1;
+        if !first && blob != self.child_blob {
+            // The child touched the file: this commit's version is one older version.
+            self.touching += 1;
+            if self.touching > self.history.depth {
+                return;
+            }
+        }
+        let Some(blob) = blob else {
+            // The file did not exist here: nothing older is a version of it.
+            return;
+        };
+        if first || Some(blob) != self.child_blob {
+            self.queue.push_back(Version {
+                source: Source::Commit,
+                id: commit,
+                blob,
+            });
+        }
+        self.child_blob = Some(blob);
+        self.next_commit = c.parent_ids().next().map(|p| p.detach());
+    }
+}
+
+/// Looks one path up in successive commits' trees, reusing what the previous commit's
+/// lookup found wherever a tree on the way is the same object (most commits leave most
+/// directories alone).
+struct PathLookup {
+    components: Vec<BString>,
+    /// Per depth: the tree looked in last and the entry found there.
+    cache: Vec<Option<Looked>>,
+}
+
+/// A tree and what it holds under one name (id and mode), if anything.
+type Looked = (ObjectId, Option<(ObjectId, gix::objs::tree::EntryMode)>);
+
+impl PathLookup {
+    fn new(path: &str) -> PathLookup {
+        let components: Vec<BString> = path.split('/').map(BString::from).collect();
+        let cache = vec![None; components.len()];
+        PathLookup { components, cache }
+    }
+
+    /// The blob of a regular file at the path in `root`; `None` when absent, not a regular
+    /// file, or unreadable.
+    fn blob_at(&mut self, repo: &gix::Repository, root: ObjectId) -> Option<ObjectId> {
+        let mut tree = root;
+        let last = self.components.len() - 1;
+        for (depth, name) in self.components.iter().enumerate() {
+            let entry = match &self.cache[depth] {
+                Some((id, entry)) if *id == tree => *entry,
+                _ => {
+                    let t = repo.find_tree(tree).ok()?;
+                    let entry = t
+                        .find_entry(name.clone())
+                        .map(|e| (e.oid().to_owned(), e.mode()));
+                    self.cache[depth] = Some((tree, entry));
+                    entry
+                }
+            };
+            let (id, mode) = entry?;
+            if depth == last {
+                return mode.is_blob().then_some(id);
+            }
+            if !mode.is_tree() {
+                return None;
+            }
+            tree = id;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::Line;
+
+    fn hunk(old_start: Option<usize>, lines: &[(char, &str)]) -> Hunk {
+        Hunk {
+            old_start,
+            new_start: old_start,
+            lines: lines
+                .iter()
+                .map(|(k, t)| {
+                    let kind = match k {
+                        ' ' => LineKind::Context,
+                        '-' => LineKind::Remove,
+                        _ => LineKind::Add,
+                    };
+                    Line::new(kind, *t)
+                })
+                .collect(),
+            ..Hunk::default()
+        }
+    }
+
+    fn patch(hunks: Vec<Hunk>) -> FilePatch {
+        FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks,
+            ..FilePatch::default()
+        }
+    }
+
+    #[test]
+    fn a_numbered_hunk_fits_only_at_its_stated_line() {
+        let p = patch(vec![hunk(
+            Some(2),
+            &[(' ', "alpha"), ('-', "beta"), ('+', "BETA")],
+        )]);
+        assert!(fit_bytes(&p, b"x\nalpha\nbeta\n"));
+        assert!(
+            !fit_bytes(&p, b"alpha\nbeta\n"),
+            "one line off is not this version"
+        );
+        assert!(
+            fit_bytes(&p, b"x\r\nalpha\r\nbeta\r\n"),
+            "line endings are not content"
+        );
+    }
+
+    #[test]
+    fn a_numberless_hunk_fits_where_it_occurs_once() {
+        let p = patch(vec![hunk(None, &[(' ', "alpha"), ('-', "beta")])]);
+        assert!(fit_bytes(&p, b"q\nalpha\nbeta\n"));
+        assert!(
+            !fit_bytes(&p, b"alpha\nbeta\nalpha\nbeta\n"),
+            "twice is no evidence of a version"
+        );
+        assert!(!fit_bytes(&p, b"alpha\n"));
+    }
+
+    #[test]
+    fn overlapping_hunks_do_not_fit() {
+        let p = patch(vec![
+            hunk(Some(1), &[(' ', "alpha"), ('-', "beta")]),
+            hunk(Some(2), &[('-', "beta"), ('+', "b")]),
+        ]);
+        assert!(fit(&p, &["alpha", "beta"]).is_none());
+    }
+
+    #[test]
+    fn a_patch_of_braces_and_blank_lines_recognises_no_version() {
+        assert!(!recognisable(&patch(vec![hunk(
+            Some(3),
+            &[(' ', "}"), ('-', ""), ('+', "  ")]
+        )])));
+        assert!(recognisable(&patch(vec![hunk(
+            Some(3),
+            &[(' ', "}"), ('-', "return x;")]
+        )])));
+    }
+
+    #[test]
+    fn versions_take_the_work_tree_conventions() {
+        assert_eq!(like_work_tree(b"a\nb\n", b"a\r\nc\r\n"), b"a\r\nb\r\n");
+        assert_eq!(like_work_tree(b"a\r\nb\r\n", b"a\nc\n"), b"a\nb\n");
+        assert_eq!(
+            like_work_tree(b"a\nb\r\n", b"a\r\n"),
+            b"a\nb\r\n",
+            "mixed endings are left alone"
+        );
+        assert_eq!(
+            like_work_tree(b"a\n", "\u{feff}a\n".as_bytes()),
+            "\u{feff}a\n".as_bytes()
+        );
+        assert_eq!(like_work_tree("\u{feff}a\n".as_bytes(), b"a\n"), b"a\n");
+    }
+
+    #[test]
+    fn merging_onto_a_base_carries_the_change_past_later_edits() {
+        let p = patch(vec![hunk(
+            Some(2),
+            &[(' ', "two"), ('-', "three"), ('+', "THREE"), (' ', "four")],
+        )]);
+        let found = Found {
+            base: Base {
+                kind: "commit".into(),
+                id: "0".repeat(40),
+                path: "f".into(),
+            },
+            bytes: b"one\ntwo\nthree\nfour\nfive\nsix\nseven\n".to_vec(),
+        };
+        let ours = b"zero\none\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n";
+        match merge_onto(&p, found, ours) {
+            Some(MergeResult::Clean {
+                bytes, strategy, ..
+            }) => {
+                assert_eq!(bytes, b"zero\none\ntwo\nTHREE\nfour\nfive\nsix\nSEVEN\n");
+                assert_eq!(strategy, Strategy::HistoryThreeWay);
+            }
+            other => panic!("expected a clean merge, got {other:?}"),
+        }
+    }
+}
