@@ -2,8 +2,8 @@
 //! written for, found in the index, first-parent history or ghost snapshots. Results are
 //! compared with `git merge-file`'s byte for byte.
 
-use git_llm_apply::repo::{FileState, Repo, MODE_FILE};
-use git_llm_apply::snapshot::{self, Meta, PatchDigest, SnapshotId, Touched};
+use git_llm_apply::repo::Repo;
+use git_llm_apply::snapshot::{self, SnapshotId};
 
 use crate::common::{numbered, TestRepo};
 
@@ -150,29 +150,21 @@ fn open(r: &TestRepo) -> Repo {
         .expect("a repository")
 }
 
-/// What the writer will do once snapshots are wired into apply: record, then write.
+/// An apply through the binary, which records a ghost snapshot; returns its id.
 fn apply_with_snapshot(r: &TestRepo, path: &str, after: &str) -> SnapshotId {
-    let repo = open(r);
-    let id = snapshot::create(
-        &repo,
-        &[Touched {
-            path: path.to_string(),
-            after: Some(FileState {
-                bytes: after.as_bytes().to_vec(),
-                mode: MODE_FILE,
-            }),
-        }],
-        &Meta {
-            patch_sha256: PatchDigest::of(after.as_bytes()),
-            intent: Some("an earlier apply".into()),
-            files: 1,
-            added: 1,
-            removed: 1,
-        },
-    )
-    .expect("snapshot");
-    r.write(path, after.as_bytes());
-    id
+    let before = r.read_str(path);
+    let patch = similar::TextDiff::from_lines(before.as_str(), after)
+        .unified_diff()
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string();
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(r.read_str(path), after);
+    v["snapshot"]
+        .as_str()
+        .expect("the apply recorded a snapshot")
+        .parse()
+        .expect("a snapshot id")
 }
 
 #[test]
