@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -14,7 +14,8 @@ if not (shared / 'make_corpus.py').exists():
 sys.path.insert(0, str(shared))
 import make_corpus  # noqa: E402
 
-make_corpus.PACKAGES = {
+SETS = {}
+SETS['a'] = {
     'attrs': dict(kind='pypi', name='attrs', lang='python', code_ext=('.py',), indent=4, tabs=False,
                   versions=['23.1.0', '23.2.0', '24.1.0', '24.2.0', '24.3.0', '25.1.0']),
     'packaging': dict(kind='pypi', name='packaging', lang='python', code_ext=('.py',), indent=4, tabs=False,
@@ -29,5 +30,27 @@ make_corpus.PACKAGES = {
                 versions=['0.4.18', '0.4.19', '0.4.20', '0.4.21', '0.4.22']),
 }
 
+SETS['b'] = {
+    'idna': dict(kind='pypi', name='idna', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                 versions=['3.4', '3.5', '3.6', '3.7', '3.8', '3.10']),
+    'colorama': dict(kind='pypi', name='colorama', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['0.4.4', '0.4.5', '0.4.6']),
+    'debug': dict(kind='npm', name='debug', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                  versions=['4.3.1', '4.3.2', '4.3.3', '4.3.4', '4.3.5', '4.3.6', '4.3.7']),
+    'yargs-parser': dict(kind='npm', name='yargs-parser', lang='javascript', code_ext=('.js', '.ts'),
+                         indent=2, tabs=False, versions=['21.0.0', '21.0.1', '21.1.0', '21.1.1']),
+    'itoa': dict(kind='crate', name='itoa', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                 versions=['1.0.9', '1.0.10', '1.0.11', '1.0.12', '1.0.13', '1.0.14']),
+    'memchr': dict(kind='crate', name='memchr', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                   versions=['2.7.0', '2.7.1', '2.7.2', '2.7.3', '2.7.4']),
+}
+
 if __name__ == '__main__':
+    # --set a|b chooses the package set (default a); the remaining options are make_corpus.py's.
+    chosen = 'a'
+    if '--set' in sys.argv:
+        i = sys.argv.index('--set')
+        chosen = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+    make_corpus.PACKAGES = SETS[chosen]
     make_corpus.main()
