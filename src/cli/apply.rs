@@ -2,14 +2,16 @@
 
 use std::path::PathBuf;
 
+use super::apply_hooks::{self, HookRuns};
 use super::args::{ApplyArgs, FormatArg, UndoArgs};
 use super::session::{self, Session, SnapshotRequest};
 use super::{undo, Outcome};
+use crate::gate::hooks::{HookKind, Hooks, Mode};
 use crate::gate::{self, Verdict};
 use crate::patch::{Format, Notice, Patch};
 use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
-use crate::report::{ErrorReport, Report, RunStatus};
+use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
 use crate::snapshot::PatchDigest;
 use crate::{input, parse, snapshot, write};
 
@@ -24,9 +26,10 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         index,
         no_snapshot,
         force,
+        verify,
     } = args;
     if revert && patches.is_empty() {
-        if partial || index || no_snapshot || format != FormatArg::Auto {
+        if partial || index || no_snapshot || verify || format != FormatArg::Auto {
             let report = *fail(
                 "usage",
                 "--revert without PATCH rolls back the most recent apply; of the apply options \
@@ -58,6 +61,7 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         revert,
         index,
         no_snapshot,
+        verify,
         dir,
     ) {
         Ok(r) => r,
@@ -81,6 +85,7 @@ fn apply(
     revert: bool,
     index: bool,
     no_snapshot: bool,
+    verify: bool,
     dir: Option<PathBuf>,
 ) -> Result<Report, Box<Report>> {
     if index && repo_required(&dir) {
@@ -169,31 +174,72 @@ fn apply(
         _ => None,
     };
 
-    let git3 = repo.as_ref().map(|repo| plan::three_way::GitThreeWay {
-        repo,
-        originals: &original.files,
-        reverse: revert,
-    });
-    // Strategy 3 after strategy 2: a base from history, ghost snapshots included.
-    let states = repo.as_ref().map(|repo| snapshot::SnapshotStates { repo });
-    let history = match &repo {
-        Some(repo) => Some(plan::history::History {
-            repo,
-            depth: plan::history::depth_from_config(repo)
-                .map_err(|e| fail("config", e.to_string()))?,
-            recorded: states
-                .as_ref()
-                .map(|s| s as &dyn plan::history::RecordedStates),
-        }),
+    let history_depth = match &repo {
+        Some(repo) => Some(
+            plan::history::depth_from_config(repo).map_err(|e| fail("config", e.to_string()))?,
+        ),
         None => None,
     };
-    let opts = plan::Options {
-        three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
-        history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
+    let mut plan = make_plan(repo.as_ref(), history_depth, &original, &patch, revert, &wt)?;
+
+    let found = match &repo {
+        Some(_) => Some(Hooks::discover(&root).map_err(|e| fail("config", e.to_string()))?),
+        None => None,
     };
-    let plan = plan::plan(&patch, &wt, &opts)
-        .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))?;
-    let mut report = decide_and_write(&plan, patch.format, check, partial, revert, &root, record);
+    let mode = if check {
+        Mode::Check
+    } else if revert {
+        Mode::Revert
+    } else {
+        Mode::Apply
+    };
+    let verify = verify || found.as_ref().is_some_and(|h| h.settings.verify);
+    let mut hooks = HookRuns::new(found.as_ref(), mode, verify);
+    let absent = match &repo {
+        Some(r) if hooks.has(HookKind::Pre) => apply_hooks::absent_preimages(r, &original, revert),
+        _ => Vec::new(),
+    };
+    // A plan that would be refused is shown to the pre hook too when the patch names blobs
+    // we lack: the hook may fetch them, and the plan made with them may apply.
+    if hooks.has(HookKind::Pre)
+        && (apply_hooks::gate_has_work(&plan, partial) || !absent.is_empty())
+    {
+        let planned = apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
+        hooks
+            .run_pre(&patch, &plan, &planned)
+            .map_err(|e| fail("io", e))?;
+        // A pre hook may have fetched preimage blobs (fetch-missing-blobs in a shallow or
+        // partial clone): plan again so the three-way strategy can use them, and let the
+        // hook judge the plan that will actually be written.
+        if hooks.pre_passed() && !absent.is_empty() {
+            let fresh = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+            if let Some(fresh) = fresh.filter(|f| {
+                apply_hooks::absent_preimages(f, &original, revert).len() < absent.len()
+            }) {
+                plan = make_plan(Some(&fresh), history_depth, &original, &patch, revert, &wt)?;
+                if apply_hooks::gate_has_work(&plan, partial) {
+                    let planned =
+                        apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
+                    hooks
+                        .run_pre(&patch, &plan, &planned)
+                        .map_err(|e| fail("io", e))?;
+                }
+            }
+        }
+    }
+    hooks
+        .prepare_post(&patch, &plan)
+        .map_err(|e| fail("io", e))?;
+    let mut report = decide_and_write(
+        &plan,
+        patch.format,
+        check,
+        partial,
+        revert,
+        &root,
+        record,
+        &mut hooks,
+    );
     if index && report.written {
         let paths: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
         if let Err(message) = write::stage(&root, &paths) {
@@ -206,13 +252,49 @@ fn apply(
     Ok(report)
 }
 
+/// Plan `patch` (the reversed one for `--revert`; `original` is what git reads for 3-way):
+/// strategy 2 through git, strategy 3 from history and ghost snapshots, then the text passes.
+fn make_plan(
+    repo: Option<&Repo>,
+    history_depth: Option<usize>,
+    original: &Patch,
+    patch: &Patch,
+    revert: bool,
+    wt: &WorkTree,
+) -> Result<Plan, Box<Report>> {
+    let git3 = repo.map(|repo| plan::three_way::GitThreeWay {
+        repo,
+        originals: &original.files,
+        reverse: revert,
+    });
+    let states = repo.map(|repo| snapshot::SnapshotStates { repo });
+    let history = match (repo, history_depth) {
+        (Some(repo), Some(depth)) => Some(plan::history::History {
+            repo,
+            depth,
+            recorded: states
+                .as_ref()
+                .map(|s| s as &dyn plan::history::RecordedStates),
+        }),
+        _ => None,
+    };
+    let opts = plan::Options {
+        three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
+        history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
+    };
+    plan::plan(patch, wt, &opts)
+        .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))
+}
+
 /// Whether the directory we run in lies outside every repository.
 fn repo_required(dir: &Option<PathBuf>) -> bool {
     let here = dir.clone().or_else(|| std::env::current_dir().ok());
     here.is_some_and(|d| matches!(Repo::discover(&d), Ok(None)))
 }
 
-/// The one place where a plan's outcome becomes a run status and an exit code (DESIGN §2).
+/// The one place where a plan's outcome becomes a run status and an exit code (DESIGN §2):
+/// the plan's own verdict, then the gate (the pre-hook runs), the write, and the post hook.
+#[allow(clippy::too_many_arguments)]
 fn decide_and_write(
     plan: &Plan,
     format: Format,
@@ -221,6 +303,7 @@ fn decide_and_write(
     revert: bool,
     root: &std::path::Path,
     record: Option<(&Session, &SnapshotRequest)>,
+    hooks: &mut HookRuns<'_>,
 ) -> Report {
     let all_ok = plan.all_ok();
     let nothing_to_write = plan.changes.is_empty();
@@ -243,36 +326,106 @@ fn decide_and_write(
     } else {
         (RunStatus::Refused, 1, false)
     };
+    let refused = |why: &str, kind: &str, message: String, hooks: &HookRuns<'_>| {
+        let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+        r.check = check;
+        r.reverse = revert;
+        r.errors.push(ErrorReport {
+            kind: kind.into(),
+            message,
+        });
+        r.hooks = hooks.reports.clone();
+        not_written_because(&mut r, why);
+        r
+    };
     let mut report = Report::from_plan(plan, format, status, code, false);
     report.check = check;
     report.reverse = revert;
+    report.hooks = hooks.reports.clone();
+    // --check asks the gate too, so a harness learns whether the apply would be allowed.
+    let gated = write_it || (check && !nothing_to_write && status != RunStatus::Refused);
+    if !gated {
+        return report;
+    }
+    let token = match gate::approve(plan, hooks.pre_runs()) {
+        Verdict::Vetoed { kind, reason } => {
+            return refused(
+                "not written: the pre-llm-apply hook refused the apply",
+                kind.as_str(),
+                reason,
+                hooks,
+            );
+        }
+        Verdict::Approved(token) => token,
+    };
     if !write_it {
         return report;
     }
-    match gate::approve(plan) {
-        Verdict::Vetoed { reason } => {
-            let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
-            r.errors.push(ErrorReport {
-                kind: "veto".into(),
-                message: reason,
-            });
-            r
+    let done = match session::write(root, &token, record, &report.summary) {
+        Ok(done) => done,
+        Err(message) => {
+            return refused(
+                "not written: writing another file failed",
+                "write",
+                message,
+                hooks,
+            )
         }
-        Verdict::Approved(token) => match session::write(root, &token, record, &report.summary) {
-            Ok(done) => {
-                report.written = true;
-                report.snapshot = done.snapshot.map(|id| id.ref_name());
-                report.notices.extend(done.notices);
-                report
-            }
-            Err(message) => {
-                let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+    };
+    report.written = true;
+    report.snapshot = done.snapshot.map(|id| id.ref_name());
+    report.notices.extend(done.notices);
+    match hooks.run_post(&report) {
+        Some(run) if !run.status.passed() && hooks.verify => {
+            let recorded = record.zip(done.snapshot).map(|((s, _), id)| (s, id));
+            let back = apply_hooks::roll_back(root, &token, recorded);
+            let mut r = refused(
+                "rolled back: the post-llm-apply hook failed under --verify",
+                "verify",
+                format!(
+                    "{}; --verify rolled the apply back: every file is as it was before",
+                    run.describe()
+                ),
+                hooks,
+            );
+            r.notices.extend(back.notices.iter().cloned());
+            if !back.unrestored.is_empty() {
+                r.written = true;
+                r.snapshot = report.snapshot.clone();
                 r.errors.push(ErrorReport {
-                    kind: "write".into(),
-                    message,
+                    kind: "rollback".into(),
+                    message: back.unrestored_message(),
                 });
-                r
             }
-        },
+            return r;
+        }
+        Some(run) if !run.status.passed() => {
+            report.notices.push(Notice::new(
+                "post-hook-failed",
+                format!(
+                    "{}; the apply stands (--verify or llm-apply.verify rolls back instead)",
+                    run.describe()
+                ),
+            ));
+        }
+        Some(_) => {}
+        None if hooks.verify => report.notices.push(Notice::new(
+            "nothing-verified",
+            "--verify: there is no post-llm-apply hook, so nothing was verified",
+        )),
+        None => {}
+    }
+    report.hooks = hooks.reports.clone();
+    report
+}
+
+/// Say why the files that would have applied were not written (the report's default reason
+/// is another file failing, which is not the case for a gate's or a hook's refusal).
+fn not_written_because(r: &mut Report, why: &str) {
+    for f in &mut r.files {
+        if f.status == FileOutcome::Skipped {
+            f.problems.retain(|p| !p.starts_with("not written:"));
+            f.problems.push(why.to_string());
+        }
     }
 }

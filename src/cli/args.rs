@@ -61,6 +61,10 @@ pub struct ApplyArgs {
     /// change (their current content is kept in a new snapshot first)
     #[arg(long, requires = "revert")]
     pub force: bool,
+
+    /// Roll the apply back when the post-llm-apply hook fails (also: llm-apply.verify)
+    #[arg(long)]
+    pub verify: bool,
 }
 
 impl ApplyArgs {
@@ -77,6 +81,7 @@ impl ApplyArgs {
             index,
             no_snapshot,
             force,
+            verify,
         } = self;
         !patches.is_empty()
             || *check
@@ -87,6 +92,7 @@ impl ApplyArgs {
             || *index
             || *no_snapshot
             || *force
+            || *verify
     }
 }
 
@@ -104,6 +110,9 @@ pub enum Command {
     Log(LogArgs),
     /// Roll back apply ID (default: the most recent apply)
     Undo(UndoArgs),
+    /// List or install the ready-made hooks (path-policy, fetch-missing-blobs, verify)
+    #[command(subcommand)]
+    Hooks(HooksCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -131,4 +140,23 @@ pub struct UndoArgs {
     /// Machine-readable report on standard output
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Show the hooks directory, the llm-apply hooks in it, and the ready-made ones
+    List,
+    /// Install ready-made hooks (default: all) behind a dispatcher that chains them
+    Install {
+        /// Which hooks: path-policy, fetch-missing-blobs, verify
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+        /// Replace an installed copy that differs; keep your own hook by chaining it
+        #[arg(long)]
+        force: bool,
+    },
+    /// For hook scripts: print each path a plan or result JSON (on stdin) names, one a line
+    PlanPaths,
+    /// For hook scripts: print "FILES LINES" (files in the patch, lines added + removed)
+    PlanSize,
 }

@@ -2,7 +2,9 @@
 //! one place (DESIGN §2), print the report.
 
 mod apply;
+mod apply_hooks;
 mod args;
+mod hooks;
 mod session;
 mod log;
 mod undo;
@@ -49,7 +51,7 @@ pub fn main() -> ExitCode {
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::error(
             "usage",
-            "apply options and PATCH do not go with a subcommand (give `log` or `undo` \
+            "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
              their own options after their name)",
         );
         return emit(&Outcome::run(report, false));
@@ -58,6 +60,7 @@ pub fn main() -> ExitCode {
         None => apply::run(args.apply, args.dir),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
+        Some(args::Command::Hooks(h)) => return hooks::run(h, args.dir),
     };
     emit(&outcome)
 }

@@ -243,7 +243,7 @@ fn remove_stray_temp_files(root: &Path, plan: &RestorePlan) {
 fn approved(verdict: Verdict) -> Result<Approved, String> {
     match verdict {
         Verdict::Approved(token) => Ok(token),
-        Verdict::Vetoed { reason } => Err(reason),
+        Verdict::Vetoed { reason, .. } => Err(reason),
     }
 }
 

@@ -161,7 +161,7 @@ fn undo_locked(
         };
         let token = match gate::approve_restore(as_plan.changes.clone()) {
             Verdict::Approved(t) => t,
-            Verdict::Vetoed { reason } => return Err(refuse("veto", reason)),
+            Verdict::Vetoed { reason, .. } => return Err(refuse("veto", reason)),
         };
         match session::write(
             &repo.work_dir,

@@ -1,7 +1,11 @@
 //! The gate between plan and write: policy and hooks. Only this module makes the `Approved`
 //! token that `write` requires, so nothing can be written before the gate has passed.
 
+pub mod hooks;
+pub mod patch_text;
+
 use crate::plan::{Change, Plan};
+use hooks::HookRun;
 
 /// Permission to write these changes. Its fields are private: only `approve` makes one.
 #[derive(Debug)]
@@ -15,15 +19,59 @@ impl Approved {
     }
 }
 
+/// Why the gate said no.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VetoKind {
+    /// A `pre-llm-apply` hook ran and exited non-zero: its verdict.
+    Hook,
+    /// A `pre-llm-apply` hook could not give a verdict (timeout, crash, not executable…):
+    /// failing closed, since it may be the policy guarding this tree.
+    HookBroken,
+}
+
+impl VetoKind {
+    /// The report's error kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VetoKind::Hook => "veto",
+            VetoKind::HookBroken => "hook",
+        }
+    }
+}
+
 /// The gate's answer.
 #[derive(Debug)]
 pub enum Verdict {
     Approved(Approved),
-    Vetoed { reason: String },
+    Vetoed { kind: VetoKind, reason: String },
 }
 
-/// Check the plan's writes against policy. Called only for plans the caller decided to write.
-pub fn approve(plan: &Plan) -> Verdict {
+/// Check the plan's writes against policy and the `pre-llm-apply` runs made for this very
+/// plan (`pre`, empty when there is no hook). Called for plans the caller would write, and
+/// for `--check`, which asks the same question without writing.
+pub fn approve(plan: &Plan, pre: &[HookRun]) -> Verdict {
+    if let Some(run) = pre.iter().find(|r| !r.status.passed()) {
+        let kind = if run.status.is_verdict() {
+            VetoKind::Hook
+        } else {
+            VetoKind::HookBroken
+        };
+        let reason = match kind {
+            VetoKind::Hook => {
+                let said = first_line(&run.stderr.text)
+                    .or_else(|| first_line(&run.stdout.text))
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default();
+                format!("{}; nothing was written{said}", run.describe()).replacen(
+                    "hook failed",
+                    "hook refused the patch",
+                    1,
+                )
+            }
+            VetoKind::HookBroken => format!("{}; nothing was written", run.describe()),
+        };
+        return Verdict::Vetoed { kind, reason };
+    }
     Verdict::Approved(Approved {
         changes: plan.changes.clone(),
     })
@@ -35,4 +83,8 @@ pub fn approve(plan: &Plan) -> Verdict {
 /// the token, so the writer has one entrance.
 pub fn approve_restore(changes: Vec<Change>) -> Verdict {
     Verdict::Approved(Approved { changes })
+}
+
+fn first_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| !l.is_empty())
 }

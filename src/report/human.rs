@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::hooks::HookReport;
 use super::{FileOutcome, FileReport, Report, RunStatus};
 use crate::patch::FileOp;
 use crate::plan::HunkStatus;
@@ -43,6 +44,9 @@ pub fn render(r: &Report) -> String {
     }
     for n in &r.notices {
         let _ = writeln!(out, "notice: {}", n.message);
+    }
+    for h in &r.hooks {
+        hook(&mut out, h);
     }
     if let Some(s) = &r.snapshot {
         let id = s.rsplit('/').next().unwrap_or(s);
@@ -93,6 +97,19 @@ fn file_line(out: &mut String, f: &FileReport, check: bool) {
     let _ = writeln!(out, "{letter} {path}{tail}");
 }
 
+/// A hook's verdict and what it printed (stdout, then stderr), indented under it; a hook
+/// that passed quietly is not mentioned.
+fn hook(out: &mut String, h: &HookReport) {
+    let quiet = h.stdout.trim().is_empty() && h.stderr.trim().is_empty();
+    if h.passed() && quiet {
+        return;
+    }
+    let _ = writeln!(out, "{}{}", h.message, if quiet { "" } else { ":" });
+    for line in h.stdout.lines().chain(h.stderr.lines()) {
+        let _ = writeln!(out, "    {line}");
+    }
+}
+
 fn total(out: &mut String, r: &Report) {
     let s = &r.summary;
     let files = |n: usize| {
@@ -123,7 +140,14 @@ fn total(out: &mut String, r: &Report) {
                 .iter()
                 .filter(|f| matches!(f.status, FileOutcome::Refused | FileOutcome::Conflicted))
                 .count();
-            if r.check {
+            if bad == 0 && !r.errors.is_empty() {
+                // Every file fit: the refusal is the gate's or a hook's, said above.
+                if r.check {
+                    "Check failed: the apply would be refused (see above)".to_string()
+                } else {
+                    "Refused: nothing was written (see above)".to_string()
+                }
+            } else if r.check {
                 format!(
                     "Check failed: {bad} of {} file(s) would not apply",
                     r.files.len()
@@ -135,7 +159,7 @@ fn total(out: &mut String, r: &Report) {
                 )
             }
         }
-        RunStatus::Error => return,
+        RunStatus::Error | RunStatus::Planned => return,
     };
     let _ = writeln!(out, "{line}");
 }

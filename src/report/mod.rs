@@ -1,6 +1,7 @@
 //! The one Report of a run, built from the plan and what was written, rendered in exactly two
 //! places: `human.rs` and `json.rs`.
 
+pub mod hooks;
 pub mod human;
 pub mod json;
 pub mod log;
@@ -30,6 +31,8 @@ pub enum RunStatus {
     Checked,
     /// Bad input or a broken environment; nothing written.
     Error,
+    /// What a `pre-llm-apply` hook is shown: the plan, before anything is written.
+    Planned,
 }
 
 /// A file's status in the report: the plan's status, or `skipped` for a file that would
@@ -77,7 +80,8 @@ pub struct FileReport {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorReport {
-    /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`.
+    /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`, `config`, `veto`,
+    /// `hook`, `verify`, `rollback`.
     pub kind: String,
     pub message: String,
 }
@@ -106,6 +110,9 @@ pub struct Report {
     pub errors: Vec<ErrorReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
+    /// The `pre-llm-apply` / `post-llm-apply` runs, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<hooks::HookReport>,
 }
 
 impl Report {
@@ -127,6 +134,7 @@ impl Report {
                 message: message.into(),
             }],
             snapshot: None,
+            hooks: Vec::new(),
         }
     }
 
@@ -165,6 +173,7 @@ impl Report {
             notices: plan.notices.clone(),
             errors: Vec::new(),
             snapshot: None,
+            hooks: Vec::new(),
         }
     }
 }

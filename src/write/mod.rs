@@ -66,6 +66,24 @@ pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
     })
 }
 
+/// Put every path an approved write changed back to its state before the write: the undo
+/// of a write that a `--verify` hook rejected. Paths are restored in the reverse of the
+/// write's order, so a file that replaced a directory's contents goes before the directory
+/// comes back. Returns the paths that could not be restored (empty when all were).
+pub fn put_back(root: &Path, approved: &Approved) -> Vec<String> {
+    let changes = approved.changes();
+    let mut order: Vec<&Change> = changes.iter().filter(|c| c.after.is_none()).collect();
+    order.extend(changes.iter().filter(|c| c.after.is_some()));
+    let mut scratch = Vec::new();
+    let mut unrestored = Vec::new();
+    for c in order.iter().rev() {
+        if set_state(root, &c.path, c.before.as_ref(), &mut scratch).is_err() {
+            unrestored.push(c.path.clone());
+        }
+    }
+    unrestored
+}
+
 /// `--index`: stage the written paths (additions, changes and deletions), as `git apply
 /// --index` would have. Runs after the work tree is written; failure is reported, not undone.
 pub fn stage(root: &Path, paths: &[&str]) -> Result<(), String> {
