@@ -5,6 +5,7 @@ mod apply_files;
 mod cli;
 mod formats_cli;
 mod history;
+mod hooks;
 mod parse_unified;
 mod props;
 mod three_way_cli;
