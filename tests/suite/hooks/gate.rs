@@ -181,8 +181,8 @@ fn post_hook_gets_the_result_and_its_output_joins_the_report() {
         &r,
         "post-llm-apply",
         &format!(
-            "#!/bin/sh\ncat > '{}/stdin'\necho 'build: ok'\necho 'warning: unused x' >&2\n",
-            seen.path().display()
+            "#!/bin/sh\ncat > '{dir}/stdin'\ncp \"$GIT_LLM_APPLY_PATCH\" '{dir}/patch'\necho 'build: ok'\necho 'warning: unused x' >&2\n",
+            dir = seen.path().display()
         ),
     );
     let (run, v) = r.apply_json(&[], &patch);
@@ -191,6 +191,10 @@ fn post_hook_gets_the_result_and_its_output_joins_the_report() {
     let result: serde_json::Value = serde_json::from_str(&spied(&seen, "stdin")).expect("JSON");
     assert_eq!(result["status"], "applied");
     assert_eq!(result["written"], true);
+    assert!(
+        spied(&seen, "patch").contains("\n-l10\n+TEN\n"),
+        "a post hook gets the normalised patch too"
+    );
     assert_eq!(v["hooks"][0]["hook"], "post-llm-apply");
     assert_eq!(v["hooks"][0]["stdout"], "build: ok\n");
     assert_eq!(v["hooks"][0]["stderr"], "warning: unused x\n");
