@@ -1,4 +1,5 @@
-//! Git's C-style path quoting (`"dir/\303\274.txt"`), read back into UTF-8.
+//! Git's C-style path quoting (`"dir/\303\274.txt"`): read back into UTF-8, and written as git
+//! writes it.
 
 /// The byte index just past the closing quote of a C-quoted string that starts `s`.
 pub fn quoted_end(s: &str) -> Option<usize> {
@@ -70,4 +71,56 @@ pub fn unquote(printed: &str) -> String {
         out.push(e);
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `prefix` + `path` as git prints a path in a diff header: C-quoted when the path holds a
+/// quote, a backslash, a control character or a byte outside ASCII (`core.quotePath`'s
+/// default), raw otherwise.
+pub fn quote(prefix: &str, path: &str) -> String {
+    let plain = path
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+    if plain {
+        return format!("{prefix}{path}");
+    }
+    let mut s = String::from("\"");
+    s.push_str(prefix);
+    for b in path.bytes() {
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            0x07 => s.push_str("\\a"),
+            0x08 => s.push_str("\\b"),
+            b'\t' => s.push_str("\\t"),
+            b'\n' => s.push_str("\\n"),
+            0x0b => s.push_str("\\v"),
+            0x0c => s.push_str("\\f"),
+            b'\r' => s.push_str("\\r"),
+            0x20..=0x7e => s.push(char::from(b)),
+            _ => s.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    s.push('"');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_is_what_git_prints_and_unquote_reads_it_back() {
+        assert_eq!(quote("a/", "plain name.txt"), "a/plain name.txt");
+        assert_eq!(quote("a/", "caf\u{e9}"), "\"a/caf\\303\\251\"");
+        assert_eq!(quote("b/", "x\"y"), "\"b/x\\\"y\"");
+        for path in [
+            "caf\u{e9}/\u{fc}.txt",
+            "tab\there",
+            "back\\slash",
+            "q\"uote",
+            "nl\nx",
+        ] {
+            assert_eq!(unquote(&quote("", path)), path);
+        }
+    }
 }

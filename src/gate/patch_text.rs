@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::patch::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::plan::Plan;
+use crate::quote::quote;
 
 /// Render `patch` (already reversed for `--revert`). Where a hunk had no line numbers, the
 /// place the plan found for it is used; numbers in the output are informative, as they are
@@ -179,34 +180,6 @@ fn whole_file(content: &str) -> Hunk {
     }
 }
 
-/// A path as git writes it in a diff: C-quoted when it holds quotes, backslashes, control
-/// characters or bytes outside ASCII (git's `core.quotePath` default).
-fn quote(prefix: &str, path: &str) -> String {
-    let plain = path
-        .bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
-    if plain {
-        return format!("{prefix}{path}");
-    }
-    let mut s = String::from("\"");
-    s.push_str(prefix);
-    for b in path.bytes() {
-        match b {
-            b'"' => s.push_str("\\\""),
-            b'\\' => s.push_str("\\\\"),
-            b'\t' => s.push_str("\\t"),
-            b'\n' => s.push_str("\\n"),
-            b'\r' => s.push_str("\\r"),
-            0x20..=0x7e => s.push(b as char),
-            _ => {
-                let _ = write!(s, "\\{b:03o}");
-            }
-        }
-    }
-    s.push('"');
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,11 +243,5 @@ mod tests {
             render(&patch, &plan()),
             "diff --git a/new file.txt b/new file.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new file.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n"
         );
-    }
-
-    #[test]
-    fn paths_outside_plain_ascii_are_c_quoted() {
-        assert_eq!(quote("a/", "caf\u{e9}"), "\"a/caf\\303\\251\"");
-        assert_eq!(quote("b/", "x\"y"), "\"b/x\\\"y\"");
     }
 }

@@ -6,7 +6,7 @@ use crate::common::TestRepo;
 fn with_hooks(r: &TestRepo, names: &[&str]) {
     let mut args = vec!["hooks", "install"];
     args.extend_from_slice(names);
-    cli(&r, &args).code(0);
+    cli(r, &args).code(0);
 }
 
 fn creation(path: &str) -> String {

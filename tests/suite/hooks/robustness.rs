@@ -71,18 +71,20 @@ fn a_crashing_hook_is_reported_with_its_signal() {
 fn a_hanging_hook_is_killed_at_the_timeout_with_its_children() {
     let (r, patch) = setup();
     r.git(&["config", "llm-apply.hookTimeout", "0.5"]);
-    // A background child holding the output pipe must not keep us waiting either.
+    // A background child holding the output pipe must not keep us waiting either. The
+    // sleeps are long so that finishing well before them proves both were killed, however
+    // loaded the machine is.
     hook(
         &r,
         "pre-llm-apply",
-        "#!/bin/sh\necho 'thinking...'\nsleep 30 &\nsleep 30\n",
+        "#!/bin/sh\necho 'thinking...'\nsleep 600 &\nsleep 600\n",
     );
     let before = r.state();
     let started = Instant::now();
     let (run, v) = r.apply_json(&[], &patch);
     let took = started.elapsed();
     run.code(1);
-    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(took < Duration::from_secs(300), "took {took:?}");
     assert_eq!(r.state(), before);
     assert_eq!(v["errors"][0]["kind"], "hook");
     assert_eq!(v["hooks"][0]["status"], "timed-out");
@@ -97,7 +99,7 @@ fn a_hanging_hook_is_killed_at_the_timeout_with_its_children() {
 fn a_hanging_post_hook_under_verify_is_rolled_back() {
     let (r, patch) = setup();
     r.git(&["config", "llm-apply.hookTimeout", "0.5"]);
-    hook(&r, "post-llm-apply", "#!/bin/sh\nsleep 30\n");
+    hook(&r, "post-llm-apply", "#!/bin/sh\nsleep 600\n");
     let before = r.state();
     let (run, v) = r.apply_json(&["--verify"], &patch);
     run.code(1);

@@ -217,7 +217,7 @@ fn refused_by_the_text_fallback(r: &TestRepo, patch: &str) -> serde_json::Value 
 /// With fetch-missing-blobs installed: the blob arrives and git merges three-way.
 #[track_caller]
 fn merged_three_way_after_fetching(r: &TestRepo, patch: &str, fetched_by: &str) {
-    cli(&r, &["hooks", "install", "fetch-missing-blobs"]).code(0);
+    cli(r, &["hooks", "install", "fetch-missing-blobs"]).code(0);
     let (run, v) = r.apply_json(&[], patch);
     run.code(0);
     assert_eq!(v["files"][0]["strategy"], "3way", "{v:#}");
