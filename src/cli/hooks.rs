@@ -304,7 +304,7 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
         for r in &refusals {
             let _ = writeln!(out, "refused: {r}");
         }
-        let _ = writeln!(out, "nothing was installed");
+        let _ = writeln!(out, "nothing was changed");
         return (1, out, false);
     }
     for step in steps {

@@ -93,7 +93,7 @@ fn install_refuses_to_clobber_the_users_own_hook_and_force_chains_it() {
     let run = cli(&r, &["hooks", "install", "path-policy"]);
     run.code(1)
         .out_contains("pre-llm-apply is your own hook")
-        .out_contains("nothing was installed");
+        .out_contains("nothing was changed");
     assert_eq!(hooks_dir(&r), before, "a refusal writes nothing");
 
     let run = cli(&r, &["hooks", "install", "--force", "path-policy"]);
