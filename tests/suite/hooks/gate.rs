@@ -1,7 +1,7 @@
 //! pre-llm-apply vetoes and passes, --check, --revert; post-llm-apply output, and --verify
 //! rolling back to a byte-identical tree.
 
-use super::{changed, hook, setup, spied, spy};
+use super::{changed, cli, hook, setup, spied, spy};
 use crate::common::{numbered, TestRepo};
 
 #[test]
@@ -276,12 +276,23 @@ fn verify_rolls_back_when_the_post_hook_fails_and_the_tree_is_byte_identical() {
         "rolled back: the post-llm-apply hook failed under --verify"
     );
 
+    // The apply's snapshot stays in the log, marked undone: `undo` has nothing left to do.
+    let log: serde_json::Value =
+        serde_json::from_str(&cli(&r, &["log", "--json"]).stdout).expect("log JSON");
+    assert_eq!(log["snapshots"][0]["status"], "undone");
+    cli(&r, &["undo"]).code(1).out_contains("already undone");
+    assert_eq!(r.state(), before);
+
     // The same through configuration, with the human report saying why.
     r.git(&["config", "llm-apply.verify", "true"]);
     let run = r.apply(&[], &patch);
     run.code(1)
         .out_contains("--verify rolled the apply back")
         .out_contains("tests: 1 failed");
+    assert_eq!(r.state(), before);
+
+    // And without a snapshot to record in.
+    r.apply(&["--no-snapshot"], &patch).code(1);
     assert_eq!(r.state(), before);
 }
 
