@@ -217,11 +217,6 @@ impl HookStatus {
             HookStatus::CannotRun { .. } => "cannot-run",
         }
     }
-
-    /// Whether the hook ran and said no, as opposed to breaking.
-    pub fn is_verdict(&self) -> bool {
-        matches!(self, HookStatus::Passed | HookStatus::Failed { .. })
-    }
 }
 
 /// One finished hook run.

@@ -5,7 +5,7 @@ pub mod hooks;
 pub mod patch_text;
 
 use crate::plan::{Change, Plan};
-use hooks::HookRun;
+use hooks::{HookRun, HookStatus};
 
 /// Permission to write these changes. Its fields are private: only `approve` makes one.
 #[derive(Debug)]
@@ -51,24 +51,24 @@ pub enum Verdict {
 /// for `--check`, which asks the same question without writing.
 pub fn approve(plan: &Plan, pre: &[HookRun]) -> Verdict {
     if let Some(run) = pre.iter().find(|r| !r.status.passed()) {
-        let kind = if run.status.is_verdict() {
-            VetoKind::Hook
-        } else {
-            VetoKind::HookBroken
-        };
-        let reason = match kind {
-            VetoKind::Hook => {
+        let (kind, reason) = match run.status {
+            HookStatus::Failed { code } => {
                 let said = first_line(&run.stderr.text)
                     .or_else(|| first_line(&run.stdout.text))
                     .map(|l| format!(": {l}"))
                     .unwrap_or_default();
-                format!("{}; nothing was written{said}", run.describe()).replacen(
-                    "hook failed",
-                    "hook refused the patch",
-                    1,
+                (
+                    VetoKind::Hook,
+                    format!(
+                        "{} hook refused the patch (exit {code}); nothing was written{said}",
+                        run.kind.file_name()
+                    ),
                 )
             }
-            VetoKind::HookBroken => format!("{}; nothing was written", run.describe()),
+            _ => (
+                VetoKind::HookBroken,
+                format!("{}; nothing was written", run.describe()),
+            ),
         };
         return Verdict::Vetoed { kind, reason };
     }
