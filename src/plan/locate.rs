@@ -118,6 +118,8 @@ pub enum DecidedBy {
     Anchor,
     /// The only fit after the previous hunk (hunks in file order).
     Order,
+    /// Of several loose fits, the one that fits far better than the others.
+    Fit,
 }
 
 /// How far a fuzzy placement strayed from the hunk's own text.
@@ -427,10 +429,10 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
             .filter(|&s| s >= q.prev_end)
             .collect();
         if !q.hunk.anchors.is_empty() {
-            if let Some(c) = by_anchor(&after, &anchor_positions(hay, q, Some(q.prev_end))) {
+            if let Some(c) = by_anchor(hay, &after, &anchor_positions(hay, q, Some(q.prev_end)), true) {
                 return Some((c, DecidedBy::Anchor));
             }
-            if let Some(c) = by_anchor(starts, &anchor_positions(hay, q, None)) {
+            if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), true) {
                 return Some((c, DecidedBy::Anchor));
             }
         }
@@ -441,7 +443,7 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
             pool = after;
         }
     } else if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
-        if let Some(c) = by_anchor(starts, &anchor_positions(hay, q, None)) {
+        if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), false) {
             return Some((c, DecidedBy::Anchor));
         }
     }
@@ -461,9 +463,27 @@ fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
     }
 }
 
-/// The single candidate that is the first fit after some anchor line.
-fn by_anchor(starts: &[usize], anchors: &[usize]) -> Option<usize> {
+/// The single candidate inside the block an anchor line opens (the lines after it that are
+/// indented deeper, up to the first line that is not): a heading such as `class Foo:` owns
+/// both copies of a block inside the class, so it decides nothing there, while `def b():`
+/// does decide between a copy in `a` and one in `b`. With `first_after` (Codex's rule) an
+/// anchor that opens no block still picks the first fit after it.
+fn by_anchor(hay: &Haystack, starts: &[usize], anchors: &[usize], first_after: bool) -> Option<usize> {
     if anchors.is_empty() || starts.is_empty() {
+        return None;
+    }
+    let mut inside: Vec<usize> = starts
+        .iter()
+        .copied()
+        .filter(|&s| anchors.iter().any(|&a| a <= s && s < block_end(hay, a)))
+        .collect();
+    inside.dedup();
+    match inside.as_slice() {
+        [one] => return Some(*one),
+        [_, _, ..] => return None,
+        [] => {}
+    }
+    if !first_after {
         return None;
     }
     let mut chosen: Vec<usize> = anchors
@@ -476,6 +496,28 @@ fn by_anchor(starts: &[usize], anchors: &[usize]) -> Option<usize> {
         [one] => Some(*one),
         _ => None,
     }
+}
+
+/// The end of the block that line `a` opens: the first later non-blank line indented no
+/// deeper than `a`, itself included when it is only closing punctuation (`}`, `end`...).
+fn block_end(hay: &Haystack, a: usize) -> usize {
+    let width = |l: &str| {
+        crate::plan::normalize::indentation(l)
+            .chars()
+            .map(|c| if c == '\t' { 4 } else { 1 })
+            .sum::<usize>()
+    };
+    let own = width(hay.line(a));
+    for i in a + 1..hay.len() {
+        let l = hay.line(i);
+        if l.trim().is_empty() {
+            continue;
+        }
+        if width(l) <= own {
+            return if is_trivial(l) { i + 1 } else { i };
+        }
+    }
+    hay.len()
 }
 
 /// Lines of the file that the hunk's anchors name: Codex `@@ x` lines (each narrowing the
@@ -824,7 +866,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
         };
     }
     let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
-    match decide(hay, q, &starts) {
+    match decide(hay, q, &starts).or_else(|| by_fit(&placements)) {
         Some((start, decided_by)) => {
             let mut p = placements
                 .into_iter()
@@ -835,6 +877,19 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             Located::Placed(p)
         }
         None => Located::Ambiguous { pass, starts },
+    }
+}
+
+/// Among loose placements, the one that fits far better than every other: fewer of the
+/// hunk's context lines missing and fewer unmentioned file lines inside it. A close second
+/// decides nothing.
+fn by_fit(placements: &[Placement]) -> Option<(usize, DecidedBy)> {
+    let cost = |p: &Placement| p.fuzz.map_or(0, |f| 2 * f.context_mismatched + f.extra_file_lines);
+    let mut ranked: Vec<(usize, usize)> = placements.iter().map(|p| (cost(p), p.start)).collect();
+    ranked.sort();
+    match ranked.as_slice() {
+        [(c1, s), (c2, _), ..] if *c2 >= 2 * c1 + 2 => Some((*s, DecidedBy::Fit)),
+        _ => None,
     }
 }
 

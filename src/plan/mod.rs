@@ -680,6 +680,7 @@ fn plan_modify(
                             DecidedBy::Anchor => "its anchor",
                             DecidedBy::Order => "file order",
                             DecidedBy::Unique => "uniqueness",
+                            DecidedBy::Fit => "the closest fit",
                         }
                     ));
                 }
