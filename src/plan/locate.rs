@@ -44,6 +44,10 @@ impl<'a> Haystack<'a> {
         self.lines.is_empty()
     }
 
+    pub fn lines(&self) -> &[String] {
+        self.lines
+    }
+
     pub fn line(&self, i: usize) -> &str {
         &self.lines[i]
     }
@@ -263,6 +267,10 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         }
     }
 
+    if let Some(found) = blank_lines_past_eof(hay, q, &old, &new_texts) {
+        return found;
+    }
+
     // The old side is nowhere: maybe the new side is already there.
     if q.hunk.has_changes() {
         for pass in Pass::LINE_PASSES {
@@ -284,6 +292,77 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     }
 
     fuzzy(hay, q, &old)
+}
+
+/// A hunk whose trailing context ends in blank lines the file does not have, because the
+/// file ends right before them (its last blank line lost with its final newline, or trimmed
+/// by an editor): blank lines at the end of a file are whitespace. The rest must match once,
+/// ending exactly at the end of the file.
+fn blank_lines_past_eof(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    new_texts: &[String],
+) -> Option<Located> {
+    let k = q
+        .hunk
+        .lines
+        .iter()
+        .rev()
+        .take_while(|l| l.kind == LineKind::Context && l.text.trim().is_empty())
+        .count();
+    if k == 0 || k >= old.texts.len() {
+        return None;
+    }
+    let keep = old.texts.len() - k;
+    for pass in Pass::LINE_PASSES {
+        let needle = keyed(pass, &old.texts[..keep]);
+        let starts: Vec<usize> = hay
+            .find_all(pass, &needle)
+            .into_iter()
+            .filter(|&s| s + keep == hay.len() && free(q.taken, s, hay.len()))
+            .collect();
+        match starts.as_slice() {
+            [] => continue,
+            [start] => {
+                let start = *start;
+                let new_keep = new_texts.len().saturating_sub(k);
+                if new_keep > 0
+                    && hay.len() >= new_keep
+                    && hay.matches_at(
+                        pass,
+                        &keyed(pass, &new_texts[..new_keep]),
+                        hay.len() - new_keep,
+                    )
+                {
+                    return Some(Located::AlreadyApplied {
+                        start: hay.len() - new_keep,
+                        pass,
+                    });
+                }
+                let mut mapping: Vec<Option<usize>> = (start..hay.len()).map(Some).collect();
+                mapping.extend(std::iter::repeat_n(None, k));
+                // Added lines next to the missing blank lines go at the end of the file.
+                let inserts = match insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
+                {
+                    Ok(i) => i,
+                    Err(_) => return None,
+                };
+                return Some(Located::Placed(Placement {
+                    start,
+                    end: hay.len(),
+                    mapping,
+                    inserts,
+                    pass: pass.max(Pass::Whitespace),
+                    occurrences: 1,
+                    decided_by: DecidedBy::Unique,
+                    fuzz: None,
+                }));
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A unique match far from the hint, while the text near the hint still fits loosely: the
@@ -429,7 +508,12 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
             .filter(|&s| s >= q.prev_end)
             .collect();
         if !q.hunk.anchors.is_empty() {
-            if let Some(c) = by_anchor(hay, &after, &anchor_positions(hay, q, Some(q.prev_end)), true) {
+            if let Some(c) = by_anchor(
+                hay,
+                &after,
+                &anchor_positions(hay, q, Some(q.prev_end)),
+                true,
+            ) {
                 return Some((c, DecidedBy::Anchor));
             }
             if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), true) {
@@ -468,7 +552,12 @@ fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
 /// both copies of a block inside the class, so it decides nothing there, while `def b():`
 /// does decide between a copy in `a` and one in `b`. With `first_after` (Codex's rule) an
 /// anchor that opens no block still picks the first fit after it.
-fn by_anchor(hay: &Haystack, starts: &[usize], anchors: &[usize], first_after: bool) -> Option<usize> {
+fn by_anchor(
+    hay: &Haystack,
+    starts: &[usize],
+    anchors: &[usize],
+    first_after: bool,
+) -> Option<usize> {
     if anchors.is_empty() || starts.is_empty() {
         return None;
     }
@@ -597,11 +686,12 @@ pub fn insertion_points(
     kinds: &[LineKind],
     mapping: &[Option<usize>],
     file_len: usize,
-    shortfall: Option<Shortfall>,
+    gaps: Option<Gaps>,
 ) -> Result<Vec<usize>, String> {
     let groups = group_bounds(hunk, kinds.len());
+    let texts = group_texts(hunk);
     let n = groups.len();
-    let sf = shortfall.unwrap_or_default();
+    let sf = gaps.as_ref().map(|g| g.shortfall).unwrap_or_default();
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
     let mut out = Vec::with_capacity(n);
     for (gi, &(prev, next)) in groups.iter().enumerate() {
@@ -638,8 +728,26 @@ pub fn insertion_points(
             _ => match insertion_point(prev, next, kinds, mapping) {
                 Ok(at) => at,
                 Err(Gap { after, before }) => {
-                    let gap = before - after - 1;
-                    if first_change && sf.lead >= gap && sf.trail == 0 {
+                    let gap = before.saturating_sub(after + 1);
+                    // Lines that read the same on either side of the gap (a blank line added
+                    // next to a blank line) leave nothing to decide.
+                    let commutes = gaps.as_ref().is_some_and(|g| {
+                        before <= g.file.len() && {
+                            let between: Vec<&str> = g.file[after + 1..before]
+                                .iter()
+                                .map(String::as_str)
+                                .collect();
+                            let added = &texts[gi];
+                            let mut one = between.clone();
+                            one.extend(added.iter().copied());
+                            let mut other: Vec<&str> = added.clone();
+                            other.extend(between.iter().copied());
+                            one == other
+                        }
+                    });
+                    if commutes {
+                        before
+                    } else if first_change && sf.lead >= gap && sf.trail == 0 {
                         before
                     } else if last_change && sf.trail >= gap && sf.lead == 0 {
                         after + 1
@@ -652,6 +760,33 @@ pub fn insertion_points(
         out.push(at);
     }
     Ok(out)
+}
+
+/// What the fuzzy pass knows about gaps around insertions: which side lost context lines,
+/// and the file's lines, to see whether an insertion's side of a gap matters at all.
+pub struct Gaps<'a> {
+    pub shortfall: Shortfall,
+    pub file: &'a [String],
+}
+
+/// The text of each run of added lines.
+fn group_texts(hunk: &Hunk) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut in_group = false;
+    for l in &hunk.lines {
+        if l.kind == LineKind::Add {
+            if !in_group {
+                out.push(Vec::new());
+                in_group = true;
+            }
+            out.last_mut()
+                .expect("a group was just pushed")
+                .push(&l.text);
+        } else {
+            in_group = false;
+        }
+    }
+    out
 }
 
 /// For each run of added lines: the old-line index before it and after it.
@@ -737,7 +872,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             let hi = (n_old + slack).min(hay.len());
             align(&ok, &keys[..hi], 0, 0, &mut mapping, false);
         }
-        return match validate(q.hunk, old, &mapping, hay.len(), false, q.context_width) {
+        return match validate(q.hunk, old, &mapping, hay.lines(), false, q.context_width) {
             Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
                 Located::Placed(Placement {
                     start,
@@ -831,7 +966,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 q.hunk,
                 old,
                 &mapping,
-                hay.len(),
+                hay.lines(),
                 strong_anchor,
                 q.context_width,
             ) {
@@ -884,7 +1019,10 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
 /// hunk's context lines missing and fewer unmentioned file lines inside it. A close second
 /// decides nothing.
 fn by_fit(placements: &[Placement]) -> Option<(usize, DecidedBy)> {
-    let cost = |p: &Placement| p.fuzz.map_or(0, |f| 2 * f.context_mismatched + f.extra_file_lines);
+    let cost = |p: &Placement| {
+        p.fuzz
+            .map_or(0, |f| 2 * f.context_mismatched + f.extra_file_lines)
+    };
     let mut ranked: Vec<(usize, usize)> = placements.iter().map(|p| (cost(p), p.start)).collect();
     ranked.sort();
     match ranked.as_slice() {
@@ -1039,10 +1177,11 @@ fn validate(
     hunk: &Hunk,
     old: &Old,
     mapping: &[Option<usize>],
-    file_len: usize,
+    lines: &[String],
     strong_anchor: bool,
     context_width: usize,
 ) -> Result<Validated, String> {
+    let file_len = lines.len();
     let kinds = &old.kinds;
     for (i, k) in kinds.iter().enumerate() {
         if *k == LineKind::Remove {
@@ -1097,7 +1236,16 @@ fn validate(
         return Err("too few distinctive lines of the hunk are in the file".into());
     }
     let shortfall = shortfall(hunk, mapping, file_len, context_width);
-    let inserts = insertion_points(hunk, kinds, mapping, file_len, Some(shortfall))?;
+    let inserts = insertion_points(
+        hunk,
+        kinds,
+        mapping,
+        file_len,
+        Some(Gaps {
+            shortfall,
+            file: lines,
+        }),
+    )?;
     let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
     let start = matched
         .iter()

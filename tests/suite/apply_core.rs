@@ -383,3 +383,82 @@ fn an_exact_copy_far_away_does_not_win_over_a_drifted_place_at_the_hint() {
     assert_eq!(r.state(), before);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
 }
+
+#[test]
+fn a_heading_that_owns_both_copies_decides_nothing() {
+    // Both copies sit inside `class Box:`, which git names as the section: refuse.
+    let file = text(&[
+        "class Box:",
+        "    def a(self):",
+        "        try:",
+        "            return self.x",
+        "        except KeyError:",
+        "            return None",
+        "",
+        "    def b(self):",
+        "        try:",
+        "            return self.x",
+        "        except KeyError:",
+        "            return None",
+        "",
+        "end = 1",
+    ]);
+    let r = TestRepo::with(&[("box.py", &file)]);
+    let before = r.state();
+    let patch = diff(
+        "box.py",
+        "@@ @@ class Box:\n         try:\n             return self.x\n-        except KeyError:\n+        except (KeyError, ValueError):\n             return None\n \n",
+    );
+    r.apply(&[], &patch).code(1).out_contains("ambiguous");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_blank_line_inserted_next_to_a_blank_gap_needs_no_decision() {
+    // The patch dropped a blank context line right where it adds a blank line: either side of
+    // the gap gives the same bytes.
+    let file = text(&[
+        "import a",
+        "",
+        "def f():",
+        "    return 1",
+        "",
+        "def g():",
+        "    return 2",
+    ]);
+    let r = TestRepo::with(&[("m.py", &file)]);
+    let patch = diff(
+        "m.py",
+        "@@ -1,7 +1,8 @@\n import a\n \n def f():\n     return 1\n+\n def g():\n     return 2\n",
+    );
+    r.apply(&[], &patch).code(0);
+    assert_eq!(
+        r.read_str("m.py"),
+        text(&[
+            "import a",
+            "",
+            "def f():",
+            "    return 1",
+            "",
+            "",
+            "def g():",
+            "    return 2"
+        ])
+    );
+}
+
+#[test]
+fn trailing_blank_context_past_the_end_of_the_file_is_whitespace() {
+    // The file lost its last (blank) line; the patch still shows it as context.
+    let r = TestRepo::with(&[("v.py", "__version__ = '1.0'\n")]);
+    let (run, v) = r.apply_json(
+        &[],
+        &diff(
+            "v.py",
+            "@@ -1,2 +1,2 @@\n-__version__ = '1.0'\n+__version__ = '1.1'\n \n",
+        ),
+    );
+    run.code(0);
+    assert_eq!(r.read_str("v.py"), "__version__ = '1.1'\n");
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "whitespace");
+}
