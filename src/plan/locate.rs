@@ -745,9 +745,7 @@ pub fn insertion_points(
                             one == other
                         }
                     });
-                    if commutes {
-                        before
-                    } else if first_change && sf.lead >= gap && sf.trail == 0 {
+                    if commutes || (first_change && sf.lead >= gap && sf.trail == 0) {
                         before
                     } else if last_change && sf.trail >= gap && sf.lead == 0 {
                         after + 1
