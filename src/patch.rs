@@ -1,9 +1,10 @@
 //! The one patch model every input format parses into; pure data, no I/O.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Which input syntax a patch was written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     Unified,
@@ -30,7 +31,7 @@ pub struct Patch {
 }
 
 /// A repair the input needed, reported so the sender learns what it got wrong.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Notice {
     /// Stable machine name, e.g. `fence-stripped`, `counts-recomputed`.
     pub kind: String,
@@ -58,7 +59,7 @@ impl Notice {
 }
 
 /// What happens to a file as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileOp {
     Modify,

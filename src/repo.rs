@@ -3,6 +3,8 @@
 //! The planner reads files through the [`Files`] trait so pure planning tests can run on
 //! in-memory files without a repository.
 
+mod listing;
+
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -34,6 +36,11 @@ pub trait Files {
     /// Whether writing `path` would go through a symlink that leads out of the work tree.
     fn escapes(&self, _path: &str) -> bool {
         false
+    }
+    /// Paths that exist, for suggesting one when a patch names a missing path. Bounded in
+    /// number; may be empty.
+    fn known_paths(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 
@@ -96,6 +103,10 @@ impl Files for WorkTree {
             bytes,
             mode: git_mode(&meta),
         }))
+    }
+
+    fn known_paths(&self) -> Vec<String> {
+        listing::known_paths(&self.root)
     }
 
     fn escapes(&self, path: &str) -> bool {

@@ -21,6 +21,31 @@ pub struct Args {
     /// Run as if started in DIR (like git -C)
     #[arg(short = 'C', value_name = "DIR", global = true)]
     pub dir: Option<PathBuf>,
+
+    /// Colour the human report: auto (on a terminal, unless NO_COLOR is set or git's
+    /// color.diff/color.ui say otherwise), always, never
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value_t = ColorArg::Auto,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "always",
+        global = true
+    )]
+    pub color: ColorArg,
+
+    /// Print the JSON Schema of the --json report and exit
+    #[arg(long, exclusive = true)]
+    pub json_schema: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, clap::Args)]

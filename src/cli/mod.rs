@@ -4,11 +4,14 @@
 mod apply;
 mod apply_hooks;
 mod args;
+mod color;
 mod hooks;
 mod session;
 mod log;
 mod undo;
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -48,13 +51,27 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if args.json_schema {
+        print!("{}", report::json::schema());
+        return ExitCode::SUCCESS;
+    }
+    let here = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let choice = args.color;
+    let color = |to_stderr: bool| {
+        let tty = if to_stderr {
+            std::io::stderr().is_terminal()
+        } else {
+            std::io::stdout().is_terminal()
+        };
+        color::enabled(choice, &here, tty)
+    };
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::error(
             "usage",
             "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
              their own options after their name)",
         );
-        return emit(&Outcome::run(report, false));
+        return emit(&Outcome::run(report, false), &color);
     }
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
@@ -62,14 +79,20 @@ pub fn main() -> ExitCode {
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
         Some(args::Command::Hooks(h)) => return hooks::run(h, args.dir),
     };
-    emit(&outcome)
+    emit(&outcome, &color)
 }
 
-/// Print the report and turn its exit status into the process's.
-fn emit(o: &Outcome) -> ExitCode {
+/// Print the report and turn its exit status into the process's. `color(to_stderr)` says
+/// whether the human report gets colour on that stream.
+fn emit(o: &Outcome, color: &dyn Fn(bool) -> bool) -> ExitCode {
     let (text, code) = match (&o.shown, o.json) {
         (Shown::Run(r), true) => (report::json::render(r), r.exit_code),
-        (Shown::Run(r), false) => (report::human::render(r), r.exit_code),
+        (Shown::Run(r), false) => {
+            let palette = report::color::Palette {
+                enabled: color(r.exit_code == 2),
+            };
+            (report::human::render_with(r, palette), r.exit_code)
+        }
         (Shown::Log(l), true) => (report::json::render_log(l), 0),
         (Shown::Log(l), false) => (report::human::render_log(l), 0),
     };

@@ -9,6 +9,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::normalize::{is_trivial, key, Pass};
@@ -111,7 +112,7 @@ impl<'a> Haystack<'a> {
 }
 
 /// Why a candidate was chosen among several.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DecidedBy {
     /// The only place the hunk fits.
@@ -127,7 +128,7 @@ pub enum DecidedBy {
 }
 
 /// How far a fuzzy placement strayed from the hunk's own text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Fuzz {
     /// Context lines of the hunk that the file does not have there (kept as the file has them).
     pub context_mismatched: usize,

@@ -4,6 +4,7 @@
 //! Strategies per file, in order (DESIGN §4): the hunks apply exactly at their numbers;
 //! `git apply --3way` when the preimage blob exists; a base found in history; the text passes.
 
+pub mod diagnose;
 pub mod git_output;
 pub mod history;
 pub mod locate;
@@ -16,10 +17,12 @@ pub mod three_way;
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::patch::{CreateMode, FileOp, FilePatch, Hunk, LineKind, Notice, Patch};
 use crate::repo::{Entry, FileState, Files, MODE_FILE};
+use diagnose::{Diagnostic, Warning, WarningKind};
 use locate::{DecidedBy, Fuzz, Haystack, Located, Placement, Query};
 use normalize::Pass;
 use text::TextFile;
@@ -61,7 +64,7 @@ pub enum MergeResult {
 /// blob id), or for strategy 3 `index` (`id`: the staged blob), `commit` or `snapshot` (`id`:
 /// a commit whose tree holds the base at `path` — for a snapshot, its pre- or post-apply
 /// commit).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Base {
     pub kind: String,
     pub id: String,
@@ -69,7 +72,7 @@ pub struct Base {
 }
 
 /// How a file's change was computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// Every hunk applied exactly where its numbers say.
@@ -107,7 +110,7 @@ pub enum FileStatus {
     Refused,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HunkStatus {
     Applied,
@@ -118,7 +121,7 @@ pub enum HunkStatus {
 }
 
 /// One hunk's outcome.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct HunkResult {
     /// 1-based, in patch order.
     pub index: usize,
@@ -145,6 +148,9 @@ pub struct HunkResult {
     pub candidates: Vec<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// For a hunk that could not be placed: why, and what the file has instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostic: Option<Box<Diagnostic>>,
 }
 
 impl HunkResult {
@@ -161,6 +167,7 @@ impl HunkResult {
             fuzz: None,
             candidates: Vec::new(),
             reason: None,
+            diagnostic: None,
         }
     }
 }
@@ -189,7 +196,9 @@ pub struct FilePlan {
     pub removed: usize,
     /// Why the file was refused (empty otherwise).
     pub problems: Vec<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
+    /// For a path that does not exist: the closest one that does.
+    pub suggested_path: Option<String>,
     /// Old and new mode when the patch changes it.
     pub mode_change: Option<(u32, u32)>,
     /// For a conflict: the regions named by the merge.
@@ -327,6 +336,7 @@ fn base_plan(fp: &FilePatch) -> FilePlan {
         removed,
         problems: Vec::new(),
         warnings: Vec::new(),
+        suggested_path: None,
         mode_change: None,
         conflicts: Vec::new(),
     }
@@ -425,8 +435,10 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
                 return Ok((plan, Vec::new()));
             }
             if fp.create_mode == CreateMode::MayReplace {
-                plan.warnings.push(format!(
-                    "{path} already existed with other content and was replaced (the snapshot keeps the old content)"
+                plan.warnings.push(Warning::new(
+                    WarningKind::Overwrote,
+                    None,
+                    format!("{path} already existed with other content and was replaced (the snapshot keeps the old content)"),
                 ));
             } else {
                 return Ok((
@@ -455,13 +467,12 @@ fn plan_delete(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
     let cur = match vfs.read(&path)? {
         Entry::File(f) => f,
         Entry::Missing => {
-            return Ok((
-                refused(
-                    fp,
-                    format!("{path} does not exist, so it cannot be deleted"),
-                ),
-                Vec::new(),
-            ))
+            let mut p = refused(
+                fp,
+                format!("{path} does not exist, so it cannot be deleted"),
+            );
+            p.suggested_path = diagnose::closest_path(&path, &vfs.files.known_paths());
+            return Ok((p, Vec::new()));
         }
         Entry::Other(what) => {
             return Ok((refused(fp, format!("{path} is a {what}")), Vec::new()));
@@ -524,7 +535,9 @@ fn plan_modify(
                     }
                 }
             }
-            return Ok((refused(fp, format!("{old} does not exist")), Vec::new()));
+            let mut p = refused(fp, format!("{old} does not exist"));
+            p.suggested_path = diagnose::closest_path(&old, &vfs.files.known_paths());
+            return Ok((p, Vec::new()));
         }
         Entry::Other(what) => {
             return Ok((
@@ -663,27 +676,8 @@ fn plan_modify(
                 r.decided_by = Some(p.decided_by);
                 r.fuzz = p.fuzz;
                 loosest = loosest.max(Some(p.pass));
-                if p.pass > Pass::Exact {
-                    plan.warnings.push(format!(
-                        "hunk {} matched only after the {} pass",
-                        i + 1,
-                        p.pass.as_str()
-                    ));
-                }
-                if p.occurrences > 1 {
-                    plan.warnings.push(format!(
-                        "hunk {}'s context occurs {} times; placed by {}",
-                        i + 1,
-                        p.occurrences,
-                        match p.decided_by {
-                            DecidedBy::Hint => "its line numbers",
-                            DecidedBy::Anchor => "its anchor",
-                            DecidedBy::Order => "file order",
-                            DecidedBy::Unique => "uniqueness",
-                            DecidedBy::Fit => "the closest fit",
-                        }
-                    ));
-                }
+                plan.warnings
+                    .extend(diagnose::placement_warnings(i + 1, p, hint.searched));
                 placed.push((&fp.hunks[i], p));
             }
             Located::AlreadyApplied { start, pass } => {
@@ -718,7 +712,13 @@ fn plan_modify(
         plan.hunks.push(r);
     }
     plan.pass = loosest;
+    plan.warnings.extend(diagnose::order_warnings(&located));
     if failed {
+        let searched: Vec<Option<usize>> = hints.iter().map(|h| h.searched).collect();
+        let diagnostics = diagnose::diagnose(fp, &text.lines, &located, &searched);
+        for (r, d) in plan.hunks.iter_mut().zip(diagnostics) {
+            r.diagnostic = d.map(Box::new);
+        }
         plan.status = FileStatus::Refused;
         let n = plan
             .hunks
@@ -780,6 +780,8 @@ fn certain(located: &[Located]) -> bool {
 /// A hunk's position as its numbers state it (0-based).
 struct Hint {
     stated: Option<usize>,
+    /// Where the search started: `stated` moved by the offsets of earlier hunks.
+    searched: Option<usize>,
 }
 
 /// Locate every hunk of a file in order, carrying the offset of each placed hunk to the
@@ -832,6 +834,7 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
         out.push(loc);
         hints.push(Hint {
             stated: stated.map(|s| s.max(0) as usize),
+            searched: hint,
         });
     }
     (out, hints)

@@ -1,10 +1,11 @@
 //! The matching passes: how loosely a patch line may match a file line, from exact to folded.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::borrow::Cow;
 
 /// A matching pass, strictest first. Every looser match is reported with its pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pass {
     Exact,

@@ -1,10 +1,12 @@
 //! The report's view of a hook run: what ran, how it ended, and its bounded output.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::gate::hooks::{Captured, HookRun, HookStatus};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One run of a `pre-llm-apply` or `post-llm-apply` hook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct HookReport {
     /// `pre-llm-apply` or `post-llm-apply`.
     pub hook: String,

@@ -1,45 +1,68 @@
-//! The human rendering of a Report: one line per file, its problems, then a total.
+//! The human rendering of a Report: the diff that was written (coloured like git's), then one
+//! line per file with, under a failure, its diagnostics; then notices and a total.
 
 use std::fmt::Write as _;
 
+use super::color::{Palette, Style};
+use super::diff::{FileDiff, LineKind};
 use super::hooks::HookReport;
 use super::{FileOutcome, FileReport, Report, RunStatus};
 use crate::patch::FileOp;
-use crate::plan::HunkStatus;
+use crate::plan::diagnose::{visible, Diagnostic, Difference, DifferenceKind, Finding};
+use crate::plan::{HunkResult, HunkStatus};
 
+/// Line numbers listed for an ambiguous hunk before the rest are counted.
+const MAX_LISTED: usize = 12;
+
+/// The report without colour.
 pub fn render(r: &Report) -> String {
+    render_with(r, Palette::PLAIN)
+}
+
+pub fn render_with(r: &Report, p: Palette) -> String {
     let mut out = String::new();
     for e in &r.errors {
-        let _ = writeln!(out, "error: {}", e.message);
+        let _ = writeln!(
+            out,
+            "{}",
+            p.paint(Style::Bad, &format!("error: {}", e.message))
+        );
+    }
+    if shows_diff(r) {
+        for d in &r.diffs {
+            diff(&mut out, d, p);
+        }
     }
     for f in &r.files {
-        file_line(&mut out, f, r.check);
-        for p in &f.problems {
-            let _ = writeln!(out, "    {p}");
+        file_line(&mut out, f, r.check, p);
+        for pr in &f.problems {
+            let _ = writeln!(out, "    {pr}");
+        }
+        if let Some(s) = &f.suggested_path {
+            let _ = writeln!(out, "    closest existing path: {s}");
+            let _ = writeln!(
+                out,
+                "    advice: if {s} is the file you meant, resend the patch with that path"
+            );
         }
         for h in &f.hunks {
             if matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound) {
-                let what = match h.status {
-                    HunkStatus::Ambiguous => "ambiguous",
-                    _ => "not found",
-                };
-                let at = h
-                    .hint
-                    .map(|l| format!(" (@@ hint: line {l})"))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "    hunk {}{at}: {what}: {}",
-                    h.index,
-                    h.reason.as_deref().unwrap_or("")
-                );
+                failed_hunk(&mut out, h, p);
             }
         }
         for c in &f.conflicts {
-            let _ = writeln!(out, "    conflict: {c}");
+            let _ = writeln!(
+                out,
+                "    {}",
+                p.paint(Style::Bad, &format!("conflict: {c}"))
+            );
         }
         for w in &f.warnings {
-            let _ = writeln!(out, "    warning: {w}");
+            let _ = writeln!(
+                out,
+                "    {}",
+                p.paint(Style::Warn, &format!("warning: {}", w.message))
+            );
         }
     }
     for n in &r.notices {
@@ -52,23 +75,57 @@ pub fn render(r: &Report) -> String {
         let id = s.rsplit('/').next().unwrap_or(s);
         let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
     }
-    total(&mut out, r);
+    total(&mut out, r, p);
     out
 }
 
-fn file_line(out: &mut String, f: &FileReport, check: bool) {
-    let letter = match f.status {
-        FileOutcome::Refused => "!",
-        FileOutcome::Skipped => "-",
-        FileOutcome::AlreadyApplied => "=",
-        FileOutcome::Conflicted => "U",
-        FileOutcome::Applied => match f.op {
-            FileOp::Create => "A",
-            FileOp::Delete => "D",
-            FileOp::Rename => "R",
-            FileOp::Copy => "C",
-            FileOp::Modify => "M",
-        },
+/// The diff is shown for what was written, and for what `--check` says would be.
+fn shows_diff(r: &Report) -> bool {
+    r.written || (r.check && matches!(r.status, RunStatus::Checked | RunStatus::Partial))
+}
+
+fn diff(out: &mut String, d: &FileDiff, p: Palette) {
+    for h in &d.header {
+        let _ = writeln!(out, "{}", p.paint(Style::FileHeader, h));
+    }
+    for h in &d.hunks {
+        let _ = writeln!(out, "{}", p.paint(Style::HunkHeader, &h.header));
+        for l in &h.lines {
+            let style = match l.kind {
+                LineKind::Added => Style::Added,
+                LineKind::Removed => Style::Removed,
+                LineKind::Context | LineKind::NoNewline => Style::Dim,
+            };
+            let _ = writeln!(out, "{}", p.paint(style, &visible_cr(&l.text)));
+        }
+    }
+}
+
+/// A lone CR inside a line would move the terminal's cursor; show it instead.
+fn visible_cr(s: &str) -> String {
+    if s.contains('\r') {
+        s.replace('\r', "\\r")
+    } else {
+        s.to_string()
+    }
+}
+
+fn file_line(out: &mut String, f: &FileReport, check: bool, p: Palette) {
+    let (letter, style) = match f.status {
+        FileOutcome::Refused => ("!", Style::Bad),
+        FileOutcome::Skipped => ("-", Style::Dim),
+        FileOutcome::AlreadyApplied => ("=", Style::Dim),
+        FileOutcome::Conflicted => ("U", Style::Bad),
+        FileOutcome::Applied => (
+            match f.op {
+                FileOp::Create => "A",
+                FileOp::Delete => "D",
+                FileOp::Rename => "R",
+                FileOp::Copy => "C",
+                FileOp::Modify => "M",
+            },
+            Style::Good,
+        ),
     };
     let path = match &f.old_path {
         Some(o) => format!("{o} -> {}", f.path),
@@ -76,8 +133,8 @@ fn file_line(out: &mut String, f: &FileReport, check: bool) {
     };
     let counts = format!(" (+{} -{})", f.added, f.removed);
     let how = match f.pass {
-        Some(p) if p != crate::plan::normalize::Pass::Exact => {
-            format!("{}:{}", f.strategy.as_str(), p.as_str())
+        Some(ps) if ps != crate::plan::normalize::Pass::Exact => {
+            format!("{}:{}", f.strategy.as_str(), ps.as_str())
         }
         _ => f.strategy.as_str().to_string(),
     };
@@ -94,7 +151,7 @@ fn file_line(out: &mut String, f: &FileReport, check: bool) {
         FileOutcome::Refused => " refused".to_string(),
         FileOutcome::Skipped => " skipped".to_string(),
     };
-    let _ = writeln!(out, "{letter} {path}{tail}");
+    let _ = writeln!(out, "{} {path}{tail}", p.paint(style, letter));
 }
 
 /// A hook's verdict and what it printed (stdout, then stderr), indented under it; a hook
@@ -110,7 +167,185 @@ fn hook(out: &mut String, h: &HookReport) {
     }
 }
 
-fn total(out: &mut String, r: &Report) {
+/// Line numbers, the first few of them, and how many more.
+fn listed(lines: &[usize]) -> String {
+    let mut s = lines
+        .iter()
+        .take(MAX_LISTED)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if lines.len() > MAX_LISTED {
+        let _ = write!(s, " and {} more", lines.len() - MAX_LISTED);
+    }
+    s
+}
+
+/// A failed hunk: its one-line verdict, then its diagnostic (at most 40 lines in all).
+fn failed_hunk(out: &mut String, h: &HunkResult, p: Palette) {
+    let at = h
+        .hint
+        .map(|l| format!(" (@@ hint: line {l})"))
+        .unwrap_or_default();
+    let verdict = match h.status {
+        HunkStatus::Ambiguous => format!(
+            "ambiguous: the hunk fits at {} places (lines {}) and nothing decides between them",
+            h.candidates.len(),
+            listed(&h.candidates)
+        ),
+        _ => format!("not found: {}", h.reason.as_deref().unwrap_or("")),
+    };
+    let _ = writeln!(
+        out,
+        "    {}",
+        p.paint(Style::Bad, &format!("hunk {}{at}: {verdict}", h.index))
+    );
+    if let Some(d) = &h.diagnostic {
+        diagnostic(out, h, d, p);
+    }
+}
+
+const IN: &str = "      ";
+
+fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette) {
+    // Where the search started, unless the verdict's `@@ hint` already says it all.
+    let mut searched = match (d.searched_from, h.hint) {
+        (Some(s), Some(hint)) if s != hint => Some(format!(
+            "searched from line {s} (the @@ hint moved by earlier hunks' offsets)"
+        )),
+        (Some(s), None) => Some(format!("searched from line {s}")),
+        (Some(_), Some(_)) => None,
+        (None, _) => Some("no line numbers: searched the whole file".to_string()),
+    };
+    if let Some(a) = &d.anchor {
+        let s = searched.get_or_insert_with(String::new);
+        if !s.is_empty() {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "anchor: {}", visible(a, false));
+    }
+    if let Some(s) = searched {
+        let _ = writeln!(out, "{IN}{}", p.paint(Style::Dim, &s));
+    }
+
+    if !d.expected.is_empty() {
+        let _ = writeln!(out, "{IN}expected ({} lines):", d.expected_lines);
+        numbered(out, d.expected.iter().map(|l| (l.line, l.text.as_str())), p);
+    }
+    if let Some(c) = &d.closest {
+        let _ = writeln!(
+            out,
+            "{IN}closest in the file: lines {}-{} ({} of {} lines alike)",
+            c.start, c.end, c.matched, d.expected_lines
+        );
+        numbered(out, c.lines.iter().map(|l| (l.line, l.text.as_str())), p);
+        for x in &c.differences {
+            difference(out, x, p);
+        }
+        let more = c.difference_count.saturating_sub(c.differences.len());
+        if more > 0 {
+            let _ = writeln!(out, "{IN}({more} more differing lines)");
+        }
+    }
+    for f in d.findings.iter().take(3) {
+        let line = match f {
+            // The verdict line already lists the places.
+            Finding::Ambiguous { .. } => continue,
+            Finding::AlreadyApplied {
+                line,
+                matched,
+                total,
+            } => format!(
+                "looks already applied: {matched} of the {total} lines of its result are at line {line}"
+            ),
+            Finding::OutOfOrder {
+                line,
+                previous_hunk,
+                previous_line,
+            } => format!(
+                "out of file order: it belongs at line {line}, before hunk {previous_hunk} (line {previous_line}); send hunks in file order"
+            ),
+            Finding::Overlaps { line, hunk } => {
+                format!("its lines are at line {line}, which hunk {hunk} already changes")
+            }
+            Finding::NotAtEnd { line } => format!(
+                "its lines are at line {line}, but the hunk must end at the end of the file"
+            ),
+            Finding::NotAtStart { line } => format!(
+                "its lines are at line {line}, but the hunk must start at the top of the file"
+            ),
+            Finding::NoLines => "none of its distinctive lines is anywhere in the file".into(),
+        };
+        let _ = writeln!(out, "{IN}{}", p.paint(Style::Warn, &line));
+    }
+    let _ = writeln!(out, "{IN}advice: {}", d.advice);
+}
+
+fn numbered<'a>(out: &mut String, lines: impl Iterator<Item = (usize, &'a str)>, p: Palette) {
+    let lines: Vec<(usize, &str)> = lines.collect();
+    let width = lines
+        .iter()
+        .map(|(n, _)| n.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut prev: Option<usize> = None;
+    for (n, text) in lines {
+        // A gap in the numbering is a cut; the numbers say where.
+        let gap = prev.is_some_and(|q| n > q + 1);
+        let mark = if gap { ":" } else { "|" };
+        prev = Some(n);
+        let number = p.paint(Style::Dim, &format!("{n:>width$} {mark}"));
+        let text = visible(text, false);
+        if text.is_empty() {
+            let _ = writeln!(out, "{IN}  {number}");
+        } else {
+            let _ = writeln!(out, "{IN}  {number} {text}");
+        }
+    }
+}
+
+fn difference(out: &mut String, x: &Difference, p: Palette) {
+    let mut at = Vec::new();
+    if let Some(h) = x.hunk_line {
+        at.push(format!("hunk line {h}"));
+    }
+    if let Some(f) = x.file_line {
+        at.push(format!("file line {f}"));
+    }
+    let column = x
+        .column
+        .map(|c| format!(" from column {c}"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{IN}{}: {}{column}",
+        at.join(", "),
+        p.paint(Style::Warn, x.kind.describe())
+    );
+    let blank = matches!(
+        x.kind,
+        DifferenceKind::MissingBlankLine | DifferenceKind::ExtraBlankLine
+    );
+    if blank {
+        return;
+    }
+    if let Some(e) = &x.expected {
+        let _ = writeln!(
+            out,
+            "{IN}  expected: {}",
+            p.paint(Style::Removed, &format!("\"{}\"", visible(e, true)))
+        );
+    }
+    if let Some(a) = &x.actual {
+        let _ = writeln!(
+            out,
+            "{IN}  actual:   {}",
+            p.paint(Style::Added, &format!("\"{}\"", visible(a, true)))
+        );
+    }
+}
+
+fn total(out: &mut String, r: &Report, p: Palette) {
     let s = &r.summary;
     let files = |n: usize| {
         if n == 1 {
@@ -161,7 +396,7 @@ fn total(out: &mut String, r: &Report) {
         }
         RunStatus::Error | RunStatus::Planned => return,
     };
-    let _ = writeln!(out, "{line}");
+    let _ = writeln!(out, "{}", p.paint(Style::Strong, &line));
 }
 
 /// The `log` listing: one line per snapshot, newest first —

@@ -1,4 +1,5 @@
-//! The JSON rendering of a Report (schema in docs/json.md).
+//! The JSON rendering of a Report, and the JSON Schema of that rendering generated from the
+//! report's types (documented in docs/json.md).
 
 use super::Report;
 
@@ -11,6 +12,14 @@ pub fn render(report: &Report) -> String {
 /// The `log` listing (schema in docs/json.md).
 pub fn render_log(log: &super::log::LogReport) -> String {
     let mut s = serde_json::to_string_pretty(log).expect("a listing always serializes");
+    s.push('\n');
+    s
+}
+
+/// The JSON Schema every `--json` report validates against (`--json-schema`).
+pub fn schema() -> String {
+    let schema = schemars::schema_for!(Report);
+    let mut s = serde_json::to_string_pretty(&schema).expect("a schema always serializes");
     s.push('\n');
     s
 }

@@ -1,14 +1,18 @@
 //! The one Report of a run, built from the plan and what was written, rendered in exactly two
 //! places: `human.rs` and `json.rs`.
 
+pub mod color;
+pub mod diff;
 pub mod hooks;
 pub mod human;
 pub mod json;
 pub mod log;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::patch::{FileOp, Format, Notice};
+use crate::plan::diagnose::Warning;
 use crate::plan::normalize::Pass;
 use crate::plan::{Base, FilePlan, FileStatus, HunkResult, Plan, Strategy};
 
@@ -16,7 +20,7 @@ use crate::plan::{Base, FilePlan, FileStatus, HunkResult, Plan, Strategy};
 pub const SCHEMA: u32 = 1;
 
 /// What the run as a whole did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RunStatus {
     /// Everything applied (some files may have been already applied).
@@ -37,7 +41,7 @@ pub enum RunStatus {
 
 /// A file's status in the report: the plan's status, or `skipped` for a file that would
 /// have applied but was not written because another file failed (all or nothing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileOutcome {
     Applied,
@@ -47,38 +51,53 @@ pub enum FileOutcome {
     Skipped,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A file mode change, as octal strings (`100644`, `100755`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ModeChange {
     pub old: String,
     pub new: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What happened to one file of the patch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FileReport {
+    /// The path after the change (the old path for a deletion), relative to the top level.
     pub path: String,
+    /// The path before a rename or copy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub old_path: Option<String>,
     pub op: FileOp,
     pub status: FileOutcome,
     pub strategy: Strategy,
+    /// The loosest matching pass any hunk needed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pass: Option<Pass>,
+    /// The base of a three-way merge, when one was used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<Base>,
+    /// Lines the patch adds to this file.
     pub added: usize,
+    /// Lines the patch removes from this file.
     pub removed: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode_change: Option<ModeChange>,
     pub hunks: Vec<HunkResult>,
+    /// Why the file was refused or skipped, one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// For a path that does not exist: the closest existing path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_path: Option<String>,
+    /// What applied but deserves a second look.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
+    /// For a conflicted file: the conflicting regions as the merge named them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Something that stopped the run before or while writing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ErrorReport {
     /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`, `config`, `veto`,
     /// `hook`, `verify`, `rollback`.
@@ -86,33 +105,45 @@ pub struct ErrorReport {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// Totals over the files that applied (or conflicted).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Summary {
     pub files: usize,
     pub added: usize,
     pub removed: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The report of one run of `git llm-apply` (`--json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Report {
+    /// The schema version: 1. Bumped on any incompatible change.
     pub schema: u32,
     pub status: RunStatus,
+    /// The process's exit status: 0 applied or nothing to do, 1 refused, 2 error, 3 partial.
     pub exit_code: i32,
+    /// `--check`: nothing was to be written.
     pub check: bool,
+    /// The patch was applied in reverse (`--revert PATCH`).
     pub reverse: bool,
+    /// The input format, once detected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Format>,
     /// Whether any file was changed on disk.
     pub written: bool,
     pub files: Vec<FileReport>,
     pub summary: Summary,
+    /// Repairs the input needed and facts about the run.
     pub notices: Vec<Notice>,
     pub errors: Vec<ErrorReport>,
+    /// The ghost snapshot taken before writing, to undo with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
     /// The `pre-llm-apply` / `post-llm-apply` runs, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<hooks::HookReport>,
+    /// What was written, per file, for the human rendering.
+    #[serde(skip)]
+    pub diffs: Vec<diff::FileDiff>,
 }
 
 impl Report {
@@ -135,6 +166,7 @@ impl Report {
             }],
             snapshot: None,
             hooks: Vec::new(),
+            diffs: Vec::new(),
         }
     }
 
@@ -174,6 +206,7 @@ impl Report {
             errors: Vec::new(),
             snapshot: None,
             hooks: Vec::new(),
+            diffs: diff::diffs(&plan.changes, &plan.files),
         }
     }
 }
@@ -209,6 +242,7 @@ fn file_report(f: &FilePlan, all_or_nothing_failed: bool) -> FileReport {
         }),
         hunks: f.hunks.clone(),
         problems,
+        suggested_path: f.suggested_path.clone(),
         warnings: f.warnings.clone(),
         conflicts: f.conflicts.clone(),
     }

@@ -5,6 +5,7 @@
 use std::io;
 
 use crate::patch::FileOp;
+use crate::plan::diagnose::{Warning, WarningKind};
 use crate::plan::merge::{self, Labels, MergeOutcome};
 use crate::plan::{Base, Change, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree};
@@ -146,6 +147,7 @@ impl RestorePlan {
             removed,
             problems: Vec::new(),
             warnings: Vec::new(),
+            suggested_path: None,
             mode_change,
             conflicts: Vec::new(),
         };
@@ -162,11 +164,12 @@ impl RestorePlan {
             Action::Merge => {
                 f.strategy = Strategy::HistoryThreeWay;
                 f.base = merged_against_snapshot();
-                f.warnings.push(
+                f.warnings.push(Warning::new(
+                    WarningKind::KeptLaterEdits,
+                    None,
                     "edited since the apply: only the apply's change was taken out, the later \
-                     edits are kept"
-                        .to_string(),
-                );
+                     edits are kept",
+                ));
             }
             Action::Conflict { reasons } => {
                 f.status = FileStatus::Conflicted;
@@ -184,7 +187,11 @@ impl RestorePlan {
                 f.warnings = reasons
                     .iter()
                     .map(|r| {
-                        format!("forced: {r}; the current content is kept in the new snapshot")
+                        Warning::new(
+                            WarningKind::Forced,
+                            None,
+                            format!("forced: {r}; the current content is kept in the new snapshot"),
+                        )
                     })
                     .collect();
             }

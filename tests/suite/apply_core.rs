@@ -58,7 +58,10 @@ fn trailing_whitespace_differences_match_in_the_second_pass() {
         "context keeps the file's own text"
     );
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "trailing-whitespace");
-    assert!(v["files"][0]["warnings"][0]
+    let w = &v["files"][0]["warnings"][0];
+    assert_eq!(w["kind"], "loose-pass");
+    assert_eq!(w["hunk"], 1);
+    assert!(w["message"]
         .as_str()
         .expect("warning")
         .contains("trailing-whitespace"));

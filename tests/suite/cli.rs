@@ -150,13 +150,14 @@ fn json_errors_for_bad_input_exit_2() {
 }
 
 #[test]
-fn human_report_has_one_line_per_file_and_a_total() {
+fn human_report_shows_the_written_diff_then_one_line_per_file_and_a_total() {
     let r = repo();
     let run = r.apply(&[], PATCH);
     run.code(0);
     assert_eq!(
         run.stdout,
-        "M f.txt (+1 -1) via exact\n\
+        "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,6 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n l6\n\
+         M f.txt (+1 -1) via exact\n\
          snapshot: refs/llm-apply/1 (undo with: git llm-apply undo 1)\n\
          Applied 1 file (+1 -1)\n"
     );

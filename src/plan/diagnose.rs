@@ -1,0 +1,1205 @@
+//! Why a hunk did not fit and what the file has instead (diagnostics), what a fit that
+//! worked should still say (warnings), and the closest existing path for a missing one.
+//!
+//! A diagnosis must let the sender fix its hunk in one try and fit in a model's context, so
+//! everything here is bounded: the closest region is found through the per-pass line index
+//! (only the positions of the hunk's own lines are read, never a scan of the file per hunk),
+//! and what is kept of lines, regions and differences is capped.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use similar::{Algorithm, DiffTag};
+
+use super::locate::{DecidedBy, Haystack, Located, Placement};
+use super::normalize::{fold, is_trivial, key, Pass};
+use crate::patch::{FilePatch, Hunk, LineKind};
+
+/// A hunk placed this far (in lines) from where its numbers and earlier hunks put it gets a
+/// warning: the context may have matched a look-alike place.
+pub const FAR_FROM_HINT: usize = 50;
+/// Old-side lines of a failed hunk kept in its diagnostic.
+const MAX_EXPECTED: usize = 8;
+/// File lines of the closest region kept.
+const MAX_REGION: usize = 10;
+/// Differing lines described.
+const MAX_DIFFERENCES: usize = 3;
+/// Characters kept of any one line (minified files have very long ones).
+const MAX_TEXT: usize = 300;
+/// Positions of one line consulted when clustering; beyond this the nearest to the hint.
+const MAX_POSITIONS: usize = 64;
+/// Paths compared when looking for the closest existing one.
+pub const MAX_KNOWN_PATHS: usize = 100_000;
+
+// ---------------------------------------------------------------------------------- warnings
+
+/// What a warning on a successful hunk or file is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningKind {
+    /// The hunk matched only under a pass looser than exact (see `pass`).
+    LoosePass,
+    /// The hunk's lines occur in more than one place; a rule decided which.
+    RepeatedContext,
+    /// The hunk landed far from the line its `@@` numbers (moved by earlier hunks) gave.
+    FarFromHint,
+    /// The hunk landed before an earlier hunk of the same file.
+    OutOfOrder,
+    /// A creation replaced a file that existed with other content.
+    Overwrote,
+    /// An undo took out only the apply's change: the file was edited since, and those later
+    /// edits are kept.
+    KeptLaterEdits,
+    /// An undo restored the pre-apply content over later edits (`--force`).
+    Forced,
+    /// Anything else.
+    Other,
+}
+
+/// Something that applied but deserves a second look.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Warning {
+    pub kind: WarningKind,
+    /// The hunk it is about (1-based), when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunk: Option<usize>,
+    /// The warning as one human sentence.
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(kind: WarningKind, hunk: Option<usize>, message: impl Into<String>) -> Warning {
+        Warning {
+            kind,
+            hunk,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<String> for Warning {
+    fn from(message: String) -> Warning {
+        Warning::new(WarningKind::Other, None, message)
+    }
+}
+
+/// The warnings a placed hunk earns. `searched` is where the search started (0-based): the
+/// header's numbers moved by the offsets of earlier hunks.
+pub fn placement_warnings(hunk: usize, p: &Placement, searched: Option<usize>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if p.pass > Pass::Exact {
+        out.push(Warning::new(
+            WarningKind::LoosePass,
+            Some(hunk),
+            format!(
+                "hunk {hunk} matched only after the {} pass",
+                p.pass.as_str()
+            ),
+        ));
+    }
+    if p.occurrences > 1 {
+        out.push(Warning::new(
+            WarningKind::RepeatedContext,
+            Some(hunk),
+            format!(
+                "hunk {hunk}'s context occurs {} times; placed by {}",
+                p.occurrences,
+                match p.decided_by {
+                    DecidedBy::Hint => "its line numbers",
+                    DecidedBy::Anchor => "its anchor",
+                    DecidedBy::Order => "file order",
+                    DecidedBy::Unique => "uniqueness",
+                    DecidedBy::Fit => "the closest fit",
+                }
+            ),
+        ));
+    }
+    if let Some(s) = searched {
+        let d = p.start.abs_diff(s);
+        if d >= FAR_FROM_HINT {
+            out.push(Warning::new(
+                WarningKind::FarFromHint,
+                Some(hunk),
+                format!(
+                    "hunk {hunk} landed at line {}, {d} lines from line {} where its numbers put it",
+                    p.start + 1,
+                    s + 1
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// A warning for each placed hunk that lands before the placed hunk preceding it.
+pub fn order_warnings(located: &[Located]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    let mut prev: Option<(usize, usize)> = None;
+    for (i, l) in located.iter().enumerate() {
+        if let Located::Placed(p) = l {
+            if let Some((pi, ps)) = prev {
+                if p.start < ps {
+                    out.push(Warning::new(
+                        WarningKind::OutOfOrder,
+                        Some(i + 1),
+                        format!(
+                            "hunk {} landed at line {}, before hunk {pi} (line {}): the hunks are out of file order",
+                            i + 1,
+                            p.start + 1,
+                            ps + 1
+                        ),
+                    ));
+                }
+            }
+            prev = Some((i + 1, p.start));
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------ diagnostics
+
+/// Why one hunk could not be placed, and what the file has instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Diagnostic {
+    /// The line (1-based) the search started from: the `@@` numbers moved by the offsets of
+    /// earlier hunks. Absent when the hunk has no numbers (the whole file was searched).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searched_from: Option<usize>,
+    /// The hunk's `@@` section heading or Codex `@@` anchors (outermost first, joined by ` > `).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+    /// How many old-side lines (context and removed) the hunk has.
+    pub expected_lines: usize,
+    /// The hunk's old side as the patch has it, numbered from 1; long hunks keep their first
+    /// and last lines only.
+    pub expected: Vec<NumberedLine>,
+    /// What was found, most telling first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+    /// The file region that looks most like the hunk's old side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closest: Option<Closest>,
+    /// One sentence saying what to do.
+    pub advice: String,
+}
+
+/// A line of the hunk (numbered within its old side) or of the file (numbered in the file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct NumberedLine {
+    /// 1-based.
+    pub line: usize,
+    /// The text without its line terminator (cut at 300 characters, ending in `…`).
+    pub text: String,
+}
+
+/// A fact about a failed hunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Finding {
+    /// The hunk fits at several places (1-based first lines) and nothing decides.
+    Ambiguous { lines: Vec<usize> },
+    /// The hunk's result is mostly in the file already, starting at `line`.
+    AlreadyApplied {
+        line: usize,
+        /// Lines of the hunk's new side found there.
+        matched: usize,
+        /// Lines of the hunk's new side.
+        total: usize,
+    },
+    /// The hunk belongs before an earlier hunk of the file: hunks must come in file order.
+    OutOfOrder {
+        line: usize,
+        previous_hunk: usize,
+        previous_line: usize,
+    },
+    /// The hunk fits at `line`, but an earlier hunk (`hunk`) already changes those lines.
+    Overlaps { line: usize, hunk: usize },
+    /// The hunk fits at `line`, but it must end at the end of the file and does not there.
+    NotAtEnd { line: usize },
+    /// The hunk fits at `line`, but it must start at the top of the file and does not there.
+    NotAtStart { line: usize },
+    /// None of the hunk's distinctive lines is anywhere in the file.
+    NoLines,
+}
+
+/// The region of the file most like the hunk's old side, and how they differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Closest {
+    /// First line of the region (1-based).
+    pub start: usize,
+    /// Last line of the region (1-based, inclusive).
+    pub end: usize,
+    /// Old-side lines of the hunk found in the region, ignoring whitespace and typographic
+    /// substitutions.
+    pub matched: usize,
+    /// The region as the file has it; long regions keep the lines around the differences.
+    pub lines: Vec<NumberedLine>,
+    /// How many differing lines there are in all.
+    pub difference_count: usize,
+    /// The first differences (at most three), those that prevent a match first.
+    pub differences: Vec<Difference>,
+}
+
+/// How one line of the hunk differs from the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Difference {
+    pub kind: DifferenceKind,
+    /// Position in the hunk's old side (1-based), when a hunk line is involved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunk_line: Option<usize>,
+    /// Line in the file (1-based), when a file line is involved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_line: Option<usize>,
+    /// The hunk's line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The file's line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The first column (1-based, in characters) where the two lines differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+/// What kind of difference a line shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DifferenceKind {
+    /// Different text (the file changed, or the patch misremembers it).
+    Content,
+    /// The patch has `...` or `…` where the file has more text or more lines.
+    Truncated,
+    /// The patch has a line the file does not have there.
+    MissingLine,
+    /// The file has a line the patch does not have there.
+    ExtraLine,
+    /// The patch has a blank line the file does not have there.
+    MissingBlankLine,
+    /// The file has a blank line the patch does not have there.
+    ExtraBlankLine,
+    /// Only spaces and tabs differ (indentation, trailing or inner whitespace).
+    Whitespace,
+    /// Typographic quotes or dashes, ellipses, non-breaking or zero-width characters.
+    Unicode,
+}
+
+impl DifferenceKind {
+    /// Whether a matching pass tolerates this difference (so it does not prevent a match).
+    pub fn tolerated(self) -> bool {
+        matches!(self, DifferenceKind::Whitespace | DifferenceKind::Unicode)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            DifferenceKind::Content => "content differs",
+            DifferenceKind::Truncated => "the patch cuts it short with `...`",
+            DifferenceKind::MissingLine => "the file does not have this line here",
+            DifferenceKind::ExtraLine => "the file has a line the hunk lacks",
+            DifferenceKind::MissingBlankLine => "the file has no blank line here",
+            DifferenceKind::ExtraBlankLine => "the file has a blank line the hunk lacks",
+            DifferenceKind::Whitespace => "whitespace only",
+            DifferenceKind::Unicode => "Unicode punctuation or invisible characters",
+        }
+    }
+}
+
+/// Diagnose every failed hunk of a file: one entry per hunk, `None` for those that fit.
+/// `searched[i]` is where hunk i's search started (0-based).
+pub fn diagnose(
+    fp: &FilePatch,
+    lines: &[String],
+    located: &[Located],
+    searched: &[Option<usize>],
+) -> Vec<Option<Diagnostic>> {
+    let hay = Haystack::new(lines);
+    let path = fp.display_path();
+    located
+        .iter()
+        .enumerate()
+        .map(|(i, loc)| match loc {
+            Located::Ambiguous { starts, .. } => Some(ambiguous(fp, i, starts, searched)),
+            Located::NotFound { .. } => Some(not_found(&hay, fp, i, located, searched, path)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_TEXT) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+fn old_texts(h: &Hunk) -> Vec<String> {
+    h.old_lines().map(|l| l.text.clone()).collect()
+}
+
+fn new_texts(h: &Hunk) -> Vec<String> {
+    h.new_lines().map(|l| l.text.clone()).collect()
+}
+
+fn anchor_of(h: &Hunk) -> Option<String> {
+    if !h.anchors.is_empty() {
+        return Some(clip(&h.anchors.join(" > ")));
+    }
+    h.section
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(clip)
+}
+
+/// The hunk's old side, numbered; a long one keeps its head and its tail.
+fn expected_lines(texts: &[String]) -> Vec<NumberedLine> {
+    let keep = |i: usize| NumberedLine {
+        line: i + 1,
+        text: clip(&texts[i]),
+    };
+    if texts.len() <= MAX_EXPECTED {
+        return (0..texts.len()).map(keep).collect();
+    }
+    let head = MAX_EXPECTED - 3;
+    (0..head)
+        .chain(texts.len() - 3..texts.len())
+        .map(keep)
+        .collect()
+}
+
+fn base(fp: &FilePatch, i: usize, searched: &[Option<usize>]) -> Diagnostic {
+    let h = &fp.hunks[i];
+    let texts = old_texts(h);
+    Diagnostic {
+        searched_from: searched.get(i).copied().flatten().map(|s| s + 1),
+        anchor: anchor_of(h),
+        expected_lines: texts.len(),
+        expected: expected_lines(&texts),
+        findings: Vec::new(),
+        closest: None,
+        advice: String::new(),
+    }
+}
+
+fn ambiguous(fp: &FilePatch, i: usize, starts: &[usize], searched: &[Option<usize>]) -> Diagnostic {
+    let mut d = base(fp, i, searched);
+    d.findings.push(Finding::Ambiguous {
+        lines: starts.iter().map(|s| s + 1).collect(),
+    });
+    if let Some(f) = out_of_order(fp, i, starts.first().copied(), &[]) {
+        d.findings.push(f);
+    }
+    d.advice = if fp.hunks[i].old_start.is_some() {
+        "add context lines that occur only at the intended place (or fix the @@ line numbers so they point there), and resend the hunk".into()
+    } else {
+        "add context lines that occur only at the intended place (or an @@ anchor line naming the enclosing function), and resend the hunk".into()
+    };
+    d
+}
+
+/// Where an earlier placed hunk starts, as (hunk number, 0-based line).
+fn previous_placed(located: &[Located], i: usize) -> Option<(usize, usize)> {
+    located[..i]
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(j, l)| match l {
+            Located::Placed(p) => Some((j + 1, p.start)),
+            _ => None,
+        })
+}
+
+/// The hunk comes before an earlier one: by its numbers, or by where its lines are.
+fn out_of_order(
+    fp: &FilePatch,
+    i: usize,
+    found: Option<usize>,
+    located: &[Located],
+) -> Option<Finding> {
+    if i == 0 {
+        return None;
+    }
+    let here = fp.hunks[i].old_start;
+    let there = fp.hunks[i - 1].old_start;
+    if let (Some(a), Some(b)) = (here, there) {
+        if a < b {
+            return Some(Finding::OutOfOrder {
+                line: a,
+                previous_hunk: i,
+                previous_line: b,
+            });
+        }
+    }
+    let found = found?;
+    let (pi, ps) = previous_placed(located, i)?;
+    (found < ps).then_some(Finding::OutOfOrder {
+        line: found + 1,
+        previous_hunk: pi,
+        previous_line: ps + 1,
+    })
+}
+
+fn keyed(pass: Pass, lines: &[String]) -> Vec<String> {
+    lines.iter().map(|l| key(pass, l).into_owned()).collect()
+}
+
+fn not_found(
+    hay: &Haystack,
+    fp: &FilePatch,
+    i: usize,
+    located: &[Located],
+    searched: &[Option<usize>],
+    path: &str,
+) -> Diagnostic {
+    let h = &fp.hunks[i];
+    let mut d = base(fp, i, searched);
+    let old = old_texts(h);
+    let near = searched.get(i).copied().flatten();
+
+    // The hunk's text is there, but a rule kept it from that place.
+    if let Some(finding) = blocked_fit(hay, h, &old, located, i) {
+        let line = match &finding {
+            Finding::Overlaps { line, .. }
+            | Finding::NotAtEnd { line }
+            | Finding::NotAtStart { line } => *line,
+            _ => 0,
+        };
+        d.advice = match &finding {
+            Finding::Overlaps { hunk, .. } => format!(
+                "hunks {hunk} and {} change the same lines: merge them into one hunk and resend",
+                i + 1
+            ),
+            Finding::NotAtEnd { .. } => format!(
+                "the hunk's lines are at line {line}, not at the end of {path}: add the lines that follow them as context (or drop the end-of-file marker) and resend"
+            ),
+            _ => format!(
+                "the hunk's lines are at line {line}, not at the top of {path}: add the lines before them as context and fix the @@ numbers, then resend"
+            ),
+        };
+        d.findings.push(finding);
+        if let Some(f) = out_of_order(fp, i, Some(line.saturating_sub(1)), located) {
+            d.findings.push(f);
+        }
+        return d;
+    }
+
+    let closest = closest_region(hay, &old, near);
+    let applied = already_applied(hay, h, near, closest.as_ref().map_or(0, |c| c.matched));
+    if let Some(f) = &applied {
+        d.findings.push(f.clone());
+    }
+    match &closest {
+        None => {
+            if applied.is_none() {
+                d.findings.push(Finding::NoLines);
+            }
+        }
+        Some(c) => {
+            if let Some(f) = out_of_order(fp, i, Some(c.start - 1), located) {
+                d.findings.push(f);
+            }
+        }
+    }
+    d.advice = advice_for(path, &d.findings, closest.as_ref());
+    d.closest = closest;
+    d
+}
+
+fn advice_for(path: &str, findings: &[Finding], closest: Option<&Closest>) -> String {
+    for f in findings {
+        match f {
+            Finding::AlreadyApplied { .. } => {
+                return format!(
+                    "the change looks already applied: re-read {path} and send only what is still missing"
+                )
+            }
+            Finding::NoLines => {
+                return format!(
+                    "none of the hunk's lines are in {path}: check that this is the right file, re-read it, and resend the hunk"
+                )
+            }
+            _ => {}
+        }
+    }
+    let Some(c) = closest else {
+        return format!(
+            "re-read {path} and resend the hunk with its lines exactly as the file has them"
+        );
+    };
+    let first = c.differences.first().map(|d| d.kind);
+    match first {
+        Some(DifferenceKind::Truncated) => format!(
+            "write out every line: `...` cannot stand for lines of the file; re-read lines {}-{} of {path} and resend the hunk",
+            c.start, c.end
+        ),
+        Some(DifferenceKind::Whitespace | DifferenceKind::Unicode) => format!(
+            "copy lines {}-{} of {path} exactly (whitespace and punctuation included) into the hunk's context and resend",
+            c.start, c.end
+        ),
+        _ => format!(
+            "re-read lines {}-{} of {path} and resend the hunk with its context and removed lines exactly as they are there",
+            c.start, c.end
+        ),
+    }
+}
+
+/// The hunk fits under some pass but was kept out by a rule: an earlier hunk took the
+/// place, or it must end at the end (or start at the top) of the file.
+fn blocked_fit(
+    hay: &Haystack,
+    h: &Hunk,
+    old: &[String],
+    located: &[Located],
+    i: usize,
+) -> Option<Finding> {
+    if old.is_empty() {
+        return None;
+    }
+    for pass in Pass::LINE_PASSES {
+        let starts = hay.find_all(pass, &keyed(pass, old));
+        let Some(&first) = starts.first() else {
+            continue;
+        };
+        for &s in &starts {
+            let e = s + old.len();
+            let taken_by = located[..i].iter().position(|l| match l {
+                Located::Placed(p) => !(e <= p.start || s >= p.end),
+                _ => false,
+            });
+            if let Some(k) = taken_by {
+                return Some(Finding::Overlaps {
+                    line: s + 1,
+                    hunk: k + 1,
+                });
+            }
+        }
+        if h.at_eof && !starts.iter().any(|&s| s + old.len() == hay.len()) {
+            return Some(Finding::NotAtEnd { line: first + 1 });
+        }
+        if h.at_bof && !starts.contains(&0) {
+            return Some(Finding::NotAtStart { line: first + 1 });
+        }
+        return None;
+    }
+    None
+}
+
+/// The hunk's new side is mostly in the file, more so than its old side: it looks applied.
+fn already_applied(
+    hay: &Haystack,
+    h: &Hunk,
+    near: Option<usize>,
+    old_matched: usize,
+) -> Option<Finding> {
+    if !h.lines.iter().any(|l| l.kind == LineKind::Add) {
+        return None;
+    }
+    let new = new_texts(h);
+    let (start, end, pairs) = cluster(hay, &new, near)?;
+    let matched = pairs.len();
+    let old_len = h.old_len();
+    // Every distinctive added line must be there, and the new side must fit better than the
+    // old side does: otherwise this is drift, not an earlier application.
+    let region: Vec<&str> = (start..end)
+        .map(|f| hay.keys(Pass::Unicode)[f].as_str())
+        .collect();
+    let added_there = h
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Add && !is_trivial(&l.text))
+        .all(|l| region.contains(&fold(&l.text).as_str()));
+    let added_any = h
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && !is_trivial(&l.text));
+    let new_ratio = matched as f64 / new.len().max(1) as f64;
+    let old_ratio = old_matched as f64 / old_len.max(1) as f64;
+    (added_any && added_there && new_ratio >= 0.8 && new_ratio > old_ratio).then_some(
+        Finding::AlreadyApplied {
+            line: start + 1,
+            matched,
+            total: new.len(),
+        },
+    )
+}
+
+/// A region `(start, end, pairs)`: see [`cluster`].
+type Cluster = (usize, usize, Vec<(usize, usize)>);
+
+/// The file region where most of `texts` is, aligned: `(start, end, pairs)` with `pairs`
+/// the (text index, file line) matches, all 0-based, `end` exclusive. Reads only the index
+/// positions of the texts' own lines, a bounded number per line.
+fn cluster(hay: &Haystack, texts: &[String], near: Option<usize>) -> Option<Cluster> {
+    let n = texts.len();
+    if n == 0 || hay.is_empty() {
+        return None;
+    }
+    let pass = Pass::Unicode;
+    let keys = hay.keys(pass);
+    let wanted = keyed(pass, texts);
+    let mut votes: Vec<(usize, usize)> = Vec::new();
+    for (j, k) in wanted.iter().enumerate() {
+        if is_trivial(&texts[j]) {
+            continue;
+        }
+        let mut pos: Vec<usize> = hay
+            .positions(pass, k)
+            .iter()
+            .map(|&p| p as usize)
+            .filter(|&p| keys[p] == *k)
+            .collect();
+        if pos.len() > MAX_POSITIONS {
+            let centre = near.unwrap_or(0);
+            pos.sort_by_key(|&p| (p.abs_diff(centre), p));
+            pos.truncate(MAX_POSITIONS);
+        }
+        votes.extend(pos.into_iter().map(|p| (p, j)));
+    }
+    if votes.is_empty() {
+        return None;
+    }
+    votes.sort_unstable();
+    // The window of the hunk's length plus some drift that holds the most distinct lines.
+    let width = n + 8 + n / 2;
+    let mut count = vec![0usize; n];
+    let mut distinct = 0usize;
+    let mut best: Option<(usize, usize, usize)> = None; // (distinct, lo index, hi index)
+    let mut lo = 0usize;
+    for hi in 0..votes.len() {
+        let (p, j) = votes[hi];
+        if count[j] == 0 {
+            distinct += 1;
+        }
+        count[j] += 1;
+        while votes[lo].0 + width <= p {
+            let jj = votes[lo].1;
+            count[jj] -= 1;
+            if count[jj] == 0 {
+                distinct -= 1;
+            }
+            lo += 1;
+        }
+        let better = match best {
+            None => true,
+            Some((bd, blo, _)) => {
+                distinct > bd
+                    || (distinct == bd
+                        && near.is_some_and(|c| votes[lo].0.abs_diff(c) < votes[blo].0.abs_diff(c)))
+            }
+        };
+        if better {
+            best = Some((distinct, lo, hi));
+        }
+    }
+    let (_, blo, bhi) = best.expect("there is at least one vote");
+    // Align the hunk against the window widened by the hunk's length on each side, then
+    // keep the region from the first to the last distinctive match, widened by the hunk
+    // lines before and after them.
+    let from = votes[blo].0.saturating_sub(n);
+    let to = (votes[bhi].0 + n + 1).min(hay.len());
+    let pairs = align(&wanted, &keys[from..to], from);
+    let distinctive: Vec<&(usize, usize)> = pairs
+        .iter()
+        .filter(|(j, _)| !is_trivial(&texts[*j]))
+        .collect();
+    let (&&(ja, fa), &&(jb, fb)) = (distinctive.first()?, distinctive.last()?);
+    let start = fa.saturating_sub(ja);
+    let end = (fb + (n - jb)).min(hay.len());
+    let pairs = align(&wanted, &keys[start..end], start);
+    Some((start, end, pairs))
+}
+
+/// Match `wanted` against `file` (keys of one pass), as (wanted index, file line) pairs.
+fn align(wanted: &[String], file: &[String], file_base: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for op in similar::capture_diff_slices(Algorithm::Myers, wanted, file) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            out.extend((0..len).map(|k| (old_index + k, file_base + new_index + k)));
+        }
+    }
+    out
+}
+
+/// The closest region of the file to the hunk's old side, with its differences.
+fn closest_region(hay: &Haystack, old: &[String], near: Option<usize>) -> Option<Closest> {
+    let (start, end, _) = cluster(hay, old, near)?;
+    let region: Vec<&str> = (start..end).map(|f| hay.line(f)).collect();
+    let wanted = keyed(Pass::Unicode, old);
+    let region_keys: Vec<String> = hay.keys(Pass::Unicode)[start..end].to_vec();
+    let ops = similar::capture_diff_slices(Algorithm::Myers, &wanted, &region_keys);
+    let mut diffs: Vec<Difference> = Vec::new();
+    let mut matched = 0usize;
+    for op in &ops {
+        let (tag, o, f) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {
+                matched += o.len();
+                for (oi, fi) in o.zip(f) {
+                    let (e, a) = (&old[oi], region[fi]);
+                    if e != a {
+                        diffs.push(pair(classify(e, a), oi, start + fi, e, a));
+                    }
+                }
+            }
+            _ => gap(old, &region, o, f, start, &mut diffs),
+        }
+    }
+    let difference_count = diffs.len();
+    // Those that prevent a match first, each group in hunk order.
+    diffs.sort_by_key(|d| (d.kind.tolerated(), d.hunk_line.or(d.file_line)));
+    diffs.truncate(MAX_DIFFERENCES);
+    let lines = region_lines(hay, start, end, &diffs);
+    Some(Closest {
+        start: start + 1,
+        end: end.max(start + 1),
+        matched,
+        lines,
+        difference_count,
+        differences: diffs,
+    })
+}
+
+/// The region's lines to show: all of a short region, else those around the differences.
+fn region_lines(
+    hay: &Haystack,
+    start: usize,
+    end: usize,
+    diffs: &[Difference],
+) -> Vec<NumberedLine> {
+    let numbered = |f: usize| NumberedLine {
+        line: f + 1,
+        text: clip(hay.line(f)),
+    };
+    if end - start <= MAX_REGION {
+        return (start..end).map(numbered).collect();
+    }
+    let mut keep: Vec<usize> = Vec::new();
+    for d in diffs {
+        if let Some(fl) = d.file_line {
+            let f = fl - 1;
+            keep.extend(f.saturating_sub(1).max(start)..(f + 2).min(end));
+        }
+    }
+    if keep.is_empty() {
+        keep.extend(start..start + MAX_REGION);
+    }
+    keep.sort_unstable();
+    keep.dedup();
+    keep.truncate(MAX_REGION);
+    keep.into_iter().map(numbered).collect()
+}
+
+/// A difference between a hunk line and a file line (0-based indices in).
+fn pair(kind: DifferenceKind, oi: usize, fi: usize, e: &str, a: &str) -> Difference {
+    Difference {
+        kind,
+        hunk_line: Some(oi + 1),
+        file_line: Some(fi + 1),
+        expected: Some(clip(e)),
+        actual: Some(clip(a)),
+        column: first_difference(e, a),
+    }
+}
+
+/// The first column (1-based, in characters) where two lines differ.
+pub fn first_difference(a: &str, b: &str) -> Option<usize> {
+    let mut ai = a.chars();
+    let mut bi = b.chars();
+    let mut col = 1;
+    loop {
+        match (ai.next(), bi.next()) {
+            (None, None) => return None,
+            (x, y) if x == y => col += 1,
+            _ => return Some(col),
+        }
+    }
+}
+
+fn collapse_ascii_ws(s: &str) -> String {
+    s.split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What kind of difference two lines that should be equal show.
+pub fn classify(expected: &str, actual: &str) -> DifferenceKind {
+    if collapse_ascii_ws(expected) == collapse_ascii_ws(actual) {
+        return DifferenceKind::Whitespace;
+    }
+    if fold(expected) == fold(actual) {
+        return DifferenceKind::Unicode;
+    }
+    if truncation_prefix(expected).is_some_and(|p| actual.trim_start().starts_with(p)) {
+        return DifferenceKind::Truncated;
+    }
+    DifferenceKind::Content
+}
+
+/// For a line the patch cut short with an ellipsis (`foo(a, ...`), the text before it.
+fn truncation_prefix(line: &str) -> Option<&str> {
+    let at = line.find("...").or_else(|| line.find('…'))?;
+    let p = line[..at].trim();
+    (p.chars().filter(|c| c.is_alphanumeric()).count() >= 3).then_some(p)
+}
+
+/// A line that stands for lines the patch left out: `// ... existing code ...`, `# …`.
+fn is_elision(line: &str) -> bool {
+    if !(line.contains("...") || line.contains('…')) {
+        return false;
+    }
+    let rest: String = line
+        .replace("...", " ")
+        .replace('…', " ")
+        .replace("<!--", " ")
+        .replace("-->", " ")
+        .replace("/*", " ")
+        .replace("*/", " ")
+        .replace("//", " ")
+        .replace('#', " ")
+        .replace("--", " ");
+    // What remains is prose about the elision ("existing code", "rest unchanged"), not code.
+    !rest.contains(['(', ')', '=', ';', '{', '}', '[', ']', '<', '>', '"', '\''])
+}
+
+/// Differences inside a stretch where the hunk and the file do not line up.
+fn gap(
+    old: &[String],
+    region: &[&str],
+    o: std::ops::Range<usize>,
+    f: std::ops::Range<usize>,
+    base: usize,
+    out: &mut Vec<Difference>,
+) {
+    let mut olds: Vec<usize> = o.collect();
+    let mut files: Vec<usize> = f.collect();
+    // A line of `...` stands for every file line of the gap.
+    if let Some(pos) = olds.iter().position(|&oi| is_elision(&old[oi])) {
+        let oi = olds[pos];
+        out.push(Difference {
+            kind: DifferenceKind::Truncated,
+            hunk_line: Some(oi + 1),
+            file_line: files.first().map(|fi| base + fi + 1),
+            expected: Some(clip(&old[oi])),
+            actual: files.first().map(|&fi| clip(region[fi])),
+            column: None,
+        });
+        olds.remove(pos);
+        files.clear();
+    }
+    let blank = |s: &str| s.trim().is_empty();
+    let (old_blank, old_text): (Vec<usize>, Vec<usize>) =
+        olds.iter().partition(|&&oi| blank(&old[oi]));
+    let (file_blank, file_text): (Vec<usize>, Vec<usize>) =
+        files.iter().partition(|&&fi| blank(region[fi]));
+    for &oi in old_blank.iter().skip(file_blank.len()) {
+        out.push(Difference {
+            kind: DifferenceKind::MissingBlankLine,
+            hunk_line: Some(oi + 1),
+            file_line: None,
+            expected: Some(clip(&old[oi])),
+            actual: None,
+            column: None,
+        });
+    }
+    for &fi in file_blank.iter().skip(old_blank.len()) {
+        out.push(Difference {
+            kind: DifferenceKind::ExtraBlankLine,
+            hunk_line: None,
+            file_line: Some(base + fi + 1),
+            expected: None,
+            actual: Some(clip(region[fi])),
+            column: None,
+        });
+    }
+    // Pair the rest: in order when the counts agree, else only lines that look alike.
+    let mut used = vec![false; file_text.len()];
+    let mut next = 0usize;
+    for &oi in &old_text {
+        let e = &old[oi];
+        let found = if old_text.len() == file_text.len() {
+            (next < file_text.len()).then_some(next)
+        } else {
+            (next..file_text.len()).find(|&k| alike(e, region[file_text[k]]))
+        };
+        match found {
+            Some(k) => {
+                used[k] = true;
+                next = k + 1;
+                let a = region[file_text[k]];
+                out.push(pair(classify(e, a), oi, base + file_text[k], e, a));
+            }
+            None => out.push(Difference {
+                kind: DifferenceKind::MissingLine,
+                hunk_line: Some(oi + 1),
+                file_line: None,
+                expected: Some(clip(e)),
+                actual: None,
+                column: None,
+            }),
+        }
+    }
+    for (k, &fi) in file_text.iter().enumerate() {
+        if !used[k] {
+            out.push(Difference {
+                kind: DifferenceKind::ExtraLine,
+                hunk_line: None,
+                file_line: Some(base + fi + 1),
+                expected: None,
+                actual: Some(clip(region[fi])),
+                column: None,
+            });
+        }
+    }
+}
+
+/// Two lines similar enough to be one line edited (character-level similarity).
+fn alike(a: &str, b: &str) -> bool {
+    let (a, b) = (clip(a.trim()), clip(b.trim()));
+    similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.5
+}
+
+// ------------------------------------------------------------------------------------ paths
+
+/// The existing path most like `missing`: the same file name in another directory, or a
+/// name a few typos away. `None` when nothing is close.
+pub fn closest_path(missing: &str, known: &[String]) -> Option<String> {
+    let (m_dir, m_name) = split_path(missing);
+    let m_lower = m_name.to_lowercase();
+    let budget = (m_name.chars().count() / 4).max(1);
+    let mut best: Option<((usize, usize), &String)> = None;
+    for p in known.iter().take(MAX_KNOWN_PATHS) {
+        if p == missing {
+            continue;
+        }
+        let (dir, name) = split_path(p);
+        let name_cost = if name == m_name {
+            0
+        } else if name.to_lowercase() == m_lower {
+            1
+        } else {
+            if name.len().abs_diff(m_name.len()) > budget {
+                continue;
+            }
+            match bounded_distance(name, m_name, budget) {
+                Some(d) => d + 1,
+                None => continue,
+            }
+        };
+        let score = (name_cost, bounded_distance(dir, m_dir, 64).unwrap_or(65));
+        if best.is_none_or(|(b, bp)| score < b || (score == b && p < bp)) {
+            best = Some((score, p));
+        }
+    }
+    best.map(|(_, p)| p.clone())
+}
+
+fn split_path(p: &str) -> (&str, &str) {
+    match p.rfind('/') {
+        Some(i) => (&p[..i], &p[i + 1..]),
+        None => ("", p),
+    }
+}
+
+/// Levenshtein distance in characters, or `None` when it exceeds `max`.
+fn bounded_distance(a: &str, b: &str, max: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        let mut row_min = cur[0];
+        for j in 1..=b.len() {
+            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
+            row_min = row_min.min(cur[j]);
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    let d = prev[b.len()];
+    (d <= max).then_some(d)
+}
+
+// ---------------------------------------------------------------------------- making visible
+
+/// `line` with the characters a reader cannot see spelled as escapes: tabs (`\t`, when
+/// `tabs`), CR (`\r`), no-break, zero-width and other invisible or control characters
+/// (`\u{a0}`), and trailing spaces (`\u{20}`). Backslashes are doubled only in a line that
+/// got an escape, so plain lines stay verbatim and escaped ones stay unambiguous.
+pub fn visible(line: &str, tabs: bool) -> String {
+    let trailing_from = line.trim_end_matches(' ').len();
+    let mut out = String::with_capacity(line.len());
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '\t' if tabs => {
+                out.push_str("\\t");
+                escaped = true;
+            }
+            '\t' => out.push(c),
+            '\r' => {
+                out.push_str("\\r");
+                escaped = true;
+            }
+            ' ' if i >= trailing_from => {
+                out.push_str("\\u{20}");
+                escaped = true;
+            }
+            c if invisible(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                escaped = true;
+            }
+            c => out.push(c),
+        }
+    }
+    if escaped && line.contains('\\') {
+        // Redo with literal backslashes doubled, so `\t` in the source stays distinguishable.
+        return visible(&line.replace('\\', "\u{0}"), tabs).replace("\\u{0}", "\\\\");
+    }
+    out
+}
+
+fn invisible(c: char) -> bool {
+    (c.is_control() && c != '\t')
+        || matches!(
+            c,
+            '\u{a0}'
+                | '\u{ad}'
+                | '\u{2000}'..='\u{200f}'
+                | '\u{2028}'..='\u{202f}'
+                | '\u{205f}'..='\u{2064}'
+                | '\u{3000}'
+                | '\u{feff}'
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_spells_out_invisible_characters() {
+        assert_eq!(visible("a\tb", true), "a\\tb");
+        assert_eq!(visible("a\tb", false), "a\tb");
+        assert_eq!(visible("x = 1  ", true), "x = 1\\u{20}\\u{20}");
+        assert_eq!(visible("a\u{a0}b\u{200b}", true), "a\\u{a0}b\\u{200b}");
+        assert_eq!(visible("end\r", true), "end\\r");
+        assert_eq!(
+            visible("plain \\n", true),
+            "plain \\n",
+            "no escape, verbatim"
+        );
+        assert_eq!(visible("\"\\t\"\t", true), "\"\\\\t\"\\t");
+    }
+
+    #[test]
+    fn first_difference_counts_characters_from_one() {
+        assert_eq!(first_difference("abc", "abd"), Some(3));
+        assert_eq!(first_difference("é1", "é2"), Some(2));
+        assert_eq!(first_difference("ab", "ab "), Some(3));
+        assert_eq!(first_difference("ab", "ab"), None);
+    }
+
+    #[test]
+    fn classify_names_the_kind_of_difference() {
+        assert_eq!(classify("\tx = 1", "    x = 1"), DifferenceKind::Whitespace);
+        assert_eq!(classify("x = 1", "x = 1 "), DifferenceKind::Whitespace);
+        assert_eq!(
+            classify("say \"hi\"", "say \u{201c}hi\u{201d}"),
+            DifferenceKind::Unicode
+        );
+        assert_eq!(classify("a\u{a0}b", "a b"), DifferenceKind::Unicode);
+        assert_eq!(
+            classify("def run(self, a, ...", "def run(self, a, b):"),
+            DifferenceKind::Truncated
+        );
+        assert_eq!(classify("x = 1", "x = 2"), DifferenceKind::Content);
+    }
+
+    #[test]
+    fn elision_lines_are_prose_around_an_ellipsis() {
+        assert!(is_elision("    // ... existing code ..."));
+        assert!(is_elision("# …"));
+        assert!(!is_elision("foo(a, ...)"));
+        assert!(!is_elision("x = 1"));
+    }
+
+    #[test]
+    fn closest_path_prefers_the_same_name_then_few_typos() {
+        let known: Vec<String> = [
+            "src/main.rs",
+            "src/lib.rs",
+            "src/plan/locate.rs",
+            "README.md",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            closest_path("plan/locate.rs", &known).as_deref(),
+            Some("src/plan/locate.rs")
+        );
+        assert_eq!(
+            closest_path("src/plan/locte.rs", &known).as_deref(),
+            Some("src/plan/locate.rs")
+        );
+        assert_eq!(
+            closest_path("readme.md", &known).as_deref(),
+            Some("README.md")
+        );
+        assert_eq!(closest_path("src/unrelated_module.rs", &known), None);
+    }
+
+    fn lines(s: &str) -> Vec<String> {
+        s.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_closest_region_is_found_near_the_hint_and_its_differences_named() {
+        let mut file = String::new();
+        for i in 0..200 {
+            file.push_str(&format!("line {i}\n"));
+        }
+        file = file.replace("line 120\n", "line 120 changed\n");
+        let hay_lines = lines(&file);
+        let hay = Haystack::new(&hay_lines);
+        let old = lines("line 118\nline 119\nline 120\nline 121\n");
+        let c = closest_region(&hay, &old, Some(117)).expect("a region");
+        assert_eq!((c.start, c.end), (119, 122));
+        assert_eq!(c.matched, 3);
+        assert_eq!(c.differences.len(), 1);
+        let d = &c.differences[0];
+        assert_eq!(d.kind, DifferenceKind::Content);
+        assert_eq!(d.hunk_line, Some(3));
+        assert_eq!(d.file_line, Some(121));
+        assert_eq!(d.column, Some(9));
+    }
+
+    #[test]
+    fn no_region_when_no_distinctive_line_is_there() {
+        let hay_lines = lines("a\nb\nc\n");
+        let hay = Haystack::new(&hay_lines);
+        assert!(closest_region(&hay, &lines("something else\n"), None).is_none());
+    }
+
+    #[test]
+    fn a_missing_blank_line_is_named() {
+        let hay_lines = lines("fn a() {\n    one();\n    two();\n}\n");
+        let hay = Haystack::new(&hay_lines);
+        let old = lines("fn a() {\n    one();\n\n    two();\n}\n");
+        let c = closest_region(&hay, &old, None).expect("a region");
+        assert_eq!(c.differences[0].kind, DifferenceKind::MissingBlankLine);
+        assert_eq!(c.differences[0].hunk_line, Some(3));
+    }
+}

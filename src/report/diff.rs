@@ -1,0 +1,248 @@
+//! The diff a run wrote, computed from each change's bytes before and after (not from the
+//! patch), so the report shows what really landed on disk: git's unified format, 3 lines of
+//! context.
+
+use std::time::Duration;
+
+use crate::plan::{Change, FilePlan, FileStatus};
+use crate::repo::FileState;
+
+/// How long one file's diff may take before it falls back to a coarser one.
+const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One file's diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// The header lines: `diff --git`, mode and rename lines, `---` and `+++`.
+    pub header: Vec<String>,
+    pub hunks: Vec<DiffHunk>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffHunk {
+    /// `@@ -a,b +c,d @@`
+    pub header: String,
+    pub lines: Vec<DiffLine>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Context,
+    Added,
+    Removed,
+    /// `\ No newline at end of file`
+    NoNewline,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffLine {
+    pub kind: LineKind,
+    /// The line with its prefix (` `, `+`, `-`, `\`), without its terminator.
+    pub text: String,
+}
+
+/// The diffs of a plan's changes, in the order the plan first touched each path. A rename
+/// that the plan made (old path gone, new path created) shows as one diff.
+pub fn diffs(changes: &[Change], files: &[FilePlan]) -> Vec<FileDiff> {
+    // (index of the old path's deletion, index of the new path's creation) per rename.
+    let pairs: Vec<(usize, usize)> = files
+        .iter()
+        .filter(|f| f.status == FileStatus::Applied)
+        .filter_map(|f| match (&f.old_path, &f.new_path) {
+            (Some(o), Some(n)) if o != n => {
+                let gone = changes
+                    .iter()
+                    .position(|c| &c.path == o && c.after.is_none())?;
+                let made = changes
+                    .iter()
+                    .position(|c| &c.path == n && c.before.is_none())?;
+                Some((gone, made))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut shown = vec![false; changes.len()];
+    let mut out = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        if shown[i] {
+            continue;
+        }
+        match pairs.iter().find(|(g, m)| *g == i || *m == i) {
+            Some(&(g, m)) => {
+                shown[g] = true;
+                shown[m] = true;
+                let (gone, made) = (&changes[g], &changes[m]);
+                out.push(file_diff(
+                    &gone.path,
+                    &made.path,
+                    gone.before.as_ref(),
+                    made.after.as_ref(),
+                ));
+            }
+            None => out.push(file_diff(
+                &c.path,
+                &c.path,
+                c.before.as_ref(),
+                c.after.as_ref(),
+            )),
+        }
+    }
+    out
+}
+
+fn file_diff(
+    old_path: &str,
+    new_path: &str,
+    before: Option<&FileState>,
+    after: Option<&FileState>,
+) -> FileDiff {
+    let mut header = vec![format!("diff --git a/{old_path} b/{new_path}")];
+    match (before, after) {
+        (None, Some(a)) => header.push(format!("new file mode {:o}", a.mode)),
+        (Some(b), None) => header.push(format!("deleted file mode {:o}", b.mode)),
+        (Some(b), Some(a)) => {
+            if b.mode != a.mode {
+                header.push(format!("old mode {:o}", b.mode));
+                header.push(format!("new mode {:o}", a.mode));
+            }
+            if old_path != new_path {
+                header.push(format!("rename from {old_path}"));
+                header.push(format!("rename to {new_path}"));
+            }
+        }
+        (None, None) => {}
+    }
+    let old_bytes = before.map_or(&[][..], |b| &b.bytes[..]);
+    let new_bytes = after.map_or(&[][..], |a| &a.bytes[..]);
+    if old_bytes == new_bytes {
+        return FileDiff {
+            header,
+            hunks: Vec::new(),
+        };
+    }
+    let (Ok(old), Ok(new)) = (
+        std::str::from_utf8(old_bytes),
+        std::str::from_utf8(new_bytes),
+    ) else {
+        let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
+        let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
+        header.push(format!("Binary files {a} and {b} differ"));
+        return FileDiff {
+            header,
+            hunks: Vec::new(),
+        };
+    };
+    header.push(match before {
+        Some(_) => format!("--- a/{old_path}"),
+        None => "--- /dev/null".to_string(),
+    });
+    header.push(match after {
+        Some(_) => format!("+++ b/{new_path}"),
+        None => "+++ /dev/null".to_string(),
+    });
+    FileDiff {
+        header,
+        hunks: hunks(old, new),
+    }
+}
+
+fn hunks(old: &str, new: &str) -> Vec<DiffHunk> {
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old, new);
+    let mut out = Vec::new();
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        let mut lines = Vec::new();
+        for change in hunk.iter_changes() {
+            let (kind, sign) = match change.tag() {
+                similar::ChangeTag::Equal => (LineKind::Context, ' '),
+                similar::ChangeTag::Insert => (LineKind::Added, '+'),
+                similar::ChangeTag::Delete => (LineKind::Removed, '-'),
+            };
+            let value = change.value();
+            let text = value
+                .strip_suffix('\n')
+                .map(|v| v.strip_suffix('\r').unwrap_or(v))
+                .unwrap_or(value);
+            lines.push(DiffLine {
+                kind,
+                text: format!("{sign}{text}"),
+            });
+            if change.missing_newline() {
+                lines.push(DiffLine {
+                    kind: LineKind::NoNewline,
+                    text: "\\ No newline at end of file".into(),
+                });
+            }
+        }
+        out.push(DiffHunk {
+            header: hunk.header().to_string(),
+            lines,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::MODE_FILE;
+
+    fn state(s: &str) -> Option<FileState> {
+        Some(FileState {
+            bytes: s.as_bytes().to_vec(),
+            mode: MODE_FILE,
+        })
+    }
+
+    fn change(path: &str, before: Option<FileState>, after: Option<FileState>) -> Change {
+        Change {
+            path: path.into(),
+            before,
+            after,
+        }
+    }
+
+    #[test]
+    fn a_modification_is_a_git_style_unified_diff() {
+        let d = diffs(&[change("f", state("a\nb\nc\n"), state("a\nB\nc\n"))], &[]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].header, ["diff --git a/f b/f", "--- a/f", "+++ b/f"]);
+        assert_eq!(d[0].hunks[0].header, "@@ -1,3 +1,3 @@");
+        let text: Vec<&str> = d[0].hunks[0]
+            .lines
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(text, [" a", "-b", "+B", " c"]);
+    }
+
+    #[test]
+    fn creation_deletion_and_missing_newline_read_as_git_writes_them() {
+        let d = diffs(
+            &[
+                change("new", None, state("x")),
+                change("old", state("y\n"), None),
+            ],
+            &[],
+        );
+        assert_eq!(d[0].header[1], "new file mode 100644");
+        assert_eq!(d[0].header[2], "--- /dev/null");
+        let kinds: Vec<LineKind> = d[0].hunks[0].lines.iter().map(|l| l.kind).collect();
+        assert_eq!(kinds, [LineKind::Added, LineKind::NoNewline]);
+        assert_eq!(d[1].header[1], "deleted file mode 100644");
+        assert_eq!(d[1].header[3], "+++ /dev/null");
+    }
+
+    #[test]
+    fn crlf_lines_show_without_their_terminator() {
+        let d = diffs(&[change("f", state("a\r\n"), state("b\r\n"))], &[]);
+        let text: Vec<&str> = d[0].hunks[0]
+            .lines
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(text, ["-a", "+b"]);
+    }
+}
