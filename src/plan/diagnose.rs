@@ -27,6 +27,8 @@ const MAX_DIFFERENCES: usize = 3;
 const MAX_TEXT: usize = 300;
 /// Positions of one line consulted when clustering; beyond this the nearest to the hint.
 const MAX_POSITIONS: usize = 64;
+/// File lines one `// ... existing code ...` line of a hunk may stand for when clustering.
+const ELISION_SPAN: usize = 200;
 /// Paths compared when looking for the closest existing one.
 pub const MAX_KNOWN_PATHS: usize = 100_000;
 
@@ -259,6 +261,9 @@ pub struct Difference {
     /// The first column (1-based, in characters) where the two lines differ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// Where in the file (0-based) it is, or would be for a missing line: what to show.
+    #[serde(skip)]
+    pub at: usize,
 }
 
 /// What kind of difference a line shows.
@@ -658,8 +663,10 @@ fn cluster(hay: &Haystack, texts: &[String], near: Option<usize>) -> Option<Clus
         return None;
     }
     votes.sort_unstable();
-    // The window of the hunk's length plus some drift that holds the most distinct lines.
-    let width = n + 8 + n / 2;
+    // The window of the hunk's length plus some drift that holds the most distinct lines;
+    // a line of `...` may stand for many file lines, so each widens it.
+    let elisions = texts.iter().filter(|t| is_elision(t)).count();
+    let width = n + 8 + n / 2 + ELISION_SPAN * elisions.min(4);
     let mut count = vec![0usize; n];
     let mut distinct = 0usize;
     let mut best: Option<(usize, usize, usize)> = None; // (distinct, lo index, hi index)
@@ -777,19 +784,28 @@ fn region_lines(
     if end - start <= MAX_REGION {
         return (start..end).map(numbered).collect();
     }
+    // The line before, at and after each difference; then, up to the limit, the lines
+    // nearest the first one.
     let mut keep: Vec<usize> = Vec::new();
     for d in diffs {
-        if let Some(fl) = d.file_line {
-            let f = fl - 1;
-            keep.extend(f.saturating_sub(1).max(start)..(f + 2).min(end));
-        }
-    }
-    if keep.is_empty() {
-        keep.extend(start..start + MAX_REGION);
+        let f = d.at.clamp(start, end - 1);
+        keep.extend(f.saturating_sub(1).max(start)..(f + 2).min(end));
     }
     keep.sort_unstable();
     keep.dedup();
     keep.truncate(MAX_REGION);
+    let focus = diffs.first().map_or(start, |d| d.at.clamp(start, end - 1));
+    let mut around = (start..end).collect::<Vec<_>>();
+    around.sort_by_key(|&f| (f.abs_diff(focus), f));
+    for f in around {
+        if keep.len() >= MAX_REGION {
+            break;
+        }
+        if !keep.contains(&f) {
+            keep.push(f);
+        }
+    }
+    keep.sort_unstable();
     keep.into_iter().map(numbered).collect()
 }
 
@@ -802,6 +818,7 @@ fn pair(kind: DifferenceKind, oi: usize, fi: usize, e: &str, a: &str) -> Differe
         expected: Some(clip(e)),
         actual: Some(clip(a)),
         column: first_difference(e, a),
+        at: fi,
     }
 }
 
@@ -875,6 +892,7 @@ fn gap(
     base: usize,
     out: &mut Vec<Difference>,
 ) {
+    let here = base + f.start;
     let mut olds: Vec<usize> = o.collect();
     let mut files: Vec<usize> = f.collect();
     // A line of `...` stands for every file line of the gap.
@@ -887,6 +905,7 @@ fn gap(
             expected: Some(clip(&old[oi])),
             actual: files.first().map(|&fi| clip(region[fi])),
             column: None,
+            at: here,
         });
         olds.remove(pos);
         files.clear();
@@ -904,6 +923,7 @@ fn gap(
             expected: Some(clip(&old[oi])),
             actual: None,
             column: None,
+            at: here,
         });
     }
     for &fi in file_blank.iter().skip(old_blank.len()) {
@@ -914,6 +934,7 @@ fn gap(
             expected: None,
             actual: Some(clip(region[fi])),
             column: None,
+            at: base + fi,
         });
     }
     // Pair the rest: in order when the counts agree, else only lines that look alike.
@@ -940,6 +961,7 @@ fn gap(
                 expected: Some(clip(e)),
                 actual: None,
                 column: None,
+                at: here,
             }),
         }
     }
@@ -952,6 +974,7 @@ fn gap(
                 expected: None,
                 actual: Some(clip(region[fi])),
                 column: None,
+                at: base + fi,
             });
         }
     }

@@ -18,7 +18,12 @@ pub fn render_log(log: &super::log::LogReport) -> String {
 
 /// The JSON Schema every `--json` report validates against (`--json-schema`).
 pub fn schema() -> String {
-    let schema = schemars::schema_for!(Report);
+    // The schema of what we write (serialize contract): fields skipped when empty or absent
+    // are optional.
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<Report>();
     let mut s = serde_json::to_string_pretty(&schema).expect("a schema always serializes");
     s.push('\n');
     s

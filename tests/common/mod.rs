@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod schema;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -214,13 +216,15 @@ impl TestRepo {
         Run::from(child.wait_with_output().expect("wait"))
     }
 
-    /// Apply with --json and parse the report.
+    /// Apply with --json and parse the report, which must validate against --json-schema.
+    #[track_caller]
     pub fn apply_json(&self, args: &[&str], patch: &str) -> (Run, serde_json::Value) {
         let mut a = vec!["--json"];
         a.extend_from_slice(args);
         let run = self.apply(&a, patch);
         let v: serde_json::Value = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("invalid JSON ({e}): {}", run.stdout));
+        schema::assert_valid_report(&v);
         (run, v)
     }
 }

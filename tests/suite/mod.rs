@@ -3,6 +3,7 @@
 mod apply_core;
 mod apply_files;
 mod cli;
+mod diagnostics;
 mod formats_cli;
 mod history;
 mod hooks;

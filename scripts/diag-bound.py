@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Check that every failed hunk's diagnostic fits in 40 lines, over a corpus of cases.
+
+    scripts/diag-bound.py --bin target/debug/git-llm-apply [--cases-dir DIR] [--run-json out.json]
+                          [--max 40] [--jobs 2] [--examples 3]
+
+Cases are set up the way the shared corpus runner sets them up (its `setup_repo` is imported
+from ../shared/corpus/run.py, or --runner PATH). With --run-json (a `run.py --json` file) only
+the cases whose run failed (exit status not 0) are replayed; otherwise every case is. The
+tool runs without colour and its full output is read (run.py keeps only the last 600
+characters). A failed hunk's diagnostic is its verdict line (`    hunk N ...: not found: ...`
+or `...: ambiguous: ...`) and the lines indented deeper that follow it.
+
+Prints the distribution of diagnostic sizes, the largest ones, and --examples outputs; exits 1
+when any diagnostic is longer than --max lines.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+VERDICT = re.compile(r'^    hunk \d+( \(@@ hint: line \d+\))?: (not found|ambiguous)')
+
+
+def load_runner(path: Path):
+    spec = importlib.util.spec_from_file_location('corpus_run', path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def blocks(output: str) -> list[list[str]]:
+    """The failed-hunk diagnostics in a human report."""
+    out, cur = [], None
+    for line in output.splitlines():
+        if VERDICT.match(line):
+            cur = [line]
+            out.append(cur)
+        elif cur is not None and line.startswith('      '):
+            cur.append(line)
+        else:
+            cur = None
+    return out
+
+
+def replay(runner, case, binary: str) -> tuple[str, int, str]:
+    tmp = Path(tempfile.mkdtemp(prefix='diagbound-'))
+    env = dict(os.environ)
+    env.update(runner.GIT_ENV)
+    env['GIT_CONFIG_GLOBAL'] = str(tmp / 'gitconfig')
+    (tmp / 'gitconfig').write_text('')
+    env['NO_COLOR'] = '1'
+    for v in ('GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE'):
+        env.pop(v, None)
+    try:
+        repo, _ = runner.setup_repo(case, tmp, env)
+        patch = tmp / 'input.patch'
+        shutil.copyfile(case['dir'] / 'patch', patch)
+        p = subprocess.run([binary, '--color=never', str(patch)], cwd=repo, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        return case['id'], p.returncode, p.stdout.decode('utf-8', errors='replace')
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    here = Path(__file__).resolve().parent
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--bin', required=True)
+    ap.add_argument('--cases-dir', type=Path)
+    ap.add_argument('--run-json', type=Path)
+    ap.add_argument('--runner', type=Path, default=here.parent.parent / 'shared/corpus/run.py')
+    ap.add_argument('--max', type=int, default=40)
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--examples', type=int, default=0)
+    a = ap.parse_args()
+
+    if not a.runner.exists():
+        a.runner = Path('/work/shared/corpus/run.py')
+    runner = load_runner(a.runner)
+    cases_dir = a.cases_dir or runner.default_cases_dir()
+    cases = runner.load_cases(cases_dir, None, None, None)
+    if a.run_json:
+        data = json.loads(a.run_json.read_text())
+        rows = data['results'] if isinstance(data, dict) else data
+        failed = {r['case'] for r in rows if r.get('rc') != 0}
+        cases = [c for c in cases if c['id'] in failed]
+    binary = str(Path(a.bin).resolve())
+    with ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda c: replay(runner, c, binary), cases))
+
+    sizes, over, shown = [], [], 0
+    for case_id, rc, output in results:
+        for b in blocks(output):
+            sizes.append((len(b), case_id))
+            if len(b) > a.max:
+                over.append((len(b), case_id))
+    failed_runs = sum(1 for _, rc, _ in results if rc != 0)
+    print(f'{len(results)} cases replayed, {failed_runs} failed runs, {len(sizes)} failed-hunk diagnostics')
+    if sizes:
+        ns = sorted(n for n, _ in sizes)
+        print(f'lines per diagnostic: min {ns[0]}, median {ns[len(ns) // 2]}, max {ns[-1]}')
+        for n, cid in sorted(sizes, reverse=True)[:5]:
+            print(f'  {n:3d} lines  {cid}')
+    if a.examples:
+        # The largest diagnostic of a few different cases, in full.
+        seen = set()
+        for n, cid in sorted(sizes, reverse=True):
+            if cid in seen or shown >= a.examples:
+                continue
+            seen.add(cid)
+            shown += 1
+            output = next(o for c, _, o in results if c == cid)
+            print(f'\n--- {cid} ---')
+            print(output.rstrip())
+    if over:
+        print(f'{len(over)} diagnostic(s) longer than {a.max} lines:', file=sys.stderr)
+        for n, cid in over:
+            print(f'  {n} lines  {cid}', file=sys.stderr)
+        return 1
+    print(f'every diagnostic fits in {a.max} lines')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
