@@ -132,8 +132,10 @@ pub struct HunkResult {
     /// The line the hunk's numbers pointed at (1-based), when it had numbers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<usize>,
+    /// `line` minus the stated line: how far the hunk moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
+    /// The matching pass that placed (or looked for) the hunk.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pass: Option<Pass>,
     /// How many places fit under the pass that decided.
@@ -146,6 +148,7 @@ pub struct HunkResult {
     /// For an ambiguous hunk: every 1-based line where it fits.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<usize>,
+    /// For a hunk that was not placed: why, in one sentence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// For a hunk that could not be placed: why, and what the file has instead.

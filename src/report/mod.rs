@@ -117,6 +117,7 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Report {
     /// The schema version: 1. Bumped on any incompatible change.
+    #[schemars(range(min = 1, max = 1))]
     pub schema: u32,
     pub status: RunStatus,
     /// The process's exit status: 0 applied or nothing to do, 1 refused, 2 error, 3 partial.

@@ -1,0 +1,196 @@
+//! The human report (DESIGN §7) as snapshots: success, refusal and partial, with and without
+//! colour, each with its exit status and both streams; and when colour is on.
+
+use crate::common::{numbered, Run, TestRepo};
+
+fn diff(path: &str, body: &str) -> String {
+    format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{body}")
+}
+
+/// A run as a snapshot: exit status, then both streams, escape characters made visible.
+fn shown(run: &Run) -> String {
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        run.code, run.stdout, run.stderr
+    )
+    .replace('\x1b', "␛")
+}
+
+fn repo() -> TestRepo {
+    TestRepo::with(&[
+        ("src/app.py", &numbered("line", 30)),
+        ("src/util.py", "def helper():\n    return 1\n"),
+    ])
+}
+
+/// Changes app.py (one hunk moved by drift), creates notes.txt.
+fn good_patch() -> String {
+    format!(
+        "{}{}",
+        diff(
+            "src/app.py",
+            "@@ -4,3 +4,4 @@\n line6\n-line7\n+LINE7\n+line7b\n line8\n"
+        ),
+        "diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1,2 @@\n+first\n+second\n"
+    )
+}
+
+/// app.py applies, util.py has a hunk whose removed line the file does not have.
+fn mixed_patch() -> String {
+    format!(
+        "{}{}",
+        diff(
+            "src/app.py",
+            "@@ -10,3 +10,3 @@\n line10\n-line11\n+LINE11\n line12\n"
+        ),
+        diff(
+            "src/util.py",
+            "@@ -1,2 +1,2 @@\n def helper():\n-    return 2\n+    return 3\n"
+        )
+    )
+}
+
+#[test]
+fn success_plain() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&[], &good_patch())));
+}
+
+#[test]
+fn success_in_colour() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["--color=always"], &good_patch())));
+}
+
+#[test]
+fn refusal_plain() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&[], &mixed_patch())));
+}
+
+#[test]
+fn refusal_in_colour() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["--color=always"], &mixed_patch())));
+}
+
+#[test]
+fn partial_plain() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["--partial"], &mixed_patch())));
+}
+
+#[test]
+fn partial_in_colour() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["--partial", "--color"], &mixed_patch())));
+}
+
+#[test]
+fn bad_input_goes_to_stderr() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&[], "no patch in here\n")));
+}
+
+// ----------------------------------------------------------------------------- when colour
+
+const ESC: &str = "\x1b[";
+
+fn coloured(r: &TestRepo, args: &[&str], no_color: Option<&str>) -> bool {
+    use std::io::Write;
+    let mut c = r.cmd(args);
+    match no_color {
+        Some(v) => c.env("NO_COLOR", v),
+        None => c.env_remove("NO_COLOR"),
+    };
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(good_patch().as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8_lossy(&out.stdout).contains(ESC)
+}
+
+#[test]
+fn output_to_a_pipe_is_plain_by_default() {
+    assert!(!coloured(&repo(), &[], None));
+}
+
+#[test]
+fn gits_color_ui_always_colours_even_a_pipe_unless_no_color_is_set() {
+    let r = repo();
+    r.git(&["config", "color.ui", "always"]);
+    assert!(coloured(&r, &[], None));
+    let r = repo();
+    r.git(&["config", "color.ui", "always"]);
+    assert!(
+        !coloured(&r, &[], Some("1")),
+        "NO_COLOR wins over git's config"
+    );
+}
+
+#[test]
+fn gits_color_diff_overrides_color_ui() {
+    let r = repo();
+    r.git(&["config", "color.ui", "always"]);
+    r.git(&["config", "color.diff", "never"]);
+    assert!(!coloured(&r, &[], None));
+}
+
+#[test]
+fn the_color_flag_wins_over_no_color_and_config() {
+    let r = repo();
+    assert!(coloured(&r, &["--color=always"], Some("1")));
+    let r = repo();
+    r.git(&["config", "color.ui", "always"]);
+    assert!(!coloured(&r, &["--color=never"], None));
+}
+
+#[test]
+fn an_empty_no_color_does_not_turn_colour_off() {
+    let r = repo();
+    r.git(&["config", "color.ui", "always"]);
+    assert!(coloured(&r, &[], Some("")));
+}
+
+#[test]
+fn json_is_never_coloured() {
+    let r = repo();
+    assert!(!coloured(&r, &["--json", "--color=always"], None));
+}
+
+#[test]
+fn a_terminal_gets_colour_by_default() {
+    // `script` gives the command a pseudo-terminal; without it there is nothing to test.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` to provide a terminal");
+        return;
+    }
+    let r = repo();
+    let dir = tempfile::tempdir().expect("tmp");
+    let patch = dir.path().join("p.patch");
+    std::fs::write(&patch, good_patch()).expect("write");
+    let bin = assert_cmd::cargo::cargo_bin("git-llm-apply");
+    let inner = format!("{} {}", bin.display(), patch.display());
+    let mut script = std::process::Command::new("script");
+    crate::common::pinned_env(&mut script, r.path());
+    script
+        .args(["-qec", &inner, "/dev/null"])
+        .current_dir(r.path())
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm");
+    let out = script.output().expect("run script");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(ESC), "a terminal gets colour:\n{text}");
+}
