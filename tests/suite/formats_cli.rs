@@ -837,7 +837,8 @@ fn codex_add_onto_an_existing_file_with_other_content_replaces_it_with_a_warning
     assert_eq!(r.read_str("cfg.txt"), "theirs\n");
     let f = &v["files"][0];
     assert_eq!(f["status"], "applied");
-    let warning = f["warnings"][0].as_str().expect("a warning");
+    assert_eq!(f["warnings"][0]["kind"], "overwrote");
+    let warning = f["warnings"][0]["message"].as_str().expect("a warning");
     assert!(
         warning.contains("replaced"),
         "the warning says so: {warning}"
