@@ -222,6 +222,9 @@ pub enum Finding {
     NotAtStart { line: usize },
     /// None of the hunk's distinctive lines is anywhere in the file.
     NoLines,
+    /// The hunk's lines are in another file of the patch, from `line` on: it was sent
+    /// for the wrong file.
+    InOtherFile { path: String, line: usize },
 }
 
 /// The region of the file most like the hunk's old side, and how they differ.
@@ -984,6 +987,58 @@ fn gap(
 fn alike(a: &str, b: &str) -> bool {
     let (a, b) = (clip(a.trim()), clip(b.trim()));
     similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.5
+}
+
+/// For each hunk none of whose lines is in its file, look in the patch's other files (read
+/// through `read`, each at most once): a hunk sent for the wrong file says where it belongs.
+pub fn look_in_other_files(
+    patches: &[FilePatch],
+    plans: &mut [super::FilePlan],
+    read: impl Fn(&str) -> Option<Vec<String>>,
+) {
+    let mut cache: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    for (i, plan) in plans.iter_mut().enumerate() {
+        for (k, h) in plan.hunks.iter_mut().enumerate() {
+            let Some(d) = h.diagnostic.as_deref_mut() else {
+                continue;
+            };
+            if !d.findings.contains(&Finding::NoLines) {
+                continue;
+            }
+            let old = old_texts(&patches[i].hunks[k]);
+            let wanted = old.iter().filter(|t| !is_trivial(t)).count();
+            let own = patches[i].display_path();
+            for (j, other) in patches.iter().enumerate() {
+                let path = other.display_path();
+                if j == i || path == own {
+                    continue;
+                }
+                let lines = match cache.iter().find(|(p, _)| p == path) {
+                    Some((_, l)) => l,
+                    None => {
+                        cache.push((path.to_string(), read(path)));
+                        &cache.last().expect("just pushed").1
+                    }
+                };
+                let Some(lines) = lines else { continue };
+                let hay = Haystack::new(lines);
+                let Some((start, _, pairs)) = cluster(&hay, &old, None) else {
+                    continue;
+                };
+                let found = pairs.iter().filter(|(t, _)| !is_trivial(&old[*t])).count();
+                if found * 2 > wanted {
+                    d.findings = vec![Finding::InOtherFile {
+                        path: path.to_string(),
+                        line: start + 1,
+                    }];
+                    d.advice = format!(
+                        "these lines are in {path}, not in {own}: send the hunk as a change to {path}"
+                    );
+                    break;
+                }
+            }
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------------ paths

@@ -263,6 +263,10 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
         }
         out.push(file_plan);
     }
+    diagnose::look_in_other_files(&patch.files, &mut out, |path| match files.read(path) {
+        Ok(Entry::File(f)) => TextFile::decode(&f.bytes).map(|t| t.lines),
+        _ => None,
+    });
     let changes = vfs.changes()?;
     Ok(Plan {
         files: out,

@@ -275,6 +275,9 @@ fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette) {
                 "its lines are at line {line}, but the hunk must start at the top of the file"
             ),
             Finding::NoLines => "none of its distinctive lines is anywhere in the file".into(),
+            Finding::InOtherFile { path, line } => {
+                format!("none of its lines is in this file, but they are in {path} at line {line}")
+            }
         };
         let _ = writeln!(out, "{IN}{}", p.paint(Style::Warn, &line));
     }

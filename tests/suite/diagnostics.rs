@@ -396,6 +396,42 @@ fn a_hunk_with_no_line_in_the_file_says_so() {
 }
 
 #[test]
+fn a_hunk_sent_for_the_wrong_file_says_which_file_has_its_lines() {
+    let r = TestRepo::with(&[
+        ("a.py", &numbered("alpha_line_", 20)),
+        ("b.py", &numbered("beta_line_", 20)),
+    ]);
+    let patch = format!(
+        "{}{}",
+        diff(
+            "a.py",
+            "@@ -2,3 +2,3 @@\n alpha_line_2\n-alpha_line_3\n+ALPHA3\n alpha_line_4\n"
+        ),
+        diff(
+            "b.py",
+            "@@ -5,3 +5,3 @@\n alpha_line_10\n-alpha_line_11\n+ALPHA11\n alpha_line_12\n"
+        )
+    );
+    let run = r.apply(&[], &patch);
+    run.code(1);
+    let b = block(&run, 1).join("\n");
+    assert!(
+        b.contains("none of its lines is in this file, but they are in a.py at line 10"),
+        "{b}"
+    );
+    assert!(
+        b.contains(
+            "advice: these lines are in a.py, not in b.py: send the hunk as a change to a.py"
+        ),
+        "{b}"
+    );
+    let (_, v) = r.apply_json(&[], &patch);
+    let f = &v["files"][1]["hunks"][0]["diagnostic"]["findings"][0];
+    assert_eq!(f["kind"], "in-other-file");
+    assert_eq!(f["path"], "a.py");
+}
+
+#[test]
 fn a_missing_path_suggests_the_closest_tracked_one() {
     let r = TestRepo::with(&[
         ("src/module/parser.rs", "fn parse() {}\n"),
