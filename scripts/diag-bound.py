@@ -6,7 +6,10 @@
 
 Cases are set up the way the shared corpus runner sets them up (its `setup_repo` is imported
 from ../shared/corpus/run.py, or --runner PATH). With --run-json (a `run.py --json` file) only
-the cases whose run failed (exit status not 0) are replayed; otherwise every case is. The
+the cases whose run failed (exit status not 0) are replayed; otherwise every case is. With
+--damage, the unified patches of cases that should apply are damaged first, one copy per kind
+of damage (a context line's content changed, lines elided as `// ... existing code ...`, a
+line cut short with `...`, a blank line added, the path misspelt), with a fixed seed. The
 tool runs without colour and its full output is read (run.py keeps only the last 600
 characters). A failed hunk's diagnostic is its verdict line (`    hunk N ...: not found: ...`
 or `...: ambiguous: ...`) and the lines indented deeper that follow it.
@@ -20,6 +23,7 @@ import argparse
 import importlib.util
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -52,7 +56,53 @@ def blocks(output: str) -> list[list[str]]:
     return out
 
 
-def replay(runner, case, binary: str) -> tuple[str, int, str]:
+DAMAGES = ('content', 'elide', 'truncate', 'blank', 'path')
+
+
+def damage(patch: str, kind: str, rng: random.Random) -> str | None:
+    """The patch damaged the way models damage patches, or None when it does not apply.
+    Models write no `index` lines, so the damaged copy has none (no three-way rescue)."""
+    lines = [l for l in patch.split('\n') if not l.startswith('index ')]
+    in_hunk = [i for i, l in enumerate(lines)
+               if l[:1] in (' ', '-') and not l.startswith('--- ')
+               and any(lines[j].startswith('@@') for j in range(max(0, i - 400), i))]
+    body = [i for i in in_hunk if lines[i][1:].strip()]
+    if kind == 'path':
+        heads = [i for i, l in enumerate(lines) if l.startswith(('--- a/', '+++ b/'))]
+        if not heads:
+            return None
+        old = lines[heads[0]][6:]
+        name = old.rsplit('/', 1)[-1]
+        if len(name) < 4:
+            return None
+        cut = rng.randrange(1, len(name) - 1)
+        new = old[:len(old) - len(name)] + name[:cut] + name[cut + 1:]
+        return '\n'.join(lines).replace(old, new)
+    if not body:
+        return None
+    i = rng.choice(body)
+    text = lines[i][1:]
+    if kind == 'content':
+        words = text.split()
+        w = rng.randrange(len(words))
+        lines[i] = lines[i][0] + text.replace(words[w], words[w][::-1] + 'X', 1)
+    elif kind == 'truncate':
+        if len(text.strip()) < 12:
+            return None
+        lines[i] = lines[i][0] + text[:max(4, len(text) * 3 // 5)] + '...'
+    elif kind == 'blank':
+        lines.insert(i, ' ')
+    elif kind == 'elide':
+        run = [j for j in range(i, min(i + 4, len(lines))) if j in in_hunk and lines[j][0] == ' ']
+        if len(run) < 2:
+            return None
+        indent = text[:len(text) - len(text.lstrip())]
+        lines[run[0]:run[-1] + 1] = [' ' + indent + '// ... existing code ...']
+    return '\n'.join(lines)
+
+
+def replay(runner, case, binary: str, patch_text: str | None = None,
+           label: str | None = None) -> tuple[str, int, str]:
     tmp = Path(tempfile.mkdtemp(prefix='diagbound-'))
     env = dict(os.environ)
     env.update(runner.GIT_ENV)
@@ -64,10 +114,13 @@ def replay(runner, case, binary: str) -> tuple[str, int, str]:
     try:
         repo, _ = runner.setup_repo(case, tmp, env)
         patch = tmp / 'input.patch'
-        shutil.copyfile(case['dir'] / 'patch', patch)
+        if patch_text is None:
+            shutil.copyfile(case['dir'] / 'patch', patch)
+        else:
+            patch.write_text(patch_text)
         p = subprocess.run([binary, '--color=never', str(patch)], cwd=repo, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
-        return case['id'], p.returncode, p.stdout.decode('utf-8', errors='replace')
+        return label or case['id'], p.returncode, p.stdout.decode('utf-8', errors='replace')
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -81,22 +134,38 @@ def main() -> int:
     ap.add_argument('--runner', type=Path, default=here.parent.parent / 'shared/corpus/run.py')
     ap.add_argument('--max', type=int, default=40)
     ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--cases', help='only case ids matching GLOB[,GLOB] (as run.py)')
     ap.add_argument('--examples', type=int, default=0)
+    ap.add_argument('--damage', action='store_true',
+                    help='instead of the patches as they are, run damaged copies of the unified '
+                         'patches of cases that should apply (one per kind of damage, fixed seed)')
     a = ap.parse_args()
 
     if not a.runner.exists():
         a.runner = Path('/work/shared/corpus/run.py')
     runner = load_runner(a.runner)
     cases_dir = a.cases_dir or runner.default_cases_dir()
-    cases = runner.load_cases(cases_dir, None, None, None)
+    cases = runner.load_cases(cases_dir, a.cases, None, None)
     if a.run_json:
         data = json.loads(a.run_json.read_text())
         rows = data['results'] if isinstance(data, dict) else data
         failed = {r['case'] for r in rows if r.get('rc') != 0}
         cases = [c for c in cases if c['id'] in failed]
     binary = str(Path(a.bin).resolve())
+    jobs = [(c, None, None) for c in cases]
+    if a.damage:
+        rng = random.Random(7)
+        jobs = []
+        for c in cases:
+            if c['meta']['format'] != 'unified' or c['hist']['expected'] != 'files':
+                continue
+            original = (c['dir'] / 'patch').read_text(errors='replace')
+            for kind in DAMAGES:
+                damaged = damage(original, kind, rng)
+                if damaged is not None and damaged != original:
+                    jobs.append((c, damaged, f"{c['id']}+{kind}"))
     with ThreadPoolExecutor(a.jobs) as ex:
-        results = list(ex.map(lambda c: replay(runner, c, binary), cases))
+        results = list(ex.map(lambda j: replay(runner, j[0], binary, j[1], j[2]), jobs))
 
     sizes, over, shown = [], [], 0
     for case_id, rc, output in results:

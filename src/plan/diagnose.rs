@@ -649,18 +649,26 @@ fn cluster(hay: &Haystack, texts: &[String], near: Option<usize>) -> Option<Clus
         if is_trivial(&texts[j]) {
             continue;
         }
-        let mut pos: Vec<usize> = hay
-            .positions(pass, k)
-            .iter()
-            .map(|&p| p as usize)
-            .filter(|&p| keys[p] == *k)
-            .collect();
-        if pos.len() > MAX_POSITIONS {
-            let centre = near.unwrap_or(0);
-            pos.sort_by_key(|&p| (p.abs_diff(centre), p));
-            pos.truncate(MAX_POSITIONS);
-        }
-        votes.extend(pos.into_iter().map(|p| (p, j)));
+        // Positions are ascending: a common line contributes only those nearest the hint,
+        // found by bisection, so its count does not matter.
+        let all = hay.positions(pass, k);
+        let around = if all.len() > MAX_POSITIONS {
+            let centre = near.unwrap_or(0) as u32;
+            let mid = all.partition_point(|&p| p < centre);
+            let lo = mid
+                .saturating_sub(MAX_POSITIONS / 2)
+                .min(all.len() - MAX_POSITIONS);
+            &all[lo..lo + MAX_POSITIONS]
+        } else {
+            all
+        };
+        votes.extend(
+            around
+                .iter()
+                .map(|&p| p as usize)
+                .filter(|&p| keys[p] == *k)
+                .map(|p| (p, j)),
+        );
     }
     if votes.is_empty() {
         return None;
