@@ -12,7 +12,8 @@ of damage (a context line's content changed, lines elided as `// ... existing co
 line cut short with `...`, a blank line added, the path misspelt), with a fixed seed. The
 tool runs without colour and its full output is read (run.py keeps only the last 600
 characters). A failed hunk's diagnostic is its verdict line (`    hunk N ...: not found: ...`
-or `...: ambiguous: ...`) and the lines indented deeper that follow it.
+or `...: ambiguous: ...`) and the lines indented deeper that follow it; a conflicted file's
+`conflict:` lines and the regions shown under them count as one diagnostic too.
 
 Prints the distribution of diagnostic sizes, the largest ones, and --examples outputs; exits 1
 when any diagnostic is longer than --max lines.
@@ -33,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 VERDICT = re.compile(r'^    hunk \d+( \(@@ hint: line \d+\))?: (not found|ambiguous)')
+CONFLICT = re.compile(r'^    conflict: ')
 
 
 def load_runner(path: Path):
@@ -43,10 +45,13 @@ def load_runner(path: Path):
 
 
 def blocks(output: str) -> list[list[str]]:
-    """The failed-hunk diagnostics in a human report."""
+    """The failed-hunk diagnostics in a human report, and each conflicted file's regions
+    (its `conflict:` lines and what follows them) as one more."""
     out, cur = [], None
     for line in output.splitlines():
-        if VERDICT.match(line):
+        if CONFLICT.match(line) and cur is not None and CONFLICT.match(cur[0]):
+            cur.append(line)
+        elif VERDICT.match(line) or CONFLICT.match(line):
             cur = [line]
             out.append(cur)
         elif cur is not None and line.startswith('      '):
@@ -174,7 +179,7 @@ def main() -> int:
             if len(b) > a.max:
                 over.append((len(b), case_id))
     failed_runs = sum(1 for _, rc, _ in results if rc != 0)
-    print(f'{len(results)} cases replayed, {failed_runs} failed runs, {len(sizes)} failed-hunk diagnostics')
+    print(f'{len(results)} cases replayed, {failed_runs} failed runs, {len(sizes)} diagnostics (failed hunks, conflicted files)')
     if sizes:
         ns = sorted(n for n, _ in sizes)
         print(f'lines per diagnostic: min {ns[0]}, median {ns[len(ns) // 2]}, max {ns[-1]}')

@@ -57,6 +57,7 @@ pub fn render_with(r: &Report, p: Palette) -> String {
                 p.paint(Style::Bad, &format!("conflict: {c}"))
             );
         }
+        conflict_regions(&mut out, f, p);
         for w in &f.warnings {
             let _ = writeln!(
                 out,
@@ -282,6 +283,41 @@ fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette) {
         let _ = writeln!(out, "{IN}{}", p.paint(Style::Warn, &line));
     }
     let _ = writeln!(out, "{IN}advice: {}", d.advice);
+}
+
+/// Regions shown in full; the rest are counted.
+const MAX_REGIONS: usize = 2;
+
+/// Both sides of the first conflicting regions, then one line of advice.
+fn conflict_regions(out: &mut String, f: &FileReport, p: Palette) {
+    if f.conflict_regions.is_empty() {
+        return;
+    }
+    let count = |n: usize| match n {
+        0 => "nothing".to_string(),
+        1 => "1 line".to_string(),
+        n => format!("{n} lines"),
+    };
+    for c in f.conflict_regions.iter().take(MAX_REGIONS) {
+        let colon = if c.ours.is_empty() { "" } else { ":" };
+        let _ = writeln!(out, "{IN}the file has {} there{colon}", count(c.ours_lines));
+        numbered(out, c.ours.iter().map(|l| (l.line, l.text.as_str())), p);
+        let _ = writeln!(
+            out,
+            "{IN}the patch wants {} instead:",
+            count(c.theirs_lines)
+        );
+        numbered(out, c.theirs.iter().map(|l| (l.line, l.text.as_str())), p);
+    }
+    let more = f.conflict_regions.len().saturating_sub(MAX_REGIONS);
+    if more > 0 {
+        let _ = writeln!(out, "{IN}({more} more conflicting regions)");
+    }
+    let _ = writeln!(
+        out,
+        "{IN}advice: the file changed these lines since the patch was made: re-read {} there and resend the change against what it has now (--partial writes the markers)",
+        f.path
+    );
 }
 
 fn numbered<'a>(out: &mut String, lines: impl Iterator<Item = (usize, &'a str)>, p: Palette) {

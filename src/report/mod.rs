@@ -2,6 +2,7 @@
 //! places: `human.rs` and `json.rs`.
 
 pub mod color;
+pub mod conflict;
 pub mod diff;
 pub mod hooks;
 pub mod human;
@@ -14,7 +15,7 @@ use serde::Serialize;
 use crate::patch::{FileOp, Format, Notice};
 use crate::plan::diagnose::Warning;
 use crate::plan::normalize::Pass;
-use crate::plan::{Base, FilePlan, FileStatus, HunkResult, Plan, Strategy};
+use crate::plan::{Base, Change, FilePlan, FileStatus, HunkResult, Plan, Strategy};
 
 /// The JSON schema version; bumped on any incompatible change.
 pub const SCHEMA: u32 = 1;
@@ -94,6 +95,9 @@ pub struct FileReport {
     /// For a conflicted file: the conflicting regions as the merge named them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<String>,
+    /// For a conflicted file: both sides of each conflicting region.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflict_regions: Vec<conflict::ConflictRegion>,
 }
 
 /// Something that stopped the run before or while writing.
@@ -183,7 +187,7 @@ impl Report {
         let files: Vec<FileReport> = plan
             .files
             .iter()
-            .map(|f| file_report(f, all_or_nothing_failed))
+            .map(|f| file_report(f, all_or_nothing_failed, &plan.changes))
             .collect();
         let mut summary = Summary::default();
         for f in &files {
@@ -212,7 +216,7 @@ impl Report {
     }
 }
 
-fn file_report(f: &FilePlan, all_or_nothing_failed: bool) -> FileReport {
+fn file_report(f: &FilePlan, all_or_nothing_failed: bool, changes: &[Change]) -> FileReport {
     let status = match f.status {
         FileStatus::Applied if all_or_nothing_failed => FileOutcome::Skipped,
         FileStatus::Applied => FileOutcome::Applied,
@@ -246,5 +250,15 @@ fn file_report(f: &FilePlan, all_or_nothing_failed: bool) -> FileReport {
         suggested_path: f.suggested_path.clone(),
         warnings: f.warnings.clone(),
         conflicts: f.conflicts.clone(),
+        conflict_regions: if f.status == FileStatus::Conflicted {
+            changes
+                .iter()
+                .find(|c| c.path == f.path())
+                .and_then(|c| c.after.as_ref())
+                .map(|a| conflict::regions(&a.bytes))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        },
     }
 }

@@ -510,6 +510,38 @@ fn a_diagnostic_stays_within_forty_lines_however_big_the_hunk() {
     ends_with_advice(&b);
 }
 
+#[test]
+fn a_three_way_conflict_shows_what_the_file_has_and_what_the_patch_wants() {
+    let r = TestRepo::with(&[("f.txt", &numbered("l", 20))]);
+    r.write(
+        "f.txt",
+        numbered("l", 20).replace("l10\n", "TEN\n").as_bytes(),
+    );
+    let patch = r.git(&["diff"]);
+    r.git(&["checkout", "--", "f.txt"]);
+    r.write(
+        "f.txt",
+        numbered("l", 20).replace("l10\n", "ten!\n").as_bytes(),
+    );
+    let run = r.apply(&[], &patch);
+    run.code(1);
+    assert!(
+        run.stdout.contains(
+            "U f.txt (+1 -1) conflicted via 3way\n    conflict: conflict markers at lines 10-14\n      the file has 1 line there:\n        10 | ten!\n      the patch wants 1 line instead:\n        10 | TEN\n      advice: the file changed these lines since the patch was made"
+        ),
+        "{}",
+        run.stdout
+    );
+    let (_, v) = r.apply_json(&[], &patch);
+    let c = &v["files"][0]["conflict_regions"][0];
+    assert_eq!(
+        (c["start"].clone(), c["end"].clone()),
+        (10.into(), 14.into())
+    );
+    assert_eq!(c["ours"][0]["text"], "ten!");
+    assert_eq!(c["theirs"][0]["text"], "TEN");
+}
+
 // ------------------------------------------------------------------------------- warnings
 
 fn warnings(v: &Value) -> Vec<(String, String)> {
