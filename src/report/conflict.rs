@@ -47,7 +47,8 @@ pub fn regions(bytes: &[u8]) -> Vec<ConflictRegion> {
     let mut out = Vec::new();
     let mut side = Side::Outside;
     let mut start = 0;
-    let (mut ours, mut theirs): (Vec<(usize, &str)>, Vec<(usize, &str)>) = (vec![], vec![]);
+    let mut ours: Vec<(usize, &str)> = Vec::new();
+    let mut theirs: Vec<(usize, &str)> = Vec::new();
     // Line numbers of the file now (outside and ours) and of the patch's result (outside
     // and theirs): markers and the base section are in neither.
     let (mut now, mut wanted) = (0usize, 0usize);
