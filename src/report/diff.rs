@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::plan::{Change, FilePlan, FileStatus};
+use crate::plan::Change;
 use crate::repo::FileState;
 
 /// How long one file's diff may take before it falls back to a coarser one.
@@ -42,23 +42,20 @@ pub struct DiffLine {
 }
 
 /// The diffs of a plan's changes, in the order the plan first touched each path. A rename
-/// that the plan made (old path gone, new path created) shows as one diff.
-pub fn diffs(changes: &[Change], files: &[FilePlan]) -> Vec<FileDiff> {
+/// (`renames`: old and new path) that the plan made, old path gone and new path created,
+/// shows as one diff.
+pub fn diffs(changes: &[Change], renames: &[(&str, &str)]) -> Vec<FileDiff> {
     // (index of the old path's deletion, index of the new path's creation) per rename.
-    let pairs: Vec<(usize, usize)> = files
+    let pairs: Vec<(usize, usize)> = renames
         .iter()
-        .filter(|f| f.status == FileStatus::Applied)
-        .filter_map(|f| match (&f.old_path, &f.new_path) {
-            (Some(o), Some(n)) if o != n => {
-                let gone = changes
-                    .iter()
-                    .position(|c| &c.path == o && c.after.is_none())?;
-                let made = changes
-                    .iter()
-                    .position(|c| &c.path == n && c.before.is_none())?;
-                Some((gone, made))
-            }
-            _ => None,
+        .filter_map(|&(o, n)| {
+            let gone = changes
+                .iter()
+                .position(|c| c.path == o && c.after.is_none())?;
+            let made = changes
+                .iter()
+                .position(|c| c.path == n && c.before.is_none())?;
+            Some((gone, made))
         })
         .collect();
     let mut shown = vec![false; changes.len()];

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::color::{Palette, Style};
-use super::diff::{FileDiff, LineKind};
+use super::diff::{self, FileDiff, LineKind};
 use super::hooks::HookReport;
 use super::{FileOutcome, FileReport, Report, RunStatus};
 use crate::patch::FileOp;
@@ -29,8 +29,14 @@ pub fn render_with(r: &Report, p: Palette) -> String {
         );
     }
     if shows_diff(r) {
-        for d in &r.diffs {
-            diff(&mut out, d, p);
+        let renames: Vec<(&str, &str)> = r
+            .files
+            .iter()
+            .filter(|f| f.status == FileOutcome::Applied)
+            .filter_map(|f| f.old_path.as_deref().map(|o| (o, f.path.as_str())))
+            .collect();
+        for d in diff::diffs(&r.changes, &renames) {
+            file_diff(&mut out, &d, p);
         }
     }
     for f in &r.files {
@@ -85,7 +91,7 @@ fn shows_diff(r: &Report) -> bool {
     r.written || (r.check && matches!(r.status, RunStatus::Checked | RunStatus::Partial))
 }
 
-fn diff(out: &mut String, d: &FileDiff, p: Palette) {
+fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
     for h in &d.header {
         let _ = writeln!(out, "{}", p.paint(Style::FileHeader, h));
     }

@@ -146,9 +146,10 @@ pub struct Report {
     /// The `pre-llm-apply` / `post-llm-apply` runs, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<hooks::HookReport>,
-    /// What was written, per file, for the human rendering.
+    /// Each path's bytes before and after, for the human rendering's diff (computed only
+    /// when it is shown).
     #[serde(skip)]
-    pub diffs: Vec<diff::FileDiff>,
+    pub changes: Vec<Change>,
 }
 
 impl Report {
@@ -171,7 +172,7 @@ impl Report {
             }],
             snapshot: None,
             hooks: Vec::new(),
-            diffs: Vec::new(),
+            changes: Vec::new(),
         }
     }
 
@@ -211,7 +212,7 @@ impl Report {
             errors: Vec::new(),
             snapshot: None,
             hooks: Vec::new(),
-            diffs: diff::diffs(&plan.changes, &plan.files),
+            changes: plan.changes.clone(),
         }
     }
 }

@@ -194,3 +194,17 @@ fn a_terminal_gets_colour_by_default() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(ESC), "a terminal gets colour:\n{text}");
 }
+
+#[test]
+fn a_rename_with_changes_shows_as_one_diff_and_a_deletion_as_removed_lines() {
+    let r = TestRepo::with(&[("old/name.txt", &numbered("l", 5)), ("gone.txt", "bye\n")]);
+    let patch = "diff --git a/old/name.txt b/new/name.txt\nsimilarity index 80%\nrename from old/name.txt\nrename to new/name.txt\n--- a/old/name.txt\n+++ b/new/name.txt\n@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\ndiff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n";
+    let run = r.apply(&[], patch);
+    run.code(0);
+    assert_eq!(
+        run.stdout,
+        "diff --git a/old/name.txt b/new/name.txt\nrename from old/name.txt\nrename to new/name.txt\n--- a/old/name.txt\n+++ b/new/name.txt\n@@ -1,5 +1,5 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n\
+         diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\
+         R old/name.txt -> new/name.txt (+1 -1) via exact\nD gone.txt (+0 -1) via file\nApplied 2 files (+1 -2)\n"
+    );
+}
