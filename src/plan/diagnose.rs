@@ -396,7 +396,10 @@ fn ambiguous(fp: &FilePatch, i: usize, starts: &[usize], searched: &[Option<usiz
     if let Some(f) = out_of_order(fp, i, starts.first().copied(), &[]) {
         d.findings.push(f);
     }
-    d.advice = if fp.hunks[i].old_start.is_some() {
+    d.advice = if fp.hunks[i].reindent {
+        "add lines to the SEARCH block until it occurs only at the intended place, and resend it"
+            .into()
+    } else if fp.hunks[i].old_start.is_some() {
         "add context lines that occur only at the intended place (or fix the @@ line numbers so they point there), and resend the hunk".into()
     } else {
         "add context lines that occur only at the intended place (or an @@ anchor line naming the enclosing function), and resend the hunk".into()
@@ -507,12 +510,18 @@ fn not_found(
             }
         }
     }
-    d.advice = advice_for(path, &d.findings, closest.as_ref());
+    d.advice = advice_for(path, &d.findings, closest.as_ref(), h.reindent);
     d.closest = closest;
     d
 }
 
-fn advice_for(path: &str, findings: &[Finding], closest: Option<&Closest>) -> String {
+/// `search_replace`: the hunk is a SEARCH/REPLACE block, whose SEARCH text is what must match.
+fn advice_for(
+    path: &str,
+    findings: &[Finding],
+    closest: Option<&Closest>,
+    search_replace: bool,
+) -> String {
     for f in findings {
         match f {
             Finding::AlreadyApplied { .. } => {
@@ -541,6 +550,10 @@ fn advice_for(path: &str, findings: &[Finding], closest: Option<&Closest>) -> St
         ),
         Some(DifferenceKind::Whitespace | DifferenceKind::Unicode) => format!(
             "copy lines {}-{} of {path} exactly (whitespace and punctuation included) into the hunk's context and resend",
+            c.start, c.end
+        ),
+        _ if search_replace => format!(
+            "re-read lines {}-{} of {path} and resend the block with a SEARCH text copied exactly from there",
             c.start, c.end
         ),
         _ => format!(

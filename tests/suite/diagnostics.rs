@@ -652,3 +652,20 @@ fn hunks_placed_out_of_file_order_warn() {
         "{w:?}"
     );
 }
+
+#[test]
+fn a_search_replace_block_is_diagnosed_in_its_own_terms() {
+    let r = TestRepo::with(&[("util.py", "def helper():\n    return 1\n")]);
+    let patch = "util.py\n```python\n<<<<<<< SEARCH\ndef helper():\n    return 7\n=======\ndef helper():\n    return 8\n>>>>>>> REPLACE\n```\n";
+    let run = r.apply(&[], patch);
+    run.code(1);
+    let b = block(&run, 1);
+    assert!(
+        b.contains(&"      hunk line 2, file line 2: content differs from column 12".to_string()),
+        "{b:#?}"
+    );
+    assert_eq!(
+        b.last().expect("advice"),
+        "      advice: re-read lines 1-2 of util.py and resend the block with a SEARCH text copied exactly from there"
+    );
+}

@@ -97,6 +97,11 @@ fn bad_input_goes_to_stderr() {
 const ESC: &str = "\x1b[";
 
 fn coloured(r: &TestRepo, args: &[&str], no_color: Option<&str>) -> bool {
+    output(r, args, no_color).contains(ESC)
+}
+
+/// Standard output of a run of the good patch with NO_COLOR as given (unset for `None`).
+fn output(r: &TestRepo, args: &[&str], no_color: Option<&str>) -> String {
     use std::io::Write;
     let mut c = r.cmd(args);
     match no_color {
@@ -115,7 +120,7 @@ fn coloured(r: &TestRepo, args: &[&str], no_color: Option<&str>) -> bool {
         .expect("write");
     let out = child.wait_with_output().expect("wait");
     assert_eq!(out.status.code(), Some(0));
-    String::from_utf8_lossy(&out.stdout).contains(ESC)
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -163,7 +168,9 @@ fn an_empty_no_color_does_not_turn_colour_off() {
 #[test]
 fn json_is_never_coloured() {
     let r = repo();
-    assert!(!coloured(&r, &["--json", "--color=always"], None));
+    let out = output(&r, &["--json", "--color=always"], None);
+    assert!(!out.contains(ESC));
+    crate::common::schema::assert_valid_report(&serde_json::from_str(&out).expect("JSON"));
 }
 
 #[test]
