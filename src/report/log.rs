@@ -1,6 +1,7 @@
 //! The `log` listing as data: the recorded snapshots, newest first, rendered by
 //! `human::render_log` and `json::render_log` only.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::patch::Notice;
@@ -10,7 +11,7 @@ use crate::snapshot::{SnapshotInfo, Status};
 pub const LOG_SCHEMA: u32 = 1;
 
 /// Whether a snapshot's change still stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LogStatus {
     Applied,
@@ -18,7 +19,7 @@ pub enum LogStatus {
 }
 
 /// One snapshot as `log` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct LogEntry {
     /// The number `undo` takes.
     pub id: u64,
@@ -42,7 +43,8 @@ pub struct LogEntry {
     pub paths: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The `log --json` listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct LogReport {
     pub schema: u32,
     pub snapshots: Vec<LogEntry>,

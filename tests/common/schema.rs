@@ -32,13 +32,13 @@ pub fn validate(schema: &Value, value: &Value) -> Vec<String> {
     errors
 }
 
-/// Panics, with the violations and the document, unless `value` is a valid report.
+/// Panics, with the violations and the document, unless `value` is valid `--json` output.
 #[track_caller]
-pub fn assert_valid_report(value: &Value) {
+pub fn assert_valid_output(value: &Value) {
     let errors = validate(report_schema(), value);
     assert!(
         errors.is_empty(),
-        "the --json report does not validate against --json-schema:\n{}\n--- report\n{}",
+        "the --json output does not validate against --json-schema:\n{}\n--- output\n{}",
         errors.join("\n"),
         serde_json::to_string_pretty(value).expect("JSON")
     );
@@ -174,11 +174,21 @@ fn check(root: &Value, schema: &Value, v: &Value, path: &str, errors: &mut Vec<S
         }
     }
     if let Some(Value::Array(any)) = s.get("anyOf") {
-        let fits = any
+        let branches: Vec<Vec<String>> = any
             .iter()
-            .any(|sub| validate_in(root, sub, v, path).is_empty());
-        if !fits {
-            errors.push(format!("{path}: matches none of the anyOf schemas: {v}"));
+            .map(|sub| validate_in(root, sub, v, path))
+            .collect();
+        if branches.iter().all(|e| !e.is_empty()) {
+            // Say why each branch failed, so a report that broke reads as what broke.
+            let why: Vec<String> = branches
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("  branch {i}: {}", e.join("; ")))
+                .collect();
+            errors.push(format!(
+                "{path}: matches none of the anyOf schemas:\n{}",
+                why.join("\n")
+            ));
         }
     }
     if let Some(Value::Array(one)) = s.get("oneOf") {

@@ -14,10 +14,19 @@ fn diff(path: &str, body: &str) -> String {
 }
 
 #[test]
-fn the_schema_is_versioned_draft_2020_12_for_the_report() {
-    let s = report_schema();
-    assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    assert_eq!(s["title"], "Report");
+fn the_schema_is_draft_2020_12_for_a_report_or_a_log_listing() {
+    let root = report_schema();
+    assert_eq!(
+        root["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        root["anyOf"],
+        serde_json::json!([{"$ref": "#/$defs/Report"}, {"$ref": "#/$defs/LogReport"}])
+    );
+    let s = &root["$defs"]["Report"];
+    assert_eq!(s["properties"]["schema"]["minimum"], 1);
+    assert_eq!(s["properties"]["schema"]["maximum"], 1);
     for field in [
         "schema",
         "status",
@@ -139,7 +148,11 @@ fn a_report_that_breaks_the_schema_is_caught() {
     v["files"][0]["status"] = "done".into();
     v["files"][0]["surprise"] = 1.into();
     v.as_object_mut().expect("object").remove("exit_code");
-    let errors = validate(report_schema(), &v);
+    let report = serde_json::json!({
+        "$ref": "#/$defs/Report",
+        "$defs": report_schema()["$defs"].clone(),
+    });
+    let errors = validate(&report, &v);
     assert_eq!(errors.len(), 3, "{errors:#?}");
 }
 

@@ -170,7 +170,7 @@ fn json_is_never_coloured() {
     let r = repo();
     let out = output(&r, &["--json", "--color=always"], None);
     assert!(!out.contains(ESC));
-    crate::common::schema::assert_valid_report(&serde_json::from_str(&out).expect("JSON"));
+    crate::common::schema::assert_valid_output(&serde_json::from_str(&out).expect("JSON"));
 }
 
 #[test]
@@ -212,6 +212,7 @@ fn a_rename_with_changes_shows_as_one_diff_and_a_deletion_as_removed_lines() {
         run.stdout,
         "diff --git a/old/name.txt b/new/name.txt\nrename from old/name.txt\nrename to new/name.txt\n--- a/old/name.txt\n+++ b/new/name.txt\n@@ -1,5 +1,5 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n\
          diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\
-         R old/name.txt -> new/name.txt (+1 -1) via exact\nD gone.txt (+0 -1) via file\nApplied 2 files (+1 -2)\n"
+         R old/name.txt -> new/name.txt (+1 -1) via exact\nD gone.txt (+0 -1) via file\n\
+         snapshot: refs/llm-apply/1 (undo with: git llm-apply undo 1)\nApplied 2 files (+1 -2)\n"
     );
 }
