@@ -16,7 +16,7 @@ or `...: ambiguous: ...`) and the lines indented deeper that follow it; a confli
 `conflict:` lines and the regions shown under them count as one diagnostic too.
 
 Prints the distribution of diagnostic sizes, the largest ones, and --examples outputs; exits 1
-when any diagnostic is longer than --max lines.
+when any diagnostic is longer than --max lines or any run crashed.
 """
 from __future__ import annotations
 
@@ -179,6 +179,7 @@ def main() -> int:
             if len(b) > a.max:
                 over.append((len(b), case_id))
     failed_runs = sum(1 for _, rc, _ in results if rc != 0)
+    crashed = [cid for cid, rc, out in results if rc == 101 or 'panicked at' in out]
     print(f'{len(results)} cases replayed, {failed_runs} failed runs, {len(sizes)} diagnostics (failed hunks, conflicted files)')
     if sizes:
         ns = sorted(n for n, _ in sizes)
@@ -196,6 +197,11 @@ def main() -> int:
             output = next(o for c, _, o in results if c == cid)
             print(f'\n--- {cid} ---')
             print(output.rstrip())
+    if crashed:
+        print(f'{len(crashed)} run(s) crashed:', file=sys.stderr)
+        for cid in crashed:
+            print(f'  {cid}', file=sys.stderr)
+        return 1
     if over:
         print(f'{len(over)} diagnostic(s) longer than {a.max} lines:', file=sys.stderr)
         for n, cid in over:

@@ -325,7 +325,7 @@ pub fn diagnose(
         .iter()
         .enumerate()
         .map(|(i, loc)| match loc {
-            Located::Ambiguous { starts, .. } => Some(ambiguous(fp, i, starts, searched)),
+            Located::Ambiguous { starts, .. } => Some(ambiguous(fp, i, starts, located, searched)),
             Located::NotFound { .. } => Some(not_found(&hay, fp, i, located, searched, path)),
             _ => None,
         })
@@ -388,12 +388,19 @@ fn base(fp: &FilePatch, i: usize, searched: &[Option<usize>]) -> Diagnostic {
     }
 }
 
-fn ambiguous(fp: &FilePatch, i: usize, starts: &[usize], searched: &[Option<usize>]) -> Diagnostic {
+fn ambiguous(
+    fp: &FilePatch,
+    i: usize,
+    starts: &[usize],
+    located: &[Located],
+    searched: &[Option<usize>],
+) -> Diagnostic {
     let mut d = base(fp, i, searched);
     d.findings.push(Finding::Ambiguous {
         lines: starts.iter().map(|s| s + 1).collect(),
     });
-    if let Some(f) = out_of_order(fp, i, starts.first().copied(), &[]) {
+    // Where it belongs is what is unknown, so only its numbers can say it is out of order.
+    if let Some(f) = out_of_order(fp, i, None, located) {
         d.findings.push(f);
     }
     d.advice = if fp.hunks[i].reindent {
@@ -409,7 +416,8 @@ fn ambiguous(fp: &FilePatch, i: usize, starts: &[usize], searched: &[Option<usiz
 
 /// Where an earlier placed hunk starts, as (hunk number, 0-based line).
 fn previous_placed(located: &[Located], i: usize) -> Option<(usize, usize)> {
-    located[..i]
+    located
+        .get(..i)?
         .iter()
         .enumerate()
         .rev()

@@ -302,6 +302,26 @@ fn an_ambiguous_hunk_lists_every_line_where_it_fits() {
 }
 
 #[test]
+fn an_ambiguous_hunk_after_a_placed_one_is_diagnosed() {
+    let r = TestRepo::with(&[(
+        "f.txt",
+        "alpha\nstart\n    shared = 1\n    other = 2\nend\nstart\n    shared = 1\n    other = 2\nend\n",
+    )]);
+    let patch = diff(
+        "f.txt",
+        "@@ @@\n-alpha\n+ALPHA\n start\n@@ @@\n     shared = 1\n-    other = 2\n+    other = 3\n end\n",
+    );
+    let run = r.apply(&[], &patch);
+    run.code(1);
+    let b = block(&run, 2);
+    assert_eq!(
+        b[0],
+        "    hunk 2: ambiguous: the hunk fits at 2 places (lines 3, 7) and nothing decides between them"
+    );
+    ends_with_advice(&b);
+}
+
+#[test]
 fn a_change_that_is_already_there_under_drifted_context_is_called_already_applied() {
     let file = numbered("line", 10)
         .replace("line5\n", "LINE5 new\n")
