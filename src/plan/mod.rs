@@ -330,22 +330,35 @@ fn refused(fp: &FilePatch, problem: String) -> FilePlan {
 
 fn base_plan(fp: &FilePatch) -> FilePlan {
     let (added, removed) = fp.added_removed();
-    FilePlan {
-        old_path: fp.old_path.clone(),
-        new_path: fp.new_path.clone(),
-        op: fp.op(),
-        status: FileStatus::Applied,
-        strategy: Strategy::File,
-        pass: None,
-        base: None,
-        hunks: Vec::new(),
-        added,
-        removed,
-        problems: Vec::new(),
-        warnings: Vec::new(),
-        suggested_path: None,
-        mode_change: None,
-        conflicts: Vec::new(),
+    FilePlan::new(fp.old_path.clone(), fp.new_path.clone(), fp.op(), added, removed)
+}
+
+impl FilePlan {
+    /// A file-level plan that applies, before any hunk, strategy detail or problem is known.
+    pub fn new(
+        old_path: Option<String>,
+        new_path: Option<String>,
+        op: FileOp,
+        added: usize,
+        removed: usize,
+    ) -> FilePlan {
+        FilePlan {
+            old_path,
+            new_path,
+            op,
+            status: FileStatus::Applied,
+            strategy: Strategy::File,
+            pass: None,
+            base: None,
+            hunks: Vec::new(),
+            added,
+            removed,
+            problems: Vec::new(),
+            warnings: Vec::new(),
+            suggested_path: None,
+            mode_change: None,
+            conflicts: Vec::new(),
+        }
     }
 }
 

@@ -134,23 +134,8 @@ impl RestorePlan {
             (Some(c), Some(t)) if c.mode != t.mode => Some((c.mode, t.mode)),
             _ => None,
         };
-        let mut f = FilePlan {
-            old_path,
-            new_path,
-            op,
-            status: FileStatus::Applied,
-            strategy: Strategy::File,
-            pass: None,
-            base: None,
-            hunks: Vec::new(),
-            added,
-            removed,
-            problems: Vec::new(),
-            warnings: Vec::new(),
-            suggested_path: None,
-            mode_change,
-            conflicts: Vec::new(),
-        };
+        let mut f = FilePlan::new(old_path, new_path, op, added, removed);
+        f.mode_change = mode_change;
         let merged_against_snapshot = || {
             Some(Base {
                 kind: "snapshot".to_string(),
