@@ -330,7 +330,13 @@ fn refused(fp: &FilePatch, problem: String) -> FilePlan {
 
 fn base_plan(fp: &FilePatch) -> FilePlan {
     let (added, removed) = fp.added_removed();
-    FilePlan::new(fp.old_path.clone(), fp.new_path.clone(), fp.op(), added, removed)
+    FilePlan::new(
+        fp.old_path.clone(),
+        fp.new_path.clone(),
+        fp.op(),
+        added,
+        removed,
+    )
 }
 
 impl FilePlan {
