@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -45,8 +45,23 @@ SETS['b'] = {
                    versions=['2.7.0', '2.7.1', '2.7.2', '2.7.3', '2.7.4']),
 }
 
+SETS['c'] = {
+    'tomli': dict(kind='pypi', name='tomli', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                  versions=['2.0.0', '2.0.1', '2.1.0', '2.2.1']),
+    'pyparsing': dict(kind='pypi', name='pyparsing', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                      versions=['3.1.0', '3.1.1', '3.1.2', '3.1.3', '3.1.4']),
+    'picomatch': dict(kind='npm', name='picomatch', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                      versions=['2.3.0', '2.3.1', '3.0.0', '3.0.1', '4.0.0', '4.0.1', '4.0.2']),
+    'nanoid': dict(kind='npm', name='nanoid', lang='javascript', code_ext=('.js', '.ts'), indent=2, tabs=False,
+                   versions=['5.0.1', '5.0.2', '5.0.3', '5.0.4', '5.0.5', '5.0.6', '5.0.7']),
+    'bitflags': dict(kind='crate', name='bitflags', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                     versions=['2.4.0', '2.4.1', '2.4.2', '2.5.0', '2.6.0']),
+    'once_cell': dict(kind='crate', name='once_cell', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                      versions=['1.18.0', '1.19.0', '1.20.0', '1.20.1', '1.20.2']),
+}
+
 if __name__ == '__main__':
-    # --set a|b chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')
