@@ -57,7 +57,7 @@ SETS['c'] = {
     'bitflags': dict(kind='crate', name='bitflags', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
                      versions=['2.4.0', '2.4.1', '2.4.2', '2.5.0', '2.6.0']),
     'once_cell': dict(kind='crate', name='once_cell', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
-                      versions=['1.18.0', '1.19.0', '1.20.0', '1.20.1', '1.20.2']),
+                      versions=['1.17.2', '1.18.0', '1.19.0', '1.20.1', '1.20.2']),
 }
 
 if __name__ == '__main__':
