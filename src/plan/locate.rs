@@ -179,7 +179,10 @@ pub struct Query<'h> {
     /// End of the previous hunk's region (file order), for `ordered` patches.
     pub prev_end: usize,
     pub ordered: bool,
-    /// Regions already taken by earlier hunks of this file.
+    /// Regions already taken by earlier hunks of this file. Only placements without any
+    /// context of their own (bare insertions, end-of-file fits) avoid them; a hunk whose
+    /// best place overlaps an earlier one is placed there, and the caller applies the
+    /// file's hunks one after another instead.
     pub taken: &'h [(usize, usize)],
     /// The patch's context width (`-U`), at least 3: the widest context side of its hunks.
     pub context_width: usize,
@@ -215,7 +218,6 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     for pass in Pass::LINE_PASSES {
         let needle = keyed(pass, &old.texts);
         let mut starts = hay.find_all(pass, &needle);
-        starts.retain(|&s| free(q.taken, s, s + needle.len()));
         if q.hunk.at_eof {
             starts.retain(|&s| s + needle.len() == hay.len());
         }
@@ -272,9 +274,19 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         return found;
     }
 
-    // The old side is nowhere: maybe the new side is already there.
+    // The old side is nowhere: maybe the new side is already there — where the hunk would
+    // land, by the same rules that place it. Loosely matched, it counts only when the added
+    // lines say something (a lone `}` matches too easily).
     if q.hunk.has_changes() {
+        let distinctive = q
+            .hunk
+            .lines
+            .iter()
+            .any(|l| l.kind == LineKind::Add && !is_trivial(&l.text));
         for pass in Pass::LINE_PASSES {
+            if pass > Pass::Exact && !distinctive {
+                break;
+            }
             let needle = keyed(pass, &new_texts);
             if needle.is_empty() {
                 break;
@@ -286,9 +298,36 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             if q.hunk.at_bof {
                 starts.retain(|&s| s == 0);
             }
-            if let Some(&start) = starts.first() {
-                return Located::AlreadyApplied { start, pass };
+            if starts.is_empty() {
+                continue;
             }
+            let Some((start, _)) = decide(hay, q, &starts) else {
+                // In several places: no evidence of this hunk's place. The fuzzy pass may
+                // still find the old side.
+                break;
+            };
+            // The old side may still fit loosely elsewhere — the same lines in a sibling
+            // function the patch does not mean. Nearer the hint, that is the place; with no
+            // hint to tell them apart, it is two places.
+            let end = start + needle.len();
+            if let Located::Placed(p) = fuzzy(hay, q, &old) {
+                let elsewhere = p.end <= start || p.start >= end;
+                match q.hint {
+                    Some(h) if elsewhere && p.start.abs_diff(h) + 3 <= start.abs_diff(h) => {
+                        return Located::Placed(p);
+                    }
+                    None if elsewhere => {
+                        let mut starts = vec![start, p.start];
+                        starts.sort();
+                        return Located::Ambiguous {
+                            pass: Pass::Fuzzy,
+                            starts,
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            return Located::AlreadyApplied { start, pass };
         }
     }
 
@@ -366,6 +405,9 @@ fn blank_lines_past_eof(
     None
 }
 
+/// Lines between a match and its hint beyond which a looser fit near the hint competes.
+const FAR_FROM_HINT: usize = 20;
+
 /// A unique match far from the hint, while the text near the hint still fits loosely: the
 /// block may have been copied elsewhere while the intended place drifted. That is two places,
 /// not one. Returns the nearer loose start.
@@ -376,10 +418,9 @@ fn nearer_loose_fit(
     pass: Pass,
     start: usize,
 ) -> Option<usize> {
-    const FAR: usize = 20;
     let hint = q.hint?;
     let dist = start.abs_diff(hint);
-    if dist <= FAR {
+    if dist <= FAR_FROM_HINT {
         return None;
     }
     let nearer = |s: usize| s != start && s.abs_diff(hint) * 2 < dist;
@@ -428,11 +469,15 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Loc
     } else if q.hunk.at_eof {
         Some(hay.len())
     } else {
-        q.hint.map(|h| h.min(hay.len()))
+        // Only a line number would place it, and line numbers are never trusted.
+        None
     };
     let Some(at) = at else {
         return Located::NotFound {
-            reason: Some("the hunk has no context or removed lines, so nothing locates it".into()),
+            reason: Some(
+                "the hunk has no context or removed lines, and a line number alone does not place it; resend it with a few lines of context"
+                    .into(),
+            ),
         };
     };
     // Already there? At the end of the file the added lines would precede `at`; elsewhere
@@ -527,10 +572,17 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         if !after.is_empty() {
             pool = after;
         }
-    } else if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
-        if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), false) {
-            return Some((c, DecidedBy::Anchor));
+    } else {
+        // Line numbers first: a heading decides only what the numbers cannot.
+        if let Some(c) = by_hint(&pool, q.hint) {
+            return Some((c, DecidedBy::Hint));
         }
+        if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
+            if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), false) {
+                return Some((c, DecidedBy::Anchor));
+            }
+        }
+        return None;
     }
     by_hint(&pool, q.hint).map(|c| (c, DecidedBy::Hint))
 }
@@ -562,14 +614,17 @@ fn by_anchor(
     if anchors.is_empty() || starts.is_empty() {
         return None;
     }
-    let mut inside: Vec<usize> = starts
+    // A candidate is an anchor's when that anchor is the nearest one above it and it lies
+    // inside the block the anchor opens.
+    let owner = |s: usize| anchors.iter().copied().filter(|&a| a <= s).max();
+    let inside: Vec<usize> = starts
         .iter()
         .copied()
-        .filter(|&s| anchors.iter().any(|&a| a <= s && s < block_end(hay, a)))
+        .filter(|&s| owner(s).is_some_and(|a| s < block_end(hay, a)))
         .collect();
-    inside.dedup();
     match inside.as_slice() {
         [one] => return Some(*one),
+        // Two fits in one anchor's block (a class heading over two methods): undecided.
         [_, _, ..] => return None,
         [] => {}
     }
@@ -588,23 +643,62 @@ fn by_anchor(
     }
 }
 
-/// The end of the block that line `a` opens: the first later non-blank line indented no
-/// deeper than `a`, itself included when it is only closing punctuation (`}`, `end`...).
+/// The end of the block that line `a` opens: the first later line, indented no deeper than
+/// `a`, that closes it (`}`, `end`, `)`…, itself included) or opens a sibling (it starts with
+/// the anchor's own first word, or a declaration keyword). Other shallow lines — the inside
+/// of a string literal, a preprocessor line, a label — do not end it.
 fn block_end(hay: &Haystack, a: usize) -> usize {
+    const OPENERS: &[&str] = &[
+        "def",
+        "class",
+        "async",
+        "fn",
+        "pub",
+        "impl",
+        "trait",
+        "struct",
+        "enum",
+        "mod",
+        "function",
+        "export",
+        "func",
+        "type",
+        "interface",
+        "module",
+        "package",
+        "public",
+        "private",
+        "protected",
+        "static",
+        "@",
+        "#[",
+        "sub",
+        "proc",
+        "describe(",
+        "it(",
+        "test(",
+    ];
     let width = |l: &str| {
         crate::plan::normalize::indentation(l)
             .chars()
             .map(|c| if c == '\t' { 4 } else { 1 })
             .sum::<usize>()
     };
+    let first_word = |l: &str| l.split_whitespace().next().unwrap_or("").to_string();
     let own = width(hay.line(a));
+    let own_word = first_word(hay.line(a));
     for i in a + 1..hay.len() {
         let l = hay.line(i);
-        if l.trim().is_empty() {
+        let t = l.trim();
+        if t.is_empty() || width(l) > own {
             continue;
         }
-        if width(l) <= own {
-            return if is_trivial(l) { i + 1 } else { i };
+        if t.starts_with(['}', ')', ']']) || t == "end" || t.starts_with("end ") {
+            return i + 1;
+        }
+        let w = first_word(l);
+        if w == own_word || OPENERS.iter().any(|o| t.starts_with(o)) {
+            return i;
         }
     }
     hay.len()
@@ -743,7 +837,10 @@ pub fn insertion_points(
                             one.extend(added.iter().copied());
                             let mut other: Vec<&str> = added.clone();
                             other.extend(between.iter().copied());
-                            one == other
+                            // The gap being exactly the added lines, with anything distinctive
+                            // in them, looks like the hunk already applied: not a free choice.
+                            let already = between == *added && added.iter().any(|t| !is_trivial(t));
+                            one == other && !already
                         }
                     });
                     if commutes || (first_change && sf.lead >= gap && sf.trail == 0) {
@@ -960,6 +1057,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 &mut mapping,
                 false,
             );
+            keep_compact(&mut mapping, anchor_off, anchor_len);
 
             match validate(
                 q.hunk,
@@ -970,7 +1068,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 q.context_width,
             ) {
                 Ok((start, end, inserts, fuzz)) => {
-                    if !free(q.taken, start, end) || (q.hunk.at_eof && end != hay.len()) {
+                    if q.hunk.at_eof && end != hay.len() {
                         continue;
                     }
                     if !placements.iter().any(|p| p.mapping == mapping) {
@@ -1001,6 +1099,10 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     }
     let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
     match decide(hay, q, &starts).or_else(|| by_fit(&placements)) {
+        // Two different alignments from the same first line are still two places.
+        Some((start, _)) if placements.iter().filter(|p| p.start == start).count() > 1 => {
+            Located::Ambiguous { pass, starts }
+        }
         Some((start, decided_by)) => {
             let mut p = placements
                 .into_iter()
@@ -1070,6 +1172,38 @@ fn first_insertion(h: &Hunk) -> Option<usize> {
 }
 
 /// Align `old` against `file` (an LCS) and record matches into `mapping`.
+/// Most lines a fuzzy placement may skip between two of its matched lines. Beyond that, a
+/// match is a look-alike elsewhere (the same `total = 0` in the function above), and it and
+/// everything further from the anchor are left unmatched.
+const MAX_GAP: usize = 5;
+
+fn keep_compact(mapping: &mut [Option<usize>], anchor_off: usize, anchor_len: usize) {
+    let mut edge = mapping[anchor_off];
+    let mut broken = false;
+    for m in mapping[..anchor_off].iter_mut().rev() {
+        match (*m, edge) {
+            (Some(f), Some(e)) if !broken && e > f && e - f - 1 <= MAX_GAP => edge = Some(f),
+            (Some(_), _) => {
+                *m = None;
+                broken = true;
+            }
+            (None, _) => {}
+        }
+    }
+    let mut edge = mapping[anchor_off + anchor_len - 1];
+    let mut broken = false;
+    for m in mapping[anchor_off + anchor_len..].iter_mut() {
+        match (*m, edge) {
+            (Some(f), Some(e)) if !broken && f > e && f - e - 1 <= MAX_GAP => edge = Some(f),
+            (Some(_), _) => {
+                *m = None;
+                broken = true;
+            }
+            (None, _) => {}
+        }
+    }
+}
+
 /// `toward_end`: among equally long alignments prefer matches near the end of both slices
 /// (the left side of an anchor), so repeated lines pair with the copy next to the anchor.
 fn align(

@@ -625,7 +625,7 @@ fn plan_modify(
         ));
     };
 
-    let (located, hints) = locate_all(fp, &text);
+    let (located, hints, sequential_text) = locate_hunks(fp, &text, false);
     let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
         Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == h.stated,
         _ => false,
@@ -757,8 +757,9 @@ fn plan_modify(
         ));
         return Ok((plan, Vec::new()));
     }
-    // After an indentation-blind match, the added lines must be indentable the file's way.
-    for (hunk, p) in &placed {
+    // After an indentation-blind match, the added lines must be indentable the file's way
+    // (hunks applied one after another were checked as they went).
+    for (hunk, p) in placed.iter().filter(|_| sequential_text.is_none()) {
         if let Err(why) = splice::IndentMap::learn(hunk, p, &text) {
             let i = fp
                 .hunks
@@ -786,7 +787,10 @@ fn plan_modify(
         plan.status = FileStatus::AlreadyApplied;
         return Ok((plan, writes));
     }
-    let out = splice::splice(&text, &placed, fp.patch_eols);
+    let out = match sequential_text {
+        Some(t) => t,
+        None => splice::splice(&text, &placed, fp.patch_eols),
+    };
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
 }
@@ -813,7 +817,21 @@ struct Hint {
 /// Locate every hunk of a file in order, carrying the offset of each placed hunk to the
 /// next one's hint.
 fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
-    let hay = Haystack::new(&text.lines);
+    let (located, hints, _) = locate_hunks(fp, text, false);
+    (located, hints)
+}
+
+/// Locate every hunk of a file in order, carrying the offset of each placed hunk to the
+/// next one's hint. With `sequential`, each hunk is located in the text the earlier ones
+/// left (as `git apply` does), and that text is returned: the way to apply hunks whose
+/// regions overlap. Without it, all are located in the original text (no quadratic cost);
+/// the caller switches to sequential when two placements overlap.
+fn locate_hunks(
+    fp: &FilePatch,
+    text: &TextFile,
+    sequential: bool,
+) -> (Vec<Located>, Vec<Hint>, Option<TextFile>) {
+    let mut current = text.clone();
     let mut delta: i64 = 0;
     let mut prev_end = 0usize;
     let mut taken: Vec<(usize, usize)> = Vec::new();
@@ -826,6 +844,7 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
         .max()
         .unwrap_or(0)
         .max(3);
+    let mut batch_hay = (!sequential).then(|| Haystack::new(&text.lines));
     for h in &fp.hunks {
         let stated = h.old_start.map(|s| {
             if h.old_len() == 0 {
@@ -843,14 +862,36 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
             taken: &taken,
             context_width,
         };
-        let loc = locate::locate(&hay, &q);
+        let mut loc = match &batch_hay {
+            Some(hay) => locate::locate(hay, &q),
+            None => locate::locate(&Haystack::new(&current.lines), &q),
+        };
         match &loc {
             Located::Placed(p) => {
+                let overlaps = taken.iter().any(|&(a, b)| p.start < b && a < p.end);
+                if overlaps && !sequential {
+                    drop(batch_hay.take());
+                    return locate_hunks(fp, text, true);
+                }
                 if let Some(s) = stated {
                     delta = p.start as i64 - s;
                 }
-                prev_end = p.end;
-                taken.push((p.start, p.end));
+                if sequential {
+                    match splice::IndentMap::learn(h, p, &current) {
+                        Ok(_) => {
+                            current = splice::splice(&current, &[(h, p)], fp.patch_eols);
+                            // Later hunks' numbers still count lines of the original text.
+                            delta += h.new_len() as i64 - h.old_len() as i64;
+                            prev_end = p.start + h.new_len();
+                        }
+                        Err(why) => {
+                            loc = Located::NotFound { reason: Some(why) };
+                        }
+                    }
+                } else {
+                    prev_end = p.end;
+                    taken.push((p.start, p.end));
+                }
             }
             Located::AlreadyApplied { start, .. } => {
                 prev_end = *start;
@@ -863,5 +904,5 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
             searched: hint,
         });
     }
-    (out, hints)
+    (out, hints, sequential.then_some(current))
 }

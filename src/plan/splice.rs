@@ -65,9 +65,11 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
     }
     // Line endings: only the last line may lack one, and whether it does is the file's
     // choice unless a hunk at the end of the file says otherwise.
+    // Only a change of the marker between the sides changes it: a marker on a context line
+    // (both sides) says the file already ends that way, not that it must.
     let final_newline = match touches_end {
-        Some(h) if h.new_no_newline => false,
-        Some(h) if h.old_no_newline => true,
+        Some(h) if h.new_no_newline && !h.old_no_newline => false,
+        Some(h) if h.old_no_newline && !h.new_no_newline => true,
         _ => file.ends_with_newline(),
     };
     let n = eols.len();
@@ -144,8 +146,13 @@ impl IndentMap {
             .collect();
         // Mostly identical: the few that differ are context the patch (or a drifted file)
         // indents differently, not a different indentation scheme.
+        // Lines unindented on both sides say nothing about how indentation maps.
+        let pairs: Vec<(&str, &str)> = pairs
+            .into_iter()
+            .filter(|(a, b)| !(a.is_empty() && b.is_empty()))
+            .collect();
         let same = pairs.iter().filter(|(a, b)| a == b).count();
-        if same * 3 >= pairs.len() * 2 {
+        if pairs.is_empty() || same * 3 >= pairs.len() * 2 {
             return Ok(IndentMap::Same);
         }
         let file_tabs = pairs.iter().filter(|(_, f)| f.starts_with('\t')).count();

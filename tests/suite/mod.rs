@@ -10,6 +10,7 @@ mod hooks;
 mod json_report;
 mod parse_unified;
 mod props;
+mod review_cases;
 mod report_human;
 mod three_way_cli;
 mod three_way_engine;

@@ -1,0 +1,151 @@
+//! Wrong-place cases found by an adversarial review, each now applied right or refused.
+
+use crate::common::{text, TestRepo};
+
+fn two_functions(body: &[&str]) -> String {
+    let mut lines = vec!["def a():"];
+    lines.extend_from_slice(body);
+    lines.push("");
+    lines.push("def b():");
+    lines.extend_from_slice(body);
+    text(&lines)
+}
+
+#[test]
+fn overlapping_hunks_apply_one_after_another_in_the_same_copy() {
+    let body = ["    x = 1", "    y = 2", "    z = 3", "    return x"];
+    let r = TestRepo::with(&[("m.py", &two_functions(&body))]);
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n def a():\n-    x = 1\n+    x = 10\n     y = 2\n@@ -3,3 +3,3 @@\n     y = 2\n-    z = 3\n+    z = 30\n     return x\n";
+    r.apply(&[], patch).code(0);
+    let changed = ["    x = 10", "    y = 2", "    z = 30", "    return x"];
+    let mut expected = vec!["def a():"];
+    expected.extend_from_slice(&changed);
+    expected.push("");
+    expected.push("def b():");
+    expected.extend_from_slice(&body);
+    assert_eq!(r.read_str("m.py"), text(&expected));
+}
+
+#[test]
+fn the_new_side_in_a_sibling_function_is_not_this_hunk_already_applied() {
+    let file = text(&[
+        "import os",
+        "",
+        "",
+        "def alpha(items):",
+        "    total = 0",
+        "    for item in items:",
+        "        total += item.price",
+        "    return total",
+        "",
+        "",
+        "def beta(items):",
+        "    total = 0  # running sum",
+        "    for item in items:",
+        "        total += item.value",
+        "    return total",
+    ]);
+    let r = TestRepo::with(&[("m.py", &file)]);
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -12,4 +12,4 @@\n     total = 0\n     for item in items:\n-        total += item.value\n+        total += item.price\n     return total\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(v["files"][0]["status"], "applied");
+    assert_eq!(r.read_str("m.py"), file.replace("item.value", "item.price"));
+}
+
+#[test]
+fn a_no_newline_marker_on_context_keeps_the_files_final_newline() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    r.apply(
+        &[],
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n\\ No newline at end of file\n",
+    )
+    .code(0);
+    assert_eq!(r.read_str("f.txt"), "A\nb\nc\n");
+}
+
+#[test]
+fn unindented_context_does_not_outvote_the_indented_lines_style() {
+    let r = TestRepo::with(&[(
+        "m.py",
+        "import os\nimport sys\nDEBUG = 0\n\ndef f(n):\n\tx = n\n\treturn x * 2\n",
+    )]);
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -1,7 +1,7 @@\n import os\n import sys\n DEBUG = 0\n \n def f(n):\n-    x = n\n+    x = n + 1\n     return x * 2\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("m.py"),
+        "import os\nimport sys\nDEBUG = 0\n\ndef f(n):\n\tx = n + 1\n\treturn x * 2\n"
+    );
+}
+
+#[test]
+fn two_fuzzy_alignments_from_one_line_are_two_places() {
+    let file = text(&[
+        "import logging",
+        "",
+        "",
+        "def f(x):",
+        "    y = x + 1",
+        "    if y:",
+        "        log(x)",
+        "    log(x)",
+        "    return y",
+    ]);
+    let r = TestRepo::with(&[("m.py", &file)]);
+    let before = r.state();
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -5,4 +5,4 @@ def f(x):\n     y = x + 1\n-    log(x)\n+    audit(x)\n     return y\n";
+    r.apply(&[], patch).code(1).out_contains("ambiguous");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn right_line_numbers_beat_a_heading_that_owns_both_copies() {
+    let file = text(&[
+        "import db",
+        "",
+        "",
+        "class TestQueries:",
+        "    def test_one(self):",
+        "        conn = db.connect()",
+        "        rows = conn.run(QUERY)",
+        "        assert rows",
+        "",
+        "    def test_two(self):",
+        "        query = \"\"\"",
+        "SELECT id",
+        "FROM users",
+        "\"\"\"",
+        "        conn = db.connect()",
+        "        rows = conn.run(QUERY)",
+        "        assert rows",
+    ]);
+    let r = TestRepo::with(&[("t.py", &file)]);
+    let patch = "--- a/t.py\n+++ b/t.py\n@@ -15,3 +15,3 @@ class TestQueries:\n         conn = db.connect()\n-        rows = conn.run(QUERY)\n+        rows = conn.run(query)\n         assert rows\n";
+    r.apply(&[], patch).code(0);
+    let lines: Vec<&str> = file.lines().collect();
+    let mut expected: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    expected[15] = "        rows = conn.run(query)".into();
+    assert_eq!(
+        r.read_str("t.py"),
+        expected
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+    // Without numbers, the class heading owns both copies and decides nothing.
+    let r = TestRepo::with(&[("t.py", &file)]);
+    let before = r.state();
+    r.apply(&[], &patch.replace("@@ -15,3 +15,3 @@", "@@ @@"))
+        .code(1);
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_hunk_without_context_is_not_placed_by_its_line_number_alone() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    let before = r.state();
+    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -2,0 +3 @@\n+new\n")
+        .code(1)
+        .out_contains("context");
+    assert_eq!(r.state(), before);
+}
