@@ -587,15 +587,18 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
     by_hint(&pool, q.hint).map(|c| (c, DecidedBy::Hint))
 }
 
-/// The nearest candidate to the hint, when it is clearly nearer than every other one.
-/// A hint midway between two fits decides nothing.
+/// The nearest candidate to the hint, when the hint is close to it (numbers a model got a
+/// little wrong) and every other fit is several times further away. A hint midway between
+/// two fits, or far from all of them, decides nothing: numbers that are off by much may be
+/// off towards the wrong copy.
 fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
+    const NEAR: usize = 20;
     let hint = hint?;
     let mut by_dist: Vec<(usize, usize)> = starts.iter().map(|&s| (s.abs_diff(hint), s)).collect();
     by_dist.sort();
     match by_dist.as_slice() {
         [(_, s)] => Some(*s),
-        [(d1, s), (d2, _), ..] if *d2 >= 2 * d1 + 3 => Some(*s),
+        [(d1, s), (d2, _), ..] if *d1 <= NEAR && *d2 >= 4 * d1 + 3 => Some(*s),
         _ => None,
     }
 }
@@ -1110,10 +1113,31 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 .expect("decide picks one of the starts");
             p.occurrences = n;
             p.decided_by = decided_by;
+            // Far from where the numbers point, a loose fit needs removed lines that are
+            // found nowhere else; a lone `}` or blank line there proves nothing.
+            let far = q.hint.is_some_and(|h| p.start.abs_diff(h) > FAR_FROM_HINT);
+            if far && !distinctive_removal(hay, q.hunk) {
+                return Located::NotFound {
+                    reason: Some(format!(
+                        "the only loose fit is {} lines from the hunk's line numbers and its removed lines are too common to vouch for it",
+                        p.start.abs_diff(q.hint.unwrap_or(p.start))
+                    )),
+                };
+            }
             Located::Placed(p)
         }
         None => Located::Ambiguous { pass, starts },
     }
+}
+
+/// Whether the hunk removes a line that says something and occurs once in the file.
+fn distinctive_removal(hay: &Haystack, hunk: &Hunk) -> bool {
+    hunk.lines.iter().any(|l| {
+        l.kind == LineKind::Remove && !is_trivial(&l.text) && {
+            let k = key(Pass::Fuzzy, &l.text);
+            hay.positions(Pass::Fuzzy, &k).len() == 1
+        }
+    })
 }
 
 /// Among loose placements, the one that fits far better than every other: fewer of the

@@ -25,6 +25,7 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
         }
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
+        let group_maps = indent.per_group(hunk, p, file);
         let removed: Vec<usize> = hunk
             .old_lines()
             .zip(&p.mapping)
@@ -32,10 +33,10 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
             .filter_map(|(_, m)| *m)
             .collect();
         let emit_groups_at = |pos: usize, lines: &mut Vec<String>, eols: &mut Vec<Eol>| {
-            for (g, &at) in groups.iter().zip(&p.inserts) {
+            for ((g, &at), map) in groups.iter().zip(&p.inserts).zip(&group_maps) {
                 if at == pos {
                     for l in g {
-                        lines.push(indent.apply(&l.text));
+                        lines.push(map.apply(&l.text));
                         eols.push(match (patch_eols, l.crlf) {
                             (false, _) => eol,
                             (true, true) => Eol::Crlf,
@@ -182,6 +183,55 @@ impl IndentMap {
              cannot be indented the file's way"
                 .into(),
         )
+    }
+
+    /// The map for each run of added lines: the file's style, with the shift its nearest
+    /// indented neighbour shows (the lines it replaces, else the context above it, else
+    /// below). One shift for the whole hunk would move a line that replaces an unindented
+    /// line by what some comment block's alignment happened to differ by.
+    fn per_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Vec<IndentMap> {
+        let IndentMap::Columns {
+            tab_width: w, tabs, ..
+        } = *self
+        else {
+            return add_groups(hunk).iter().map(|_| IndentMap::Same).collect();
+        };
+        // Old-side lines in hunk order with their shift, where it can be seen.
+        let mut shift_at: Vec<Option<isize>> = Vec::new();
+        let mut oi = 0;
+        let mut group_pos: Vec<usize> = Vec::new(); // old-line index each group precedes
+        let mut in_group = false;
+        for l in &hunk.lines {
+            if l.kind == LineKind::Add {
+                if !in_group {
+                    group_pos.push(oi);
+                    in_group = true;
+                }
+                continue;
+            }
+            in_group = false;
+            let shift = p.mapping.get(oi).copied().flatten().and_then(|f| {
+                let fl = &file.lines[f];
+                (!l.text.trim().is_empty() && !fl.trim().is_empty()).then(|| {
+                    columns(indentation(fl), w) as isize - columns(indentation(&l.text), w) as isize
+                })
+            });
+            shift_at.push(shift);
+            oi += 1;
+        }
+        group_pos
+            .into_iter()
+            .map(|at| {
+                let before = shift_at[..at].iter().rev().flatten().next();
+                let after = shift_at[at..].iter().flatten().next();
+                let offset = before.or(after).copied().unwrap_or(0);
+                IndentMap::Columns {
+                    offset,
+                    tab_width: w,
+                    tabs,
+                }
+            })
+            .collect()
     }
 
     fn apply(&self, line: &str) -> String {
