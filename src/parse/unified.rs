@@ -13,6 +13,10 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     // CRLF on the diff's own header lines means the whole text was converted in transit:
     // its CRs say nothing about the files. CRs only on body lines are the files' own.
     let mut lines: Vec<&str> = text.split('\n').collect();
+    // The text's final newline ends the last line; it does not start an empty one.
+    if text.ends_with('\n') {
+        lines.pop();
+    }
     let mut crs: Vec<bool> = lines.iter().map(|l| l.ends_with('\r')).collect();
     for l in lines.iter_mut() {
         if let Some(s) = l.strip_suffix('\r') {

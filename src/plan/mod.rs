@@ -615,7 +615,7 @@ fn plan_modify(
         return Ok((plan, writes));
     }
 
-    let Some(text) = TextFile::decode(&cur.bytes) else {
+    let Some(mut text) = TextFile::decode(&cur.bytes) else {
         return Ok((
             refused(
                 fp,
@@ -624,6 +624,20 @@ fn plan_modify(
             Vec::new(),
         ));
     };
+    // A patch that shows the byte-order mark (a `git diff` of the file) treats it as part of
+    // the first line, and may remove it with that line; one that does not (most models'
+    // patches) leaves it where it is.
+    let patch_shows_bom = fp
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .any(|l| l.text.starts_with('\u{feff}'));
+    if text.bom && patch_shows_bom {
+        text.bom = false;
+        if let Some(first) = text.lines.first_mut() {
+            first.insert(0, '\u{feff}');
+        }
+    }
 
     let (located, hints, sequential_text) = locate_hunks(fp, &text, false);
     let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {

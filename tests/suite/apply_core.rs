@@ -418,8 +418,8 @@ fn a_heading_that_owns_both_copies_decides_nothing() {
 
 #[test]
 fn a_blank_line_inserted_next_to_a_blank_gap_needs_no_decision() {
-    // The patch dropped a blank context line right where it adds a blank line: either side of
-    // the gap gives the same bytes.
+    // The patch dropped a blank context line right where it adds a blank line (and changes
+    // the function below): either side of the gap gives the same bytes.
     let file = text(&[
         "import a",
         "",
@@ -432,7 +432,7 @@ fn a_blank_line_inserted_next_to_a_blank_gap_needs_no_decision() {
     let r = TestRepo::with(&[("m.py", &file)]);
     let patch = diff(
         "m.py",
-        "@@ -1,7 +1,8 @@\n import a\n \n def f():\n     return 1\n+\n def g():\n     return 2\n",
+        "@@ -1,7 +1,8 @@\n import a\n \n def f():\n     return 1\n+\n def g():\n-    return 2\n+    return 3\n",
     );
     r.apply(&[], &patch).code(0);
     assert_eq!(
@@ -445,7 +445,7 @@ fn a_blank_line_inserted_next_to_a_blank_gap_needs_no_decision() {
             "",
             "",
             "def g():",
-            "    return 2"
+            "    return 3"
         ])
     );
 }

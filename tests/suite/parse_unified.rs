@@ -263,3 +263,16 @@ fn a_file_header_without_hunks_is_bad_input() {
     assert!(run.stderr.contains("no '@@' hunk"), "{}", run.stderr);
     assert_eq!(r.state(), before);
 }
+
+#[test]
+fn the_final_newline_of_the_patch_is_not_a_blank_context_line() {
+    // The header claims one more old line than the hunk has; the newline that ends the
+    // patch text must not be read as that line.
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\nd\n")]);
+    r.apply(
+        &[],
+        "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n",
+    )
+    .code(0);
+    assert_eq!(r.read_str("f.txt"), "a\nb\nC\nd\n");
+}

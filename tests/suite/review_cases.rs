@@ -149,3 +149,23 @@ fn a_hunk_without_context_is_not_placed_by_its_line_number_alone() {
         .out_contains("context");
     assert_eq!(r.state(), before);
 }
+
+#[test]
+fn a_patch_that_shows_the_bom_removes_it_with_its_line() {
+    // git diff prints the BOM as part of the first line.
+    let r = TestRepo::with(&[("b.py", "\u{feff}import os\nimport sys\nx = 1\n")]);
+    r.apply(
+        &[],
+        "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,2 @@\n-\u{feff}import os\n import sys\n x = 1\n",
+    )
+    .code(0);
+    assert_eq!(r.read_str("b.py"), "import sys\nx = 1\n");
+    // A patch that does not show it leaves it in place.
+    let r = TestRepo::with(&[("b.py", "\u{feff}import os\nimport sys\nx = 1\n")]);
+    r.apply(
+        &[],
+        "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,2 @@\n-import os\n import sys\n x = 1\n",
+    )
+    .code(0);
+    assert_eq!(r.read_str("b.py"), "\u{feff}import sys\nx = 1\n");
+}
