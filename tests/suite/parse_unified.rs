@@ -268,11 +268,12 @@ fn a_file_header_without_hunks_is_bad_input() {
 fn the_final_newline_of_the_patch_is_not_a_blank_context_line() {
     // The header claims one more old line than the hunk has; the newline that ends the
     // patch text must not be read as that line.
-    let r = TestRepo::with(&[("f.txt", "a\nb\nc\nd\n")]);
-    r.apply(
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\nd\ne\n")]);
+    let (run, v) = r.apply_json(
         &[],
-        "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n",
-    )
-    .code(0);
-    assert_eq!(r.read_str("f.txt"), "a\nb\nC\nd\n");
+        "--- a/f.txt\n+++ b/f.txt\n@@ -2,4 +2,4 @@\n b\n-c\n+C\n d\n",
+    );
+    run.code(0);
+    assert_eq!(r.read_str("f.txt"), "a\nb\nC\nd\ne\n");
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "exact");
 }
