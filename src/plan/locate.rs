@@ -928,7 +928,18 @@ fn insertion_point(
     }
     if kind(next) == Some(LineKind::Remove) {
         if let Some(f) = m(next) {
-            return Ok(f);
+            // Added lines before removed ones is not how a diff writes a replacement, so
+            // they are two changes; if the file has lines between the context before and
+            // the removed lines, the patch dropped one, and which side it was on is unknown.
+            match (prev, m(prev)) {
+                (Some(_), Some(a)) if a + 1 < f => {
+                    return Err(Gap {
+                        after: a,
+                        before: f,
+                    })
+                }
+                _ => return Ok(f),
+            }
         }
     }
     match (prev, next, m(prev), m(next)) {
@@ -1101,7 +1112,14 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
         };
     }
     let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
-    match decide(hay, q, &starts).or_else(|| by_fit(&placements)) {
+    // The rules (hint, anchor, order) and the fit must not point at different places: a
+    // loose fit is already a guess, and two guesses that disagree are two places.
+    let choice = match (decide(hay, q, &starts), by_fit(&placements)) {
+        (Some(a), Some(b)) if a.0 != b.0 => None,
+        (Some(a), _) => Some(a),
+        (None, b) => b,
+    };
+    match choice {
         // Two different alignments from the same first line are still two places.
         Some((start, _)) if placements.iter().filter(|p| p.start == start).count() > 1 => {
             Located::Ambiguous { pass, starts }

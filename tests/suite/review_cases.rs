@@ -169,3 +169,54 @@ fn a_patch_that_shows_the_bom_removes_it_with_its_line() {
     .code(0);
     assert_eq!(r.read_str("b.py"), "\u{feff}import sys\nx = 1\n");
 }
+
+#[test]
+fn added_lines_before_removed_ones_across_a_gap_are_refused() {
+    // `+new` then `-old` is two changes, not a replacement; the file has a line between the
+    // context and the removed line, so the patch dropped it and its side is unknown.
+    let r = TestRepo::with(&[(
+        "c.js",
+        "  if (m === null)\n    return null\n\n  return parse(m)\n}\nmodule.exports = c\n",
+    )]);
+    let before = r.state();
+    let patch = "--- a/c.js\n+++ b/c.js\n@@ -1,5 +1,5 @@\n   if (m === null)\n     return null\n+  log(m)\n-  return parse(m)\n }\n module.exports = c\n";
+    r.apply(&[], patch).code(1);
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_hint_and_a_better_fit_that_disagree_are_two_places() {
+    // No exact fit anywhere. The numbers point at the first block, which differs in a
+    // context line and has two more; the last block differs only by a line the patch may
+    // have dropped.
+    let file = text(&[
+        "fn one() {",
+        "    let it = Indented {",
+        "        inner: &mut other,",
+        "        number: None,",
+        "        started: false,",
+        "        first: 1,",
+        "        second: 2,",
+        "    }",
+        "}",
+        "",
+        "fn filler() {}",
+        "fn filler2() {}",
+        "fn filler3() {}",
+        "",
+        "fn three() {",
+        "    let it = Indented {",
+        "        inner: &mut output,",
+        "        number: None,",
+        "        started: false,",
+        "        extra: 1,",
+        "    }",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.rs", &file)]);
+    let before = r.state();
+    let patch = "--- a/f.rs\n+++ b/f.rs\n@@ -2,5 +2,4 @@\n     let it = Indented {\n         inner: &mut output,\n         number: None,\n-        started: false,\n     }\n";
+    let run = r.apply(&[], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(r.state(), before);
+}
