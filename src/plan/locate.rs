@@ -588,7 +588,7 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
 }
 
 /// The nearest candidate to the hint, when the hint is close to it (numbers a model got a
-/// little wrong) and every other fit is several times further away. A hint midway between
+/// little wrong) and every other fit is many times further away. A hint midway between
 /// two fits, or far from all of them, decides nothing: numbers that are off by much may be
 /// off towards the wrong copy.
 fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
@@ -598,7 +598,10 @@ fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
     by_dist.sort();
     match by_dist.as_slice() {
         [(_, s)] => Some(*s),
-        [(d1, s), (d2, _), ..] if *d1 <= NEAR && *d2 >= 4 * d1 + 3 => Some(*s),
+        // Exactly at the numbers (git's own rule): any other fit a few lines off loses.
+        [(0, s), (d2, _), ..] if *d2 >= 3 => Some(*s),
+        // Off by some lines: another fit ten times as far is needed to trust them.
+        [(d1, s), (d2, _), ..] if *d1 <= NEAR && *d2 >= 10 * d1 => Some(*s),
         _ => None,
     }
 }

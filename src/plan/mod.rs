@@ -851,13 +851,30 @@ fn locate_hunks(
     let mut taken: Vec<(usize, usize)> = Vec::new();
     let mut out = Vec::new();
     let mut hints = Vec::new();
-    let context_width = fp
+    // The patch's context width: the widest context side of its hunks, so that a patch
+    // made with -U2 does not make every two-line side look short. With a single side to go
+    // by, git's default of three is the better guess.
+    // (A hunk at line 1 has only as much leading context as the file had: that side
+    // says nothing about the width.)
+    let sides: Vec<usize> = fp
         .hunks
         .iter()
-        .map(|h| h.leading_context().max(h.trailing_context()))
-        .max()
-        .unwrap_or(0)
-        .max(3);
+        .flat_map(|h| {
+            let lead = if h.old_start.is_some_and(|s| s <= 1) {
+                0
+            } else {
+                h.leading_context()
+            };
+            [lead, h.trailing_context()]
+        })
+        .filter(|&n| n > 0)
+        .collect();
+    let widest = sides.iter().copied().max().unwrap_or(0);
+    let context_width = if sides.len() <= 1 {
+        widest.max(3)
+    } else {
+        widest
+    };
     let mut batch_hay = (!sequential).then(|| Haystack::new(&text.lines));
     for h in &fp.hunks {
         let stated = h.old_start.map(|s| {

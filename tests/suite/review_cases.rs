@@ -220,3 +220,48 @@ fn a_hint_and_a_better_fit_that_disagree_are_two_places() {
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(r.state(), before);
 }
+
+#[test]
+fn numbers_a_line_off_do_not_pick_between_copies_eight_lines_apart() {
+    // Two identical impls; the numbers are one line off the first, nine off the second.
+    let block = [
+        "impl Display for A {",
+        "    fn fmt(&self, f: &mut Formatter) -> Result {",
+        "        write!(f, \"a\")",
+        "    }",
+        "}",
+    ];
+    let mut lines: Vec<&str> = block.to_vec();
+    lines.extend(["", "// two", ""]);
+    lines.extend(block);
+    let file = text(&lines);
+    let r = TestRepo::with(&[("w.rs", &file)]);
+    let before = r.state();
+    let patch = "--- a/w.rs\n+++ b/w.rs\n@@ -3,3 +3,3 @@\n     fn fmt(&self, f: &mut Formatter) -> Result {\n-        write!(f, \"a\")\n+        write!(f, \"b\")\n     }\n";
+    r.apply(&[], patch).code(1).out_contains("ambiguous");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_two_line_context_patch_does_not_look_short_of_context() {
+    // -U2: a file line next to an insertion is unexplained, so the insertion is refused
+    // rather than put on a guessed side.
+    let file = text(&["a", "b", "c", "NEW", "d", "e", "f", "g", "h", "i", "j", "k"]);
+    let r = TestRepo::with(&[("f.txt", &file)]);
+    let before = r.state();
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2,4 +2,5 @@\n b\n c\n+x\n d\n e\n@@ -9,4 +10,4 @@\n h\n i\n-j\n+J\n k\n";
+    r.apply(&[], patch).code(1);
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn added_lines_written_at_the_files_depth_are_not_shifted_again() {
+    // The patch's context lost its indentation, its added line did not.
+    let r = TestRepo::with(&[("f.py", "def f():\n    a = 1\n    b = 2\n    return a\n")]);
+    let patch = "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,5 @@\n def f():\n a = 1\n+    c = 3\n b = 2\n return a\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("f.py"),
+        "def f():\n    a = 1\n    c = 3\n    b = 2\n    return a\n"
+    );
+}
