@@ -197,7 +197,7 @@ impl IndentMap {
             return add_groups(hunk).iter().map(|_| IndentMap::Same).collect();
         };
         // Old-side lines in hunk order with their shift, where it can be seen.
-        let mut shift_at: Vec<Option<(isize, isize)>> = Vec::new();
+        let mut shift_at: Vec<Option<isize>> = Vec::new();
         let mut oi = 0;
         let mut group_pos: Vec<usize> = Vec::new(); // old-line index each group precedes
         let mut in_group = false;
@@ -212,38 +212,22 @@ impl IndentMap {
             in_group = false;
             let shift = p.mapping.get(oi).copied().flatten().and_then(|f| {
                 let fl = &file.lines[f];
-                (!l.text.trim().is_empty() && !fl.trim().is_empty()).then(|| {
-                    let file_cols = columns(indentation(fl), w) as isize;
-                    (
-                        file_cols - columns(indentation(&l.text), w) as isize,
-                        file_cols,
-                    )
-                })
+                let (pi, fi) = (indentation(&l.text), indentation(fl));
+                // Unindented on both sides, a line says nothing about the shift.
+                let telling = !l.text.trim().is_empty()
+                    && !fl.trim().is_empty()
+                    && !(pi.is_empty() && fi.is_empty());
+                telling.then(|| columns(fi, w) as isize - columns(pi, w) as isize)
             });
             shift_at.push(shift);
             oi += 1;
         }
-        let groups = add_groups(hunk);
         group_pos
             .into_iter()
-            .zip(groups)
-            .map(|(at, group)| {
+            .map(|at| {
                 let before = shift_at[..at].iter().rev().flatten().next();
                 let after = shift_at[at..].iter().flatten().next();
-                let (mut offset, file_cols) = before.or(after).copied().unwrap_or((0, 0));
-                // Added lines already as deep as their neighbour is in the file (or no
-                // deeper, when the file is shallower) were written for the file: only the
-                // patch's context lost or gained indentation.
-                let added = group
-                    .iter()
-                    .filter(|l| !l.text.trim().is_empty())
-                    .map(|l| columns(indentation(&l.text), w) as isize)
-                    .min();
-                if let Some(a) = added {
-                    if (offset > 0 && a >= file_cols) || (offset < 0 && a <= file_cols) {
-                        offset = 0;
-                    }
-                }
+                let offset = before.or(after).copied().unwrap_or(0);
                 IndentMap::Columns {
                     offset,
                     tab_width: w,

@@ -253,15 +253,3 @@ fn a_two_line_context_patch_does_not_look_short_of_context() {
     r.apply(&[], patch).code(1);
     assert_eq!(r.state(), before);
 }
-
-#[test]
-fn added_lines_written_at_the_files_depth_are_not_shifted_again() {
-    // The patch's context lost its indentation, its added line did not.
-    let r = TestRepo::with(&[("f.py", "def f():\n    a = 1\n    b = 2\n    return a\n")]);
-    let patch = "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,5 @@\n def f():\n a = 1\n+    c = 3\n b = 2\n return a\n";
-    r.apply(&[], patch).code(0);
-    assert_eq!(
-        r.read_str("f.py"),
-        "def f():\n    a = 1\n    c = 3\n    b = 2\n    return a\n"
-    );
-}
