@@ -214,9 +214,9 @@ impl IndentMap {
                 let fl = &file.lines[f];
                 let (pi, fi) = (indentation(&l.text), indentation(fl));
                 // Unindented on both sides, a line says nothing about the shift.
-                let telling = !l.text.trim().is_empty()
-                    && !fl.trim().is_empty()
-                    && !(pi.is_empty() && fi.is_empty());
+                let blank = l.text.trim().is_empty() || fl.trim().is_empty();
+                let unindented = pi.is_empty() && fi.is_empty();
+                let telling = !blank && !unindented;
                 telling.then(|| columns(fi, w) as isize - columns(pi, w) as isize)
             });
             shift_at.push(shift);
