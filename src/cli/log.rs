@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use super::args::LogArgs;
 use super::session::{self, fail};
 use super::{Outcome, Shown};
-use crate::repo::Repo;
 use crate::report::log::LogReport;
 use crate::report::Report;
 use crate::snapshot;
@@ -21,14 +20,7 @@ pub fn run(args: LogArgs, dir: Option<PathBuf>) -> Outcome {
 
 fn log(dir: Option<PathBuf>) -> Result<LogReport, Box<Report>> {
     let cwd = session::start_dir(dir)?;
-    let repo = Repo::discover(&cwd)
-        .map_err(|e| fail("repository", e.to_string()))?
-        .ok_or_else(|| {
-            fail(
-                "repository",
-                "not inside a git repository: snapshots are kept in a repository",
-            )
-        })?;
+    let repo = session::require_repo(&cwd, "snapshots are kept in a repository")?;
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
     let session = session::open(&repo, false)?;
     let infos = snapshot::list(&repo).map_err(|e| {

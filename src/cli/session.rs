@@ -38,6 +38,13 @@ pub fn start_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
     }
 }
 
+/// The repository around `cwd`, or a report saying `why` one is needed.
+pub fn require_repo(cwd: &std::path::Path, why: &str) -> Result<crate::repo::Repo, Box<Report>> {
+    crate::repo::Repo::discover(cwd)
+        .map_err(|e| fail("repository", e.to_string()))?
+        .ok_or_else(|| fail("repository", format!("not inside a git repository: {why}")))
+}
+
 /// A run in a repository, holding its worktree's lock.
 pub struct Session<'r> {
     pub repo: &'r Repo,

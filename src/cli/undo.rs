@@ -42,14 +42,7 @@ fn undo(
     dir: Option<PathBuf>,
 ) -> Result<Report, Box<Report>> {
     let cwd = session::start_dir(dir)?;
-    let repo = Repo::discover(&cwd)
-        .map_err(|e| fail("repository", e.to_string()))?
-        .ok_or_else(|| {
-            fail(
-                "repository",
-                "not inside a git repository: there are no snapshots to undo here",
-            )
-        })?;
+    let repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
     let session = session::open(&repo, !check)?;
     // Whatever happens next, the report says what opening the session did (a recovery).
     undo_locked(&repo, &session, id, force, check).map_err(|mut r| {

@@ -217,13 +217,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
 
     for pass in Pass::LINE_PASSES {
         let needle = keyed(pass, &old.texts);
-        let mut starts = hay.find_all(pass, &needle);
-        if q.hunk.at_eof {
-            starts.retain(|&s| s + needle.len() == hay.len());
-        }
-        if q.hunk.at_bof {
-            starts.retain(|&s| s == 0);
-        }
+        let starts = pinned_fits(hay, q, pass, &needle);
         if starts.is_empty() {
             continue;
         }
@@ -291,13 +285,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             if needle.is_empty() {
                 break;
             }
-            let mut starts = hay.find_all(pass, &needle);
-            if q.hunk.at_eof {
-                starts.retain(|&s| s + needle.len() == hay.len());
-            }
-            if q.hunk.at_bof {
-                starts.retain(|&s| s == 0);
-            }
+            let starts = pinned_fits(hay, q, pass, &needle);
             if starts.is_empty() {
                 continue;
             }
@@ -332,6 +320,19 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     }
 
     fuzzy(hay, q, &old)
+}
+
+/// Where `needle` (keyed for `pass`) occurs, keeping only ends of the file the hunk is
+/// pinned to.
+fn pinned_fits(hay: &Haystack, q: &Query, pass: Pass, needle: &[String]) -> Vec<usize> {
+    let mut starts = hay.find_all(pass, needle);
+    if q.hunk.at_eof {
+        starts.retain(|&s| s + needle.len() == hay.len());
+    }
+    if q.hunk.at_bof {
+        starts.retain(|&s| s == 0);
+    }
+    starts
 }
 
 /// A hunk whose trailing context ends in blank lines the file does not have, because the
