@@ -3,7 +3,7 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! ```text
-//! input text -> parse (detect + format parsers) -> Patch -> plan (in memory)
+//! input text -> parse (detect + format parsers) -> Patch -> plan (in memory) -> proof
 //!            -> gate (policy, hooks) -> snapshot (ghost ref) -> write -> report
 //! ```
 //!
@@ -17,6 +17,7 @@ pub mod repo;
 pub mod input;
 pub mod parse;
 pub mod plan;
+pub mod proof;
 pub mod gate;
 pub mod snapshot;
 pub mod write;

@@ -206,6 +206,39 @@ pub struct FilePlan {
     pub mode_change: Option<(u32, u32)>,
     /// For a conflict: the regions named by the merge.
     pub conflicts: Vec<String>,
+    /// What the planner claims, for the proof to check; not part of the report.
+    pub evidence: Evidence,
+}
+
+/// What planning claims about one file patch, so that the proof stage can check the planned
+/// bytes against the patch without trusting the code that located the hunks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Evidence {
+    /// The file at the old path as this plan found it (None: absent; for a creation, the
+    /// new path).
+    pub before: Option<FileState>,
+    /// Every write this file plan makes, in order (None: the path is removed).
+    pub writes: Vec<(String, Option<FileState>)>,
+    /// For the text strategies: per hunk, in patch order, where it was put.
+    pub claims: Vec<Claim>,
+    /// The hunks were located one after another, each in the text the earlier ones left
+    /// (overlapping hunks), rather than all in the original text.
+    pub sequential: bool,
+    /// The patch shows the byte-order mark, so it is part of the first line.
+    pub bom_in_text: bool,
+}
+
+/// Where the text strategy put one hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    Placed(Placement),
+    /// The hunk's new side is already at `start` (0-based) under `pass`.
+    AlreadyApplied {
+        start: usize,
+        pass: Pass,
+    },
+    /// Not placed (the file plan is refused then).
+    Unplaced,
 }
 
 impl FilePlan {
@@ -255,11 +288,18 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
     };
     let mut out = Vec::new();
     for (index, fp) in patch.files.iter().enumerate() {
-        let (file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
+        let before_path = fp.old_path.as_deref().or(fp.new_path.as_deref());
+        let before = match before_path.map(|p| vfs.read(p)).transpose()? {
+            Some(Entry::File(f)) => Some(f),
+            _ => None,
+        };
+        let (mut file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
+        file_plan.evidence.before = before;
         if file_plan.ok() || file_plan.status == FileStatus::Conflicted {
-            for (path, after) in writes {
-                vfs.set(&path, after)?;
+            for (path, after) in &writes {
+                vfs.set(path, after.clone())?;
             }
+            file_plan.evidence.writes = writes;
         }
         out.push(file_plan);
     }
@@ -364,6 +404,7 @@ impl FilePlan {
             suggested_path: None,
             mode_change: None,
             conflicts: Vec::new(),
+            evidence: Evidence::default(),
         }
     }
 }
@@ -632,7 +673,8 @@ fn plan_modify(
         .iter()
         .flat_map(|h| &h.lines)
         .any(|l| l.text.starts_with('\u{feff}'));
-    if text.bom && patch_shows_bom {
+    let bom_moved = text.bom && patch_shows_bom;
+    if bom_moved {
         text.bom = false;
         if let Some(first) = text.lines.first_mut() {
             first.insert(0, '\u{feff}');
@@ -640,6 +682,19 @@ fn plan_modify(
     }
 
     let (located, hints, sequential_text) = locate_hunks(fp, &text, false);
+    plan.evidence.claims = located
+        .iter()
+        .map(|l| match l {
+            Located::Placed(p) => Claim::Placed(p.clone()),
+            Located::AlreadyApplied { start, pass } => Claim::AlreadyApplied {
+                start: *start,
+                pass: *pass,
+            },
+            Located::Ambiguous { .. } | Located::NotFound { .. } => Claim::Unplaced,
+        })
+        .collect();
+    plan.evidence.sequential = sequential_text.is_some();
+    plan.evidence.bom_in_text = bom_moved;
     let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
         Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == h.stated,
         _ => false,
