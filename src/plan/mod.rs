@@ -237,6 +237,10 @@ pub enum Claim {
         start: usize,
         pass: Pass,
     },
+    /// A verbatim repeat of hunk `of` (0-based), applied once with it.
+    Repeat {
+        of: usize,
+    },
     /// Not placed (the file plan is refused then).
     Unplaced,
 }
@@ -681,16 +685,79 @@ fn plan_modify(
         }
     }
 
-    let (located, hints, sequential_text) = locate_hunks(fp, &text, false);
+    // A hunk repeated verbatim (a model repeating itself) is one edit: located once, the
+    // copy reported as already applied. A repeat at other numbers is a second edit.
+    let repeats = repeated_hunks(fp);
+    let (located, hints, sequential_text) = if repeats.iter().any(Option::is_some) {
+        let once = FilePatch {
+            hunks: fp
+                .hunks
+                .iter()
+                .zip(&repeats)
+                .filter(|(_, r)| r.is_none())
+                .map(|(h, _)| h.clone())
+                .collect(),
+            ..fp.clone()
+        };
+        let (located, hints, seq) = locate_hunks(&once, &text, false);
+        let mut slot = Vec::with_capacity(fp.hunks.len());
+        let mut k = 0usize;
+        for r in &repeats {
+            slot.push(if r.is_none() {
+                k += 1;
+                k - 1
+            } else {
+                usize::MAX
+            });
+        }
+        let mut all = Vec::with_capacity(fp.hunks.len());
+        let mut all_hints = Vec::with_capacity(fp.hunks.len());
+        let mut hints = hints.into_iter();
+        for (i, r) in repeats.iter().enumerate() {
+            match r {
+                None => {
+                    all.push(located[slot[i]].clone());
+                    all_hints.push(hints.next().expect("a hint per located hunk"));
+                }
+                Some(of) => {
+                    all.push(match &located[slot[*of]] {
+                        Located::Placed(p) => Located::AlreadyApplied {
+                            start: p.start,
+                            pass: p.pass,
+                        },
+                        other => other.clone(),
+                    });
+                    all_hints.push(Hint {
+                        stated: None,
+                        searched: None,
+                    });
+                    plan.warnings.push(Warning::new(
+                        WarningKind::DuplicateHunk,
+                        Some(i + 1),
+                        format!(
+                            "hunk {} repeats hunk {} line for line; it was applied once",
+                            i + 1,
+                            of + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        (all, all_hints, seq)
+    } else {
+        locate_hunks(fp, &text, false)
+    };
     plan.evidence.claims = located
         .iter()
-        .map(|l| match l {
-            Located::Placed(p) => Claim::Placed(p.clone()),
-            Located::AlreadyApplied { start, pass } => Claim::AlreadyApplied {
+        .zip(&repeats)
+        .map(|(l, r)| match (l, r) {
+            (_, Some(of)) => Claim::Repeat { of: *of },
+            (Located::Placed(p), None) => Claim::Placed(p.clone()),
+            (Located::AlreadyApplied { start, pass }, None) => Claim::AlreadyApplied {
                 start: *start,
                 pass: *pass,
             },
-            Located::Ambiguous { .. } | Located::NotFound { .. } => Claim::Unplaced,
+            (Located::Ambiguous { .. } | Located::NotFound { .. }, None) => Claim::Unplaced,
         })
         .collect();
     plan.evidence.sequential = sequential_text.is_some();
@@ -856,12 +923,40 @@ fn plan_modify(
         plan.status = FileStatus::AlreadyApplied;
         return Ok((plan, writes));
     }
+    // The counts are those of the hunks this plan applies, not of those already there.
+    (plan.added, plan.removed) = placed.iter().fold((0, 0), |(a, r), (h, _)| {
+        let adds = h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
+        let rems = h
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Remove)
+            .count();
+        (a + adds, r + rems)
+    });
     let out = match sequential_text {
         Some(t) => t,
         None => splice::splice(&text, &placed, fp.patch_eols),
     };
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
+}
+
+/// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it
+/// is meant for another place (the same numbers, or none on either).
+fn repeated_hunks(fp: &FilePatch) -> Vec<Option<usize>> {
+    fp.hunks
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            fp.hunks[..i].iter().position(|e| {
+                e.lines == h.lines
+                    && e.anchors == h.anchors
+                    && (e.old_start == h.old_start
+                        || e.old_start.is_none()
+                        || h.old_start.is_none())
+            })
+        })
+        .collect()
 }
 
 /// Whether the text passes' placement leaves no doubt: every hunk's old lines found exactly

@@ -404,6 +404,20 @@ fn check_text(
             Claim::AlreadyApplied { start, pass } => {
                 check_already(p, i, h, &cur, *start, *pass)?;
             }
+            Claim::Repeat { of } => {
+                let original = fp.hunks.get(*of).filter(|_| *of < i);
+                let applied = matches!(
+                    ev.claims.get(*of),
+                    Some(Claim::Placed(_) | Claim::AlreadyApplied { .. })
+                );
+                if !original.is_some_and(|o| o.lines == h.lines) || !applied {
+                    return Err(fail(
+                        p,
+                        Some(i + 1),
+                        format!("called a repeat of hunk {}, which it is not", of + 1),
+                    ));
+                }
+            }
             Claim::Placed(pl) => {
                 if ev.sequential {
                     cur = apply_claims(p, &cur, &[(i, h, pl)], &mut touches_end)?;

@@ -11,6 +11,7 @@ mod json_report;
 mod parse_unified;
 mod props;
 mod review_cases;
+mod wrong_edits;
 mod report_human;
 mod three_way_cli;
 mod three_way_engine;
