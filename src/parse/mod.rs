@@ -6,13 +6,25 @@ pub mod unified;
 
 use crate::patch::{Format, Patch};
 
-/// Bad input: the text is not a patch we can read. Rendered with exit status 2.
+/// The text is not a patch we can apply. `Empty` and `Syntax` are bad input (exit status 2);
+/// `Truncated` is a refusal (exit status 1): the patch reads, but the input stopped before
+/// it did, and a partial edit is never applied.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParseError {
     #[error("no patch found in the input{}", hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default())]
     Empty { hint: Option<String> },
     #[error("line {line}: {message}")]
     Syntax { line: usize, message: String },
+    #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
+    Truncated {
+        /// The file whose section was cut.
+        path: String,
+        /// 1-based number of the hunk (or block) in that file, when one was open.
+        hunk: Option<usize>,
+        /// How many lines the header promised beyond what is there, when it says.
+        missing: Option<usize>,
+        what: String,
+    },
 }
 
 /// Answers "does this path exist in the work tree?" so the parser can decide how many
