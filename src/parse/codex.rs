@@ -749,8 +749,8 @@ fn unified_header(line: &str) -> Option<UnifiedHeader<'_>> {
     }
     let start = |r: &str| -> Option<usize> {
         let (s, count) = r.split_once(',').unwrap_or((r, "0"));
-        count.parse::<usize>().ok()?;
-        s.parse().ok()
+        super::line_number(count)?;
+        super::line_number(s)
     };
     Some(UnifiedHeader {
         old_start: Some(start(old)?),

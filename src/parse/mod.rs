@@ -27,6 +27,18 @@ pub enum ParseError {
     },
 }
 
+/// The largest line number or count a header may carry: numbers are hints from untrusted
+/// text, and one beyond any real file is dropped rather than carried into arithmetic.
+pub const MAX_LINE_NUMBER: usize = u32::MAX as usize;
+
+/// A decimal line number or count, `None` when it is not one or exceeds [`MAX_LINE_NUMBER`].
+pub(crate) fn line_number(s: &str) -> Option<usize> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<usize>().ok().filter(|&n| n <= MAX_LINE_NUMBER)
+}
+
 /// Answers "does this path exist in the work tree?" so the parser can decide how many
 /// leading path components a header carries, without doing I/O itself.
 pub trait PathProbe {

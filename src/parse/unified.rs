@@ -418,7 +418,15 @@ impl Parser<'_> {
             section: parsed.section.clone(),
             ..Hunk::default()
         };
-        if parsed.old_start.is_none() {
+        if parsed.unusable {
+            notices.push(Notice::new(
+                "line-numbers-ignored",
+                format!(
+                    "line {header_line}: hunk header '{header}' has a number beyond {}; its numbers were ignored and the hunk is located by its content",
+                    super::MAX_LINE_NUMBER
+                ),
+            ));
+        } else if parsed.old_start.is_none() {
             notices.push(Notice::new(
                 "no-line-numbers",
                 format!("line {header_line}: hunk header '{header}' has no line numbers; the hunk is located by its content"),
@@ -641,6 +649,8 @@ struct HunkHeader {
     new_start: Option<usize>,
     new_count: Option<usize>,
     section: Option<String>,
+    /// The header had numbers, but too large to be line numbers of any file.
+    unusable: bool,
 }
 
 /// `@@ -a,b +c,d @@ section`, tolerating missing parts: `@@`, `@@ @@`, `@@ ... @@`, `@@ -a +c @@`.
@@ -651,6 +661,7 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
         new_start: None,
         new_count: None,
         section: None,
+        unusable: false,
     };
     let rest = line.trim_start_matches('@');
     let (inner, section) = match rest.find("@@") {
@@ -659,13 +670,21 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
     };
     for tok in inner.split_whitespace() {
         if let Some(r) = tok.strip_prefix('-') {
-            let (s, c) = range(r);
+            let (s, c, _) = range(r);
             out.old_start = s;
             out.old_count = c.or(s.map(|_| 1));
         } else if let Some(r) = tok.strip_prefix('+') {
-            let (s, c) = range(r);
+            let (s, c, _) = range(r);
             out.new_start = s;
             out.new_count = c.or(s.map(|_| 1));
+        }
+        // A number past any real file (or not a number) makes every number of the header
+        // untrustworthy: the hunk is located by its content alone.
+        if range(tok.get(1..).unwrap_or("")).2 {
+            out.old_start = None;
+            out.new_start = None;
+            out.unusable = true;
+            break;
         }
     }
     if out.old_start.is_none() {
@@ -684,11 +703,16 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
     out
 }
 
-fn range(r: &str) -> (Option<usize>, Option<usize>) {
+/// `a,b` as start and count, and whether a number was there but unusable (too large).
+fn range(r: &str) -> (Option<usize>, Option<usize>, bool) {
     let mut it = r.splitn(2, ',');
-    let s = it.next().and_then(|v| v.parse().ok());
-    let c = it.next().and_then(|v| v.parse().ok());
-    (s, c)
+    let (s, c) = (it.next(), it.next());
+    let num = |v: Option<&str>| v.and_then(super::line_number);
+    let bad = |v: Option<&str>| {
+        v.is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+            && num(v).is_none()
+    };
+    (num(s), num(c), bad(s) || bad(c))
 }
 
 fn parse_mode(v: &str, line: usize) -> Result<u32, ParseError> {

@@ -13,6 +13,8 @@ mod props;
 mod review_cases;
 mod report_human;
 mod three_way_cli;
+mod truncation;
+mod untrusted_numbers;
 mod three_way_engine;
 mod git_transcripts;
 mod merge_file;
