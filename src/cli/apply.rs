@@ -141,7 +141,19 @@ fn apply(
             } else {
                 String::new()
             };
-            fail("parse", format!("{prefix}{e}"))
+            let message = format!("{prefix}{e}");
+            match e {
+                // The patch reads but the input stopped before it did: a refusal, not bad
+                // input, and nothing of the patch is written (not even with --partial).
+                parse::ParseError::Truncated { .. } => {
+                    let mut r = fail("truncated", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = 1;
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                _ => fail("parse", message),
+            }
         })?;
         match &mut combined {
             None => combined = Some(p),

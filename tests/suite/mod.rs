@@ -14,6 +14,8 @@ mod review_cases;
 mod wrong_edits;
 mod report_human;
 mod three_way_cli;
+mod truncation;
+mod untrusted_numbers;
 mod three_way_engine;
 mod git_transcripts;
 mod merge_file;
