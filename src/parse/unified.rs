@@ -111,6 +111,8 @@ struct HunkTail {
     want: Option<(usize, usize)>,
     /// The lines the body has as written (old side, new side), trailing blank lines included.
     seen: (usize, usize),
+    /// The lines the hunk keeps (trailing blank lines only when the counts want them).
+    kept: (usize, usize),
     /// The first line (0-based) after the body.
     end: usize,
     /// A line of the body stands for lines left out (`...`): the counts cannot be compared.
@@ -565,6 +567,7 @@ impl Parser<'_> {
             header: header.to_string(),
             want: parsed.old_count.zip(parsed.new_count),
             seen: written,
+            kept: (old_seen, new_seen),
             end: self.pos,
             elided: hunk
                 .lines
@@ -594,8 +597,11 @@ impl Parser<'_> {
         if let Some(t) = &self.last_hunk {
             let rest = &self.lines[t.end.min(self.lines.len())..];
             let at_end = rest.iter().all(|l| l.trim().is_empty() || is_fence(l));
+            // A cut body is a prefix of the one its header counted: a side longer than its
+            // count says the header is wrong, not that lines are missing.
             let missing = t
                 .want
+                .filter(|&(oc, nc)| t.kept.0 <= oc && t.kept.1 <= nc)
                 .map(|(oc, nc)| oc.saturating_sub(t.seen.0).max(nc.saturating_sub(t.seen.1)))
                 .filter(|_| !t.elided)
                 .unwrap_or(0);

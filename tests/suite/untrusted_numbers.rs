@@ -78,12 +78,15 @@ fn a_panic_becomes_an_internal_error_report_with_json() {
     let run = crate::common::Run::from(out);
     run.code(2);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
-    let message = "internal error (a bug in git-llm-apply; please report it): panicked at \
-                   src/cli/panic.rs:56:9: injected for a test: boom";
+    let message = format!(
+        "internal error (a bug in git-llm-apply; please report it): panicked at {}: injected \
+         for a test: boom",
+        injection_site()
+    );
     assert_eq!(v["status"], "error");
     assert_eq!(v["exit_code"], 2);
     assert_eq!(v["errors"][0]["kind"], "internal");
-    assert_eq!(v["errors"][0]["message"], message);
+    assert_eq!(v["errors"][0]["message"], message.as_str());
     assert_eq!(run.stderr, format!("error: {message}\n"));
     assert_eq!(r.state(), before);
 }
@@ -103,7 +106,25 @@ fn a_panic_without_json_is_one_line_on_stderr() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: internal error (a bug in git-llm-apply; please report it): panicked at \
-         src/cli/panic.rs:56:9: injected for a test: boom\n"
+        format!(
+            "error: internal error (a bug in git-llm-apply; please report it): panicked at {}: \
+             injected for a test: boom\n",
+            injection_site()
+        )
     );
+}
+
+/// `src/cli/panic.rs:LINE:COLUMN` of the test-only `panic!`, read from the source so that the
+/// assertions stay exact when the file moves.
+#[cfg(debug_assertions)]
+fn injection_site() -> String {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/cli/panic.rs"))
+        .expect("panic.rs");
+    let (n, line) = src
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("panic!(\"injected for a test"))
+        .expect("the injected panic");
+    let col = line.find("panic!").expect("panic!") + 1;
+    format!("src/cli/panic.rs:{}:{col}", n + 1)
 }
