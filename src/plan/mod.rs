@@ -494,7 +494,7 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
     let after = FileState {
-        bytes: content.into_bytes(),
+        bytes: crate::bytes::encode(&content).into_owned(),
         mode,
     };
     let mut plan = base_plan(fp);

@@ -298,7 +298,7 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
         return Err(fail(p, None, "the created file's mode is not the patch's"));
     }
     if let Some(content) = &fp.full_content {
-        return if after.bytes == content.as_bytes() {
+        return if after.bytes[..] == *crate::bytes::encode(content) {
             Ok(())
         } else {
             Err(fail(
@@ -321,7 +321,7 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
             .lines
             .iter()
             .zip(&added)
-            .all(|(a, b)| a.content == b.as_bytes());
+            .all(|(a, b)| a.content == &*crate::bytes::encode(b));
     if same {
         Ok(())
     } else {
@@ -351,7 +351,9 @@ enum Expected<'a> {
 impl Expected<'_> {
     fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Expected::Kept { content, .. } => String::from_utf8_lossy(content),
+            Expected::Kept { content, .. } => {
+                crate::bytes::decode(content).unwrap_or_else(|| String::from_utf8_lossy(content))
+            }
             Expected::Added { text, .. } => std::borrow::Cow::Borrowed(text),
         }
     }
@@ -692,7 +694,7 @@ fn check_already(
             && new
                 .iter()
                 .zip(&cur[start..start + new.len()])
-                .all(|(a, b)| a.as_bytes() == b.text().as_bytes());
+                .all(|(a, b)| *a == b.text());
         if old_there && !same_bytes {
             return Err(fail(
                 p,
@@ -751,7 +753,7 @@ fn compare(
             }
             Expected::Added { text, hunk, loose } => {
                 let same = match loose {
-                    None => text.as_bytes() == got.content,
+                    None => *crate::bytes::encode(text) == *got.content,
                     Some(pass) => key(pass, text) == key(pass, &got.text()),
                 };
                 if !same {
@@ -874,10 +876,12 @@ fn check_merge(
     for l in &old.lines {
         *delta.entry(l.content).or_default() -= 1;
     }
-    let mut budget: HashMap<&[u8], (i64, i64)> = HashMap::new();
+    let mut budget: HashMap<Vec<u8>, (i64, i64)> = HashMap::new();
     for h in &fp.hunks {
         for l in &h.lines {
-            let e = budget.entry(l.text.as_bytes()).or_default();
+            let e = budget
+                .entry(crate::bytes::encode(&l.text).into_owned())
+                .or_default();
             match l.kind {
                 LineKind::Add => e.0 += 1,
                 LineKind::Remove => e.1 += 1,
@@ -886,7 +890,7 @@ fn check_merge(
         }
     }
     for (line, d) in &delta {
-        let (add, rem) = budget.get(line).copied().unwrap_or_default();
+        let (add, rem) = budget.get(*line).copied().unwrap_or_default();
         if *d > add || -*d > rem {
             return Err(fail(
                 p,
@@ -904,19 +908,23 @@ fn check_merge(
     }
     for (i, h) in fp.hunks.iter().enumerate() {
         for run in added_runs(h) {
+            let run: Vec<Vec<u8>> = run
+                .iter()
+                .map(|t| crate::bytes::encode(t).into_owned())
+                .collect();
             let (k, rare) = run
                 .iter()
                 .enumerate()
-                .min_by_key(|(_, t)| at.get(t.as_bytes()).map_or(0, Vec::len))
+                .min_by_key(|(_, t)| at.get(t.as_slice()).map_or(0, Vec::len))
                 .expect("a run has a line");
-            let present = at.get(rare.as_bytes()).is_some_and(|positions| {
+            let present = at.get(rare.as_slice()).is_some_and(|positions| {
                 positions.iter().any(|&pos| {
                     pos >= k
                         && pos - k + run.len() <= new.lines.len()
                         && run
                             .iter()
                             .zip(&new.lines[pos - k..])
-                            .all(|(t, l)| t.as_bytes() == l.content)
+                            .all(|(t, l)| t.as_slice() == l.content)
                 })
             });
             if !present {

@@ -2,6 +2,7 @@
 
 mod apply_core;
 mod apply_files;
+mod bytes;
 mod cli;
 mod diagnostics;
 mod formats_cli;
