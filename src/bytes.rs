@@ -14,18 +14,24 @@ fn is_escape(c: char) -> bool {
     (FIRST..=FIRST + 0xFF).contains(&(c as u32))
 }
 
+/// Whether UTF-8 text may hold an escape character: they all encode with a first byte of
+/// 0xF4, which ordinary text rarely has, so one fast scan usually settles it.
+fn may_escape(s: &str) -> bool {
+    s.as_bytes().contains(&0xF4) && s.chars().any(is_escape)
+}
+
 /// The text of `bytes`, losslessly: `None` only when valid UTF-8 in it already uses the
 /// characters that stand for raw bytes (it could not be told apart on the way back).
 pub fn decode(bytes: &[u8]) -> Option<Cow<'_, str>> {
     match std::str::from_utf8(bytes) {
-        Ok(s) if !s.chars().any(is_escape) => return Some(Cow::Borrowed(s)),
+        Ok(s) if !may_escape(s) => return Some(Cow::Borrowed(s)),
         Ok(_) => return None,
         Err(_) => {}
     }
     let mut out = String::with_capacity(bytes.len() + 16);
     for chunk in bytes.utf8_chunks() {
         let valid = chunk.valid();
-        if valid.chars().any(is_escape) {
+        if may_escape(valid) {
             return None;
         }
         out.push_str(valid);
@@ -38,7 +44,7 @@ pub fn decode(bytes: &[u8]) -> Option<Cow<'_, str>> {
 
 /// The bytes `text` stands for: the inverse of [`decode`].
 pub fn encode(text: &str) -> Cow<'_, [u8]> {
-    if !text.chars().any(is_escape) {
+    if !may_escape(text) {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());

@@ -60,7 +60,7 @@ fn huge_numbers_in_a_codex_unified_header_are_not_numbers() {
     let patch =
         format!("*** Begin Patch\n*** Update File: f.txt\n@@ -{HUGE},3 +1,3 @@\n l2\n-l3\n+L3\n l4\n*** End Patch\n");
     let run = r.apply(&[], &patch);
-    assert!(matches!(run.code, 0 | 1 | 2), "no panic: {run:?}");
+    assert!(matches!(run.code, 0..=2), "no panic: {run:?}");
     assert_ne!(run.code, 101);
 }
 
