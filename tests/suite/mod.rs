@@ -5,6 +5,7 @@ mod apply_files;
 mod bytes;
 mod cli;
 mod diagnostics;
+mod elisions;
 mod formats_cli;
 mod history;
 mod hooks;
