@@ -2,6 +2,7 @@
 
 mod apply_core;
 mod apply_files;
+mod bytes;
 mod cli;
 mod diagnostics;
 mod formats_cli;
@@ -11,6 +12,7 @@ mod json_report;
 mod parse_unified;
 mod props;
 mod review_cases;
+mod wrong_edits;
 mod report_human;
 mod three_way_cli;
 mod truncation;
