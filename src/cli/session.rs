@@ -59,6 +59,7 @@ pub struct Session<'r> {
 /// `records` says whether this run will write snapshots or a journal; one that will not
 /// goes on without the lock when the lock file cannot be created at all.
 pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
+    check_git_version()?;
     let mut notices = Vec::new();
     let lock = match Lock::acquire(repo, lock_timeout(repo)?) {
         Ok(lock) => Some(lock),
@@ -102,6 +103,56 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
         lock,
         notices,
     })
+}
+
+/// The oldest git whose `apply`, `worktree` and object commands we test against (the
+/// transcripts in tests/fixtures start there).
+pub const MIN_GIT: [u32; 3] = [2, 17, 0];
+
+/// Refuse to run with a git older than [`MIN_GIT`]: its `apply` output and options are not
+/// ones we know, so its results could be misread. A git that cannot be run is left for the
+/// command that needs it to report.
+fn check_git_version() -> Result<(), Box<Report>> {
+    let Ok(out) = crate::git::Git::new(Path::new(".")).arg("--version").run() else {
+        return Ok(());
+    };
+    match parse_git_version(&out.stdout) {
+        Some(v) if v < MIN_GIT => Err(fail(
+            "git-version",
+            format!(
+                "{} is {}, but git-llm-apply needs git {}.{} or newer (set \
+                     GIT_LLM_APPLY_GIT to a newer git)",
+                crate::git::binary().display(),
+                out.stdout.trim(),
+                MIN_GIT[0],
+                MIN_GIT[1]
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `git version 2.39.5`, `git version 2.39.5.windows.1`, `git version 2.17.0 (Apple Git-1)`
+/// → [2, 39, 5]; `None` for anything else.
+pub fn parse_git_version(text: &str) -> Option<[u32; 3]> {
+    let number = text
+        .trim()
+        .strip_prefix("git version ")?
+        .split(' ')
+        .next()?;
+    let mut parts = number.split('.');
+    let mut v = [0; 3];
+    for (i, slot) in v.iter_mut().enumerate() {
+        match parts.next() {
+            Some(p) => {
+                let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
+                *slot = digits.parse().ok()?;
+            }
+            None if i == 2 => {}
+            None => return None,
+        }
+    }
+    Some(v)
 }
 
 fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
@@ -334,4 +385,31 @@ pub fn write(
         snapshot: Some(done.snapshot),
         notices,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_versions_are_read_from_every_spelling_git_prints() {
+        assert_eq!(parse_git_version("git version 2.39.5\n"), Some([2, 39, 5]));
+        assert_eq!(
+            parse_git_version("git version 2.39.5.windows.1"),
+            Some([2, 39, 5])
+        );
+        assert_eq!(
+            parse_git_version("git version 2.17.0 (Apple Git-1)"),
+            Some([2, 17, 0])
+        );
+        assert_eq!(
+            parse_git_version("git version 2.45.0-rc1"),
+            Some([2, 45, 0])
+        );
+        assert_eq!(parse_git_version("git version 3.0"), Some([3, 0, 0]));
+        assert_eq!(parse_git_version("hub version 2.14.2"), None);
+        assert_eq!(parse_git_version(""), None);
+        assert!(parse_git_version("git version 2.16.6").expect("parsed") < MIN_GIT);
+        assert!(parse_git_version("git version 2.17.0").expect("parsed") >= MIN_GIT);
+    }
 }

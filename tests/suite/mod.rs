@@ -18,3 +18,4 @@ mod git_transcripts;
 mod merge_file;
 mod snapshot_store;
 mod snapshot_undo;
+mod snapshot_min_git;

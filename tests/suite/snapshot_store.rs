@@ -358,14 +358,7 @@ fn linked_worktree_shares_refs_but_has_its_own_lock_and_journal() {
     t.commit_all("base");
     let outside = tempfile::tempdir().expect("temp dir");
     let wt_dir = outside.path().join("linked");
-    t.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "side",
-        wt_dir.to_str().expect("utf-8"),
-    ]);
+    t.add_worktree(&wt_dir, Some("side"), None);
     std::fs::write(wt_dir.join("f.txt"), b"linked edit\n").expect("write");
 
     let main = t.open();

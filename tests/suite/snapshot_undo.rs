@@ -420,14 +420,7 @@ fn works_in_a_linked_worktree_with_shared_refs_and_its_own_lock() {
     let r = TestRepo::with(&[("f.txt", "main\n")]);
     let outside = tempfile::tempdir().expect("temp dir");
     let wt = outside.path().join("wt");
-    r.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "side",
-        wt.to_str().expect("utf-8"),
-    ]);
+    r.add_worktree(&wt, Some("side"), None);
     std::fs::write(wt.join("f.txt"), b"main, edited in the worktree\n").expect("write");
     let main_before = r.state();
     let wt_index = r.path().join(".git/worktrees/wt/index");
