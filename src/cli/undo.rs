@@ -74,13 +74,7 @@ fn undo_locked(
         e => fail("snapshot", e.to_string()),
     })?;
     if let Status::Undone { .. } = snap.info().status {
-        return Err(refuse(
-            "already-undone",
-            format!(
-                "snapshot {target} was already undone; nothing was written (git llm-apply log \
-                 lists what is still applied)"
-            ),
-        ));
+        return Err(refuse("already-undone", already_undone(repo, target)));
     }
     let plan = restore::plan_undo(repo, &snap, force)
         .map_err(|e| fail("snapshot", format!("cannot undo snapshot {target}: {e}")))?;
@@ -100,6 +94,7 @@ fn undo_locked(
     report.format = None;
     report.reverse = true;
     report.check = check;
+    report.undo = true;
 
     if plan.refused() {
         for f in &mut report.files {
@@ -172,6 +167,7 @@ fn undo_locked(
                     Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, 1, false);
                 r.format = None;
                 r.reverse = true;
+                r.undo = true;
                 r.errors.push(ErrorReport {
                     kind: "write".into(),
                     message,
@@ -212,7 +208,7 @@ fn undo_locked(
             "; the files as they were before this undo are kept in snapshot {n}"
         ));
     } else {
-        message.push_str(": its paths already held their pre-apply content");
+        message.push_str(": nothing to undo, its paths already held their pre-apply content");
     }
     notices.push(Notice::new("undone", message));
     report.notices.extend(notices);
@@ -222,21 +218,50 @@ fn undo_locked(
 /// The newest snapshot of an apply (snapshots taken before an undo are not applies).
 fn most_recent_apply(repo: &Repo) -> Result<SnapshotId, Box<Report>> {
     let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
-    let newest = infos.iter().find(|i| i.undoes.is_none()).ok_or_else(|| {
+    let mut applies = infos.iter().filter(|i| i.undoes.is_none());
+    let newest = applies.next().ok_or_else(|| {
         refuse(
-            "no-snapshot",
-            "no recorded apply to roll back (applies record a snapshot unless --no-snapshot is given)",
+            "nothing-to-undo",
+            "nothing to undo: no apply was recorded here (applies record a snapshot unless \
+             --no-snapshot is given)",
         )
     })?;
     if let Status::Undone { .. } = newest.status {
-        return Err(refuse(
-            "already-undone",
-            format!(
-                "the most recent apply (snapshot {id}) was already undone; to roll back an \
-                 earlier one, name it: git llm-apply undo ID (git llm-apply log lists them)",
+        let next = applies.find(|i| i.status == Status::Applied);
+        let message = match next {
+            Some(next) => format!(
+                "the most recent apply (snapshot {id}) is already undone; the next one still \
+                 applied is snapshot {n}: git llm-apply undo {n} (git llm-apply log lists them)",
+                id = newest.id,
+                n = next.id
+            ),
+            None => format!(
+                "nothing to undo: the most recent apply (snapshot {id}) is already undone and \
+                 no earlier apply is still applied (git llm-apply log lists them)",
                 id = newest.id
             ),
-        ));
+        };
+        return Err(refuse("already-undone", message));
     }
     Ok(newest.id)
+}
+
+/// Why `undo ID` of an undone snapshot does nothing, and what would bring its change back.
+fn already_undone(repo: &Repo, target: SnapshotId) -> String {
+    let redo = snapshot::list(repo).ok().and_then(|infos| {
+        infos
+            .into_iter()
+            .find(|i| i.undoes == Some(target) && i.status == Status::Applied)
+    });
+    match redo {
+        Some(r) => format!(
+            "snapshot {target} was already undone: nothing to undo (git llm-apply undo {} \
+             brings its change back)",
+            r.id
+        ),
+        None => format!(
+            "snapshot {target} was already undone: nothing to undo (git llm-apply log lists \
+             what is still applied)"
+        ),
+    }
 }

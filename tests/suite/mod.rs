@@ -19,3 +19,4 @@ mod merge_file;
 mod snapshot_store;
 mod snapshot_undo;
 mod snapshot_min_git;
+mod snapshot_wording;

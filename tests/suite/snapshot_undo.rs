@@ -325,7 +325,7 @@ fn nothing_to_undo_is_said_plainly() {
     let r = TestRepo::with(&[("f.txt", "a\n")]);
     run(&r, &["--revert"])
         .code(1)
-        .out_contains("no recorded apply");
+        .out_contains("nothing to undo: no apply was recorded here");
     run(&r, &["log"])
         .code(0)
         .out_contains("No applies recorded");
