@@ -359,6 +359,39 @@ pub fn write(
             })
             .map_err(|e| e.to_string());
     };
+    // llm-apply.keep = 0 keeps no snapshot, so none is recorded: the write is the plain one
+    // of --no-snapshot (no journal either), and an apply drops the older snapshots as any
+    // keep value would (an undo keeps them: it may be undoing one of them).
+    if let Ok(0) = snapshot::keep_from_config(session.repo) {
+        write::write(root, token).map_err(|e| e.to_string())?;
+        let mut message = format!(
+            "no snapshot was recorded: {} is 0 (as with --no-snapshot), so this {} cannot be \
+             undone",
+            snapshot::KEEP_CONFIG_KEY,
+            if request.undoes.is_some() {
+                "undo"
+            } else {
+                "apply"
+            }
+        );
+        if request.undoes.is_none() {
+            match snapshot::prune(session.repo, 0) {
+                Ok(dropped) if !dropped.is_empty() => {
+                    let ids: Vec<String> = dropped.iter().map(ToString::to_string).collect();
+                    message.push_str(&format!(
+                        "; the older snapshots {} were dropped",
+                        ids.join(", ")
+                    ));
+                }
+                Ok(_) => {}
+                Err(e) => message.push_str(&format!("; dropping older snapshots failed: {e}")),
+            }
+        }
+        return Ok(Done {
+            snapshot: None,
+            notices: vec![Notice::new("no-snapshot", message)],
+        });
+    }
     let Some(lock) = &session.lock else {
         return Err("cannot record a snapshot without this worktree's lock".to_string());
     };

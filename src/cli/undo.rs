@@ -207,6 +207,8 @@ fn undo_locked(
         message.push_str(&format!(
             "; the files as they were before this undo are kept in snapshot {n}"
         ));
+    } else if report.written {
+        // llm-apply.keep = 0: the notice from the writer says no snapshot was recorded.
     } else {
         message.push_str(": nothing to undo, its paths already held their pre-apply content");
     }

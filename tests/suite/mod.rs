@@ -20,3 +20,4 @@ mod snapshot_store;
 mod snapshot_undo;
 mod snapshot_min_git;
 mod snapshot_wording;
+mod snapshot_keep_zero;
