@@ -163,6 +163,34 @@ pub struct Meta {
     pub files: u64,
     pub added: u64,
     pub removed: u64,
+    /// The index entries an `--index` apply changes (empty otherwise).
+    pub index: Vec<IndexChange>,
+}
+
+/// One index entry (stage 0) an `--index` apply changes: what it held before and what the
+/// apply stages. Blob ids only; `Absent` when there is no entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexChange {
+    pub path: String,
+    pub before: Recorded,
+    pub after: Recorded,
+}
+
+/// The name a snapshot records for the work tree it was made in: the work tree's absolute
+/// path, with symlinks resolved so two spellings of one directory compare equal.
+pub fn worktree_name(repo: &Repo) -> String {
+    let path = std::fs::canonicalize(&repo.work_dir).unwrap_or_else(|_| repo.work_dir.clone());
+    let text = path.to_string_lossy().into_owned();
+    match text.trim_end_matches('/') {
+        "" => "/".to_string(),
+        trimmed => trimmed.to_string(),
+    }
+}
+
+/// Whether this snapshot was made in the work tree named `worktree` (see [`worktree_name`]).
+/// Snapshots older than the record of worktrees belong to every worktree, as they did.
+pub fn made_in(info: &SnapshotInfo, worktree: &str) -> bool {
+    info.worktree.as_deref().is_none_or(|w| w == worktree)
 }
 
 /// Whether a snapshot's apply still stands.
@@ -189,6 +217,9 @@ pub struct SnapshotInfo {
     /// The touched paths, in the order the apply gave them.
     pub paths: Vec<String>,
     pub status: Status,
+    /// The work tree the apply wrote ([`worktree_name`]); `None` for snapshots made before
+    /// this was recorded.
+    pub worktree: Option<String>,
 }
 
 /// One touched path of a parsed snapshot.
@@ -211,6 +242,7 @@ pub struct Snapshot {
     head: Option<ObjectId>,
     post_commit: ObjectId,
     paths: Vec<SnapshotPath>,
+    index: Vec<IndexChange>,
 }
 
 impl Snapshot {
@@ -234,6 +266,11 @@ impl Snapshot {
 
     pub fn paths(&self) -> &[SnapshotPath] {
         &self.paths
+    }
+
+    /// The index entries the apply staged (`--index`), to put back on undo.
+    pub fn index_changes(&self) -> &[IndexChange] {
+        &self.index
     }
 
     pub fn path(&self, path: &str) -> Option<&SnapshotPath> {
@@ -440,6 +477,16 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
         head,
         post_commit,
         paths: records,
+        worktree: Some(worktree_name(repo)),
+        index: meta
+            .index
+            .iter()
+            .map(|c| format::PathRecord {
+                path: c.path.clone(),
+                before: c.before,
+                after: c.after,
+            })
+            .collect(),
     };
     let parents: Vec<ObjectId> = head.into_iter().chain([post_commit]).collect();
     for _ in 0..MAX_SEQUENCE_ATTEMPTS {
@@ -777,6 +824,7 @@ fn load<'r>(
         removed: record.removed,
         paths: record.paths.iter().map(|p| p.path.clone()).collect(),
         status,
+        worktree: record.worktree.clone(),
     };
     Ok((info, record, commit))
 }
@@ -846,11 +894,21 @@ pub fn read(repo: &Repo, id: SnapshotId) -> Result<Snapshot, SnapshotError> {
             after: p.after,
         });
     }
+    let index = record
+        .index
+        .iter()
+        .map(|c| IndexChange {
+            path: c.path.clone(),
+            before: c.before,
+            after: c.after,
+        })
+        .collect();
     Ok(Snapshot {
         info,
         head: record.head,
         post_commit: record.post_commit,
         paths,
+        index,
     })
 }
 

@@ -42,6 +42,7 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
             id: None,
             force,
             check,
+            worktree: None,
             json,
         };
         return undo::run(args, dir);
@@ -168,6 +169,7 @@ fn apply(
         ),
         intent: inputs.iter().find_map(|i| input::intent(&i.text)),
         undoes: None,
+        index: Vec::new(),
     };
     let record = match &session {
         Some(s) if !no_snapshot => Some((s, &request)),

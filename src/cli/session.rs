@@ -327,6 +327,7 @@ pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
         files,
         added,
         removed,
+        index: Vec::new(),
     }
 }
 
@@ -335,6 +336,8 @@ pub struct SnapshotRequest {
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
     pub undoes: Option<SnapshotId>,
+    /// For `--index`: the index entries the apply will stage, so undo can put them back.
+    pub index: Vec<snapshot::IndexChange>,
 }
 
 /// A write that went through.
@@ -405,6 +408,7 @@ pub fn write(
             files: summary.files as u64,
             added: summary.added as u64,
             removed: summary.removed as u64,
+            index: request.index.clone(),
         },
     };
     let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;

@@ -18,9 +18,10 @@ pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
         id,
         force,
         check,
+        worktree,
         json,
     } = args;
-    let report = match undo(id.as_deref(), force, check, dir) {
+    let report = match undo(id.as_deref(), force, check, dir, worktree) {
         Ok(r) => r,
         Err(r) => *r,
     };
@@ -40,9 +41,13 @@ fn undo(
     force: bool,
     check: bool,
     dir: Option<PathBuf>,
+    worktree: Option<PathBuf>,
 ) -> Result<Report, Box<Report>> {
     let cwd = session::start_dir(dir)?;
-    let repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    let mut repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    if let Some(w) = worktree {
+        repo = other_worktree(&repo, &cwd.join(w))?;
+    }
     let session = session::open(&repo, !check)?;
     // Whatever happens next, the report says what opening the session did (a recovery).
     undo_locked(&repo, &session, id, force, check).map_err(|mut r| {
@@ -60,11 +65,12 @@ fn undo_locked(
     force: bool,
     check: bool,
 ) -> Result<Report, Box<Report>> {
+    let here = snapshot::worktree_name(repo);
     let target = match id {
         Some(text) => text
             .parse::<SnapshotId>()
             .map_err(|e| fail("usage", e.to_string()))?,
-        None => most_recent_apply(repo)?,
+        None => most_recent_apply(repo, &here)?,
     };
     let snap = snapshot::read(repo, target).map_err(|e| match e {
         SnapshotError::NotFound { .. } => fail(
@@ -73,6 +79,19 @@ fn undo_locked(
         ),
         e => fail("snapshot", e.to_string()),
     })?;
+    if !snapshot::made_in(snap.info(), &here) {
+        // Its paths are another work tree's files: compared with this one's, the undo would
+        // find nothing to restore, or restore the wrong files.
+        let there = snap.info().worktree.clone().unwrap_or_default();
+        return Err(refuse(
+            "other-worktree",
+            format!(
+                "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
+                 nothing was written. Undo it there: git llm-apply undo {target} --worktree \
+                 {there} (or git llm-apply -C {there} undo {target})"
+            ),
+        ));
+    }
     if let Status::Undone { .. } = snap.info().status {
         return Err(refuse("already-undone", already_undone(repo, target)));
     }
@@ -146,6 +165,7 @@ fn undo_locked(
             patch_sha256: meta.patch_sha256,
             intent: meta.intent,
             undoes: Some(target),
+            index: Vec::new(),
         };
         let token = match gate::approve_restore(as_plan.changes.clone()) {
             Verdict::Approved(t) => t,
@@ -217,16 +237,51 @@ fn undo_locked(
     Ok(report)
 }
 
-/// The newest snapshot of an apply (snapshots taken before an undo are not applies).
-fn most_recent_apply(repo: &Repo) -> Result<SnapshotId, Box<Report>> {
-    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
-    let mut applies = infos.iter().filter(|i| i.undoes.is_none());
-    let newest = applies.next().ok_or_else(|| {
-        refuse(
-            "nothing-to-undo",
-            "nothing to undo: no apply was recorded here (applies record a snapshot unless \
-             --no-snapshot is given)",
+/// `--worktree PATH`: the repository as seen from that work tree, which must be one of this
+/// repository's worktrees.
+fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Report>> {
+    let not_ours = |why: &str| {
+        fail(
+            "usage",
+            format!(
+                "--worktree {}: {why} (git worktree list shows this repository's worktrees)",
+                path.display()
+            ),
         )
+    };
+    if !path.is_dir() {
+        return Err(not_ours("not a directory"));
+    }
+    let other = Repo::discover(path)
+        .map_err(|e| fail("repository", e.to_string()))?
+        .ok_or_else(|| not_ours("not inside a git repository"))?;
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    };
+    if !same(other.common_dir(), repo.common_dir()) {
+        return Err(not_ours("a worktree of another repository"));
+    }
+    Ok(other)
+}
+
+/// The newest snapshot of an apply made in this work tree (snapshots taken before an undo
+/// are not applies; other worktrees' applies are undone there).
+fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>> {
+    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let elsewhere = infos.iter().any(|i| !snapshot::made_in(i, here));
+    let mut applies = infos
+        .iter()
+        .filter(|i| i.undoes.is_none() && snapshot::made_in(i, here));
+    let newest = applies.next().ok_or_else(|| {
+        let mut message = "nothing to undo: no apply was recorded here (applies record a \
+                           snapshot unless --no-snapshot is given)"
+            .to_string();
+        if elsewhere {
+            message.push_str(
+                "; other worktrees' applies are undone there (git llm-apply log lists them)",
+            );
+        }
+        refuse("nothing-to-undo", message)
     })?;
     if let Status::Undone { .. } = newest.status {
         let next = applies.find(|i| i.status == Status::Applied);

@@ -508,9 +508,14 @@ pub fn render_log(log: &super::log::LogReport) -> String {
             (Some(u), None) => format!("undo of {u}"),
             (None, None) => format!("({})", e.paths.join(", ")),
         };
+        // Another worktree's snapshot says whose it is: it is undone there.
+        let whose = match (&e.worktree, e.this_worktree) {
+            (Some(w), false) => format!("  [worktree {w}]"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}",
+            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}{whose}",
             id = e.id,
             time = e.time.replacen('T', " ", 1),
             added = e.added,

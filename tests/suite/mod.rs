@@ -21,3 +21,4 @@ mod snapshot_undo;
 mod snapshot_min_git;
 mod snapshot_wording;
 mod snapshot_keep_zero;
+mod snapshot_worktrees;

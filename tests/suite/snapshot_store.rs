@@ -123,6 +123,7 @@ fn meta(intent: Option<&str>) -> Meta {
         files: 1,
         added: 2,
         removed: 1,
+        index: Vec::new(),
     }
 }
 
