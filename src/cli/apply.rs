@@ -159,7 +159,7 @@ fn apply(
         original.clone()
     };
     patch.notices.extend(extra_notices);
-    let request = SnapshotRequest {
+    let mut request = SnapshotRequest {
         patch_sha256: PatchDigest::of(
             inputs
                 .iter()
@@ -170,10 +170,6 @@ fn apply(
         intent: inputs.iter().find_map(|i| input::intent(&i.text)),
         undoes: None,
         index: Vec::new(),
-    };
-    let record = match &session {
-        Some(s) if !no_snapshot => Some((s, &request)),
-        _ => None,
     };
 
     let history_depth = match &repo {
@@ -232,6 +228,25 @@ fn apply(
     hooks
         .prepare_post(&patch, &plan)
         .map_err(|e| fail("io", e))?;
+    // --index: each touched path's index entry is decided before anything is written.
+    let staging = match &repo {
+        Some(r) if index && !plan.changes.is_empty() => {
+            match write::index::plan(r, &plan.changes) {
+                Ok(s) => s,
+                Err(refused) => {
+                    return Ok(index_refused(&plan, patch.format, check, revert, &refused))
+                }
+            }
+        }
+        _ => Vec::new(),
+    };
+    if let Some(r) = &repo {
+        request.index = staging.iter().map(|s| s.change(r)).collect();
+    }
+    let record = match &session {
+        Some(s) if !no_snapshot => Some((s, &request)),
+        _ => None,
+    };
     let mut report = decide_and_write(
         &plan,
         patch.format,
@@ -242,9 +257,8 @@ fn apply(
         record,
         &mut hooks,
     );
-    if index && report.written {
-        let paths: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
-        if let Err(message) = write::stage(&root, &paths) {
+    if let (Some(r), true) = (&repo, index && report.written) {
+        if let Err(message) = write::index::stage(r, &staging) {
             report.errors.push(ErrorReport {
                 kind: "index".into(),
                 message,
@@ -419,6 +433,30 @@ fn decide_and_write(
     }
     report.hooks = hooks.reports.clone();
     report
+}
+
+/// `--index` refused: a path's index entry cannot take exactly the patch's change.
+fn index_refused(
+    plan: &Plan,
+    format: Format,
+    check: bool,
+    revert: bool,
+    refused: &[write::index::Unstageable],
+) -> Report {
+    let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+    r.check = check;
+    r.reverse = revert;
+    for u in refused {
+        r.errors.push(ErrorReport {
+            kind: "index".into(),
+            message: format!("--index: {}: {}; nothing was written", u.path, u.reason),
+        });
+    }
+    not_written_because(
+        &mut r,
+        "not written: --index cannot stage the patch's change alone",
+    );
+    r
 }
 
 /// Say why the files that would have applied were not written (the report's default reason

@@ -11,7 +11,7 @@ use crate::patch::{Format, Notice};
 use crate::repo::Repo;
 use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
 use crate::snapshot::{self, SnapshotError, SnapshotId, Status};
-use crate::write::restore;
+use crate::write::{self, restore};
 
 pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
     let UndoArgs {
@@ -196,6 +196,40 @@ fn undo_locked(
                 return Ok(r);
             }
         }
+    }
+    // An --index apply staged its change: the entries that still hold it are put back.
+    match write::index::restore(repo, snap.index_changes()) {
+        Ok(left) => {
+            let put_back: Vec<&str> = snap
+                .index_changes()
+                .iter()
+                .map(|c| c.path.as_str())
+                .filter(|p| !left.iter().any(|l| l == p))
+                .collect();
+            if !put_back.is_empty() {
+                notices.push(Notice::new(
+                    "index-restored",
+                    format!(
+                        "the index entries the apply staged were put back: {}",
+                        put_back.join(", ")
+                    ),
+                ));
+            }
+            if !left.is_empty() {
+                notices.push(Notice::new(
+                    "index-kept",
+                    format!(
+                        "the index entries of {} changed since the apply staged them, so they \
+                         were left as they are",
+                        left.join(", ")
+                    ),
+                ));
+            }
+        }
+        Err(e) => report.errors.push(ErrorReport {
+            kind: "index".into(),
+            message: format!("the files were restored, but the index was not: {e}"),
+        }),
     }
     match snapshot::mark_undone(repo, target) {
         Ok(()) => {}

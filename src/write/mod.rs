@@ -3,6 +3,7 @@
 //! already changed, so a failed apply leaves the tree as it was. `recorded` wraps it in a
 //! snapshot and a journal; `restore` decides what an undo or a crash recovery writes.
 
+pub mod index;
 pub mod recorded;
 pub mod restore;
 
@@ -82,24 +83,6 @@ pub fn put_back(root: &Path, approved: &Approved) -> Vec<String> {
         }
     }
     unrestored
-}
-
-/// `--index`: stage the written paths (additions, changes and deletions), as `git apply
-/// --index` would have. Runs after the work tree is written; failure is reported, not undone.
-pub fn stage(root: &Path, paths: &[&str]) -> Result<(), String> {
-    if paths.is_empty() {
-        return Ok(());
-    }
-    let out = crate::git::Git::new(root)
-        .args(["add", "-A", "-f", "--"])
-        .args(paths)
-        .run()
-        .map_err(|e| e.to_string())?;
-    if out.success() {
-        Ok(())
-    } else {
-        Err(format!("staging the result failed: {}", out.stderr.trim()))
-    }
 }
 
 /// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.

@@ -22,3 +22,4 @@ mod snapshot_min_git;
 mod snapshot_wording;
 mod snapshot_keep_zero;
 mod snapshot_worktrees;
+mod snapshot_index;
