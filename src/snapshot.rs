@@ -50,6 +50,7 @@
 //! (the tree editor loads those, never the whole tree), plus one blob per touched file.
 
 mod digest;
+pub(crate) mod fault;
 mod format;
 mod journal;
 mod lock;
@@ -70,7 +71,7 @@ use gix::ObjectId;
 pub use digest::{ParseDigestError, PatchDigest};
 pub use format::{MetaError, Recorded, FORMAT_VERSION};
 pub use journal::{Journal, JournalError, Pending};
-pub use lock::{Holder, Lock, LockError};
+pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE};
@@ -378,6 +379,22 @@ fn signature(time: Time) -> gix::actor::Signature {
 /// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
 /// HEAD or a work-tree file.
 pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
+    create_with_nonce(repo, touched, meta, &new_nonce())
+}
+
+/// A fresh nonce for [`create_with_nonce`]: 16 hex digits, different on every call.
+pub fn new_nonce() -> String {
+    format::new_nonce()
+}
+
+/// [`create`], with the nonce the snapshot commit carries given: a journal written before
+/// the snapshot names it, so a recovery can find a snapshot whose number it never learnt.
+pub fn create_with_nonce(
+    repo: &Repo,
+    touched: &[Touched],
+    meta: &Meta,
+    nonce: &str,
+) -> Result<SnapshotId, SnapshotError> {
     if touched.is_empty() {
         return Err(SnapshotError::NothingTouched);
     }
@@ -467,7 +484,7 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
         sequence: next_sequence(repo)?,
         time,
         tool_version: TOOL_VERSION.to_string(),
-        nonce: format::new_nonce(),
+        nonce: nonce.to_string(),
         patch_sha256: meta.patch_sha256,
         intent: meta.intent.as_deref().and_then(format::one_line),
         undoes: meta.undoes.map(SnapshotId::sequence),
@@ -566,6 +583,7 @@ fn head_commit(r: &gix::Repository) -> Result<Option<ObjectId>, SnapshotError> {
 }
 
 fn write_blob(r: &gix::Repository, bytes: &[u8]) -> Result<ObjectId, SnapshotError> {
+    fault::mutation("object: blob");
     r.write_blob(bytes)
         .map(|id| id.detach())
         .map_err(git_err("write a blob"))
@@ -605,7 +623,10 @@ fn edit_tree<'p>(
         }
     }
     editor
-        .write(|tree| r.write_object(tree).map(|id| id.detach()))
+        .write(|tree| {
+            fault::mutation("object: tree");
+            r.write_object(tree).map(|id| id.detach())
+        })
         .map_err(git_err("write the snapshot tree"))
 }
 
@@ -625,6 +646,7 @@ fn write_commit(
         message: message.into(),
         extra_headers: Vec::new(),
     };
+    fault::mutation("object: commit");
     r.write_object(&commit)
         .map(|id| id.detach())
         .map_err(git_err("write a snapshot commit"))
@@ -656,6 +678,7 @@ fn create_ref(
     };
     let sig = signature(time);
     let mut time_buf = Default::default();
+    fault::mutation("ref: create");
     match r.edit_references_as([edit], Some(sig.to_ref(&mut time_buf))) {
         Ok(_) => Ok(true),
         Err(e) => {
@@ -707,8 +730,15 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
         source,
     };
     std::fs::create_dir_all(&dir).map_err(io_err)?;
-    let tmp = dir.join(format!("{SEQUENCE_FILE}.{}.tmp", format::new_nonce()));
+    // The pid in the name lets a recovery tell a dead run's leftover from a live run's file.
+    let tmp = dir.join(format!(
+        "{SEQUENCE_FILE}.{}.{}.tmp",
+        std::process::id(),
+        format::new_nonce()
+    ));
+    fault::mutation("sequence: write temporary file");
     std::fs::write(&tmp, format!("{seq}\n")).map_err(io_err)?;
+    fault::mutation("sequence: rename into place");
     std::fs::rename(&tmp, &path).map_err(io_err)
 }
 
@@ -1001,6 +1031,62 @@ pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
     }
 }
 
+/// The snapshot whose commit carries `nonce`, if any: the one an apply that died before its
+/// journal named a snapshot made (or was making).
+pub fn find_by_nonce(repo: &Repo, nonce: &str) -> Result<Option<SnapshotId>, SnapshotError> {
+    let r = &repo.repo;
+    for (seq, target) in scan(r, REF_PREFIX)?.iter().rev() {
+        let name = SnapshotId(*seq).ref_name();
+        let Ok(commit) = ref_commit(r, &name, target) else {
+            continue;
+        };
+        let Ok(message) = message_of(&commit, &name) else {
+            continue;
+        };
+        if let Ok(record) = format::parse_snapshot(&message) {
+            if record.nonce == nonce {
+                return Ok(Some(SnapshotId(*seq)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The undo recorded as snapshot `undo` (whose metadata says it undoes `target`) is written:
+/// mark `target` undone, and when `target` was itself an undo, its own target is applied
+/// again. Done before the undo's journal is removed, so no crash leaves `log` saying
+/// "applied" of restored files.
+pub fn record_undo(repo: &Repo, target: SnapshotId) -> Result<(), SnapshotError> {
+    match mark_undone(repo, target) {
+        Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    if let Some(earlier) = read(repo, target)?.info().undoes {
+        clear_undone(repo, earlier)?;
+    }
+    Ok(())
+}
+
+/// The reverse of [`record_undo`], for an undo that a recovery took back: `target` is
+/// applied again, and what it undid is undone again.
+pub fn unrecord_undo(repo: &Repo, target: SnapshotId) -> Result<(), SnapshotError> {
+    clear_undone(repo, target)?;
+    let undid = match read(repo, target) {
+        Ok(s) => s.info().undoes,
+        Err(SnapshotError::NotFound { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(earlier) = undid {
+        match mark_undone(repo, earlier) {
+            Ok(())
+            | Err(SnapshotError::AlreadyUndone { .. })
+            | Err(SnapshotError::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// Remove snapshot `id` and its undo marker: for an apply whose write failed and was rolled
 /// back, so that `log` does not list a change that never happened. Missing refs are fine.
 pub fn discard(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
@@ -1038,6 +1124,7 @@ fn delete_if_present(repo: &Repo, names: &[String]) -> Result<(), SnapshotError>
         });
     }
     if !edits.is_empty() {
+        fault::mutation("ref: delete");
         r.edit_references_as(edits, None)
             .map_err(git_err(format!("delete {}", names.join(" and "))))?;
     }
@@ -1089,6 +1176,7 @@ pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError>
         }
     }
     if !edits.is_empty() {
+        fault::mutation("ref: prune");
         r.edit_references_as(edits, None)
             .map_err(git_err("delete old snapshot refs"))?;
     }

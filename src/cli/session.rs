@@ -85,14 +85,20 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
             format!("{e}; remove it once the files it names are as they should be"),
         )
     })?;
+    if lock.is_some() {
+        // A run killed while writing one of its own files leaves `*.tmp` beside it.
+        remove_dead_runs_temp_files(repo);
+    }
     if let Some(p) = pending {
         let Some(lock) = &lock else {
             return Err(fail(
                 "recovery",
                 format!(
-                    "an interrupted apply (snapshot {}) must be rolled back first, and that \
-                     needs the lock this run could not take",
+                    "an interrupted apply ({}) must be rolled back first, and that needs the \
+                     lock this run could not take",
                     p.snapshot()
+                        .map(|s| format!("snapshot {s}"))
+                        .unwrap_or_else(|| "before its snapshot".to_string())
                 ),
             ));
         };
@@ -176,6 +182,7 @@ fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
 /// Test-only (documented in tests/README): `GIT_LLM_APPLY_TEST_HOLD_LOCK_MS=N` keeps the lock
 /// N ms before doing anything, so a test can start a second run while the first holds it.
 fn hold_for_tests() {
+    #[cfg(debug_assertions)]
     if let Some(ms) = std::env::var("GIT_LLM_APPLY_TEST_HOLD_LOCK_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -186,9 +193,20 @@ fn hold_for_tests() {
 
 /// Take back the apply a journal says was interrupted: every path it names goes back to its
 /// pre-apply state. A path edited after the crash keeps those edits where a merge can, and
-/// otherwise its content is first kept in a new snapshot, so nothing is lost.
-fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Report>> {
-    let id = pending.snapshot();
+/// otherwise its content is first kept in a new snapshot, so nothing is lost. Then what the
+/// run left besides is tidied: directories it created, temporary files.
+///
+/// Every step leaves a state the next recovery finishes and `log` describes truly: files
+/// first, then the snapshot's status (dropped when no file needed restoring, else undone),
+/// then the journal.
+fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box<Report>> {
+    let pid = pending
+        .pid()
+        .map(|p| format!(", pid {p}"))
+        .unwrap_or_default();
+    let Some(id) = pending.snapshot() else {
+        return recover_unnamed(repo, lock, pending, &pid);
+    };
     let broken = |what: String| {
         fail(
             "recovery",
@@ -233,30 +251,60 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         let token = approved(gate::approve_restore(changes)).map_err(&broken)?;
         write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
     }
+    // Temporary files first: they may be all a created directory holds.
     remove_stray_temp_files(&repo.work_dir, &plan);
+    remove_created_dirs(&repo.work_dir, pending.dirs());
+    remove_dead_runs_temp_files(repo);
     // From here on the files are right; what fails is bookkeeping, reported but not fatal:
     // a journal left behind only makes the next run repeat this (now empty) restore.
     let mut troubles = Vec::new();
-    // The snapshot stays listed, as undone: its change is no longer in the tree.
-    match snapshot::mark_undone(repo, id) {
-        Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
-        Err(e) => troubles.push(format!("snapshot {id} could not be marked undone: {e}")),
+    let undone_already = matches!(snap.info().status, snapshot::Status::Undone { .. });
+    let dropped = restored.is_empty() && saved.is_none() && !undone_already;
+    if dropped {
+        // No file held the apply's content: as far as the tree goes it never happened, so
+        // it is not listed. The journal forgets the number first: a crash before the ref
+        // is gone leaves a journal that drops it again.
+        let tidy = pending
+            .unname_snapshot(lock)
+            .map_err(|e| e.to_string())
+            .and_then(|()| snapshot::discard(repo, id).map_err(|e| e.to_string()));
+        if let Err(e) = tidy {
+            troubles.push(format!("its snapshot {id} could not be dropped: {e}"));
+        }
+    } else {
+        // The snapshot stays listed, as undone: its change is no longer in the tree.
+        match snapshot::mark_undone(repo, id) {
+            Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
+            Err(e) => troubles.push(format!("snapshot {id} could not be marked undone: {e}")),
+        }
     }
-    let pid = pending
-        .pid()
-        .map(|p| format!(", pid {p}"))
-        .unwrap_or_default();
+    // An interrupted undo is taken back: what it was undoing stands again.
+    if let Some(target) = snap.info().undoes {
+        if let Err(e) = snapshot::unrecord_undo(repo, target) {
+            troubles.push(format!(
+                "snapshot {target} could not be marked applied again: {e}"
+            ));
+        }
+    }
     if let Err(e) = pending.clear(lock) {
         troubles.push(format!("the journal could not be removed: {e}"));
     }
+    let what = if snap.info().undoes.is_some() {
+        "undo"
+    } else {
+        "git llm-apply"
+    };
     let mut message = format!(
-        "an earlier git llm-apply (snapshot {id}{pid}) was interrupted while writing; it was \
-         rolled back first: "
+        "an earlier {what} (snapshot {id}{pid}) was interrupted while writing; it was rolled \
+         back first: "
     );
     if restored.is_empty() {
         message.push_str("no file needed restoring");
     } else {
         message.push_str(&format!("restored {}", restored.join(", ")));
+    }
+    if dropped {
+        message.push_str(&format!("; snapshot {id} was dropped"));
     }
     if let Some(s) = saved {
         message.push_str(&format!(
@@ -268,6 +316,83 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         message.push_str(&t);
     }
     Ok(Notice::new("recovered", message))
+}
+
+/// A run that died before its journal named a snapshot wrote no file; the snapshot it may
+/// have made is found by the journal's nonce and dropped.
+fn recover_unnamed(
+    repo: &Repo,
+    lock: &Lock,
+    pending: Pending,
+    pid: &str,
+) -> Result<Notice, Box<Report>> {
+    let broken = |what: String| {
+        fail(
+            "recovery",
+            format!(
+                "an interrupted apply left {}/journal, but {what}; the journal is kept, so \
+                 the next run tries again",
+                snapshot_state_dir(repo).display()
+            ),
+        )
+    };
+    let found = match pending.nonce() {
+        Some(n) => snapshot::find_by_nonce(repo, n).map_err(|e| broken(e.to_string()))?,
+        None => None,
+    };
+    if let Some(id) = found {
+        snapshot::discard(repo, id)
+            .map_err(|e| broken(format!("its snapshot {id} cannot be dropped: {e}")))?;
+    }
+    remove_created_dirs(&repo.work_dir, pending.dirs());
+    remove_dead_runs_temp_files(repo);
+    let mut message = format!(
+        "an earlier git llm-apply{pid} was interrupted before it wrote any file; nothing \
+         needed restoring"
+    );
+    if let Some(id) = found {
+        message.push_str(&format!("; its unfinished snapshot {id} was dropped"));
+    }
+    if let Err(e) = pending.clear(lock) {
+        message.push_str(&format!("; but the journal could not be removed: {e}"));
+    }
+    Ok(Notice::new("recovered", message))
+}
+
+/// Directories an interrupted apply created (its journal says which), deepest first, where
+/// they are empty now: as they were before it.
+fn remove_created_dirs(root: &Path, dirs: &[String]) {
+    for d in dirs.iter().rev() {
+        let _ = std::fs::remove_dir(root.join(d));
+    }
+}
+
+/// `*.tmp` files of runs that died (their pid, in the name, no longer runs) in this
+/// worktree's state directory and the shared one.
+fn remove_dead_runs_temp_files(repo: &Repo) {
+    let me = std::process::id();
+    for dir in [
+        snapshot_state_dir(repo),
+        repo.common_dir().join("llm-apply"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Some(stem) = name.strip_suffix(".tmp") else {
+                continue;
+            };
+            // journal.<pid>.tmp, lock.<pid>.<n>.tmp, last-sequence.<pid>.<nonce>.tmp
+            let pid = stem.split('.').nth(1).and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid {
+                if pid != me && !snapshot::process_is_alive(pid) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
 }
 
 fn snapshot_state_dir(repo: &Repo) -> PathBuf {

@@ -231,27 +231,15 @@ fn undo_locked(
             message: format!("the files were restored, but the index was not: {e}"),
         }),
     }
-    match snapshot::mark_undone(repo, target) {
-        Ok(()) => {}
-        Err(e @ SnapshotError::AlreadyUndone { .. }) => {
-            // Another worktree undid it at the same moment; the files here are restored
-            // all the same, so say so rather than fail.
-            notices.push(Notice::new("already-undone", e.to_string()));
-        }
-        Err(e) => report.errors.push(ErrorReport {
-            kind: "snapshot".into(),
-            message: format!(
-                "the files were restored, but marking snapshot {target} undone failed: {e}"
-            ),
-        }),
-    }
-    // Undoing the snapshot of an undo brings that undo's change back: the snapshot it
-    // undid may be undone again.
-    if let Some(earlier) = snap.info().undoes {
-        if let Err(e) = snapshot::clear_undone(repo, earlier) {
+    // A recorded undo marked its target undone before its journal went (write_recorded);
+    // one that wrote nothing, or wrote without a snapshot (llm-apply.keep = 0), does it here.
+    if report.snapshot.is_none() {
+        if let Err(e) = snapshot::record_undo(repo, target) {
             report.errors.push(ErrorReport {
                 kind: "snapshot".into(),
-                message: format!("snapshot {earlier} stays marked undone: {e}"),
+                message: format!(
+                    "the files were restored, but marking snapshot {target} undone failed: {e}"
+                ),
             });
         }
     }

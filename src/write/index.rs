@@ -267,6 +267,7 @@ fn set_entries(root: &Path, entries: &[(&str, Option<(u32, ObjectId)>)]) -> Resu
             None => git.args(["--force-remove", "--"]).arg(path),
         };
     }
+    crate::snapshot::fault::mutation("index: update entries");
     let out = git.run().map_err(|e| e.to_string())?;
     if out.success() {
         Ok(())

@@ -23,3 +23,4 @@ mod snapshot_wording;
 mod snapshot_keep_zero;
 mod snapshot_worktrees;
 mod snapshot_index;
+mod snapshot_crash;
