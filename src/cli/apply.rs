@@ -240,9 +240,7 @@ fn apply(
         }
         _ => Vec::new(),
     };
-    if let Some(r) = &repo {
-        request.index = staging.iter().map(|s| s.change(r)).collect();
-    }
+    request.index = staging.clone();
     let record = match &session {
         Some(s) if !no_snapshot => Some((s, &request)),
         _ => None,
@@ -257,7 +255,8 @@ fn apply(
         record,
         &mut hooks,
     );
-    if let (Some(r), true) = (&repo, index && report.written) {
+    // A recorded write staged under its journal; an unrecorded one stages here.
+    if let (Some(r), true) = (&repo, index && report.written && report.snapshot.is_none()) {
         if let Err(message) = write::index::stage(r, &staging) {
             report.errors.push(ErrorReport {
                 kind: "index".into(),

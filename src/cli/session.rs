@@ -251,13 +251,17 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
         let token = approved(gate::approve_restore(changes)).map_err(&broken)?;
         write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
     }
+    // An --index apply may have staged its change: the entries that still hold it go back.
+    let unstage = write::index::restore(repo, snap.index_changes())
+        .err()
+        .map(|e| format!("the index entries it staged could not be put back: {e}"));
     // Temporary files first: they may be all a created directory holds.
     remove_stray_temp_files(&repo.work_dir, &plan);
     remove_created_dirs(&repo.work_dir, pending.dirs());
     remove_dead_runs_temp_files(repo);
     // From here on the files are right; what fails is bookkeeping, reported but not fatal:
     // a journal left behind only makes the next run repeat this (now empty) restore.
-    let mut troubles = Vec::new();
+    let mut troubles: Vec<String> = unstage.into_iter().collect();
     let undone_already = matches!(snap.info().status, snapshot::Status::Undone { .. });
     let dropped = restored.is_empty() && saved.is_none() && !undone_already;
     if dropped {
@@ -461,8 +465,9 @@ pub struct SnapshotRequest {
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
     pub undoes: Option<SnapshotId>,
-    /// For `--index`: the index entries the apply will stage, so undo can put them back.
-    pub index: Vec<snapshot::IndexChange>,
+    /// For `--index`: the index entries the apply stages (under its journal, recorded in
+    /// its snapshot so undo can put them back).
+    pub index: Vec<write::index::Staging>,
 }
 
 /// A write that went through.
@@ -526,6 +531,7 @@ pub fn write(
     let recording = Recording {
         repo: session.repo,
         lock,
+        stage: &request.index,
         meta: Meta {
             patch_sha256: request.patch_sha256,
             intent: request.intent.clone(),
@@ -533,7 +539,11 @@ pub fn write(
             files: summary.files as u64,
             added: summary.added as u64,
             removed: summary.removed as u64,
-            index: request.index.clone(),
+            index: request
+                .index
+                .iter()
+                .map(|s| s.change(session.repo))
+                .collect(),
         },
     };
     let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::index::{self, Staging};
 use super::{write, WriteError, Written};
 use crate::gate::Approved;
 use crate::repo::Repo;
@@ -16,6 +17,9 @@ pub struct Recording<'a> {
     pub repo: &'a Repo,
     pub lock: &'a Lock,
     pub meta: Meta,
+    /// `--index`: the entries to stage once the files are written, still under the journal
+    /// (a recovery puts them back with the files).
+    pub stage: &'a [Staging],
 }
 
 /// A recorded write that went through.
@@ -120,6 +124,11 @@ pub fn write_recorded(
         }
     };
     let mut warnings = Vec::new();
+    if !rec.stage.is_empty() {
+        if let Err(e) = index::stage(rec.repo, rec.stage) {
+            warnings.push(format!("the files were written, but not staged: {e}"));
+        }
+    }
     if let Some(target) = rec.meta.undoes {
         if let Err(e) = snapshot::record_undo(rec.repo, target) {
             warnings.push(format!(
