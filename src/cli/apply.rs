@@ -170,6 +170,7 @@ fn apply(
         intent: inputs.iter().find_map(|i| input::intent(&i.text)),
         undoes: None,
         index: Vec::new(),
+        stage_with_write: false,
     };
 
     let history_depth = match &repo {
@@ -241,6 +242,8 @@ fn apply(
         _ => Vec::new(),
     };
     request.index = staging.clone();
+    // Under --verify the post hook may still reject the apply: stage once it passed.
+    request.stage_with_write = !hooks.verify;
     let record = match &session {
         Some(s) if !no_snapshot => Some((s, &request)),
         _ => None,
@@ -256,7 +259,8 @@ fn apply(
         &mut hooks,
     );
     // A recorded write staged under its journal; an unrecorded one stages here.
-    if let (Some(r), true) = (&repo, index && report.written && report.snapshot.is_none()) {
+    let staged = report.snapshot.is_some() && !hooks.verify;
+    if let (Some(r), true) = (&repo, index && report.written && !staged) {
         if let Err(message) = write::index::stage(r, &staging) {
             report.errors.push(ErrorReport {
                 kind: "index".into(),

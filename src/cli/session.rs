@@ -468,6 +468,9 @@ pub struct SnapshotRequest {
     /// For `--index`: the index entries the apply stages (under its journal, recorded in
     /// its snapshot so undo can put them back).
     pub index: Vec<write::index::Staging>,
+    /// Stage `index` with the write, under its journal; otherwise the caller stages later
+    /// (after a `--verify` hook passed).
+    pub stage_with_write: bool,
 }
 
 /// A write that went through.
@@ -531,7 +534,11 @@ pub fn write(
     let recording = Recording {
         repo: session.repo,
         lock,
-        stage: &request.index,
+        stage: if request.stage_with_write {
+            &request.index
+        } else {
+            &[]
+        },
         meta: Meta {
             patch_sha256: request.patch_sha256,
             intent: request.intent.clone(),

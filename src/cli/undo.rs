@@ -166,6 +166,7 @@ fn undo_locked(
             intent: meta.intent,
             undoes: Some(target),
             index: Vec::new(),
+            stage_with_write: false,
         };
         let token = match gate::approve_restore(as_plan.changes.clone()) {
             Verdict::Approved(t) => t,
