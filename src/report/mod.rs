@@ -150,6 +150,9 @@ pub struct Report {
     /// when it is shown).
     #[serde(skip)]
     pub changes: Vec<Change>,
+    /// The run is an `undo`: what it writes restores, and the human rendering says so.
+    #[serde(skip)]
+    pub undo: bool,
 }
 
 impl Report {
@@ -173,6 +176,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             changes: Vec::new(),
+            undo: false,
         }
     }
 
@@ -213,6 +217,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             changes: plan.changes.clone(),
+            undo: false,
         }
     }
 }
