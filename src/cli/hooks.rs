@@ -9,11 +9,12 @@
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use super::args::HooksCommand;
+use super::Outcome;
 use crate::gate::hooks::{hooks_dir, HookKind};
 use crate::repo::Repo;
+use crate::report::RunStatus;
 
 /// A hook shipped in the binary (the files under `hooks/` in the repository).
 struct Ready {
@@ -51,7 +52,7 @@ const DISPATCHER_MARK: &str = "# git-llm-apply hook dispatcher";
 /// Where `--force` keeps a user's own hook found in the dispatcher's place.
 const OWN_HOOK: &str = "00-own-hook";
 
-pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> ExitCode {
+pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> Outcome {
     let (code, text, to_stderr) = match cmd {
         HooksCommand::List => match locate(dir) {
             Ok(at) => (0, list(&at), false),
@@ -82,14 +83,16 @@ pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> ExitCode {
             let _ = writeln!(out, "{files} {lines}");
         }),
     };
-    let written = if to_stderr {
-        std::io::stderr().write_all(text.as_bytes())
-    } else {
-        std::io::stdout().write_all(text.as_bytes())
+    let status = match code {
+        0 => RunStatus::Applied,
+        1 => RunStatus::Refused,
+        _ => RunStatus::Error,
     };
-    // A closed stdout (`| head`) is the reader's choice, not our failure.
-    let _ = written;
-    ExitCode::from(code)
+    if to_stderr {
+        Outcome::text(String::new(), text, status)
+    } else {
+        Outcome::text(text, String::new(), status)
+    }
 }
 
 /// Read a report JSON from stdin and render something from it.

@@ -114,7 +114,9 @@ fn outside_a_repository_it_still_applies_and_says_so() {
     );
     let out = cmd.write_stdin(PATCH).output().expect("run");
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("not inside a git repository"));
+    // The notice is a remark about the run (stderr); what was written is on stdout.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not inside a git repository"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Applied 1 file (+1 -1)"));
     assert_eq!(
         std::fs::read_to_string(dir.path().join("f.txt")).expect("read"),
         expected()
@@ -175,4 +177,149 @@ fn revert_with_a_patch_applies_it_in_reverse() {
 fn an_unknown_flag_is_a_usage_error() {
     let r = repo();
     r.apply(&["--no-such-flag"], PATCH).code(2);
+}
+
+// ------------------------------------------------------------------ streams and exit codes
+
+#[test]
+fn what_was_written_goes_to_stdout_and_stderr_stays_empty() {
+    let r = repo();
+    let run = r.apply(&[], PATCH);
+    run.code(0);
+    assert!(
+        run.stdout.ends_with("Applied 1 file (+1 -1)\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn a_refusal_goes_to_stderr_and_stdout_stays_empty() {
+    let r = repo();
+    let before = r.state();
+    let run = r.apply(&[], &PATCH.replace("-l3", "-zz"));
+    run.code(1);
+    assert_eq!(
+        run.stdout, "",
+        "nothing was written, so nothing is reported on stdout"
+    );
+    assert!(
+        run.stderr.starts_with("! f.txt refused\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(run
+        .stderr
+        .ends_with("Refused: nothing was written (1 of 1 file(s) could not be applied)\n"));
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn an_error_goes_to_stderr_and_stdout_stays_empty() {
+    let r = repo();
+    let before = r.state();
+    let run = r.apply(&[], "no patch here\n");
+    run.code(2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn partial_puts_the_written_file_on_stdout_and_the_refused_one_on_stderr() {
+    let r = TestRepo::with(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-nope\n+B\n";
+    let run = r.apply(&["--partial"], patch);
+    run.code(3);
+    assert!(
+        run.stdout.contains("M a.txt (+1 -1) via exact\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("b.txt refused"));
+    assert!(
+        run.stderr.starts_with("! b.txt refused\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("a.txt"), "{}", run.stderr);
+}
+
+#[test]
+fn json_stays_one_document_on_stdout_whatever_happened() {
+    let r = repo();
+    for (patch, code) in [
+        (PATCH.to_string(), 0),
+        (PATCH.replace("-l3", "-zz"), 1),
+        ("no patch\n".to_string(), 2),
+    ] {
+        let (run, v) = r.apply_json(&["--check"], &patch);
+        run.code(code);
+        assert_eq!(v["exit_code"], code);
+        assert_eq!(run.stderr, "");
+    }
+}
+
+/// Runs `args` with stdout a pipe nobody reads any more; returns the binary's exit status.
+fn into_a_closed_pipe(r: &TestRepo, args: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("git-llm-apply");
+    // `true` exits at once; the binary writes a moment later, into a pipe without a reader.
+    let script = format!(
+        "{{ sleep 0.3; '{}' {args}; echo \"rc=$?\" >&2; }} | true",
+        bin.display()
+    );
+    let mut sh = std::process::Command::new("bash");
+    crate::common::pinned_env(&mut sh, r.path());
+    sh.current_dir(r.path()).args(["-c", &script]);
+    let out = sh.output().expect("run bash");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let r = repo();
+    r.apply(&[], PATCH).code(0);
+    for args in ["log", "--json-schema", "log --json", "undo --check"] {
+        let err = into_a_closed_pipe(&r, args);
+        assert_eq!(err, "rc=0\n", "{args}: no panic, no message, exit 0");
+    }
+}
+
+#[test]
+fn every_json_documents_exit_code_is_the_processs() {
+    let r = repo();
+    // No snapshot yet: undo is a refusal (1), and says so in its document.
+    let run = crate::common::Run::from(r.cmd(&["undo", "--json"]).output().expect("run"));
+    run.code(1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(v["status"], "refused");
+    assert_eq!(v["exit_code"], 1);
+    // A malformed id is a usage error (2).
+    let run = crate::common::Run::from(r.cmd(&["undo", "--json", "x"]).output().expect("run"));
+    run.code(2);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(
+        (v["status"].as_str(), v["exit_code"].as_i64()),
+        (Some("error"), Some(2))
+    );
+    // Outside a repository, log is an error (2).
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut c = r.cmd(&["log", "--json"]);
+    c.current_dir(dir.path()).env(
+        "GIT_CEILING_DIRECTORIES",
+        dir.path().parent().expect("parent"),
+    );
+    let run = crate::common::Run::from(c.output().expect("run"));
+    run.code(2);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(v["exit_code"], 2);
+    // Applied (0), then undone (0), then nothing left to undo (1).
+    r.apply_json(&[], PATCH).0.code(0);
+    let run = crate::common::Run::from(r.cmd(&["undo", "--json"]).output().expect("run"));
+    run.code(0);
+    let run = crate::common::Run::from(r.cmd(&["undo", "--json"]).output().expect("run"));
+    run.code(1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(v["exit_code"], 1);
 }
