@@ -36,6 +36,14 @@ pub struct Args {
     )]
     pub color: ColorArg,
 
+    /// Only errors, on standard error; the exit status says the rest (as git apply -q)
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Also say, on standard error, each strategy tried per file and the git commands run
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
     /// Print the JSON Schema of the --json report and exit
     #[arg(long, exclusive = true)]
     pub json_schema: bool,

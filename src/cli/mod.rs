@@ -109,9 +109,17 @@ pub fn main() -> ExitCode {
         };
         color::enabled(choice, &here, tty)
     };
+    let verbosity = match (args.quiet, args.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (false, true) => Verbosity::Verbose,
+        (false, false) => Verbosity::Normal,
+    };
+    if verbosity == Verbosity::Verbose {
+        crate::git::record_commands();
+    }
     let printing = Printing {
         color: &color,
-        verbosity: Verbosity::Normal,
+        verbosity,
     };
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::error(
@@ -136,7 +144,7 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
     let palette = |stream| report::color::Palette {
         enabled: (printing.color)(stream),
     };
-    let (stdout, stderr) = match o.shown {
+    let (stdout, mut stderr) = match o.shown {
         Shown::Run(mut r) => {
             // The document says the status the process exits with, whoever built it.
             r.exit_code = status.exit_code();
@@ -159,6 +167,12 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
         }
         Shown::Text { stdout, stderr, .. } => (stdout, stderr),
     };
+    if printing.verbosity == Verbosity::Verbose {
+        stderr.insert_str(
+            0,
+            &report::human::render_commands(&crate::git::commands_run()),
+        );
+    }
     write(Stream::Stderr, &stderr);
     write(Stream::Stdout, &stdout);
     exit(status)

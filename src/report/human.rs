@@ -64,6 +64,9 @@ pub fn render_with(r: &Report, o: &Options) -> Rendered {
     let (po, pe) = (o.stdout, o.stderr);
     let mut out = String::new();
     let mut err = String::new();
+    if o.verbosity == Verbosity::Verbose {
+        strategies(&mut err, r);
+    }
     for e in &r.errors {
         let _ = writeln!(
             err,
@@ -127,9 +130,6 @@ pub fn render_with(r: &Report, o: &Options) -> Rendered {
             let _ = writeln!(w, "{}", p.paint(Style::Warn, &text));
         }
     }
-    if o.verbosity == Verbosity::Verbose {
-        strategies(&mut err, r);
-    }
     for n in &r.notices {
         if RESULT_NOTICES.contains(&n.kind.as_str()) {
             if !quiet {
@@ -166,6 +166,14 @@ pub fn render_with(r: &Report, o: &Options) -> Rendered {
 fn strategies(out: &mut String, r: &Report) {
     use crate::plan::Strategy;
     for f in &r.files {
+        if f.status == FileOutcome::Refused {
+            let _ = writeln!(
+                out,
+                "verbose: {}: tried exact, 3way, history-3way, text: none fits",
+                f.path
+            );
+            continue;
+        }
         let exact = f.hunks.iter().all(|h| {
             h.status == HunkStatus::Applied
                 && h.offset.unwrap_or(0) == 0
@@ -237,6 +245,15 @@ fn strategies(out: &mut String, r: &Report) {
             let _ = writeln!(out, "verbose:     hunk {}: {}", h.index, bits.join(", "));
         }
     }
+}
+
+/// `-v`: the git commands the run started, in order.
+pub fn render_commands(commands: &[String]) -> String {
+    let mut out = String::new();
+    for c in commands {
+        let _ = writeln!(out, "verbose: ran {c}");
+    }
+    out
 }
 
 /// An object id as git abbreviates it by default.

@@ -323,3 +323,82 @@ fn every_json_documents_exit_code_is_the_processs() {
     let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(v["exit_code"], 1);
 }
+
+// ------------------------------------------------------------------------- quiet, verbose
+
+#[test]
+fn quiet_prints_nothing_on_success() {
+    let r = repo();
+    let run = r.apply(&["-q"], PATCH);
+    run.code(0);
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    assert_eq!(r.read_str("f.txt"), expected());
+    // Already applied: still nothing, still 0.
+    let run = r.apply(&["--quiet"], PATCH);
+    run.code(0);
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+}
+
+#[test]
+fn quiet_prints_only_the_refusal_on_stderr() {
+    let r = repo();
+    let before = r.state();
+    let run = r.apply(&["-q"], &PATCH.replace("-l3", "-zz"));
+    run.code(1);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("! f.txt refused\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("hunk 1 (@@ hint: line 2): not found"));
+    assert_eq!(r.state(), before);
+    let run = r.apply(&["-q"], "no patch\n");
+    run.code(2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
+
+#[test]
+fn quiet_drops_notices_and_warnings_but_not_errors() {
+    let r = repo();
+    // A miscounted header is repaired with a notice, which -q does not print.
+    let miscounted = PATCH.replace("@@ -2,3 +2,3 @@", "@@ -2,7 +2,7 @@");
+    let run = r.apply(&[], &miscounted);
+    run.code(0);
+    assert!(run.stderr.contains("notice: "), "{}", run.stderr);
+    r.git(&["checkout", "--", "f.txt"]);
+    let run = r.apply(&["-q"], &miscounted);
+    run.code(0);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn verbose_says_each_files_strategies_and_the_git_commands_run() {
+    let r = TestRepo::with(&[("f.txt", &format!("top\n{}", numbered("l", 6)))]);
+    let plain = r.apply(&["--check"], PATCH);
+    let run = r.apply(&["--check", "-v"], PATCH);
+    run.code(0);
+    assert_eq!(run.stdout, plain.stdout, "-v adds to stderr only");
+    assert!(
+        run.stderr.contains(
+            "verbose: f.txt: tried exact: not every hunk at its line numbers; then 3way, history-3way: no clean merge (or not needed); then text: every hunk placed\n\
+             verbose:     hunk 1: applied, at line 3, pass exact, +1 lines from its hint\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("verbose: ran git -C "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn quiet_and_verbose_together_are_a_usage_error() {
+    let r = repo();
+    let before = r.state();
+    r.apply(&["-q", "-v"], PATCH).code(2);
+    assert_eq!(r.state(), before);
+}
