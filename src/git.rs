@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
+pub mod config;
+
 /// The commands run so far, when `-v` asked for them (`None`: not recording).
 static RECORDED: Mutex<Option<Vec<String>>> = Mutex::new(None);
 

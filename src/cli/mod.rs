@@ -129,6 +129,16 @@ pub fn main() -> ExitCode {
         );
         return emit(Outcome::run(report, false), &printing);
     }
+    // Every `llm-apply.*` key is checked before any command reads one, the same way for all.
+    if reads_config(&args) {
+        let start = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        if start.is_dir() {
+            if let Err(e) = crate::git::config::read(&start) {
+                let report = Report::error("config", e.to_string());
+                return emit(Outcome::run(report, wants_json(&args)), &printing);
+            }
+        }
+    }
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
@@ -136,6 +146,27 @@ pub fn main() -> ExitCode {
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
     };
     emit(outcome, &printing)
+}
+
+/// Whether the command reads git config (the hook helpers read only their stdin).
+fn reads_config(args: &args::Args) -> bool {
+    use args::{Command, HooksCommand};
+    !matches!(
+        args.command,
+        Some(Command::Hooks(
+            HooksCommand::PlanPaths | HooksCommand::PlanSize
+        ))
+    )
+}
+
+/// Whether the command asked for its report as JSON.
+fn wants_json(args: &args::Args) -> bool {
+    match &args.command {
+        None => args.apply.json,
+        Some(args::Command::Log(a)) => a.json,
+        Some(args::Command::Undo(a)) => a.json,
+        Some(args::Command::Hooks(_)) => false,
+    }
 }
 
 /// Print the outcome, each part on its stream, and end with its exit status.

@@ -402,3 +402,51 @@ fn quiet_and_verbose_together_are_a_usage_error() {
     r.apply(&["-q", "-v"], PATCH).code(2);
     assert_eq!(r.state(), before);
 }
+
+// ------------------------------------------------------------------------------ config
+
+#[test]
+fn every_invalid_config_value_is_a_usage_error_naming_the_key_and_the_value() {
+    for (key, value) in [
+        ("llm-apply.keep", "abc"),
+        ("llm-apply.lockTimeout", "-5"),
+        ("llm-apply.historyDepth", "deep"),
+        ("llm-apply.hookTimeout", "soon"),
+        ("llm-apply.verify", "maybe"),
+        ("llm-apply.maxLines", "lots"),
+    ] {
+        let r = repo();
+        r.git(&["config", key, value]);
+        let before = r.state();
+        let run = r.apply(&[], PATCH);
+        run.code(2);
+        assert_eq!(run.stdout, "");
+        assert!(
+            run.stderr
+                .starts_with(&format!("error: git config {key} is '{value}', not ")),
+            "{key}: {}",
+            run.stderr
+        );
+        assert_eq!(r.state(), before, "{key}: nothing written");
+        let (run, v) = r.apply_json(&[], PATCH);
+        run.code(2);
+        assert_eq!(v["errors"][0]["kind"], "config");
+        // Every command that reads config says the same.
+        for cmd in [&["log"][..], &["undo"], &["hooks", "list"]] {
+            let run = crate::common::Run::from(r.cmd(cmd).output().expect("run"));
+            run.code(2).out_contains(&format!("{key} is '{value}'"));
+        }
+        assert_eq!(r.state(), before, "{key}: nothing written");
+    }
+}
+
+#[test]
+fn a_value_given_with_git_dash_c_is_validated_too() {
+    let r = repo();
+    let mut c = r.cmd(&["log"]);
+    c.env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "llm-apply.keep")
+        .env("GIT_CONFIG_VALUE_0", "x");
+    let run = crate::common::Run::from(c.output().expect("run"));
+    run.code(2).out_contains("git config llm-apply.keep is 'x'");
+}
