@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::report::color::{Colors, Palette};
 use crate::report::human::Verbosity;
 use crate::report::log::LogReport;
 use crate::report::{self, Report, RunStatus};
@@ -74,6 +75,7 @@ impl Outcome {
 /// How the human report is printed: whether each stream gets colour, and how much it says.
 struct Printing<'a> {
     color: &'a dyn Fn(Stream) -> bool,
+    colors: &'a Colors,
     verbosity: Verbosity,
 }
 
@@ -117,8 +119,10 @@ pub fn main() -> ExitCode {
     if verbosity == Verbosity::Verbose {
         crate::git::record_commands();
     }
+    let mut colors = Colors::default();
     let printing = Printing {
         color: &color,
+        colors: &Colors::default(),
         verbosity,
     };
     if args.command.is_some() && args.apply.any_given() {
@@ -129,16 +133,25 @@ pub fn main() -> ExitCode {
         );
         return emit(Outcome::run(report, false), &printing);
     }
-    // Every `llm-apply.*` key is checked before any command reads one, the same way for all.
-    if reads_config(&args) {
-        let start = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-        if start.is_dir() {
-            if let Err(e) = crate::git::config::read(&start) {
-                let report = Report::error("config", e.to_string());
+    // Every `llm-apply.*` key is checked before any command reads one, the same way for all,
+    // and the colours with them.
+    if reads_config(&args) && here.is_dir() {
+        let checked = crate::git::config::read(&here)
+            .map_err(|e| e.to_string())
+            .and_then(|c| Colors::from_config(&c.colors).map_err(|e| e.to_string()));
+        match checked {
+            Ok(c) => colors = c,
+            Err(message) => {
+                let report = Report::error("config", message);
                 return emit(Outcome::run(report, wants_json(&args)), &printing);
             }
         }
     }
+    let printing = Printing {
+        color: &color,
+        colors: &colors,
+        verbosity,
+    };
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
@@ -172,9 +185,8 @@ fn wants_json(args: &args::Args) -> bool {
 /// Print the outcome, each part on its stream, and end with its exit status.
 fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
     let status = o.status();
-    let palette = |stream| report::color::Palette {
-        enabled: (printing.color)(stream),
-    };
+    let palette =
+        |stream| Palette::with(Some(printing.colors).filter(|_| (printing.color)(stream)));
     let (stdout, mut stderr) = match o.shown {
         Shown::Run(mut r) => {
             // The document says the status the process exits with, whoever built it.

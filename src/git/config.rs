@@ -135,6 +135,8 @@ pub struct Config {
     pub verify_command: Option<String>,
     pub fetch_depth: u64,
     pub fetch_remote: Option<String>,
+    /// `color.diff.*` and `color.llm-apply.*`, as given (the report's colours read them).
+    pub colors: Vec<(String, String)>,
 }
 
 impl Default for Config {
@@ -152,6 +154,7 @@ impl Default for Config {
             verify_command: None,
             fetch_depth: 50,
             fetch_remote: None,
+            colors: Vec::new(),
         }
     }
 }
@@ -169,11 +172,17 @@ pub enum ConfigError {
 }
 
 /// Read every `llm-apply.*` value in `dir` (one `git config` call, every level git reads,
-/// `git -c` included) and type it. A git that cannot be run reads as no settings: a run
+/// `git -c` included, and the report's `color.diff.*` and `color.llm-apply.*` with them) and
+/// type it. A git that cannot be run reads as no settings: a run
 /// outside a repository still applies without one.
 pub fn read(dir: &Path) -> Result<Config, ConfigError> {
     let Ok(out) = Git::new(dir)
-        .args(["config", "-z", "--get-regexp", r"^llm-apply\."])
+        .args([
+            "config",
+            "-z",
+            "--get-regexp",
+            r"^(llm-apply|color\.diff|color\.llm-apply)\.",
+        ])
         .run()
     else {
         return Ok(Config::default());
@@ -204,6 +213,11 @@ fn entries(text: &str) -> Vec<(String, Option<String>)> {
 pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, ConfigError> {
     let mut c = Config::default();
     for (name, value) in entries {
+        if name.starts_with("color.") {
+            c.colors
+                .push((name.clone(), value.clone().unwrap_or_default()));
+            continue;
+        }
         let Some(key) = KEYS.iter().find(|k| k.name.eq_ignore_ascii_case(name)) else {
             continue;
         };

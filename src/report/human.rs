@@ -27,14 +27,14 @@ pub enum Verbosity {
 
 /// How to render: each stream's colours, and how much to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    pub stdout: Palette,
-    pub stderr: Palette,
+pub struct Options<'c> {
+    pub stdout: Palette<'c>,
+    pub stderr: Palette<'c>,
     pub verbosity: Verbosity,
 }
 
-impl Options {
-    pub const PLAIN: Options = Options {
+impl Options<'static> {
+    pub const PLAIN: Options<'static> = Options {
         stdout: Palette::PLAIN,
         stderr: Palette::PLAIN,
         verbosity: Verbosity::Normal,
@@ -59,7 +59,7 @@ pub fn render(r: &Report) -> String {
     format!("{}{}", both.stdout, both.stderr)
 }
 
-pub fn render_with(r: &Report, o: &Options) -> Rendered {
+pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
     let quiet = o.verbosity == Verbosity::Quiet;
     let (po, pe) = (o.stdout, o.stderr);
     let mut out = String::new();
@@ -271,14 +271,38 @@ fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
         let _ = writeln!(out, "{}", p.paint(Style::FileHeader, h));
     }
     for h in &d.hunks {
-        let _ = writeln!(out, "{}", p.paint(Style::HunkHeader, &h.header));
+        // `@@ -a,b +c,d @@` in one colour, a function name after it in another, as git does.
+        let (frag, func) = match h.header.get(2..).and_then(|t| t.find("@@")) {
+            Some(i) => h.header.split_at(i + 4),
+            None => (h.header.as_str(), ""),
+        };
+        let _ = writeln!(
+            out,
+            "{}{}",
+            p.paint(Style::HunkHeader, frag),
+            p.paint(Style::Func, func)
+        );
         for l in &h.lines {
-            let style = match l.kind {
-                LineKind::Added => Style::Added,
-                LineKind::Removed => Style::Removed,
-                LineKind::Context | LineKind::NoNewline => Style::Dim,
+            let text = visible_cr(&l.text);
+            let line = match l.kind {
+                LineKind::Added => {
+                    // Trailing whitespace an added line brings is shown, as git shows it.
+                    let keep = text.trim_end_matches([' ', '\t']).len().max(1);
+                    let (body, tail) = text.split_at(keep.min(text.len()));
+                    if p.enabled() && !tail.is_empty() {
+                        format!(
+                            "{}{}",
+                            p.paint(Style::Added, body),
+                            p.paint(Style::Whitespace, tail)
+                        )
+                    } else {
+                        p.paint(Style::Added, &text)
+                    }
+                }
+                LineKind::Removed => p.paint(Style::Removed, &text),
+                LineKind::Context | LineKind::NoNewline => p.paint(Style::Context, &text),
             };
-            let _ = writeln!(out, "{}", p.paint(style, &visible_cr(&l.text)));
+            let _ = writeln!(out, "{line}");
         }
     }
 }
