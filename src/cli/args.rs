@@ -146,6 +146,20 @@ pub enum Command {
     /// List or install the ready-made hooks (path-policy, fetch-missing-blobs, verify)
     #[command(subcommand)]
     Hooks(HooksCommand),
+    /// Install the manual where man finds it for this binary (<bin>/../share/man/man1), so
+    /// that `git help llm-apply` opens it
+    InstallMan(InstallManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallManArgs {
+    /// Install into DIR instead (a man1 directory)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Print the page (roff) on standard output instead of installing it
+    #[arg(long, conflicts_with = "dir")]
+    pub print: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -8,6 +8,7 @@ mod color;
 mod hooks;
 mod session;
 mod log;
+mod man;
 mod undo;
 
 use std::io::IsTerminal;
@@ -157,6 +158,7 @@ pub fn main() -> ExitCode {
         Some(args::Command::Log(a)) => log::run(a, args.dir),
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
+        Some(args::Command::InstallMan(a)) => man::run(a),
     };
     emit(outcome, &printing)
 }
@@ -178,7 +180,7 @@ fn wants_json(args: &args::Args) -> bool {
         None => args.apply.json,
         Some(args::Command::Log(a)) => a.json,
         Some(args::Command::Undo(a)) => a.json,
-        Some(args::Command::Hooks(_)) => false,
+        Some(args::Command::Hooks(_) | args::Command::InstallMan(_)) => false,
     }
 }
 
