@@ -149,6 +149,25 @@ pub enum Command {
     /// Install the manual where man finds it for this binary (<bin>/../share/man/man1), so
     /// that `git help llm-apply` opens it
     InstallMan(InstallManArgs),
+    /// Print a shell completion script: for bash it also completes `git llm-apply` through
+    /// git's own completion
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: ShellArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellArg {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
 }
 
 #[derive(Debug, clap::Args)]

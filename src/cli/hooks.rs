@@ -45,6 +45,9 @@ const READY: [Ready; 3] = [
     },
 ];
 
+/// The ready-made hooks' names, for the completions.
+pub const READY_NAMES: [&str; READY.len()] = [READY[0].name, READY[1].name, READY[2].name];
+
 /// The dispatcher installed as `pre-llm-apply` / `post-llm-apply`.
 const DISPATCHER: &str = include_str!("../../hooks/dispatch");
 /// A line every version of the dispatcher carries: how an older one of ours is recognised.

@@ -388,7 +388,7 @@ fn files(r: &mut Roff) {
 
 fn examples(r: &mut Roff) {
     section(r, "EXAMPLES");
-    let ex: [(&str, &str); 8] = [
+    let ex: [(&str, &str); 9] = [
         (
             "git llm-apply fix.patch",
             "Apply a patch file (several: all or nothing).",
@@ -414,6 +414,11 @@ fn examples(r: &mut Roff) {
         (
             "git config color.diff.new blue",
             "Show added lines in blue, here as in git diff.",
+        ),
+        (
+            "source <(git llm-apply completions bash)",
+            "Complete git llm-apply <TAB> in bash (after git's own completion); put the line \
+             in ~/.bashrc to keep it.",
         ),
     ];
     for (cmd, what) in ex {

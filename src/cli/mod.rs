@@ -5,6 +5,7 @@ mod apply;
 mod apply_hooks;
 mod args;
 mod color;
+mod completions;
 mod hooks;
 mod session;
 mod log;
@@ -159,6 +160,7 @@ pub fn main() -> ExitCode {
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
         Some(args::Command::InstallMan(a)) => man::run(a),
+        Some(args::Command::Completions(a)) => completions::run(a),
     };
     emit(outcome, &printing)
 }
@@ -180,7 +182,9 @@ fn wants_json(args: &args::Args) -> bool {
         None => args.apply.json,
         Some(args::Command::Log(a)) => a.json,
         Some(args::Command::Undo(a)) => a.json,
-        Some(args::Command::Hooks(_) | args::Command::InstallMan(_)) => false,
+        Some(
+            args::Command::Hooks(_) | args::Command::InstallMan(_) | args::Command::Completions(_),
+        ) => false,
     }
 }
 

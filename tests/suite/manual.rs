@@ -89,7 +89,8 @@ fn the_page_renders_with_man_and_without_warnings() {
     );
     run.code(0);
     assert!(
-        run.stdout.contains("\n.TH GIT-LLM-APPLY 1 2026-12-01 \"git-llm-apply "),
+        run.stdout
+            .contains("\n.TH GIT-LLM-APPLY 1 2026-12-01 \"git-llm-apply "),
         "{}",
         &run.stdout[..200]
     );
@@ -171,4 +172,130 @@ fn install_man_into_a_directory_that_cannot_be_made_is_an_error() {
         "{}",
         run.stderr
     );
+}
+
+// ------------------------------------------------------------------------- completions
+
+/// git's own bash completion, where Debian's git package puts it.
+const GIT_COMPLETION: &str = "/usr/share/bash-completion/completions/git";
+
+/// What bash completes for each line (the cursor at its end), through git's completion with
+/// ours loaded after it: one `a|b|` line per input line.
+fn complete(r: &TestRepo, lines: &[&str]) -> Vec<String> {
+    assert!(
+        Path::new(GIT_COMPLETION).is_file(),
+        "{GIT_COMPLETION} is missing (.ci/run installs bash-completion)"
+    );
+    let mut script = format!(
+        r#"source {GIT_COMPLETION}
+source <(git-llm-apply completions bash) || exit 3
+complete_line() {{
+	COMP_LINE="$1"
+	COMP_POINT=${{#COMP_LINE}}
+	read -r -a COMP_WORDS <<< "$COMP_LINE"
+	if [[ "$COMP_LINE" == *" " ]]; then COMP_WORDS+=(""); fi
+	COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
+	COMPREPLY=()
+	__git_wrap__git_main
+	printf '%s|' "${{COMPREPLY[@]}}"
+	echo
+}}
+"#
+    );
+    for l in lines {
+        script.push_str(&format!("complete_line '{l}'\n"));
+    }
+    let bin_dir = bin().parent().expect("bin dir").to_path_buf();
+    let out = quiet_cmd("bash", r.path())
+        .env("PATH", path_with(&bin_dir))
+        .args(["--norc", "-c", &script])
+        .output()
+        .expect("run bash");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "bash: {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bash_completes_git_llm_apply_through_gits_own_completion() {
+    let r = TestRepo::with(&[("f.txt", "a\n")]);
+    // Two applies, two snapshots for `undo` to offer.
+    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
+        .code(0);
+    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-b\n+c\n")
+        .code(0);
+    let got = complete(
+        &r,
+        &[
+            "git llm-apply lo",
+            "git llm-apply ",
+            "git llm-apply --qu",
+            "git llm-apply --format=s",
+            "git llm-apply undo ",
+            "git llm-apply hooks in",
+            "git llm-apply hooks install ",
+            "git llm-apply hooks install --f",
+            "git llm-apply completions z",
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "log |",
+            "log |undo |hooks |install-man |completions |help |",
+            "--quiet |",
+            "search-replace |",
+            "1 |2 |",
+            "install |",
+            "path-policy |fetch-missing-blobs |verify |",
+            "--force |",
+            "zsh |",
+        ]
+    );
+}
+
+#[test]
+fn the_bash_script_also_completes_the_binary_by_its_own_name() {
+    let r = TestRepo::empty();
+    let bin_dir = bin().parent().expect("bin dir").to_path_buf();
+    let script = "source <(git-llm-apply completions bash) && complete -p git-llm-apply";
+    let out = quiet_cmd("bash", r.path())
+        .env("PATH", path_with(&bin_dir))
+        .args(["--norc", "-c", script])
+        .output()
+        .expect("run bash");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(" git-llm-apply"), "{text}");
+}
+
+#[test]
+fn every_shell_gets_a_script() {
+    let r = TestRepo::empty();
+    for (shell, marker) in [
+        ("bash", "_git_llm_apply ()"),
+        ("zsh", "#compdef git-llm-apply"),
+        ("fish", "complete -c git-llm-apply"),
+        ("elvish", "git-llm-apply"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let run = Run::from(r.cmd(&["completions", shell]).output().expect("run"));
+        run.code(0);
+        assert!(run.stdout.contains(marker), "{shell}: {}", run.stdout);
+        assert_eq!(run.stderr, "");
+    }
+    let run = Run::from(r.cmd(&["completions", "tcsh"]).output().expect("run"));
+    run.code(2);
+    assert_eq!(run.stdout, "");
 }
