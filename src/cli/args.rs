@@ -36,7 +36,8 @@ pub struct Args {
     )]
     pub color: ColorArg,
 
-    /// Only errors, on standard error; the exit status says the rest (as git apply -q)
+    /// Only errors, on standard error; the exit status says the rest (as git apply -q;
+    /// --json still prints its document)
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
 

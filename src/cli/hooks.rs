@@ -61,10 +61,15 @@ pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> Outcome {
             Ok(at) => (0, list(&at), false),
             Err(e) => (2, format!("error: {e}\n"), true),
         },
-        HooksCommand::Install { names, force } => match locate(dir) {
-            Ok(at) => install(&at, &names, force),
-            Err(e) => (2, format!("error: {e}\n"), true),
-        },
+        HooksCommand::Install { names, force } => {
+            let (code, done, said) = match locate(dir) {
+                Ok(at) => install(&at, &names, force),
+                Err(e) => (2, String::new(), format!("error: {e}\n")),
+            };
+            // What was changed is a report of what was done (dropped by -q); refusals and
+            // errors go to stderr.
+            return Outcome::done(done, said, status_of(code));
+        }
         HooksCommand::PlanPaths => plan_helper(|v, out| {
             for f in v["files"].as_array().into_iter().flatten() {
                 for key in ["old_path", "path"] {
@@ -86,15 +91,19 @@ pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> Outcome {
             let _ = writeln!(out, "{files} {lines}");
         }),
     };
-    let status = match code {
-        0 => RunStatus::Applied,
-        1 => RunStatus::Refused,
-        _ => RunStatus::Error,
-    };
+    let status = status_of(code);
     if to_stderr {
         Outcome::text(String::new(), text, status)
     } else {
         Outcome::text(text, String::new(), status)
+    }
+}
+
+fn status_of(code: u8) -> RunStatus {
+    match code {
+        0 => RunStatus::Applied,
+        1 => RunStatus::Refused,
+        _ => RunStatus::Error,
     }
 }
 
@@ -245,7 +254,7 @@ enum Step {
     },
 }
 
-fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
+fn install(at: &Place, names: &[String], force: bool) -> (u8, String, String) {
     let mut chosen: Vec<&Ready> = Vec::new();
     if names.is_empty() {
         chosen.extend(READY.iter());
@@ -258,11 +267,11 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
                 let known: Vec<&str> = READY.iter().map(|r| r.name).collect();
                 return (
                     2,
+                    String::new(),
                     format!(
                         "error: no ready-made hook named '{n}' (there are: {})\n",
                         known.join(", ")
                     ),
-                    true,
                 );
             }
         }
@@ -305,13 +314,15 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
         }
     }
     let mut out = String::new();
+    let mut err = String::new();
     let _ = writeln!(out, "hooks directory: {}", at.dir.display());
     if !refusals.is_empty() {
+        let _ = writeln!(err, "hooks directory: {}", at.dir.display());
         for r in &refusals {
-            let _ = writeln!(out, "refused: {r}");
+            let _ = writeln!(err, "refused: {r}");
         }
-        let _ = writeln!(out, "nothing was changed");
-        return (1, out, false);
+        let _ = writeln!(err, "nothing was changed");
+        return (1, String::new(), err);
     }
     for step in steps {
         match perform(&step) {
@@ -319,12 +330,12 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
                 let _ = writeln!(out, "{line}");
             }
             Err(e) => {
-                let _ = writeln!(out, "error: {e}");
-                return (1, out, false);
+                let _ = writeln!(err, "error: {e}");
+                return (1, out, err);
             }
         }
     }
-    (0, out, false)
+    (0, out, err)
 }
 
 /// What to do about `pre-llm-apply` / `post-llm-apply` itself.

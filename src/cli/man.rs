@@ -467,7 +467,7 @@ pub fn run(args: InstallManArgs) -> Outcome {
         Err(e) => return Outcome::text(String::new(), format!("error: {e}\n"), RunStatus::Error),
     };
     match install(&dir, &text) {
-        Ok(path) => Outcome::text(
+        Ok(path) => Outcome::done(
             format!(
                 "installed the manual: {} (git help llm-apply and man git-llm-apply open it)\n",
                 path.display()

@@ -35,11 +35,14 @@ pub enum Shown {
     Run(Report),
     /// The `log` listing.
     Log(LogReport),
-    /// A helper command's plain text (`hooks`), each stream's part, and how it ended.
+    /// A helper command's plain text (`hooks`, the manual, completions), each stream's part,
+    /// and how it ended. `done`: stdout only says what was done, so `-q` drops it (otherwise
+    /// it is what was asked for: a listing, a page, a script).
     Text {
         stdout: String,
         stderr: String,
         status: RunStatus,
+        done: bool,
     },
 }
 
@@ -57,6 +60,20 @@ impl Outcome {
                 stdout,
                 stderr,
                 status,
+                done: false,
+            },
+            json: false,
+        }
+    }
+
+    /// Like [`Outcome::text`], for a command whose stdout reports what it changed.
+    pub fn done(stdout: String, stderr: String, status: RunStatus) -> Outcome {
+        Outcome {
+            shown: Shown::Text {
+                stdout,
+                stderr,
+                status,
+                done: true,
             },
             json: false,
         }
@@ -214,7 +231,18 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
             let shown = report::human::render_log(&l, printing.verbosity);
             (shown.stdout, shown.stderr)
         }
-        Shown::Text { stdout, stderr, .. } => (stdout, stderr),
+        Shown::Text {
+            stdout,
+            stderr,
+            done,
+            ..
+        } => {
+            if done && printing.verbosity == Verbosity::Quiet {
+                (String::new(), stderr)
+            } else {
+                (stdout, stderr)
+            }
+        }
     };
     if printing.verbosity == Verbosity::Verbose {
         stderr.insert_str(

@@ -450,3 +450,86 @@ fn a_value_given_with_git_dash_c_is_validated_too() {
     let run = crate::common::Run::from(c.output().expect("run"));
     run.code(2).out_contains("git config llm-apply.keep is 'x'");
 }
+
+// ------------------------------------------------------------- streams of the other commands
+
+fn cli(r: &TestRepo, args: &[&str]) -> crate::common::Run {
+    crate::common::Run::from(r.cmd(args).output().expect("run"))
+}
+
+#[test]
+fn undo_reports_what_it_restored_on_stdout_and_a_refusal_on_stderr() {
+    let r = repo();
+    let run = cli(&r, &["undo"]);
+    run.code(1);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .starts_with("error: no recorded apply to roll back"),
+        "{}",
+        run.stderr
+    );
+    r.apply(&[], PATCH).code(0);
+    let run = cli(&r, &["undo"]);
+    run.code(0);
+    assert!(run.stdout.contains("snapshot 1 undone"), "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+    assert_eq!(r.read_str("f.txt"), numbered("l", 6));
+    let run = cli(&r, &["undo", "-q", "1"]);
+    run.code(1);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("already undone"), "{}", run.stderr);
+}
+
+#[test]
+fn log_lists_on_stdout_and_quiet_keeps_the_listing() {
+    let r = repo();
+    r.apply(&[], PATCH).code(0);
+    for args in [&["log"][..], &["log", "-q"]] {
+        let run = cli(&r, args);
+        run.code(0);
+        assert!(run.stdout.starts_with("1  "), "{args:?}: {}", run.stdout);
+        assert_eq!(run.stderr, "");
+    }
+}
+
+#[test]
+fn hooks_install_says_what_it_did_on_stdout_refuses_on_stderr_and_quiet_says_nothing() {
+    let r = repo();
+    let run = cli(&r, &["hooks", "install", "verify"]);
+    run.code(0);
+    assert!(run.stdout.contains("installed"), "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+    let hooks = r.abs(".git/hooks/post-llm-apply.d/verify");
+    std::fs::write(&hooks, "#!/bin/sh\necho mine\n").expect("edit the hook");
+    let run = cli(&r, &["hooks", "install", "verify"]);
+    run.code(1);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .contains("refused: post-llm-apply.d/verify exists and differs"),
+        "{}",
+        run.stderr
+    );
+    let run = cli(&r, &["-q", "hooks", "install", "--force", "verify"]);
+    run.code(0);
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    // What was asked for is printed whatever -q says.
+    let run = cli(&r, &["-q", "hooks", "list"]);
+    run.code(0);
+    assert!(run.stdout.contains("verify"), "{}", run.stdout);
+}
+
+#[test]
+fn help_into_a_closed_pipe_ends_quietly_too() {
+    let r = repo();
+    for args in [
+        "-h",
+        "--help",
+        "--version",
+        "completions bash",
+        "install-man --print",
+    ] {
+        assert_eq!(into_a_closed_pipe(&r, args), "rc=0\n", "{args}");
+    }
+}

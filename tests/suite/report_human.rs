@@ -352,3 +352,37 @@ fn an_invalid_colour_is_a_config_error_naming_key_and_value() {
     );
     assert_eq!(r.state(), before);
 }
+
+// ------------------------------------------------------------------------ quiet, verbose
+
+#[test]
+fn quiet_success() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["-q"], &good_patch())));
+}
+
+#[test]
+fn quiet_refusal() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["-q"], &mixed_patch())));
+}
+
+#[test]
+fn verbose_partial() {
+    let r = repo();
+    let run = r.apply(&["-v", "--partial"], &mixed_patch());
+    // The git commands run name temporary directories: keep only that they were listed.
+    let stderr: String = run
+        .stderr
+        .lines()
+        .map(|l| {
+            if l.starts_with("verbose: ran git ") {
+                "verbose: ran git …\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let run = crate::common::Run { stderr, ..run };
+    insta::assert_snapshot!(shown(&run));
+}
