@@ -443,10 +443,14 @@ fn every_invalid_config_value_is_a_usage_error_naming_the_key_and_the_value() {
 #[test]
 fn a_value_given_with_git_dash_c_is_validated_too() {
     let r = repo();
-    let mut c = r.cmd(&["log"]);
-    c.env("GIT_CONFIG_COUNT", "1")
-        .env("GIT_CONFIG_KEY_0", "llm-apply.keep")
-        .env("GIT_CONFIG_VALUE_0", "x");
+    // As a user types it: git runs us with its -c settings in the environment.
+    let bin = assert_cmd::cargo::cargo_bin("git-llm-apply");
+    let mut dirs = vec![bin.parent().expect("bin dir").to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let mut c = r.git_cmd(&["-c", "llm-apply.keep=x", "llm-apply", "log"]);
+    c.env("PATH", std::env::join_paths(dirs).expect("PATH"));
     let run = crate::common::Run::from(c.output().expect("run"));
     run.code(2).out_contains("git config llm-apply.keep is 'x'");
 }
