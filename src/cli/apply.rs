@@ -336,7 +336,7 @@ fn decide_and_write(
     let proof = match proof::prove(patch, plan) {
         Ok(p) => p,
         Err(failure) => {
-            let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+            let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
             r.check = check;
             r.reverse = revert;
             r.errors.push(ErrorReport {
@@ -353,27 +353,27 @@ fn decide_and_write(
     };
     let all_ok = plan.all_ok();
     let nothing_to_write = plan.changes.is_empty();
-    let (status, code, write_it) = if check {
+    let (status, write_it) = if check {
         if all_ok {
-            (RunStatus::Checked, 0, false)
+            (RunStatus::Checked, false)
         } else if partial && !nothing_to_write {
-            (RunStatus::Partial, 3, false)
+            (RunStatus::Partial, false)
         } else {
-            (RunStatus::Refused, 1, false)
+            (RunStatus::Refused, false)
         }
     } else if all_ok {
         if nothing_to_write {
-            (RunStatus::AlreadyApplied, 0, false)
+            (RunStatus::AlreadyApplied, false)
         } else {
-            (RunStatus::Applied, 0, true)
+            (RunStatus::Applied, true)
         }
     } else if partial && !nothing_to_write {
-        (RunStatus::Partial, 3, true)
+        (RunStatus::Partial, true)
     } else {
-        (RunStatus::Refused, 1, false)
+        (RunStatus::Refused, false)
     };
     let refused = |why: &str, kind: &str, message: String, hooks: &HookRuns<'_>| {
-        let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+        let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
         r.check = check;
         r.reverse = revert;
         r.errors.push(ErrorReport {
@@ -384,7 +384,7 @@ fn decide_and_write(
         not_written_because(&mut r, why);
         r
     };
-    let mut report = Report::from_plan(plan, format, status, code, false);
+    let mut report = Report::from_plan(plan, format, status, false);
     report.check = check;
     report.reverse = revert;
     report.hooks = hooks.reports.clone();
@@ -473,7 +473,7 @@ fn index_refused(
     revert: bool,
     refused: &[write::index::Unstageable],
 ) -> Report {
-    let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+    let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
     r.check = check;
     r.reverse = revert;
     for u in refused {

@@ -130,8 +130,10 @@ pub fn planned_report(
     check: bool,
     revert: bool,
 ) -> Report {
-    let code = if plan.all_ok() || !partial { 0 } else { 3 };
-    let mut r = Report::from_plan(plan, format, RunStatus::Planned, code, false);
+    let mut r = Report::from_plan(plan, format, RunStatus::Planned, false);
+    if !plan.all_ok() && partial {
+        r.exit_code = RunStatus::Partial.exit_code();
+    }
     r.check = check;
     r.reverse = revert;
     r

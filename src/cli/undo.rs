@@ -28,11 +28,12 @@ pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
     Outcome::run(report, json)
 }
 
-/// An error report for a request that was understood but cannot be done: exit 1, nothing
-/// written (an unknown or malformed ID stays a usage error, exit 2).
+/// A refusal of a request that was understood but cannot be done: exit 1, nothing written
+/// (an unknown or malformed ID stays a usage error, exit 2).
 fn refuse(kind: &str, message: impl Into<String>) -> Box<Report> {
     let mut r = fail(kind, message);
-    r.exit_code = 1;
+    r.status = RunStatus::Refused;
+    r.exit_code = RunStatus::Refused.exit_code();
     r
 }
 
@@ -100,16 +101,16 @@ fn undo_locked(
     let as_plan = plan.to_plan();
     let mut notices = session.notices.clone();
 
-    let (status, code) = if plan.refused() {
-        (RunStatus::Refused, 1)
+    let status = if plan.refused() {
+        RunStatus::Refused
     } else if check {
-        (RunStatus::Checked, 0)
+        RunStatus::Checked
     } else if as_plan.changes.is_empty() {
-        (RunStatus::AlreadyApplied, 0)
+        RunStatus::AlreadyApplied
     } else {
-        (RunStatus::Applied, 0)
+        RunStatus::Applied
     };
-    let mut report = Report::from_plan(&as_plan, Format::Unified, status, code, false);
+    let mut report = Report::from_plan(&as_plan, Format::Unified, status, false);
     report.format = None;
     report.reverse = true;
     report.check = check;
@@ -184,8 +185,7 @@ fn undo_locked(
                 notices.extend(done.notices);
             }
             Err(message) => {
-                let mut r =
-                    Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, 1, false);
+                let mut r = Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, false);
                 r.format = None;
                 r.reverse = true;
                 r.undo = true;

@@ -40,6 +40,23 @@ pub enum RunStatus {
     Planned,
 }
 
+impl RunStatus {
+    /// The process's exit status for a run that ended so (DESIGN §2): the one place where an
+    /// outcome becomes a number. `Planned` is never a run's end (a hook reads it before
+    /// anything is decided); it says what an apply that the gate lets through would return.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            RunStatus::Applied
+            | RunStatus::AlreadyApplied
+            | RunStatus::Checked
+            | RunStatus::Planned => 0,
+            RunStatus::Refused => 1,
+            RunStatus::Error => 2,
+            RunStatus::Partial => 3,
+        }
+    }
+}
+
 /// A file's status in the report: the plan's status, or `skipped` for a file that would
 /// have applied but was not written because another file failed (all or nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -161,7 +178,7 @@ impl Report {
         Report {
             schema: SCHEMA,
             status: RunStatus::Error,
-            exit_code: 2,
+            exit_code: RunStatus::Error.exit_code(),
             check: false,
             reverse: false,
             format: None,
@@ -181,13 +198,7 @@ impl Report {
     }
 
     /// The report of a planned run. `written` says whether the plan's changes were written.
-    pub fn from_plan(
-        plan: &Plan,
-        format: Format,
-        status: RunStatus,
-        exit_code: i32,
-        written: bool,
-    ) -> Report {
+    pub fn from_plan(plan: &Plan, format: Format, status: RunStatus, written: bool) -> Report {
         let all_or_nothing_failed = matches!(status, RunStatus::Refused);
         let files: Vec<FileReport> = plan
             .files
@@ -205,7 +216,7 @@ impl Report {
         Report {
             schema: SCHEMA,
             status,
-            exit_code,
+            exit_code: status.exit_code(),
             check: false,
             reverse: false,
             format: Some(format),

@@ -286,6 +286,14 @@ impl From<Output> for Run {
                 if v.get("schema").is_some() {
                     schema::assert_valid_output(&v);
                 }
+                if let Some(code) = v.get("exit_code") {
+                    assert_eq!(
+                        code.as_i64(),
+                        Some(i64::from(run.code)),
+                        "the document's exit_code is the process's:\n{}",
+                        run.stdout
+                    );
+                }
             }
         }
         run

@@ -10,6 +10,7 @@ mod formats_cli;
 mod history;
 mod hooks;
 mod json_report;
+mod manual;
 mod parse_unified;
 mod props;
 mod review_cases;
