@@ -362,8 +362,9 @@ fn quiet_prints_only_the_refusal_on_stderr() {
 #[test]
 fn quiet_drops_notices_and_warnings_but_not_errors() {
     let r = repo();
-    // A miscounted header is repaired with a notice, which -q does not print.
-    let miscounted = PATCH.replace("@@ -2,3 +2,3 @@", "@@ -2,7 +2,7 @@");
+    // A miscounted header is repaired with a notice, which -q does not print. (Counts short
+    // of the body: a body longer than its header is a miscount, never a cut stream.)
+    let miscounted = PATCH.replace("@@ -2,3 +2,3 @@", "@@ -2,2 +2,2 @@");
     let run = r.apply(&[], &miscounted);
     run.code(0);
     assert!(run.stderr.contains("notice: "), "{}", run.stderr);
@@ -469,7 +470,7 @@ fn undo_reports_what_it_restored_on_stdout_and_a_refusal_on_stderr() {
     assert_eq!(run.stdout, "");
     assert!(
         run.stderr
-            .starts_with("error: no recorded apply to roll back"),
+            .starts_with("error: nothing to undo: no apply was recorded here"),
         "{}",
         run.stderr
     );
