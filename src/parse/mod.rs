@@ -1,6 +1,7 @@
 //! Input text to one `Patch`: format detection and the three format parsers.
 
 pub mod codex;
+pub mod repair;
 pub mod search_replace;
 pub mod unified;
 
@@ -39,10 +40,20 @@ pub(crate) fn line_number(s: &str) -> Option<usize> {
     s.parse::<usize>().ok().filter(|&n| n <= MAX_LINE_NUMBER)
 }
 
-/// Answers "does this path exist in the work tree?" so the parser can decide how many
-/// leading path components a header carries, without doing I/O itself.
+/// Answers questions about the work tree so the parser can decide what the text means
+/// without doing I/O itself: whether a path exists (how many leading path components a
+/// header carries), what a file holds (whether an unprefixed line is one of its lines), and
+/// which files are tracked (which file a SEARCH block without a path is about).
 pub trait PathProbe {
     fn exists(&self, path: &str) -> bool;
+    /// The bytes of the regular file at `path`, when there is one.
+    fn content(&self, _path: &str) -> Option<Vec<u8>> {
+        None
+    }
+    /// The tracked paths (bounded in number); empty when unknown.
+    fn tracked(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A probe that knows no files: every prefix decision falls back to the header's own shape.
@@ -78,14 +89,43 @@ pub fn parse(
     }
 }
 
+/// The bytes of a regular file through the planner's read-only view. The parser only looks
+/// inside the work tree: a path that climbs out of it, or leads there through a symlink,
+/// reads as no file.
+fn file_bytes(files: &dyn crate::repo::Files, path: &str) -> Option<Vec<u8>> {
+    let outside = path.starts_with('/')
+        || path
+            .split('/')
+            .any(|c| c == ".." || c.eq_ignore_ascii_case(".git"));
+    if outside || files.escapes(path) {
+        return None;
+    }
+    match files.read(path) {
+        Ok(crate::repo::Entry::File(f)) => Some(f.bytes),
+        _ => None,
+    }
+}
+
 impl PathProbe for crate::repo::WorkTree {
     fn exists(&self, path: &str) -> bool {
         crate::repo::Files::exists(self, path)
+    }
+    fn content(&self, path: &str) -> Option<Vec<u8>> {
+        file_bytes(self, path)
+    }
+    fn tracked(&self) -> Vec<String> {
+        crate::repo::Files::known_paths(self)
     }
 }
 
 impl PathProbe for crate::repo::MemFiles {
     fn exists(&self, path: &str) -> bool {
         crate::repo::Files::exists(self, path)
+    }
+    fn content(&self, path: &str) -> Option<Vec<u8>> {
+        file_bytes(self, path)
+    }
+    fn tracked(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
     }
 }

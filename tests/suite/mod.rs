@@ -4,6 +4,7 @@ mod apply_core;
 mod apply_files;
 mod cli;
 mod diagnostics;
+mod dialects;
 mod formats_cli;
 mod history;
 mod hooks;
