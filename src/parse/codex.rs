@@ -19,6 +19,7 @@
 
 use std::ops::Range;
 
+use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
 
@@ -57,7 +58,7 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
     })
 }
 
-pub fn parse(text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);
     let segments = find_segments(&lines, &mut notes)?;
@@ -73,6 +74,8 @@ pub fn parse(text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
             lines: &lines,
             end: seg.end,
             notes: &mut notes,
+            probe,
+            file: None,
         }
         .parse(seg.start, &mut files)?;
         if files.len() == before {
@@ -362,9 +365,21 @@ struct Body<'a, 't> {
     lines: &'a [&'t str],
     end: usize,
     notes: &'a mut Notes,
+    probe: &'a dyn PathProbe,
+    /// The lines of the file being updated, read when a hunk line has no prefix.
+    file: Option<(String, Option<FileLines>)>,
 }
 
 impl Body<'_, '_> {
+    /// The lines of `path` in the work tree, when it is a file there.
+    fn file_lines(&mut self, path: &str) -> Option<&FileLines> {
+        if self.file.as_ref().is_none_or(|(p, _)| p != path) {
+            let lines = self.probe.content(path).map(|b| FileLines::new(&b));
+            self.file = Some((path.to_string(), lines));
+        }
+        self.file.as_ref().and_then(|(_, f)| f.as_ref())
+    }
+
     fn parse(&mut self, start: usize, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
         let mut i = start;
         while i < self.end {
@@ -579,6 +594,10 @@ impl Body<'_, '_> {
         }
         // Blank lines without a prefix, kept as context unless they turn out to be trailing.
         let mut blanks: Vec<(usize, usize)> = Vec::new();
+        // Context lines written without their space (input line, hunk index), and context
+        // lines written with one (hunk indices).
+        let mut unprefixed_at: Vec<(usize, usize)> = Vec::new();
+        let mut spaced_at: Vec<usize> = Vec::new();
         while i < self.end {
             let line = self.lines[i];
             if line.starts_with("@@") {
@@ -604,12 +623,18 @@ impl Body<'_, '_> {
                 _ => None,
             };
             if let Some(kind) = kind {
+                if kind == LineKind::Context {
+                    spaced_at.push(hunk.lines.len());
+                }
                 hunk.lines.push(Line::new(kind, &line[1..]));
             } else if line.trim().is_empty() {
                 blanks.push((i, hunk.lines.len()));
                 hunk.lines.push(Line::new(LineKind::Context, line));
             } else if line.starts_with("\\ No newline") {
                 self.no_newline(path, i, &mut hunk)?;
+            } else if self.file_lines(path).is_some_and(|f| f.has(line)) {
+                unprefixed_at.push((i, hunk.lines.len()));
+                hunk.lines.push(Line::new(LineKind::Context, line));
             } else {
                 return Err(syntax(
                     i,
@@ -635,6 +660,21 @@ impl Body<'_, '_> {
                         "blank lines after the last line of a hunk were read as separators",
                     );
                 }
+            }
+        }
+        if !unprefixed_at.is_empty() {
+            let at: Vec<usize> = unprefixed_at.iter().map(|&(_, h)| h).collect();
+            if let Some(file) = self.file_lines(path) {
+                let mut lines: Vec<&mut Line> = hunk.lines.iter_mut().collect();
+                unprefixed::settle(&mut lines, &at, &spaced_at, file);
+            }
+            for (n, _) in unprefixed_at {
+                self.notes.add(
+                    unprefixed::NOTICE,
+                    Some(path),
+                    Some(n),
+                    "hunk lines without a leading ' ', '-' or '+' are lines of the file as written; read as context",
+                );
             }
         }
         for (n, _) in blanks {

@@ -4,7 +4,7 @@
 //! `git apply` skips leading garbage. Hunk counts are read only as a hint for where a hunk
 //! ends; the real counts are recomputed from the lines.
 
-use super::repair::unprefixed::{self, FileLines, OldLine};
+use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
 use crate::quote::{quoted_end, unquote};
@@ -718,52 +718,21 @@ impl Parser<'_> {
     }
 
     /// In a hunk whose context lines came without their prefix, read each space-led context
-    /// line the way the file has it (see [`unprefixed::read_spaced`]); how many were read
-    /// as written.
+    /// line the way the file has it; how many were read as written.
     fn settle_unprefixed(
         &mut self,
         body: &mut [(Line, bool)],
         unprefixed_at: &[usize],
         spaced_at: &[usize],
     ) -> usize {
-        let spaced: Vec<usize> = spaced_at
-            .iter()
-            .copied()
-            .filter(|&i| i < body.len())
-            .collect();
-        if unprefixed_at.is_empty() || spaced.is_empty() {
+        if unprefixed_at.is_empty() {
             return 0;
         }
         let Some(file) = self.target.lines(self.probe) else {
             return 0;
         };
-        let raw: Vec<String> = spaced
-            .iter()
-            .map(|&i| format!(" {}", body[i].0.text))
-            .collect();
-        let mut next = 0;
-        let old: Vec<OldLine<'_>> = body
-            .iter()
-            .enumerate()
-            .filter(|(_, (l, _))| l.kind != LineKind::Add)
-            .map(|(i, (l, _))| {
-                if spaced.get(next) == Some(&i) {
-                    next += 1;
-                    OldLine::Spaced(&raw[next - 1])
-                } else {
-                    OldLine::Fixed(&l.text)
-                }
-            })
-            .collect();
-        let whole = unprefixed::read_spaced(file, &old);
-        let mut count = 0;
-        for ((&i, raw), whole) in spaced.iter().zip(&raw).zip(whole) {
-            if whole {
-                body[i].0.text = raw.clone();
-                count += 1;
-            }
-        }
-        count
+        let mut lines: Vec<&mut Line> = body.iter_mut().map(|(l, _)| l).collect();
+        unprefixed::settle(&mut lines, unprefixed_at, spaced_at, file)
     }
 
     /// Whether hunk body lines go on after `i` (used to accept a context line that lost its

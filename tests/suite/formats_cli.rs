@@ -519,8 +519,9 @@ fn an_unknown_codex_marker_after_a_hunk_is_bad_input() {
 
 #[test]
 fn a_codex_hunk_line_without_a_prefix_is_bad_input_not_a_guess() {
+    // Without a prefix, only a line the file has as written is read as context (issue 12).
     let r = TestRepo::with(&[("f.txt", "a\nb\n")]);
-    let patch = codex("*** Update File: f.txt\n@@\n a\nb\n+B\n");
+    let patch = codex("*** Update File: f.txt\n@@\n a\nc\n+B\n");
     assert_untouched(&r, &[], &patch, 2);
 }
 

@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::patch::{Line, LineKind};
+
 /// The notice kind of this repair.
 pub const NOTICE: &str = "context-prefix-repaired";
 
@@ -97,6 +99,52 @@ pub fn read_spaced(file: &FileLines, old: &[OldLine<'_>]) -> Vec<bool> {
         .iter()
         .map(|raw| !file.has(&raw[1..]) && file.has(raw))
         .collect()
+}
+
+/// Settle a hunk's space-led context lines (`spaced`, indices into `lines`, whose text has
+/// lost the first space) once the hunk has unprefixed context lines: each read as written
+/// gets its space back. How many were.
+pub fn settle(
+    lines: &mut [&mut Line],
+    unprefixed: &[usize],
+    spaced: &[usize],
+    file: &FileLines,
+) -> usize {
+    let spaced: Vec<usize> = spaced
+        .iter()
+        .copied()
+        .filter(|&i| i < lines.len())
+        .collect();
+    if unprefixed.is_empty() || spaced.is_empty() {
+        return 0;
+    }
+    let raw: Vec<String> = spaced
+        .iter()
+        .map(|&i| format!(" {}", lines[i].text))
+        .collect();
+    let mut next = 0;
+    let old: Vec<OldLine<'_>> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.kind != LineKind::Add)
+        .map(|(i, l)| {
+            if spaced.get(next) == Some(&i) {
+                next += 1;
+                OldLine::Spaced(&raw[next - 1])
+            } else {
+                OldLine::Fixed(&l.text)
+            }
+        })
+        .collect();
+    let whole = read_spaced(file, &old);
+    let mut count = 0;
+    for ((&i, raw), whole) in spaced.iter().zip(&raw).zip(whole) {
+        if whole {
+            lines[i].text = raw.clone();
+            count += 1;
+        }
+    }
+    count
 }
 
 #[cfg(test)]
