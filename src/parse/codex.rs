@@ -61,7 +61,7 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);
-    let segments = find_segments(&lines, &mut notes)?;
+    let segments = find_segments(&lines, &mut notes, probe)?;
     if segments.is_empty() {
         return Err(ParseError::Empty {
             hint: Some(format!("a Codex patch starts with a '{BEGIN}' line")),
@@ -122,7 +122,11 @@ fn split_lines<'t>(text: &'t str, notes: &mut Notes) -> Vec<&'t str> {
 
 /// Locate every `*** Begin Patch` … `*** End Patch` body; report what wraps them.
 /// Returned ranges hold the body lines only, as 0-based indices into `lines`.
-fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>, ParseError> {
+fn find_segments(
+    lines: &[&str],
+    notes: &mut Notes,
+    probe: &dyn PathProbe,
+) -> Result<Vec<Range<usize>>, ParseError> {
     let is_begin = |l: &&str| l.trim() == BEGIN;
     let mut segments = Vec::new();
     let mut wrapper = Wrapper::default();
@@ -156,9 +160,24 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
                 let close = window
                     .clone()
                     .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]));
+                let prose = || trailing_prose(lines, window.clone(), probe);
                 let close = match close {
                     Some(close) => close,
-                    None if limit == lines.len() => return Err(cut_off(lines, begin)),
+                    None if limit == lines.len() => match prose() {
+                        Some(p) => {
+                            notes.add(
+                                "end-marker-missing",
+                                None,
+                                Some(p),
+                                format!("'{END}' is missing; the patch was taken to end where the prose after it starts"),
+                            );
+                            segments.push(begin + 1..p);
+                            wrapper.outside(&lines[p..]);
+                            from = lines.len();
+                            break;
+                        }
+                        None => return Err(cut_off(lines, begin)),
+                    },
                     None => {
                         return Err(ParseError::Syntax {
                             line: limit,
@@ -184,6 +203,42 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
     wrapper.outside(&lines[from.min(lines.len())..]);
     wrapper.report(notes);
     Ok(segments)
+}
+
+/// Where the prose after a patch without `*** End Patch` starts, when the patch is visibly
+/// finished: its last operation is an Update or a Delete (an Add takes unprefixed lines as
+/// content), and from a line that fits no hunk grammar and is no line of a file the patch
+/// updates (so not a context line that lost its space), nothing to the end of the input
+/// could be part of a patch: no `***` marker, no `@@`, no `+` or `-` line. A stream cut
+/// off inside the patch ends in patch lines, never in such prose.
+fn trailing_prose(lines: &[&str], window: Range<usize>, probe: &dyn PathProbe) -> Option<usize> {
+    let last_op = window.clone().rev().find_map(|i| match marker(lines[i]) {
+        Some(m @ (Marker::Add(_) | Marker::Delete(_) | Marker::Update(_))) => Some((i, m)),
+        _ => None,
+    })?;
+    if matches!(last_op.1, Marker::Add(_)) {
+        return None;
+    }
+    let files: Vec<FileLines> = window
+        .clone()
+        .filter_map(|i| match marker(lines[i]) {
+            Some(Marker::Update(p)) => probe.content(p).map(|b| FileLines::new(&b)),
+            _ => None,
+        })
+        .collect();
+    let patch_like = |l: &str| {
+        l.starts_with(['+', '-']) || l.trim_start().starts_with("@@") || marker(l).is_some()
+    };
+    let start = (last_op.0 + 1..window.end).find(|&i| {
+        let l = lines[i];
+        !l.trim().is_empty()
+            && !l.starts_with([' ', '\t', '\\'])
+            && !patch_like(l)
+            && !files.iter().any(|f| f.has(l))
+    })?;
+    (start..window.end)
+        .all(|i| !patch_like(lines[i]))
+        .then_some(start)
 }
 
 /// The patch opened at `begin` runs to the end of the input without `*** End Patch`: a
