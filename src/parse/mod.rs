@@ -16,6 +16,13 @@ pub enum ParseError {
     Empty { hint: Option<String> },
     #[error("line {line}: {message}")]
     Syntax { line: usize, message: String },
+    /// The text does not say which file an edit is for, and more than one file could be
+    /// meant: a refusal (exit status 1), naming the candidates.
+    #[error("{what}")]
+    Ambiguous {
+        what: String,
+        candidates: Vec<String>,
+    },
     #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
     Truncated {
         /// The file whose section was cut.

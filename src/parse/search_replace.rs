@@ -94,6 +94,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         files: Vec::new(),
         by_path: HashMap::new(),
         notes,
+        tracked: None,
     };
     p.run()?;
     Ok(Patch {
@@ -129,7 +130,12 @@ struct Parser<'a, 'p> {
     files: Vec<FilePatch>,
     by_path: HashMap<String, usize>,
     notes: Notes,
+    /// The tracked text files and their lines, read when a block names no file.
+    tracked: Option<Vec<(String, Vec<String>)>>,
 }
+
+/// Files larger than this are not searched for a block that names no file.
+const SEARCHED_FILE_LIMIT: usize = 4 * 1024 * 1024;
 
 impl Parser<'_, '_> {
     fn run(&mut self) -> Result<(), ParseError> {
@@ -150,16 +156,20 @@ impl Parser<'_, '_> {
                 i += 1;
                 continue;
             }
-            let path = match self.path_before(after_prev, i) {
-                Some(p) => p,
-                None => self.reused_path(prev_path.as_deref(), after_prev, i)?,
+            let named = match self.path_before(after_prev, i) {
+                Some(p) => Some(p),
+                None => self.reused_path(prev_path.as_deref(), after_prev, i),
             };
-            let (divider, end) = self.block_bounds(i, &path)?;
+            let (divider, end) = self.block_bounds(i, named.as_deref().unwrap_or("(no path)"))?;
             let lines = self.lines;
             let block = Block {
                 at: i,
                 search: &lines[i + 1..divider],
                 replace: &lines[divider + 1..end],
+            };
+            let path = match named {
+                Some(p) => p,
+                None => self.path_by_content(&block)?,
             };
             self.add_block(&path, &block)?;
             blocks += 1;
@@ -197,12 +207,7 @@ impl Parser<'_, '_> {
     /// A block without its own path continues the previous block's file, but only when
     /// nothing but fences and blank lines separates them: after prose it may be about
     /// another file, and guessing the wrong file is how edits land in the wrong place.
-    fn reused_path(
-        &mut self,
-        prev: Option<&str>,
-        lo: usize,
-        search: usize,
-    ) -> Result<String, ParseError> {
+    fn reused_path(&mut self, prev: Option<&str>, lo: usize, search: usize) -> Option<String> {
         let glue = self.lines[lo..search]
             .iter()
             .all(|l| l.trim().is_empty() || is_fence(l.trim()));
@@ -214,15 +219,100 @@ impl Parser<'_, '_> {
                     Some(search),
                     "a block without a file path was taken to continue the block before it",
                 );
-                Ok(p.to_string())
+                Some(p.to_string())
             }
-            _ => Err(syntax(
-                search,
-                format!(
-                    "no file path before '<<<<<<< {SEARCH}'; put the path alone on the line before the block or its opening fence"
-                ),
-            )),
+            _ => None,
         }
+    }
+
+    /// A block that names no file is for the one tracked file that holds its SEARCH text
+    /// (every piece of it, when `...` lines split it), as written or, when no file has it
+    /// so, with each line's indentation and trailing whitespace aside. Two or more files
+    /// is a refusal that names them; a file that holds the text twice is left to the
+    /// planner, which refuses the ambiguity with its places.
+    fn path_by_content(&mut self, block: &Block<'_>) -> Result<String, ParseError> {
+        let no_path = format!(
+            "no file path before '<<<<<<< {SEARCH}' (line {}); put the path alone on the line before the block or its opening fence",
+            block.at + 1
+        );
+        let pieces: Vec<Vec<&str>> = match pieces(block.search, block.replace) {
+            Ok(p) => p.into_iter().map(|(s, _)| trim_blank(s).to_vec()).collect(),
+            Err(_) => vec![trim_blank(block.search).to_vec()],
+        };
+        if pieces.iter().all(|p| p.is_empty()) {
+            return Err(syntax(block.at, no_path));
+        }
+        let files = self.tracked_files();
+        let mut found: Vec<String> = Vec::new();
+        for norm in [str::trim_end as fn(&str) -> &str, str::trim] {
+            found = files
+                .iter()
+                .filter(|(_, lines)| {
+                    pieces
+                        .iter()
+                        .all(|p| p.is_empty() || occurs(lines, p, norm))
+                })
+                .map(|(path, _)| path.clone())
+                .collect();
+            if !found.is_empty() {
+                break;
+            }
+        }
+        match &found[..] {
+            [one] => {
+                self.notes.add(
+                    "path-from-content",
+                    Some(one),
+                    Some(block.at),
+                    "a block that names no file was applied to the only tracked file that holds its SEARCH text",
+                );
+                Ok(one.clone())
+            }
+            [] => Err(syntax(
+                block.at,
+                format!("{no_path}; no tracked file holds its SEARCH text"),
+            )),
+            many => {
+                const SHOWN: usize = 10;
+                let mut names: Vec<String> =
+                    many.iter().take(SHOWN).map(|p| format!("'{p}'")).collect();
+                if many.len() > SHOWN {
+                    names.push(format!("and {} more", many.len() - SHOWN));
+                }
+                Err(ParseError::Ambiguous {
+                    what: format!(
+                        "the SEARCH/REPLACE block at line {} names no file, and its SEARCH text is in {} tracked files: {}; put the path alone on the line before the block",
+                        block.at + 1,
+                        many.len(),
+                        names.join(", ")
+                    ),
+                    candidates: many.to_vec(),
+                })
+            }
+        }
+    }
+
+    /// The tracked text files (no NUL byte, not too large) with their lines, read once.
+    fn tracked_files(&mut self) -> &[(String, Vec<String>)] {
+        let probe = self.probe;
+        self.tracked.get_or_insert_with(|| {
+            let mut paths = probe.tracked();
+            paths.sort();
+            paths
+                .into_iter()
+                .filter_map(|p| {
+                    let bytes = probe.content(&p)?;
+                    if bytes.len() > SEARCHED_FILE_LIMIT || bytes.contains(&0) {
+                        return None;
+                    }
+                    let lines = String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .map(str::to_string)
+                        .collect();
+                    Some((p, lines))
+                })
+                .collect()
+        })
     }
 
     /// The divider and the REPLACE marker of the block opened at `search`.
@@ -427,6 +517,25 @@ impl Parser<'_, '_> {
         self.by_path.insert(path.to_string(), self.files.len() - 1);
         self.files.len() - 1
     }
+}
+
+/// `lines` without leading and trailing blank lines.
+fn trim_blank<'t>(mut lines: &'t [&'t str]) -> &'t [&'t str] {
+    while lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines = &lines[1..];
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines = &lines[..lines.len() - 1];
+    }
+    lines
+}
+
+/// Whether `run` occurs as consecutive lines of `lines`, each compared after `norm`.
+fn occurs(lines: &[String], run: &[&str], norm: fn(&str) -> &str) -> bool {
+    lines.len() >= run.len()
+        && lines
+            .windows(run.len())
+            .any(|w| w.iter().zip(run).all(|(a, b)| norm(a) == norm(b)))
 }
 
 type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
