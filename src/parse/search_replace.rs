@@ -30,13 +30,14 @@ const REPLACE: &str = "REPLACE";
 
 /// True when a SEARCH marker is followed by a divider and a REPLACE marker, and no unified
 /// file header comes first (a diff of a document about this format carries the markers as
-/// context lines).
+/// context lines) unless the marker stands at column 0, where no hunk line can: a reply
+/// that quotes a diff in its prose and then gives SEARCH/REPLACE blocks edits with the blocks.
 pub fn looks_like(text: &str) -> bool {
     let lines: Vec<&str> = text.lines().collect();
     let Some(search) = lines.iter().position(|l| is_search(l)) else {
         return false;
     };
-    if unified_header_before(&lines, search) {
+    if unified_header_before(&lines, search) && lines[search].trim_start() != lines[search] {
         return false;
     }
     let rest = &lines[search + 1..];
@@ -169,7 +170,7 @@ impl Parser<'_, '_> {
             };
             let path = match named {
                 Some(p) => p,
-                None => self.path_by_content(&block)?,
+                None => self.path_by_content(&block, prev_path.as_deref())?,
             };
             self.add_block(&path, &block)?;
             blocks += 1;
@@ -188,25 +189,32 @@ impl Parser<'_, '_> {
     }
 
     /// The path named right before the block: on the line before `<<<<<<< SEARCH`, or on
-    /// the line before the opening fence, or in the fence's info string (```` ```src/a.py ````).
+    /// the line before the opening fence, or in the fence's info string (```` ```src/a.py ````),
+    /// or in a fence of its own just before the block's (aider's fence styles); `<source>`
+    /// tags count as fences.
     fn path_before(&self, lo: usize, search: usize) -> Option<String> {
-        let mut j = search.checked_sub(1).filter(|&j| j >= lo)?;
-        let t = self.lines[j].trim();
-        if is_fence(t) {
-            if let Some(p) = fence_info_path(t) {
-                return Some(p);
-            }
+        const LOOK_BACK: usize = 6;
+        let mut j = search;
+        for _ in 0..LOOK_BACK {
             j = j.checked_sub(1).filter(|&j| j >= lo)?;
-            if is_fence(self.lines[j].trim()) {
-                return None;
+            let t = self.lines[j].trim();
+            if t.is_empty() {
+                continue;
             }
+            if is_fence(t) {
+                match fence_info_path(t) {
+                    Some(p) => return Some(p),
+                    None => continue,
+                }
+            }
+            return clean_path(self.lines[j], self.probe);
         }
-        clean_path(self.lines[j], self.probe)
+        None
     }
 
-    /// A block without its own path continues the previous block's file, but only when
-    /// nothing but fences and blank lines separates them: after prose it may be about
-    /// another file, and guessing the wrong file is how edits land in the wrong place.
+    /// A block without its own path continues the previous block's file when nothing but
+    /// fences and blank lines separates them; after prose, only when that file holds its
+    /// SEARCH text ([`Self::path_by_content`]).
     fn reused_path(&mut self, prev: Option<&str>, lo: usize, search: usize) -> Option<String> {
         let glue = self.lines[lo..search]
             .iter()
@@ -230,7 +238,11 @@ impl Parser<'_, '_> {
     /// so, with each line's indentation and trailing whitespace aside. Two or more files
     /// is a refusal that names them; a file that holds the text twice is left to the
     /// planner, which refuses the ambiguity with its places.
-    fn path_by_content(&mut self, block: &Block<'_>) -> Result<String, ParseError> {
+    fn path_by_content(
+        &mut self,
+        block: &Block<'_>,
+        prev: Option<&str>,
+    ) -> Result<String, ParseError> {
         let no_path = format!(
             "no file path before '<<<<<<< {SEARCH}' (line {}); put the path alone on the line before the block or its opening fence",
             block.at + 1
@@ -257,6 +269,17 @@ impl Parser<'_, '_> {
             if !found.is_empty() {
                 break;
             }
+        }
+        // After prose, a block that holds text of the previous block's file continues it,
+        // as aider reads such a reply.
+        if let Some(p) = prev.filter(|p| found.iter().any(|f| f == p)) {
+            self.notes.add(
+                "path-reused",
+                Some(p),
+                Some(block.at),
+                "a block without a file path was taken to continue the block before it",
+            );
+            return Ok(p.to_string());
         }
         match &found[..] {
             [one] => {
@@ -580,20 +603,35 @@ fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece
     Ok(if changed.is_empty() { all } else { changed })
 }
 
+/// A markdown fence, or aider's `<source>` / `<source>python` / `</source>` tags used as one.
 fn is_fence(trimmed: &str) -> bool {
-    trimmed.starts_with("```") || trimmed.starts_with("~~~")
+    trimmed.starts_with("```") || trimmed.starts_with("~~~") || source_tag(trimmed).is_some()
+}
+
+/// The info string of a `<source…>` opening tag (empty for none), or `""` for `</source>`.
+fn source_tag(t: &str) -> Option<&str> {
+    if t == "</source>" {
+        return Some("");
+    }
+    let rest = t.strip_prefix("<source")?;
+    let info = rest.strip_prefix('>').or_else(|| {
+        rest.strip_prefix(char::is_whitespace)
+            .and_then(|r| r.strip_suffix('>'))
+    })?;
+    (!info.contains(['<', '>'])).then_some(info.trim())
 }
 
 /// A fence line without an info string: one that closes a fence.
 fn is_bare_fence(line: &str) -> bool {
     let t = line.trim();
-    t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~'))
+    t == "</source>"
+        || (t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~')))
 }
 
 /// ```` ```src/a.py ```` or ```` ```python src/a.py ````: a path in the info string, told
 /// from a language name by its `.` or `/`.
 fn fence_info_path(fence: &str) -> Option<String> {
-    let info = fence.trim_start_matches(['`', '~']).trim();
+    let info = source_tag(fence).unwrap_or_else(|| fence.trim_start_matches(['`', '~']).trim());
     let last = info.split_whitespace().last()?;
     (last.contains('.') || last.contains('/')).then(|| normalise(last))
 }
