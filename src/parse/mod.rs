@@ -136,3 +136,45 @@ impl PathProbe for crate::repo::MemFiles {
         self.files.keys().cloned().collect()
     }
 }
+
+/// A fixture's `before/` tree as the work tree the parser may look at (parser tests).
+#[cfg(test)]
+pub(crate) struct BeforeDir(pub std::path::PathBuf);
+
+#[cfg(test)]
+impl BeforeDir {
+    /// The fixture case's `before/` tree, or `None` when its `expect` file wants a refusal.
+    pub(crate) fn of_case(case: &std::path::Path) -> Option<BeforeDir> {
+        let expect = std::fs::read_to_string(case.join("expect")).unwrap_or_default();
+        let refused = expect
+            .lines()
+            .any(|l| l.trim().starts_with("exit ") && l.trim() != "exit 0");
+        (!refused).then(|| BeforeDir(case.join("before")))
+    }
+
+    fn files(&self, dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                self.files(&p, out);
+            } else if let Ok(rel) = p.strip_prefix(&self.0) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+impl PathProbe for BeforeDir {
+    fn exists(&self, path: &str) -> bool {
+        self.0.join(path).exists()
+    }
+    fn content(&self, path: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.0.join(path)).ok()
+    }
+    fn tracked(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.files(&self.0, &mut out);
+        out
+    }
+}

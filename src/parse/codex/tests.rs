@@ -598,24 +598,14 @@ fn own_fixtures_parse() {
         }
         let text = std::fs::read_to_string(dir.join("patch")).expect("fixture has a patch");
         assert!(looks_like(&text), "{name} is detected as Codex");
-        if let Err(e) = parse(&text, &Before(dir.join("before"))) {
-            panic!("{name}: expected a patch, got {e}");
+        if let Some(before) = crate::parse::BeforeDir::of_case(&dir) {
+            if let Err(e) = parse(&text, &before) {
+                panic!("{name}: expected a patch, got {e}");
+            }
         }
         seen += 1;
     }
     assert!(seen > 0);
-}
-
-/// A fixture's `before/` tree as the work tree the parser may look at.
-struct Before(std::path::PathBuf);
-
-impl PathProbe for Before {
-    fn exists(&self, path: &str) -> bool {
-        self.0.join(path).exists()
-    }
-    fn content(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.0.join(path)).ok()
-    }
 }
 
 /// Upstream's scenario fixtures (`../shared/codex-scenarios`), when present: those upstream
