@@ -20,6 +20,10 @@
 //! An empty SEARCH creates the file when it does not exist and appends to it when it does
 //! (aider's rule); the append is reported because a model rarely means it.
 
+mod cline;
+mod envelope;
+mod roo;
+
 use std::collections::HashMap;
 
 use super::{ParseError, PathProbe};
@@ -37,7 +41,9 @@ pub fn looks_like(text: &str) -> bool {
     let Some(search) = lines.iter().position(|l| is_search(l)) else {
         return false;
     };
-    if unified_header_before(&lines, search) && lines[search].trim_start() != lines[search] {
+    if unified_header_before(&lines, search)
+        && !(lines[search].starts_with('<') && is_marker(lines[search], '<', SEARCH))
+    {
         return false;
     }
     let rest = &lines[search + 1..];
@@ -58,8 +64,8 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
     })
 }
 
-/// `<<<<<<< SEARCH`, `=======`, `>>>>>>> REPLACE` with 5 to 9 marker characters; surrounding
-/// whitespace is tolerated (and reported by the parser).
+/// aider's `<<<<<<< SEARCH`, `=======`, `>>>>>>> REPLACE` with 5 to 9 marker characters;
+/// surrounding whitespace is tolerated (and reported by the parser).
 fn is_marker(line: &str, mark: char, word: &str) -> bool {
     let t = line.trim();
     let n = t.chars().take_while(|&c| c == mark).count();
@@ -67,15 +73,15 @@ fn is_marker(line: &str, mark: char, word: &str) -> bool {
 }
 
 fn is_search(line: &str) -> bool {
-    is_marker(line, '<', SEARCH)
+    is_marker(line, '<', SEARCH) || cline::is_search(line)
 }
 
 fn is_divider(line: &str) -> bool {
-    is_marker(line, '=', "")
+    is_marker(line, '=', "") || cline::is_divider(line)
 }
 
 fn is_replace(line: &str) -> bool {
-    is_marker(line, '>', REPLACE)
+    is_marker(line, '>', REPLACE) || cline::is_replace(line)
 }
 
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
@@ -121,8 +127,10 @@ fn split_lines(text: &str) -> Vec<&str> {
 /// One block as written: the 0-based index of its SEARCH marker and its two texts.
 struct Block<'a> {
     at: usize,
-    search: &'a [&'a str],
-    replace: &'a [&'a str],
+    search: Vec<&'a str>,
+    replace: Vec<&'a str>,
+    /// Where the SEARCH text starts, when the block says (Roo Code's hints).
+    hint: Option<usize>,
 }
 
 struct Parser<'a, 'p> {
@@ -138,7 +146,7 @@ struct Parser<'a, 'p> {
 /// Files larger than this are not searched for a block that names no file.
 const SEARCHED_FILE_LIMIT: usize = 4 * 1024 * 1024;
 
-impl Parser<'_, '_> {
+impl<'a> Parser<'a, '_> {
     fn run(&mut self) -> Result<(), ParseError> {
         let mut i = 0;
         // Where the text after the previous block starts, and that block's path.
@@ -162,12 +170,7 @@ impl Parser<'_, '_> {
                 None => self.reused_path(prev_path.as_deref(), after_prev, i),
             };
             let (divider, end) = self.block_bounds(i, named.as_deref().unwrap_or("(no path)"))?;
-            let lines = self.lines;
-            let block = Block {
-                at: i,
-                search: &lines[i + 1..divider],
-                replace: &lines[divider + 1..end],
-            };
+            let block = self.block(i, divider, end);
             let path = match named {
                 Some(p) => p,
                 None => self.path_by_content(&block, prev_path.as_deref())?,
@@ -247,9 +250,9 @@ impl Parser<'_, '_> {
             "no file path before '<<<<<<< {SEARCH}' (line {}); put the path alone on the line before the block or its opening fence",
             block.at + 1
         );
-        let pieces: Vec<Vec<&str>> = match pieces(block.search, block.replace) {
+        let pieces: Vec<Vec<&str>> = match pieces(&block.search, &block.replace) {
             Ok(p) => p.into_iter().map(|(s, _)| trim_blank(s).to_vec()).collect(),
-            Err(_) => vec![trim_blank(block.search).to_vec()],
+            Err(_) => vec![trim_blank(&block.search).to_vec()],
         };
         if pieces.iter().all(|p| p.is_empty()) {
             return Err(syntax(block.at, no_path));
@@ -336,6 +339,34 @@ impl Parser<'_, '_> {
                 })
                 .collect()
         })
+    }
+
+    /// The block's two texts, once Roo Code's `:start_line:` headers and `N | ` line numbers
+    /// are read off them.
+    fn block(&mut self, at: usize, divider: usize, end: usize) -> Block<'a> {
+        let lines = self.lines;
+        let (mut hint, taken) = roo::headers(&lines[at + 1..divider]);
+        let mut search: Vec<&'a str> = lines[at + 1 + taken..divider].to_vec();
+        let mut replace: Vec<&'a str> = lines[divider + 1..end].to_vec();
+        if let Some((stripped, first)) = roo::strip_numbers(&search) {
+            search = stripped;
+            hint = hint.or(Some(first));
+            if let Some((r, _)) = roo::strip_numbers(&replace) {
+                replace = r;
+            }
+            self.notes.add(
+                "line-numbers-stripped",
+                None,
+                Some(at),
+                "every SEARCH line began with a 'N | ' line number; the numbers were stripped and used as a hint",
+            );
+        }
+        Block {
+            at,
+            search,
+            replace,
+            hint,
+        }
     }
 
     /// The divider and the REPLACE marker of the block opened at `search`.
@@ -432,8 +463,8 @@ impl Parser<'_, '_> {
 
     fn add_block(&mut self, path: &str, block: &Block<'_>) -> Result<(), ParseError> {
         let blank = |ls: &[&str]| ls.iter().all(|l| l.trim().is_empty());
-        if blank(block.search) {
-            return self.add_unanchored(path, block, blank(block.replace));
+        if blank(&block.search) {
+            return self.add_unanchored(path, block, blank(&block.replace));
         }
         let idx = self.file_index(path, false);
         let fp = &mut self.files[idx];
@@ -443,7 +474,7 @@ impl Parser<'_, '_> {
                 format!("'{path}' is created by an earlier block; put this change in that block"),
             ));
         }
-        let pieces = pieces(block.search, block.replace).map_err(|m| syntax(block.at, m))?;
+        let pieces = pieces(&block.search, &block.replace).map_err(|m| syntax(block.at, m))?;
         if pieces.len() > 1 {
             self.notes.add(
                 "elision-split",
@@ -453,15 +484,19 @@ impl Parser<'_, '_> {
             );
         }
         let fp = &mut self.files[idx];
-        for (old, new) in pieces {
+        for (n, (old, new)) in pieces.into_iter().enumerate() {
             let lines = old
                 .iter()
                 .map(|t| Line::new(LineKind::Remove, *t))
                 .chain(new.iter().map(|t| Line::new(LineKind::Add, *t)))
                 .collect();
+            // A start-line hint says where the block's first piece starts.
+            let hint = block.hint.filter(|_| n == 0);
             fp.hunks.push(Hunk {
                 lines,
                 reindent: true,
+                old_start: hint,
+                new_start: hint,
                 ..Hunk::default()
             });
         }
@@ -493,7 +528,7 @@ impl Parser<'_, '_> {
         if creating {
             let idx = self.file_index(path, true);
             let content = self.files[idx].full_content.get_or_insert_with(String::new);
-            for l in block.replace {
+            for l in &block.replace {
                 content.push_str(l);
                 content.push('\n');
             }
@@ -605,7 +640,10 @@ fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece
 
 /// A markdown fence, or aider's `<source>` / `<source>python` / `</source>` tags used as one.
 fn is_fence(trimmed: &str) -> bool {
-    trimmed.starts_with("```") || trimmed.starts_with("~~~") || source_tag(trimmed).is_some()
+    trimmed.starts_with("```")
+        || trimmed.starts_with("~~~")
+        || source_tag(trimmed).is_some()
+        || envelope::wrapper_tag(trimmed).is_some()
 }
 
 /// The info string of a `<source…>` opening tag (empty for none), or `""` for `</source>`.
@@ -625,12 +663,16 @@ fn source_tag(t: &str) -> Option<&str> {
 fn is_bare_fence(line: &str) -> bool {
     let t = line.trim();
     t == "</source>"
+        || envelope::wrapper_tag(t) == Some(true)
         || (t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~')))
 }
 
 /// ```` ```src/a.py ```` or ```` ```python src/a.py ````: a path in the info string, told
 /// from a language name by its `.` or `/`.
 fn fence_info_path(fence: &str) -> Option<String> {
+    if envelope::wrapper_tag(fence).is_some() {
+        return None;
+    }
     let info = source_tag(fence).unwrap_or_else(|| fence.trim_start_matches(['`', '~']).trim());
     let last = info.split_whitespace().last()?;
     (last.contains('.') || last.contains('/')).then(|| normalise(last))
@@ -642,6 +684,9 @@ fn fence_info_path(fence: &str) -> Option<String> {
 /// existing file among its words; a bare word is a path only when it exists, so a stray
 /// `python` line is never taken for a file name.
 fn clean_path(line: &str, probe: &dyn PathProbe) -> Option<String> {
+    if let Some(p) = envelope::path_tag(line.trim()) {
+        return Some(normalise(p));
+    }
     let mut t = line.trim().trim_start_matches('#').trim();
     for prefix in ["File:", "file:", "Filename:", "filename:", "Path:", "path:"] {
         if let Some(rest) = t.strip_prefix(prefix) {
