@@ -102,17 +102,14 @@ fn markers_with_five_to_nine_characters_are_accepted() {
 }
 
 #[test]
-fn markers_outside_five_to_nine_are_not_blocks() {
+fn markers_of_two_characters_are_not_blocks_three_are() {
     assert!(matches!(
-        parse(
-            "a.txt\n<<<< SEARCH\nold\n====\nnew\n>>>> REPLACE\n",
-            &NoFiles
-        ),
+        parse("a.txt\n<< SEARCH\nold\n==\nnew\n>> REPLACE\n", &NoFiles),
         Err(ParseError::Empty { .. })
     ));
-    assert!(!looks_like(
-        "a.txt\n<<<<<<<<<< SEARCH\nold\n==========\nnew\n>>>>>>>>>> REPLACE\n"
-    ));
+    let p = parse_ok("a.txt\n<<< SEARCH\nold\n===\nnew\n>>> REPLACE\nb.txt\n<<<<<<<<<< SEARCH\nx\n==========\ny\n>>>>>>>>>> REPLACE\n");
+    assert_eq!(paths(&p), vec!["a.txt", "b.txt"]);
+    assert!(!looks_like("a.txt\n<< SEARCH\nold\n==\nnew\n>> REPLACE\n"));
 }
 
 #[test]
