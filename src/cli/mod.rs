@@ -8,6 +8,7 @@ mod color;
 mod hooks;
 mod session;
 mod log;
+pub mod panic;
 mod undo;
 
 use std::io::IsTerminal;

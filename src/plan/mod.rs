@@ -206,6 +206,47 @@ pub struct FilePlan {
     pub mode_change: Option<(u32, u32)>,
     /// For a conflict: the regions named by the merge.
     pub conflicts: Vec<String>,
+    /// What the planner claims, for the proof to check; not part of the report.
+    pub evidence: Evidence,
+}
+
+/// What planning claims about one file patch, so that the proof stage can check the planned
+/// bytes against the patch without trusting the code that located the hunks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Evidence {
+    /// The file at the old path as this plan found it (None: absent; for a creation, the
+    /// new path).
+    pub before: Option<FileState>,
+    /// Every write this file plan makes, in order (None: the path is removed).
+    pub writes: Vec<(String, Option<FileState>)>,
+    /// For the text strategies: per hunk, in patch order, where it was put.
+    pub claims: Vec<Claim>,
+    /// The hunks were located one after another, each in the text the earlier ones left
+    /// (overlapping hunks), rather than all in the original text.
+    pub sequential: bool,
+    /// The patch shows the byte-order mark, so it is part of the first line.
+    pub bom_in_text: bool,
+}
+
+/// Where the text strategy put one hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    Placed(Placement),
+    /// The hunk's new side is already at `start` (0-based) under `pass`.
+    AlreadyApplied {
+        start: usize,
+        pass: Pass,
+    },
+    /// A verbatim repeat of hunk `of` (0-based), applied once with it.
+    Repeat {
+        of: usize,
+    },
+    /// A hunk with elision lines, placed as its parts around them, in file order.
+    Elided {
+        pieces: Vec<(Hunk, Placement)>,
+    },
+    /// Not placed (the file plan is refused then).
+    Unplaced,
 }
 
 impl FilePlan {
@@ -255,11 +296,18 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
     };
     let mut out = Vec::new();
     for (index, fp) in patch.files.iter().enumerate() {
-        let (file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
+        let before_path = fp.old_path.as_deref().or(fp.new_path.as_deref());
+        let before = match before_path.map(|p| vfs.read(p)).transpose()? {
+            Some(Entry::File(f)) => Some(f),
+            _ => None,
+        };
+        let (mut file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
+        file_plan.evidence.before = before;
         if file_plan.ok() || file_plan.status == FileStatus::Conflicted {
-            for (path, after) in writes {
-                vfs.set(&path, after)?;
+            for (path, after) in &writes {
+                vfs.set(path, after.clone())?;
             }
+            file_plan.evidence.writes = writes;
         }
         out.push(file_plan);
     }
@@ -364,6 +412,7 @@ impl FilePlan {
             suggested_path: None,
             mode_change: None,
             conflicts: Vec::new(),
+            evidence: Evidence::default(),
         }
     }
 }
@@ -449,7 +498,7 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
     let after = FileState {
-        bytes: content.into_bytes(),
+        bytes: crate::bytes::encode(&content).into_owned(),
         mode,
     };
     let mut plan = base_plan(fp);
@@ -632,18 +681,142 @@ fn plan_modify(
         .iter()
         .flat_map(|h| &h.lines)
         .any(|l| l.text.starts_with('\u{feff}'));
-    if text.bom && patch_shows_bom {
+    let bom_moved = text.bom && patch_shows_bom;
+    if bom_moved {
         text.bom = false;
         if let Some(first) = text.lines.first_mut() {
             first.insert(0, '\u{feff}');
         }
     }
 
-    let (located, hints, sequential_text) = locate_hunks(fp, &text, false);
-    let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
-        Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == h.stated,
-        _ => false,
-    });
+    // A hunk repeated verbatim (a model repeating itself) is one edit: located once, the
+    // copy reported as already applied. A repeat at other numbers is a second edit.
+    let repeats = repeated_hunks(fp);
+    let (located, hints, sequential_text) = if repeats.iter().any(Option::is_some) {
+        let once = FilePatch {
+            hunks: fp
+                .hunks
+                .iter()
+                .zip(&repeats)
+                .filter(|(_, r)| r.is_none())
+                .map(|(h, _)| h.clone())
+                .collect(),
+            ..fp.clone()
+        };
+        let (located, hints, seq) = locate_hunks(&once, &text, false);
+        let mut slot = Vec::with_capacity(fp.hunks.len());
+        let mut k = 0usize;
+        for r in &repeats {
+            slot.push(if r.is_none() {
+                k += 1;
+                k - 1
+            } else {
+                usize::MAX
+            });
+        }
+        let mut all = Vec::with_capacity(fp.hunks.len());
+        let mut all_hints = Vec::with_capacity(fp.hunks.len());
+        let mut hints = hints.into_iter();
+        for (i, r) in repeats.iter().enumerate() {
+            match r {
+                None => {
+                    all.push(located[slot[i]].clone());
+                    all_hints.push(hints.next().expect("a hint per located hunk"));
+                }
+                Some(of) => {
+                    all.push(match &located[slot[*of]] {
+                        Located::Placed(p) => Located::AlreadyApplied {
+                            start: p.start,
+                            pass: p.pass,
+                        },
+                        other => other.clone(),
+                    });
+                    all_hints.push(Hint {
+                        stated: None,
+                        searched: None,
+                    });
+                    plan.warnings.push(Warning::new(
+                        WarningKind::DuplicateHunk,
+                        Some(i + 1),
+                        format!(
+                            "hunk {} repeats hunk {} line for line; it was applied once",
+                            i + 1,
+                            of + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        (all, all_hints, seq)
+    } else {
+        locate_hunks(fp, &text, false)
+    };
+    // A hunk that fits nowhere as written, with a line standing for unchanged text (`...`,
+    // `// ... existing code ...`): its parts around that line are placed one after another,
+    // each in one place only, and the lines between them are left alone.
+    let mut located = located;
+    let mut elided: Vec<Option<Vec<(Hunk, Placement)>>> = vec![None; fp.hunks.len()];
+    if sequential_text.is_none() {
+        let taken: Vec<(usize, usize)> = located
+            .iter()
+            .filter_map(|l| match l {
+                Located::Placed(p) => Some((p.start, p.end)),
+                _ => None,
+            })
+            .collect();
+        for (i, h) in fp.hunks.iter().enumerate() {
+            let unplaced = matches!(located[i], Located::NotFound { .. });
+            if !unplaced || repeats[i].is_some() || !has_elision(h) {
+                continue;
+            }
+            match place_elided(h, &text, hints[i].searched, &taken) {
+                Ok(pieces) => {
+                    let (first, last) = (&pieces[0].1, &pieces[pieces.len() - 1].1);
+                    plan.warnings.push(Warning::new(
+                        WarningKind::Elision,
+                        Some(i + 1),
+                        format!(
+                            "hunk {}: its elision line(s) stood for unchanged text; its parts \
+                             were placed at lines {} to {}, and the lines between them kept",
+                            i + 1,
+                            first.start + 1,
+                            last.end
+                        ),
+                    ));
+                    located[i] = Located::Placed(first.clone());
+                    elided[i] = Some(pieces);
+                }
+                Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+            }
+        }
+    }
+    plan.evidence.claims = located
+        .iter()
+        .zip(&repeats)
+        .zip(&elided)
+        .map(|((l, r), e)| match (l, r) {
+            _ if e.is_some() => Claim::Elided {
+                pieces: e.clone().expect("checked"),
+            },
+            (_, Some(of)) => Claim::Repeat { of: *of },
+            (Located::Placed(p), None) => Claim::Placed(p.clone()),
+            (Located::AlreadyApplied { start, pass }, None) => Claim::AlreadyApplied {
+                start: *start,
+                pass: *pass,
+            },
+            (Located::Ambiguous { .. } | Located::NotFound { .. }, None) => Claim::Unplaced,
+        })
+        .collect();
+    plan.evidence.sequential = sequential_text.is_some();
+    plan.evidence.bom_in_text = bom_moved;
+    let exact_everywhere = located
+        .iter()
+        .zip(&hints)
+        .zip(&elided)
+        .all(|((l, h), e)| match l {
+            Located::Placed(p) => e.is_none() && p.pass == Pass::Exact && Some(p.start) == h.stated,
+            _ => false,
+        });
 
     // A three-way engine reads the work tree, so only for paths this plan has not changed.
     let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
@@ -700,6 +873,8 @@ fn plan_modify(
     }
 
     let mut placed: Vec<(&Hunk, &Placement)> = Vec::new();
+    // For each entry of `placed`: the patch's hunk it comes from (an elided hunk has parts).
+    let mut placed_from: Vec<usize> = Vec::new();
     let mut failed = false;
     let mut all_already = true;
     let mut loosest: Option<Pass> = None;
@@ -718,7 +893,19 @@ fn plan_modify(
                 loosest = loosest.max(Some(p.pass));
                 plan.warnings
                     .extend(diagnose::placement_warnings(i + 1, p, hint.searched));
-                placed.push((&fp.hunks[i], p));
+                match &elided[i] {
+                    Some(pieces) => {
+                        for (h, pl) in pieces {
+                            loosest = loosest.max(Some(pl.pass));
+                            placed.push((h, pl));
+                            placed_from.push(i);
+                        }
+                    }
+                    None => {
+                        placed.push((&fp.hunks[i], p));
+                        placed_from.push(i);
+                    }
+                }
             }
             Located::AlreadyApplied { start, pass } => {
                 r.status = HunkStatus::AlreadyApplied;
@@ -773,13 +960,12 @@ fn plan_modify(
     }
     // After an indentation-blind match, the added lines must be indentable the file's way
     // (hunks applied one after another were checked as they went).
-    for (hunk, p) in placed.iter().filter(|_| sequential_text.is_none()) {
+    for ((hunk, p), &i) in placed
+        .iter()
+        .zip(&placed_from)
+        .filter(|_| sequential_text.is_none())
+    {
         if let Err(why) = splice::IndentMap::learn(hunk, p, &text) {
-            let i = fp
-                .hunks
-                .iter()
-                .position(|h| std::ptr::eq(h, *hunk))
-                .expect("placed hunks come from fp");
             plan.hunks[i].status = HunkStatus::NotFound;
             plan.hunks[i].reason = Some(why);
             failed = true;
@@ -801,12 +987,139 @@ fn plan_modify(
         plan.status = FileStatus::AlreadyApplied;
         return Ok((plan, writes));
     }
+    // The counts are those of the hunks this plan applies, not of those already there.
+    (plan.added, plan.removed) = placed.iter().fold((0, 0), |(a, r), (h, _)| {
+        let adds = h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
+        let rems = h
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Remove)
+            .count();
+        (a + adds, r + rems)
+    });
     let out = match sequential_text {
         Some(t) => t,
         None => splice::splice(&text, &placed, fp.patch_eols),
     };
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
+}
+
+fn has_elision(h: &Hunk) -> bool {
+    h.lines
+        .iter()
+        .any(|l| l.kind == LineKind::Context && crate::patch::is_elision(&l.text))
+}
+
+/// The parts of a hunk around its elision lines, as hunks of their own.
+pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
+    let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
+    for l in &h.lines {
+        if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
+            parts.push(Vec::new());
+        } else {
+            parts.last_mut().expect("one part at least").push(l.clone());
+        }
+    }
+    let n = parts.len();
+    parts
+        .into_iter()
+        .enumerate()
+        .filter(|(_, lines)| !lines.is_empty())
+        .map(|(k, lines)| Hunk {
+            old_start: if k == 0 { h.old_start } else { None },
+            new_start: if k == 0 { h.new_start } else { None },
+            section: if k == 0 { h.section.clone() } else { None },
+            anchors: if k == 0 {
+                h.anchors.clone()
+            } else {
+                Vec::new()
+            },
+            lines,
+            old_no_newline: k + 1 == n && h.old_no_newline,
+            new_no_newline: k + 1 == n && h.new_no_newline,
+            at_eof: k + 1 == n && h.at_eof,
+            at_bof: k == 0 && h.at_bof,
+            reindent: h.reindent,
+        })
+        .collect()
+}
+
+/// Place the parts of an elided hunk: the first by the hunk's own rules, each next one after
+/// the one before, where it must fit in one place only. No part may be placed loosely than
+/// a line pass, already be there, or overlap another hunk.
+fn place_elided(
+    h: &Hunk,
+    text: &TextFile,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<Vec<(Hunk, Placement)>, String> {
+    let pieces = elision_pieces(h);
+    let why = |what: &str| {
+        format!(
+            "the hunk has an elision line, and {what}; resend it with the elided lines written out"
+        )
+    };
+    if pieces.is_empty()
+        || pieces
+            .iter()
+            .any(|p| p.lines.iter().all(|l| l.text.trim().is_empty()))
+    {
+        return Err(why("a part around it has nothing to anchor it"));
+    }
+    let hay = Haystack::new(&text.lines);
+    let mut prev_end = 0usize;
+    let mut out: Vec<(Hunk, Placement)> = Vec::new();
+    for (k, piece) in pieces.into_iter().enumerate() {
+        let q = Query {
+            hunk: &piece,
+            hint: if k == 0 { hint } else { Some(prev_end) },
+            prev_end,
+            ordered: k > 0,
+            taken,
+            context_width: 3,
+        };
+        let pl = match locate::locate(&hay, &q) {
+            Located::Placed(pl) => pl,
+            Located::AlreadyApplied { .. } => {
+                return Err(why("a part of it is already in the file"))
+            }
+            Located::Ambiguous { .. } => return Err(why("a part of it fits in several places")),
+            Located::NotFound { .. } => return Err(why("a part of it is not in the file")),
+        };
+        let follows = k == 0
+            || (pl.start >= prev_end
+                && matches!(pl.decided_by, DecidedBy::Unique | DecidedBy::Order));
+        if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() || !follows {
+            return Err(why(
+                "a part of it is not in one place after the part before",
+            ));
+        }
+        if taken.iter().any(|&(a, b)| pl.start < b && a < pl.end) {
+            return Err(why("a part of it overlaps another hunk"));
+        }
+        prev_end = pl.end;
+        out.push((piece, pl));
+    }
+    Ok(out)
+}
+
+/// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it
+/// is meant for another place (the same numbers, or none on either).
+fn repeated_hunks(fp: &FilePatch) -> Vec<Option<usize>> {
+    fp.hunks
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            fp.hunks[..i].iter().position(|e| {
+                e.lines == h.lines
+                    && e.anchors == h.anchors
+                    && (e.old_start == h.old_start
+                        || e.old_start.is_none()
+                        || h.old_start.is_none())
+            })
+        })
+        .collect()
 }
 
 /// Whether the text passes' placement leaves no doubt: every hunk's old lines found exactly

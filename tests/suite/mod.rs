@@ -2,8 +2,10 @@
 
 mod apply_core;
 mod apply_files;
+mod bytes;
 mod cli;
 mod diagnostics;
+mod elisions;
 mod formats_cli;
 mod history;
 mod hooks;
@@ -11,8 +13,11 @@ mod json_report;
 mod parse_unified;
 mod props;
 mod review_cases;
+mod wrong_edits;
 mod report_human;
 mod three_way_cli;
+mod truncation;
+mod untrusted_numbers;
 mod three_way_engine;
 mod git_transcripts;
 mod merge_file;
