@@ -24,4 +24,5 @@ pub mod snapshot;
 pub mod write;
 pub mod report;
 
+pub mod run;
 pub mod cli;

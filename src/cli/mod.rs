@@ -2,12 +2,10 @@
 //! one place (DESIGN §2), print the report.
 
 mod apply;
-mod apply_hooks;
 mod args;
 mod color;
 mod completions;
 mod hooks;
-mod session;
 mod log;
 mod man;
 pub mod panic;
