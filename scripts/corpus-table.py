@@ -3,15 +3,28 @@
 
     scripts/corpus-table.py OUT.json [-v] [--check]
 
--v lists every case that is not CORRECT. --check exits 1 when any case is WRONG or
-DAMAGED, or a category is below its target: 97% CORRECT, 90% for missing-context and
-drift-shallow.
+-v lists every case that is not CORRECT. --check exits 1 when any case is WRONG,
+DAMAGED or CONFLICT-MARKED, or a category is below its target: 97% CORRECT by default
+(every first-wave category, and truncated, duplicated-hunk, compound-2, compound-3 of the
+second), 90% for missing-context and drift-shallow; the other second-wave categories have
+provisional floors at the level they held when the second wave joined CI, so that nothing
+regresses until the dialect work (issue 12) raises them to their targets.
 """
 import collections
 import json
 import sys
 
-LOWER_TARGETS = {'missing-context': 0.90, 'drift-shallow': 0.90}
+LOWER_TARGETS = {
+    'missing-context': 0.90,
+    'drift-shallow': 0.90,
+    # Provisional (second wave, before issue 12): CORRECT out of 11 as measured then.
+    'no-prefix-context': 2 / 11,
+    'elided-context': 7 / 11,
+    'sr-damaged': 8 / 11,
+    'codex-damaged': 10 / 11,
+    'hallucinated-context': 10 / 11,
+    'drift-damaged': 9 / 11,
+}
 DEFAULT_TARGET = 0.97
 
 d = json.load(open(sys.argv[1]))

@@ -3,7 +3,7 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! ```text
-//! input text -> parse (detect + format parsers) -> Patch -> plan (in memory)
+//! input text -> parse (detect + format parsers) -> Patch -> plan (in memory) -> proof
 //!            -> gate (policy, hooks) -> snapshot (ghost ref) -> write -> report
 //! ```
 //!
@@ -11,12 +11,14 @@
 //! Modules are declared in pipeline order (rustfmt.toml keeps it).
 
 pub mod patch;
+pub mod bytes;
 pub mod quote;
 pub mod git;
 pub mod repo;
 pub mod input;
 pub mod parse;
 pub mod plan;
+pub mod proof;
 pub mod gate;
 pub mod snapshot;
 pub mod write;

@@ -13,7 +13,7 @@ use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
 use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
 use crate::snapshot::PatchDigest;
-use crate::{input, parse, snapshot, write};
+use crate::{input, parse, proof, snapshot, write};
 
 pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
     let ApplyArgs {
@@ -141,7 +141,19 @@ fn apply(
             } else {
                 String::new()
             };
-            fail("parse", format!("{prefix}{e}"))
+            let message = format!("{prefix}{e}");
+            match e {
+                // The patch reads but the input stopped before it did: a refusal, not bad
+                // input, and nothing of the patch is written (not even with --partial).
+                parse::ParseError::Truncated { .. } => {
+                    let mut r = fail("truncated", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = RunStatus::Refused.exit_code();
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                _ => fail("parse", message),
+            }
         })?;
         match &mut combined {
             None => combined = Some(p),
@@ -230,15 +242,10 @@ fn apply(
     hooks
         .prepare_post(&patch, &plan)
         .map_err(|e| fail("io", e))?;
+    #[cfg(debug_assertions)]
+    corrupt_for_tests(&mut plan);
     let mut report = decide_and_write(
-        &plan,
-        patch.format,
-        check,
-        partial,
-        revert,
-        &root,
-        record,
-        &mut hooks,
+        &plan, &patch, check, partial, revert, &root, record, &mut hooks,
     );
     if index && report.written {
         let paths: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
@@ -297,7 +304,7 @@ fn repo_required(dir: &Option<PathBuf>) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn decide_and_write(
     plan: &Plan,
-    format: Format,
+    patch: &Patch,
     check: bool,
     partial: bool,
     revert: bool,
@@ -305,6 +312,26 @@ fn decide_and_write(
     record: Option<(&Session, &SnapshotRequest)>,
     hooks: &mut HookRuns<'_>,
 ) -> Report {
+    let format = patch.format;
+    // The proof comes before every verdict: a plan that fails it is refused whatever it says.
+    let proof = match proof::prove(patch, plan) {
+        Ok(p) => p,
+        Err(failure) => {
+            let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
+            r.check = check;
+            r.reverse = revert;
+            r.errors.push(ErrorReport {
+                kind: "internal-check".into(),
+                message: format!(
+                    "the planned result failed its check against the patch ({failure}); nothing \
+                     was written. This is a fault in git-llm-apply, not in the patch as such: \
+                     resending the hunk with more context may avoid it"
+                ),
+            });
+            not_written_because(&mut r, "not written: the plan failed its internal check");
+            return r;
+        }
+    };
     let all_ok = plan.all_ok();
     let nothing_to_write = plan.changes.is_empty();
     let (status, write_it) = if check {
@@ -347,7 +374,7 @@ fn decide_and_write(
     if !gated {
         return report;
     }
-    let token = match gate::approve(plan, hooks.pre_runs()) {
+    let token = match gate::approve(plan, &proof, hooks.pre_runs()) {
         Verdict::Vetoed { kind, reason } => {
             return refused(
                 "not written: the pre-llm-apply hook refused the apply",
@@ -426,6 +453,34 @@ fn not_written_because(r: &mut Report, why: &str) {
         if f.status == FileOutcome::Skipped {
             f.problems.retain(|p| !p.starts_with("not written:"));
             f.problems.push(why.to_string());
+        }
+    }
+}
+
+/// Test-only: `GIT_LLM_APPLY_TEST_CORRUPT_PLAN=1` changes one byte of the first planned
+/// write after planning, as a planner bug would, so tests can see the proof refuse it.
+#[cfg(debug_assertions)]
+fn corrupt_for_tests(plan: &mut Plan) {
+    if std::env::var_os("GIT_LLM_APPLY_TEST_CORRUPT_PLAN").is_none() {
+        return;
+    }
+    let flip = |bytes: &mut Vec<u8>| match bytes.last_mut() {
+        Some(b) if *b != b'\n' => *b ^= 0x20,
+        _ => bytes.insert(0, b'#'),
+    };
+    if let Some(f) = plan
+        .files
+        .iter_mut()
+        .find(|f| !f.evidence.writes.is_empty())
+    {
+        if let Some((path, Some(state))) = f.evidence.writes.last_mut() {
+            flip(&mut state.bytes);
+            let path = path.clone();
+            if let Some(c) = plan.changes.iter_mut().find(|c| c.path == path) {
+                if let Some(a) = c.after.as_mut() {
+                    flip(&mut a.bytes);
+                }
+            }
         }
     }
 }

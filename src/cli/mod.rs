@@ -10,6 +10,7 @@ mod hooks;
 mod session;
 mod log;
 mod man;
+pub mod panic;
 mod undo;
 
 use std::io::IsTerminal;

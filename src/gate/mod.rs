@@ -5,6 +5,7 @@ pub mod hooks;
 pub mod patch_text;
 
 use crate::plan::{Change, Plan};
+use crate::proof::Proof;
 use hooks::{HookRun, HookStatus};
 
 /// Permission to write these changes. Its fields are private: only `approve` makes one.
@@ -27,6 +28,8 @@ pub enum VetoKind {
     /// A `pre-llm-apply` hook could not give a verdict (timeout, crash, not executable…):
     /// failing closed, since it may be the policy guarding this tree.
     HookBroken,
+    /// The proof handed in was not made for this plan.
+    Unproven,
 }
 
 impl VetoKind {
@@ -35,6 +38,7 @@ impl VetoKind {
         match self {
             VetoKind::Hook => "veto",
             VetoKind::HookBroken => "hook",
+            VetoKind::Unproven => "internal-check",
         }
     }
 }
@@ -46,10 +50,16 @@ pub enum Verdict {
     Vetoed { kind: VetoKind, reason: String },
 }
 
-/// Check the plan's writes against policy and the `pre-llm-apply` runs made for this very
-/// plan (`pre`, empty when there is no hook). Called for plans the caller would write, and
-/// for `--check`, which asks the same question without writing.
-pub fn approve(plan: &Plan, pre: &[HookRun]) -> Verdict {
+/// Check the plan's writes against its proof, policy and the `pre-llm-apply` runs made for
+/// this very plan (`pre`, empty when there is no hook). Called for plans the caller would
+/// write, and for `--check`, which asks the same question without writing.
+pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun]) -> Verdict {
+    if !proof.covers(plan) {
+        return Verdict::Vetoed {
+            kind: VetoKind::Unproven,
+            reason: "the plan's proof does not cover its changes; nothing was written".into(),
+        };
+    }
     if let Some(run) = pre.iter().find(|r| !r.status.passed()) {
         let (kind, reason) = match run.status {
             HookStatus::Failed { code } => {

@@ -152,14 +152,20 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
                 // the end of the text the patch may be cut short, so it is refused.
                 let close = window
                     .clone()
-                    .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]))
-                    .ok_or_else(|| ParseError::Syntax {
-                        line: limit,
-                        message: format!(
-                            "'{BEGIN}' at line {} has no '{END}' (the patch may be truncated)",
-                            begin + 1
-                        ),
-                    })?;
+                    .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]));
+                let close = match close {
+                    Some(close) => close,
+                    None if limit == lines.len() => return Err(cut_off(lines, begin)),
+                    None => {
+                        return Err(ParseError::Syntax {
+                            line: limit,
+                            message: format!(
+                                "'{BEGIN}' at line {} has no '{END}' before the next '{BEGIN}'",
+                                begin + 1
+                            ),
+                        })
+                    }
+                };
                 notes.add(
                     "end-marker-missing",
                     None,
@@ -175,6 +181,38 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
     wrapper.outside(&lines[from.min(lines.len())..]);
     wrapper.report(notes);
     Ok(segments)
+}
+
+/// The patch opened at `begin` runs to the end of the input without `*** End Patch`: a
+/// stream that stopped. Names the last file operation begun and its last hunk.
+fn cut_off(lines: &[&str], begin: usize) -> ParseError {
+    let body = &lines[begin + 1..];
+    let op = body.iter().rposition(|l| {
+        let t = l.trim_start();
+        [ADD, DELETE, UPDATE].iter().any(|m| t.starts_with(m))
+    });
+    let (path, hunk) = match op {
+        Some(i) => {
+            let t = body[i].trim();
+            let path = t[t.find(':').map_or(0, |c| c + 1)..].trim().to_string();
+            let hunks = body[i + 1..]
+                .iter()
+                .filter(|l| l.trim_start().starts_with("@@"))
+                .count();
+            (path, (hunks > 0).then_some(hunks))
+        }
+        None => ("(no file yet)".to_string(), None),
+    };
+    let at = hunk.map(|h| format!(" in hunk {h}")).unwrap_or_default();
+    ParseError::Truncated {
+        path,
+        hunk,
+        missing: None,
+        what: format!(
+            "'{BEGIN}' at line {} has no '{END}': the input ends{at}",
+            begin + 1
+        ),
+    }
 }
 
 const PADDING_MSG: &str = "whitespace around a '***' marker was ignored";
@@ -711,8 +749,8 @@ fn unified_header(line: &str) -> Option<UnifiedHeader<'_>> {
     }
     let start = |r: &str| -> Option<usize> {
         let (s, count) = r.split_once(',').unwrap_or((r, "0"));
-        count.parse::<usize>().ok()?;
-        s.parse().ok()
+        super::line_number(count)?;
+        super::line_number(s)
     };
     Some(UnifiedHeader {
         old_start: Some(start(old)?),

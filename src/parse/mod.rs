@@ -6,13 +6,37 @@ pub mod unified;
 
 use crate::patch::{Format, Patch};
 
-/// Bad input: the text is not a patch we can read. Rendered with exit status 2.
+/// The text is not a patch we can apply. `Empty` and `Syntax` are bad input (exit status 2);
+/// `Truncated` is a refusal (exit status 1): the patch reads, but the input stopped before
+/// it did, and a partial edit is never applied.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParseError {
     #[error("no patch found in the input{}", hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default())]
     Empty { hint: Option<String> },
     #[error("line {line}: {message}")]
     Syntax { line: usize, message: String },
+    #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
+    Truncated {
+        /// The file whose section was cut.
+        path: String,
+        /// 1-based number of the hunk (or block) in that file, when one was open.
+        hunk: Option<usize>,
+        /// How many lines the header promised beyond what is there, when it says.
+        missing: Option<usize>,
+        what: String,
+    },
+}
+
+/// The largest line number or count a header may carry: numbers are hints from untrusted
+/// text, and one beyond any real file is dropped rather than carried into arithmetic.
+pub const MAX_LINE_NUMBER: usize = u32::MAX as usize;
+
+/// A decimal line number or count, `None` when it is not one or exceeds [`MAX_LINE_NUMBER`].
+pub(crate) fn line_number(s: &str) -> Option<usize> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<usize>().ok().filter(|&n| n <= MAX_LINE_NUMBER)
 }
 
 /// Answers "does this path exist in the work tree?" so the parser can decide how many

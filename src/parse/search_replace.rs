@@ -40,9 +40,14 @@ pub fn looks_like(text: &str) -> bool {
         return false;
     }
     let rest = &lines[search + 1..];
-    rest.iter()
-        .position(|l| is_divider(l))
-        .is_some_and(|d| rest[d + 1..].iter().any(|l| is_replace(l)))
+    // A block still open at the end of the text is one whose stream stopped: it is read
+    // as SEARCH/REPLACE, so that the parser can refuse it as cut off.
+    let open_at_end = !rest.iter().any(|l| is_replace(l) || is_search(l));
+    open_at_end
+        || rest
+            .iter()
+            .position(|l| is_divider(l))
+            .is_some_and(|d| rest[d + 1..].iter().any(|l| is_replace(l)))
 }
 
 fn unified_header_before(lines: &[&str], at: usize) -> bool {
@@ -149,7 +154,7 @@ impl Parser<'_, '_> {
                 Some(p) => p,
                 None => self.reused_path(prev_path.as_deref(), after_prev, i)?,
             };
-            let (divider, end) = self.block_bounds(i)?;
+            let (divider, end) = self.block_bounds(i, &path)?;
             let lines = self.lines;
             let block = Block {
                 at: i,
@@ -221,7 +226,7 @@ impl Parser<'_, '_> {
     }
 
     /// The divider and the REPLACE marker of the block opened at `search`.
-    fn block_bounds(&mut self, search: usize) -> Result<(usize, usize), ParseError> {
+    fn block_bounds(&mut self, search: usize, path: &str) -> Result<(usize, usize), ParseError> {
         let mut dividers = Vec::new();
         let mut end = None;
         for j in search + 1..self.lines.len() {
@@ -243,12 +248,33 @@ impl Parser<'_, '_> {
                 dividers.push(j);
             }
         }
-        let end = end.ok_or_else(|| {
-            syntax(
-                search,
-                format!("'<<<<<<< {SEARCH}' has no closing '>>>>>>> {REPLACE}' (the text may be truncated)"),
-            )
-        })?;
+        let Some(end) = end else {
+            // A fence closing after the block shows the sender finished writing and only
+            // forgot the marker; without one the text stopped inside the block.
+            let closed = self.lines[search + 1..].iter().any(|l| is_bare_fence(l));
+            if closed {
+                return Err(syntax(
+                    search,
+                    format!("'<<<<<<< {SEARCH}' has no closing '>>>>>>> {REPLACE}' before the fence closes"),
+                ));
+            }
+            let number = self
+                .by_path
+                .get(path)
+                .map_or(0, |&i| self.files[i].hunks.len())
+                + 1;
+            let part = if dividers.is_empty() { SEARCH } else { REPLACE };
+            return Err(ParseError::Truncated {
+                path: path.to_string(),
+                hunk: Some(number),
+                missing: None,
+                what: format!(
+                    "block {number} (opened at line {}) has no closing '>>>>>>> {REPLACE}': \
+                     the input ends inside its {part} text",
+                    search + 1
+                ),
+            });
+        };
         let divider = match dividers[..] {
             [] => {
                 return Err(syntax(
@@ -447,6 +473,12 @@ fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece
 
 fn is_fence(trimmed: &str) -> bool {
     trimmed.starts_with("```") || trimmed.starts_with("~~~")
+}
+
+/// A fence line without an info string: one that closes a fence.
+fn is_bare_fence(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~'))
 }
 
 /// ```` ```src/a.py ```` or ```` ```python src/a.py ````: a path in the info string, told

@@ -45,8 +45,14 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         probe,
         saw_fence: false,
         prose_lines: 0,
+        open_fence: None,
+        file_starts: Vec::new(),
+        last_hunk: None,
     };
     p.run()?;
+    if let Some(cut) = p.truncation(text.ends_with('\n')) {
+        return Err(cut);
+    }
     if p.files.is_empty() {
         return Err(ParseError::Empty {
             hint: Some(
@@ -87,7 +93,35 @@ struct Parser<'a> {
     probe: &'a dyn PathProbe,
     saw_fence: bool,
     prose_lines: usize,
+    /// The line (0-based) of the markdown fence that is open outside every file section.
+    open_fence: Option<usize>,
+    /// Where each parsed file's section starts (0-based), parallel to `files`.
+    file_starts: Vec<usize>,
+    /// The last hunk read, when it was the last thing of its file: where a stream that was
+    /// cut off shows it.
+    last_hunk: Option<HunkTail>,
 }
+
+/// What the end of a hunk's body looked like, for telling a miscount from a cut-off stream.
+struct HunkTail {
+    /// 1-based number of the hunk in its file.
+    number: usize,
+    header: String,
+    /// The header's counts (old, new), when it has them.
+    want: Option<(usize, usize)>,
+    /// The lines the body has as written (old side, new side), trailing blank lines included.
+    seen: (usize, usize),
+    /// The lines the hunk keeps (trailing blank lines only when the counts want them).
+    kept: (usize, usize),
+    /// The first line (0-based) after the body.
+    end: usize,
+    /// A line of the body stands for lines left out (`...`): the counts cannot be compared.
+    elided: bool,
+}
+
+/// Models miscount hunks by a few lines; a body shorter than its header by more than this,
+/// at the end of the input, is a stream that stopped.
+const MISCOUNT: usize = 3;
 
 /// What the extended header lines of one file said, before paths are resolved.
 #[derive(Default)]
@@ -135,6 +169,10 @@ impl Parser<'_> {
             }
             if is_fence(l) {
                 self.saw_fence = true;
+                self.open_fence = match self.open_fence {
+                    Some(_) => None,
+                    None => Some(self.pos),
+                };
             } else if l.starts_with("@@") {
                 return Err(ParseError::Syntax {
                     line: self.pos + 1,
@@ -219,9 +257,13 @@ impl Parser<'_> {
         }
         let mut hunks = Vec::new();
         let mut body_notices = Vec::new();
+        let mut tail = None;
         while self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@") {
-            hunks.push(self.hunk(&mut body_notices)?);
+            let (hunk, t) = self.hunk(&mut body_notices, hunks.len() + 1)?;
+            hunks.push(hunk);
+            tail = Some(t);
         }
+        self.last_hunk = tail;
         if hunks.is_empty() && h.git_line.is_none() && !h.binary {
             return Err(ParseError::Syntax {
                 line: h.start + 1,
@@ -241,6 +283,7 @@ impl Parser<'_> {
             self.notices.push(n);
         }
         self.files.push(fp);
+        self.file_starts.push(start);
         Ok(())
     }
 
@@ -363,7 +406,11 @@ impl Parser<'_> {
         (o, n, None)
     }
 
-    fn hunk(&mut self, notices: &mut Vec<Notice>) -> Result<Hunk, ParseError> {
+    fn hunk(
+        &mut self,
+        notices: &mut Vec<Notice>,
+        number: usize,
+    ) -> Result<(Hunk, HunkTail), ParseError> {
         let header_line = self.pos + 1;
         let header = self.lines[self.pos];
         let parsed = parse_hunk_header(header);
@@ -373,7 +420,15 @@ impl Parser<'_> {
             section: parsed.section.clone(),
             ..Hunk::default()
         };
-        if parsed.old_start.is_none() {
+        if parsed.unusable {
+            notices.push(Notice::new(
+                "line-numbers-ignored",
+                format!(
+                    "line {header_line}: hunk header '{header}' has a number beyond {}; its numbers were ignored and the hunk is located by its content",
+                    super::MAX_LINE_NUMBER
+                ),
+            ));
+        } else if parsed.old_start.is_none() {
             notices.push(Notice::new(
                 "no-line-numbers",
                 format!("line {header_line}: hunk header '{header}' has no line numbers; the hunk is located by its content"),
@@ -395,12 +450,19 @@ impl Parser<'_> {
             if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence_in_hunk(l) {
                 break;
             }
+            // A `---`/`+++` pair starts the next file once the counts are met, and whatever
+            // they say when a hunk header follows it: a count one too large must not read
+            // the next file's header as a removed and an added line.
             if l.starts_with("--- ")
                 && self
                     .lines
                     .get(self.pos + 1)
                     .is_some_and(|n| n.starts_with("+++ "))
-                && !counts_need_more
+                && (!counts_need_more
+                    || self
+                        .lines
+                        .get(self.pos + 2)
+                        .is_some_and(|n| n.starts_with("@@")))
             {
                 break;
             }
@@ -455,6 +517,8 @@ impl Parser<'_> {
         }
         // Trailing empty lines belong to the hunk only when the header's counts say so.
         let trailing_empty = body.iter().rev().take_while(|(_, e)| *e).count();
+        // For telling a miscount from a cut: the body as written, blank lines included.
+        let written = (old_seen, new_seen);
         if trailing_empty > 0 {
             let keep = match (parsed.old_count, parsed.new_count) {
                 (Some(oc), Some(nc)) => {
@@ -498,6 +562,18 @@ impl Parser<'_> {
                 message: "hunk has no lines".into(),
             });
         }
+        let tail = HunkTail {
+            number,
+            header: header.to_string(),
+            want: parsed.old_count.zip(parsed.new_count),
+            seen: written,
+            kept: (old_seen, new_seen),
+            end: self.pos,
+            elided: hunk
+                .lines
+                .iter()
+                .any(|l| l.kind == LineKind::Context && stands_for_lines(&l.text)),
+        };
         if let (Some(oc), Some(nc)) = (parsed.old_count, parsed.new_count) {
             if oc != old_seen || nc != new_seen {
                 notices.push(Notice::new(
@@ -508,7 +584,60 @@ impl Parser<'_> {
                 ));
             }
         }
-        Ok(hunk)
+        Ok((hunk, tail))
+    }
+
+    /// Whether the input stopped before the patch did. Only the end of the input can show
+    /// it: the last hunk's body runs into the end (nothing but blank lines and fences
+    /// after it) short of its header by more than a miscount, or ends mid-line short of
+    /// its header at all; or a fence opened before the last file is never closed.
+    fn truncation(&self, ends_with_newline: bool) -> Option<ParseError> {
+        let path = self.files.last()?.display_path().to_string();
+        let file_start = *self.file_starts.last()?;
+        if let Some(t) = &self.last_hunk {
+            let rest = &self.lines[t.end.min(self.lines.len())..];
+            let at_end = rest.iter().all(|l| l.trim().is_empty() || is_fence(l));
+            // A cut body is a prefix of the one its header counted: a side longer than its
+            // count says the header is wrong, not that lines are missing.
+            let missing = t
+                .want
+                .filter(|&(oc, nc)| t.kept.0 <= oc && t.kept.1 <= nc)
+                .map(|(oc, nc)| oc.saturating_sub(t.seen.0).max(nc.saturating_sub(t.seen.1)))
+                .filter(|_| !t.elided)
+                .unwrap_or(0);
+            let mid_line = !ends_with_newline && t.end == self.lines.len();
+            if at_end && (missing > MISCOUNT || (mid_line && missing > 0)) {
+                let (oc, nc) = t.want.expect("a count shortfall needs the header's counts");
+                let how = if mid_line {
+                    "the input ends in the middle of a line"
+                } else {
+                    "the input ends there"
+                };
+                return Some(ParseError::Truncated {
+                    path,
+                    hunk: Some(t.number),
+                    missing: Some(missing),
+                    what: format!(
+                        "hunk {} ('{}') promises {oc} old and {nc} new lines but has {} and {}, \
+                         {missing} line(s) missing, and {how}",
+                        t.number, t.header, t.seen.0, t.seen.1
+                    ),
+                });
+            }
+        }
+        match self.open_fence {
+            Some(open) if open < file_start => Some(ParseError::Truncated {
+                path,
+                hunk: self.last_hunk.as_ref().map(|t| t.number),
+                missing: None,
+                what: format!(
+                    "the markdown fence opened at line {} around the patch is never closed, \
+                     so the rest of the patch may be missing",
+                    open + 1
+                ),
+            }),
+            _ => None,
+        }
     }
 
     /// Whether hunk body lines go on after `i` (used to accept a context line that lost its
@@ -526,6 +655,8 @@ struct HunkHeader {
     new_start: Option<usize>,
     new_count: Option<usize>,
     section: Option<String>,
+    /// The header had numbers, but too large to be line numbers of any file.
+    unusable: bool,
 }
 
 /// `@@ -a,b +c,d @@ section`, tolerating missing parts: `@@`, `@@ @@`, `@@ ... @@`, `@@ -a +c @@`.
@@ -536,6 +667,7 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
         new_start: None,
         new_count: None,
         section: None,
+        unusable: false,
     };
     let rest = line.trim_start_matches('@');
     let (inner, section) = match rest.find("@@") {
@@ -544,13 +676,21 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
     };
     for tok in inner.split_whitespace() {
         if let Some(r) = tok.strip_prefix('-') {
-            let (s, c) = range(r);
+            let (s, c, _) = range(r);
             out.old_start = s;
             out.old_count = c.or(s.map(|_| 1));
         } else if let Some(r) = tok.strip_prefix('+') {
-            let (s, c) = range(r);
+            let (s, c, _) = range(r);
             out.new_start = s;
             out.new_count = c.or(s.map(|_| 1));
+        }
+        // A number past any real file (or not a number) makes every number of the header
+        // untrustworthy: the hunk is located by its content alone.
+        if range(tok.get(1..).unwrap_or("")).2 {
+            out.old_start = None;
+            out.new_start = None;
+            out.unusable = true;
+            break;
         }
     }
     if out.old_start.is_none() {
@@ -569,11 +709,16 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
     out
 }
 
-fn range(r: &str) -> (Option<usize>, Option<usize>) {
+/// `a,b` as start and count, and whether a number was there but unusable (too large).
+fn range(r: &str) -> (Option<usize>, Option<usize>, bool) {
     let mut it = r.splitn(2, ',');
-    let s = it.next().and_then(|v| v.parse().ok());
-    let c = it.next().and_then(|v| v.parse().ok());
-    (s, c)
+    let (s, c) = (it.next(), it.next());
+    let num = |v: Option<&str>| v.and_then(super::line_number);
+    let bad = |v: Option<&str>| {
+        v.is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+            && num(v).is_none()
+    };
+    (num(s), num(c), bad(s) || bad(c))
 }
 
 fn parse_mode(v: &str, line: usize) -> Result<u32, ParseError> {
@@ -623,6 +768,9 @@ fn split_git_line(rest: &str) -> Option<(String, String)> {
     if let Some(i) = rest.find(" \"") {
         return Some((rest[..i].to_string(), unquote(&rest[i + 1..])));
     }
+    if let Some(halves) = equal_halves(rest) {
+        return Some(halves);
+    }
     // Try every " b/" split and prefer the one whose halves name the same file.
     let candidates: Vec<usize> = rest.match_indices(" b/").map(|(i, _)| i).collect();
     for &i in &candidates {
@@ -636,6 +784,38 @@ fn split_git_line(rest: &str) -> Option<(String, String)> {
     }
     let mut it = rest.splitn(2, ' ');
     Some((it.next()?.to_string(), it.next()?.to_string()))
+}
+
+/// git's reading of an unquoted `diff --git` line: the split, at a space or a tab, whose two
+/// halves name the same path once each loses its first component (`a/`, `b/` or any other
+/// prefix). Names with spaces and custom prefixes split as git splits them; a rename has
+/// no such split and is left to the other rules.
+fn equal_halves(rest: &str) -> Option<(String, String)> {
+    let prefix = rest.find('/').filter(|&i| i > 0)? + 1;
+    let name = &rest[prefix..];
+    for (len, c) in name.char_indices() {
+        if c != ' ' && c != '\t' {
+            continue;
+        }
+        let second = &name[len + 1..];
+        let slash = second.find('/').filter(|&i| i > 0)?;
+        if second[slash + 1..] == name[..len] {
+            return Some((rest[..prefix + len].to_string(), second.to_string()));
+        }
+    }
+    None
+}
+
+/// A line that stands for lines the writer left out (`...`, `// ... existing code ...`,
+/// `# …`): an ellipsis with at most a comment marker and a few words around it.
+fn stands_for_lines(text: &str) -> bool {
+    let t = text.trim();
+    if !(t.contains("...") || t.contains('…')) {
+        return false;
+    }
+    let rest = t.replace("...", " ").replace('…', " ");
+    let rest = rest.trim_matches(|c: char| "/#*-;<!>[]".contains(c) || c.is_whitespace());
+    rest.chars().all(|c| c.is_alphabetic() || c == ' ')
 }
 
 /// Drop the first path component (`a/x/y` → `x/y`), as `-p1` does.

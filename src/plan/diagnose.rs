@@ -48,6 +48,8 @@ pub enum WarningKind {
     OutOfOrder,
     /// A creation replaced a file that existed with other content.
     Overwrote,
+    /// The hunk repeats an earlier hunk of the same file verbatim; it was applied once.
+    DuplicateHunk,
     /// An undo took out only the apply's change: the file was edited since, and those later
     /// edits are kept.
     KeptLaterEdits,

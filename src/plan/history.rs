@@ -322,7 +322,8 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
                 (first, DecidedBy::Unique)
             }
         };
-        let end = start + old.len();
+        // A stated insertion point past the end of this version does not sit in it.
+        let end = start.checked_add(old.len()).filter(|&e| e <= lines.len())?;
         if (h.at_eof && end != lines.len()) || (h.at_bof && start != 0) {
             return None;
         }
@@ -346,7 +347,8 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
 }
 
 fn matches_at<S: AsRef<str>>(lines: &[S], old: &[&str], at: usize) -> bool {
-    at + old.len() <= lines.len()
+    at.checked_add(old.len())
+        .is_some_and(|end| end <= lines.len())
         && lines[at..at + old.len()]
             .iter()
             .zip(old)

@@ -227,9 +227,13 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                     return Located::AlreadyApplied { start, pass };
                 }
                 // The old side matched only loosely where the new side is there more strictly:
-                // a change of whitespace or punctuation that has already been made.
+                // a change of whitespace or punctuation that has already been made. Only a
+                // new side that covers the very region the old side matched says so: a
+                // shorter one (a deletion's context) is there whether or not it was applied.
                 if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
-                    if hay.matches_at(stricter, &keyed(stricter, &new_texts), start) {
+                    if new_texts.len() == old.texts.len()
+                        && hay.matches_at(stricter, &keyed(stricter, &new_texts), start)
+                    {
                         return Located::AlreadyApplied {
                             start,
                             pass: stricter,

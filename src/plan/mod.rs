@@ -206,6 +206,43 @@ pub struct FilePlan {
     pub mode_change: Option<(u32, u32)>,
     /// For a conflict: the regions named by the merge.
     pub conflicts: Vec<String>,
+    /// What the planner claims, for the proof to check; not part of the report.
+    pub evidence: Evidence,
+}
+
+/// What planning claims about one file patch, so that the proof stage can check the planned
+/// bytes against the patch without trusting the code that located the hunks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Evidence {
+    /// The file at the old path as this plan found it (None: absent; for a creation, the
+    /// new path).
+    pub before: Option<FileState>,
+    /// Every write this file plan makes, in order (None: the path is removed).
+    pub writes: Vec<(String, Option<FileState>)>,
+    /// For the text strategies: per hunk, in patch order, where it was put.
+    pub claims: Vec<Claim>,
+    /// The hunks were located one after another, each in the text the earlier ones left
+    /// (overlapping hunks), rather than all in the original text.
+    pub sequential: bool,
+    /// The patch shows the byte-order mark, so it is part of the first line.
+    pub bom_in_text: bool,
+}
+
+/// Where the text strategy put one hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    Placed(Placement),
+    /// The hunk's new side is already at `start` (0-based) under `pass`.
+    AlreadyApplied {
+        start: usize,
+        pass: Pass,
+    },
+    /// A verbatim repeat of hunk `of` (0-based), applied once with it.
+    Repeat {
+        of: usize,
+    },
+    /// Not placed (the file plan is refused then).
+    Unplaced,
 }
 
 impl FilePlan {
@@ -255,11 +292,18 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
     };
     let mut out = Vec::new();
     for (index, fp) in patch.files.iter().enumerate() {
-        let (file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
+        let before_path = fp.old_path.as_deref().or(fp.new_path.as_deref());
+        let before = match before_path.map(|p| vfs.read(p)).transpose()? {
+            Some(Entry::File(f)) => Some(f),
+            _ => None,
+        };
+        let (mut file_plan, writes) = plan_file(index, fp, &mut vfs, opts)?;
+        file_plan.evidence.before = before;
         if file_plan.ok() || file_plan.status == FileStatus::Conflicted {
-            for (path, after) in writes {
-                vfs.set(&path, after)?;
+            for (path, after) in &writes {
+                vfs.set(path, after.clone())?;
             }
+            file_plan.evidence.writes = writes;
         }
         out.push(file_plan);
     }
@@ -364,6 +408,7 @@ impl FilePlan {
             suggested_path: None,
             mode_change: None,
             conflicts: Vec::new(),
+            evidence: Evidence::default(),
         }
     }
 }
@@ -449,7 +494,7 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
     let after = FileState {
-        bytes: content.into_bytes(),
+        bytes: crate::bytes::encode(&content).into_owned(),
         mode,
     };
     let mut plan = base_plan(fp);
@@ -632,14 +677,91 @@ fn plan_modify(
         .iter()
         .flat_map(|h| &h.lines)
         .any(|l| l.text.starts_with('\u{feff}'));
-    if text.bom && patch_shows_bom {
+    let bom_moved = text.bom && patch_shows_bom;
+    if bom_moved {
         text.bom = false;
         if let Some(first) = text.lines.first_mut() {
             first.insert(0, '\u{feff}');
         }
     }
 
-    let (located, hints, sequential_text) = locate_hunks(fp, &text, false);
+    // A hunk repeated verbatim (a model repeating itself) is one edit: located once, the
+    // copy reported as already applied. A repeat at other numbers is a second edit.
+    let repeats = repeated_hunks(fp);
+    let (located, hints, sequential_text) = if repeats.iter().any(Option::is_some) {
+        let once = FilePatch {
+            hunks: fp
+                .hunks
+                .iter()
+                .zip(&repeats)
+                .filter(|(_, r)| r.is_none())
+                .map(|(h, _)| h.clone())
+                .collect(),
+            ..fp.clone()
+        };
+        let (located, hints, seq) = locate_hunks(&once, &text, false);
+        let mut slot = Vec::with_capacity(fp.hunks.len());
+        let mut k = 0usize;
+        for r in &repeats {
+            slot.push(if r.is_none() {
+                k += 1;
+                k - 1
+            } else {
+                usize::MAX
+            });
+        }
+        let mut all = Vec::with_capacity(fp.hunks.len());
+        let mut all_hints = Vec::with_capacity(fp.hunks.len());
+        let mut hints = hints.into_iter();
+        for (i, r) in repeats.iter().enumerate() {
+            match r {
+                None => {
+                    all.push(located[slot[i]].clone());
+                    all_hints.push(hints.next().expect("a hint per located hunk"));
+                }
+                Some(of) => {
+                    all.push(match &located[slot[*of]] {
+                        Located::Placed(p) => Located::AlreadyApplied {
+                            start: p.start,
+                            pass: p.pass,
+                        },
+                        other => other.clone(),
+                    });
+                    all_hints.push(Hint {
+                        stated: None,
+                        searched: None,
+                    });
+                    plan.warnings.push(Warning::new(
+                        WarningKind::DuplicateHunk,
+                        Some(i + 1),
+                        format!(
+                            "hunk {} repeats hunk {} line for line; it was applied once",
+                            i + 1,
+                            of + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        (all, all_hints, seq)
+    } else {
+        locate_hunks(fp, &text, false)
+    };
+    plan.evidence.claims = located
+        .iter()
+        .zip(&repeats)
+        .map(|(l, r)| match (l, r) {
+            (_, Some(of)) => Claim::Repeat { of: *of },
+            (Located::Placed(p), None) => Claim::Placed(p.clone()),
+            (Located::AlreadyApplied { start, pass }, None) => Claim::AlreadyApplied {
+                start: *start,
+                pass: *pass,
+            },
+            (Located::Ambiguous { .. } | Located::NotFound { .. }, None) => Claim::Unplaced,
+        })
+        .collect();
+    plan.evidence.sequential = sequential_text.is_some();
+    plan.evidence.bom_in_text = bom_moved;
     let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
         Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == h.stated,
         _ => false,
@@ -801,12 +923,40 @@ fn plan_modify(
         plan.status = FileStatus::AlreadyApplied;
         return Ok((plan, writes));
     }
+    // The counts are those of the hunks this plan applies, not of those already there.
+    (plan.added, plan.removed) = placed.iter().fold((0, 0), |(a, r), (h, _)| {
+        let adds = h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
+        let rems = h
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Remove)
+            .count();
+        (a + adds, r + rems)
+    });
     let out = match sequential_text {
         Some(t) => t,
         None => splice::splice(&text, &placed, fp.patch_eols),
     };
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
+}
+
+/// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it
+/// is meant for another place (the same numbers, or none on either).
+fn repeated_hunks(fp: &FilePatch) -> Vec<Option<usize>> {
+    fp.hunks
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            fp.hunks[..i].iter().position(|e| {
+                e.lines == h.lines
+                    && e.anchors == h.anchors
+                    && (e.old_start == h.old_start
+                        || e.old_start.is_none()
+                        || h.old_start.is_none())
+            })
+        })
+        .collect()
 }
 
 /// Whether the text passes' placement leaves no doubt: every hunk's old lines found exactly

@@ -138,37 +138,66 @@ impl IndentMap {
         if !p.pass.ignores_indentation() {
             return Ok(IndentMap::Same);
         }
-        let pairs: Vec<(&str, &str)> = hunk
+        let pairs: Vec<(&str, &str, bool)> = hunk
             .old_lines()
             .zip(&p.mapping)
-            .filter_map(|(l, m)| m.map(|f| (l.text.as_str(), file.lines[f].as_str())))
-            .filter(|(a, b)| !a.trim().is_empty() && !b.trim().is_empty())
-            .map(|(a, b)| (indentation(a), indentation(b)))
+            .filter_map(|(l, m)| {
+                m.map(|f| {
+                    (
+                        l.text.as_str(),
+                        file.lines[f].as_str(),
+                        l.kind == LineKind::Context,
+                    )
+                })
+            })
+            .filter(|(a, b, _)| !a.trim().is_empty() && !b.trim().is_empty())
+            .map(|(a, b, ctx)| (indentation(a), indentation(b), ctx))
+            .collect();
+        // Lines unindented on both sides say nothing about the indentation style (they must
+        // not out-vote the indented lines' tabs or spaces), but they do say that a line at
+        // column 0 stays there: they count against a shift.
+        let at_zero = pairs
+            .iter()
+            .filter(|(a, b, _)| a.is_empty() && b.is_empty())
+            .count();
+        let pairs: Vec<(&str, &str, bool)> = pairs
+            .into_iter()
+            .filter(|(a, b, _)| !(a.is_empty() && b.is_empty()))
             .collect();
         // Mostly identical: the few that differ are context the patch (or a drifted file)
         // indents differently, not a different indentation scheme.
-        // Lines unindented on both sides say nothing about how indentation maps.
-        let pairs: Vec<(&str, &str)> = pairs
-            .into_iter()
-            .filter(|(a, b)| !(a.is_empty() && b.is_empty()))
-            .collect();
-        let same = pairs.iter().filter(|(a, b)| a == b).count();
+        let same = pairs.iter().filter(|(a, b, _)| a == b).count();
         if pairs.is_empty() || same * 3 >= pairs.len() * 2 {
             return Ok(IndentMap::Same);
         }
-        let file_tabs = pairs.iter().filter(|(_, f)| f.starts_with('\t')).count();
-        let file_spaces = pairs.iter().filter(|(_, f)| f.starts_with(' ')).count();
+        let file_tabs = pairs.iter().filter(|(_, f, _)| f.starts_with('\t')).count();
+        let file_spaces = pairs.iter().filter(|(_, f, _)| f.starts_with(' ')).count();
         let tabs = file_tabs > 0 && file_tabs >= file_spaces;
-        // Every tab width under which the difference is one constant shift; a shift of zero
-        // (only the indentation character differs) is preferred over any other.
+        // Every tab width under which the difference is one shift; a shift of zero (only the
+        // indentation character differs) is preferred over any other. A context line or two
+        // indented apart from a clear majority (at least two thirds, two lines or more) is
+        // damage to that line, kept as the file has it; a removed line must agree.
+        let total = pairs.len() + at_zero;
         let fits: Vec<(usize, isize)> = [4usize, 8, 2, 3]
             .into_iter()
             .filter_map(|w| {
-                let mut offsets = pairs
+                let offsets: Vec<(isize, bool)> = pairs
                     .iter()
-                    .map(|(pa, fi)| columns(fi, w) as isize - columns(pa, w) as isize);
-                let first = offsets.next().expect("pairs differ, so there is one");
-                offsets.all(|o| o == first).then_some((w, first))
+                    .map(|(pa, fi, ctx)| (columns(fi, w) as isize - columns(pa, w) as isize, *ctx))
+                    .chain(std::iter::repeat_n((0, true), at_zero))
+                    .collect();
+                let first = offsets[0].0;
+                if offsets.iter().all(|(o, _)| *o == first) {
+                    return Some((w, first));
+                }
+                let mut candidates: Vec<isize> = offsets.iter().map(|(o, _)| *o).collect();
+                candidates.sort_unstable();
+                candidates.dedup();
+                candidates.into_iter().find_map(|o| {
+                    let agree = offsets.iter().filter(|(x, _)| *x == o).count();
+                    let dissent_removed = offsets.iter().any(|(x, ctx)| *x != o && !ctx);
+                    (agree >= 2 && agree * 3 >= total * 2 && !dissent_removed).then_some((w, o))
+                })
             })
             .collect();
         if let Some(&(tab_width, offset)) = fits.iter().find(|(_, o)| *o == 0).or(fits.first()) {
@@ -191,7 +220,9 @@ impl IndentMap {
     /// line by what some comment block's alignment happened to differ by.
     fn per_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Vec<IndentMap> {
         let IndentMap::Columns {
-            tab_width: w, tabs, ..
+            tab_width: w,
+            tabs,
+            offset: learnt,
         } = *self
         else {
             return add_groups(hunk).iter().map(|_| IndentMap::Same).collect();
@@ -219,6 +250,9 @@ impl IndentMap {
                 let telling = !blank && !unindented;
                 telling.then(|| columns(fi, w) as isize - columns(pi, w) as isize)
             });
+            // A line indented apart from the majority that `learn` saw is damage to that
+            // line: it tells nothing about its neighbours.
+            let shift = shift.filter(|&s| s == learnt || l.kind == LineKind::Remove);
             shift_at.push(shift);
             oi += 1;
         }
@@ -227,7 +261,7 @@ impl IndentMap {
             .map(|at| {
                 let before = shift_at[..at].iter().rev().flatten().next();
                 let after = shift_at[at..].iter().flatten().next();
-                let offset = before.or(after).copied().unwrap_or(0);
+                let offset = before.or(after).copied().unwrap_or(learnt);
                 IndentMap::Columns {
                     offset,
                     tab_width: w,

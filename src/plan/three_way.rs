@@ -170,7 +170,7 @@ pub fn apply(
             text.push('\n');
         }
     }
-    std::fs::write(&patch_file, text).map_err(io_err(&patch_file))?;
+    std::fs::write(&patch_file, crate::bytes::encode(&text)).map_err(io_err(&patch_file))?;
 
     let mut args: Vec<&str> = vec!["apply", "--3way", "-v"];
     if options.check {
@@ -559,7 +559,11 @@ impl crate::plan::ThreeWay for GitThreeWay<'_> {
         let orig = self.originals.get(index)?;
         let ids = orig.index.as_ref()?;
         let pre = if self.reverse { &ids.new } else { &ids.old };
-        if orig.raw.trim().is_empty() || orig.binary || !blob_present(self.repo, pre) {
+        if orig.raw.trim().is_empty()
+            || orig.binary
+            || !git_reads_as_parsed(orig)
+            || !blob_present(self.repo, pre)
+        {
             return None;
         }
         let out = apply(
@@ -597,6 +601,36 @@ impl crate::plan::ThreeWay for GitThreeWay<'_> {
             _ => None,
         }
     }
+}
+
+/// Whether git would read the section's hunks as we did: each `@@ -a,b +c,d @@` header with
+/// numbers and with counts that fit its lines. Git skips or misreads a header without
+/// numbers (`@@ @@`: a rename's edit silently dropped) and a miscounted one, so such a
+/// section is left to the strategies that read our parse.
+fn git_reads_as_parsed(fp: &FilePatch) -> bool {
+    let headers: Vec<&str> = fp.raw.lines().filter(|l| l.starts_with("@@")).collect();
+    headers.len() == fp.hunks.len()
+        && headers.iter().zip(&fp.hunks).all(|(line, h)| {
+            let counts = header_counts(line);
+            counts == Some((h.old_len(), h.new_len()))
+        })
+}
+
+/// The line counts of a unified hunk header (`@@ -a[,b] +c[,d] @@`), when it has numbers.
+fn header_counts(line: &str) -> Option<(usize, usize)> {
+    let mut parts = line.strip_prefix("@@ ")?.split(' ');
+    let count = |s: &str, sign: char| -> Option<usize> {
+        let range = s.strip_prefix(sign)?;
+        let mut it = range.splitn(2, ',');
+        it.next()?.parse::<u64>().ok()?;
+        match it.next() {
+            Some(n) => n.parse().ok(),
+            None => Some(1),
+        }
+    };
+    let old = count(parts.next()?, '-')?;
+    let new = count(parts.next()?, '+')?;
+    (parts.next()? == "@@").then_some((old, new))
 }
 
 /// "lines A-B" for each conflict-marker block in merged text.

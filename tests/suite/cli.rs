@@ -362,8 +362,8 @@ fn quiet_prints_only_the_refusal_on_stderr() {
 #[test]
 fn quiet_drops_notices_and_warnings_but_not_errors() {
     let r = repo();
-    // A miscounted header is repaired with a notice, which -q does not print.
-    let miscounted = PATCH.replace("@@ -2,3 +2,3 @@", "@@ -2,7 +2,7 @@");
+    // A fence around the patch is stripped with a notice, which -q does not print.
+    let miscounted = format!("Here it is:\n```diff\n{PATCH}```\n");
     let run = r.apply(&[], &miscounted);
     run.code(0);
     assert!(run.stderr.contains("notice: "), "{}", run.stderr);

@@ -2,6 +2,7 @@
 
 mod apply_core;
 mod apply_files;
+mod bytes;
 mod cli;
 mod diagnostics;
 mod formats_cli;
@@ -12,8 +13,11 @@ mod manual;
 mod parse_unified;
 mod props;
 mod review_cases;
+mod wrong_edits;
 mod report_human;
 mod three_way_cli;
+mod truncation;
+mod untrusted_numbers;
 mod three_way_engine;
 mod git_transcripts;
 mod merge_file;

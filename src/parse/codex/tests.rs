@@ -478,8 +478,37 @@ fn first_hunk_may_omit_its_header_but_later_ones_may_not() {
 
 #[test]
 fn missing_end_marker_at_end_of_text_is_refused_as_truncated() {
+    let e = parse(
+        "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n@@ def f\n-c\n",
+        &NoFiles,
+    )
+    .expect_err("cut off");
+    let ParseError::Truncated {
+        path,
+        hunk,
+        missing,
+        ..
+    } = &e
+    else {
+        panic!("not a truncation: {e:?}")
+    };
     assert_eq!(
-        syntax_line("*** Begin Patch\n*** Update File: a\n@@\n-a\n+b\n"),
+        (path.as_str(), *hunk, *missing),
+        ("src/a.py", Some(2), None)
+    );
+    assert_eq!(
+        e.to_string(),
+        "src/a.py: '*** Begin Patch' at line 1 has no '*** End Patch': the input ends in hunk 2; \
+         the patch looks cut off, so nothing was applied (resend it whole)"
+    );
+}
+
+#[test]
+fn missing_end_marker_before_the_next_begin_is_a_syntax_error() {
+    assert_eq!(
+        syntax_line(
+            "*** Begin Patch\n*** Update File: a\n@@\n-a\n+b\n*** Begin Patch\n*** Delete File: b\n*** End Patch\n"
+        ),
         5
     );
 }

@@ -353,9 +353,36 @@ fn missing_divider_or_replace_is_a_syntax_error_at_the_block() {
     let (line, message) = syntax_error("a.txt\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n");
     assert_eq!(line, 2);
     assert!(message.contains("no '=======' line"), "{message}");
-    let (line, message) = syntax_error("a.txt\n<<<<<<< SEARCH\nx\n=======\ny\n");
-    assert_eq!(line, 2);
+    let (line, message) = syntax_error("a.txt\n```\n<<<<<<< SEARCH\nx\n=======\ny\n```\n");
+    assert_eq!(line, 3);
     assert!(message.contains("no closing"), "{message}");
+}
+
+#[test]
+fn a_block_open_at_the_end_of_the_text_is_cut_off() {
+    let e = parse(
+        "a.txt\n<<<<<<< SEARCH\nw\n=======\nW\n>>>>>>> REPLACE\na.txt\n<<<<<<< SEARCH\nx\n=======\ny\n",
+        &NoFiles,
+    )
+    .expect_err("cut off");
+    assert_eq!(
+        e,
+        ParseError::Truncated {
+            path: "a.txt".into(),
+            hunk: Some(2),
+            missing: None,
+            what: "block 2 (opened at line 8) has no closing '>>>>>>> REPLACE': the input ends \
+                   inside its REPLACE text"
+                .into(),
+        }
+    );
+    // A single block cut inside its SEARCH text is still read as SEARCH/REPLACE.
+    let text = "b.py\n```python\n<<<<<<< SEARCH\ndef f():\n";
+    assert_eq!(crate::parse::detect(text), Format::SearchReplace);
+    assert!(matches!(
+        parse(text, &NoFiles),
+        Err(ParseError::Truncated { hunk: Some(1), .. })
+    ));
 }
 
 #[test]

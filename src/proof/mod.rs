@@ -1,0 +1,940 @@
+//! The proof: before anything is approved, each planned file is checked against the patch,
+//! independently of the code that located the hunks. The difference between a file's
+//! original and planned bytes must be exactly the patch's removed and added lines (modulo the
+//! match pass the plan names, and the merge regions of a three-way strategy); nothing outside
+//! the placed hunks may change; every hunk called applied must be in the output; and putting
+//! the original lines back at the same places must give back the original bytes.
+//!
+//! The planner hands over its claims ([`Evidence`]): where each hunk landed, which file
+//! lines its old side matched, where its added lines went, and the bytes it means to write.
+//! This module re-derives the result from those claims with its own, simple rules and
+//! compares. Its cost is linear in the file plus the patch. The gate approves a write only
+//! with a [`Proof`], which only [`prove`] makes.
+
+mod lines;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use crate::patch::{FileOp, FilePatch, Hunk, LineKind, Patch};
+use crate::plan::locate::Placement;
+use crate::plan::normalize::{key, Pass};
+use crate::plan::{Claim, FilePlan, FileStatus, Plan, Strategy};
+use crate::repo::{FileState, MODE_FILE};
+use lines::{split, Split};
+
+/// Evidence that a plan was checked. Its field is private: only [`prove`] makes one, and the
+/// gate needs one to approve a write.
+#[derive(Debug)]
+pub struct Proof {
+    /// The paths whose planned content was proven, in the plan's order of changes.
+    paths: Vec<String>,
+}
+
+impl Proof {
+    /// Whether this proof was made for exactly these planned changes.
+    pub fn covers(&self, plan: &Plan) -> bool {
+        self.paths.len() == plan.changes.len()
+            && self
+                .paths
+                .iter()
+                .zip(&plan.changes)
+                .all(|(p, c)| *p == c.path)
+    }
+}
+
+/// Why a plan failed its proof: a bug in planning, caught before any write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub path: String,
+    /// 1-based hunk number, when one hunk is at fault.
+    pub hunk: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.hunk {
+            Some(h) => write!(f, "{}, hunk {h}: {}", self.path, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// Check every file plan that would write (or claims it need not) against its file patch.
+pub fn prove(patch: &Patch, plan: &Plan) -> Result<Proof, Failure> {
+    if patch.files.len() != plan.files.len() {
+        return Err(Failure {
+            path: String::new(),
+            hunk: None,
+            message: format!(
+                "the plan has {} file plans for {} file patches",
+                plan.files.len(),
+                patch.files.len()
+            ),
+        });
+    }
+    // Each path's state as the file plans so far leave it, and as it was first seen.
+    let mut now: HashMap<String, Option<FileState>> = HashMap::new();
+    let mut first: Vec<(String, Option<FileState>)> = Vec::new();
+    for (fp, p) in patch.files.iter().zip(&plan.files) {
+        let counts = p.ok() || p.status == FileStatus::Conflicted;
+        if !counts {
+            if !p.evidence.writes.is_empty() {
+                return Err(fail(p, None, "a refused file plan carries writes"));
+            }
+            continue;
+        }
+        let ev = &p.evidence;
+        let seen_at = fp.old_path.as_deref().or(fp.new_path.as_deref());
+        if let Some(path) = seen_at {
+            match now.get(path) {
+                Some(state) if *state != ev.before => return Err(fail(
+                    p,
+                    None,
+                    "the plan read this file in another state than the earlier file plans left it",
+                )),
+                Some(_) => {}
+                None => {
+                    now.insert(path.to_string(), ev.before.clone());
+                    first.push((path.to_string(), ev.before.clone()));
+                }
+            }
+        }
+        check_file(fp, p)?;
+        for (path, after) in &ev.writes {
+            if !now.contains_key(path) {
+                // A path first met as a write target (a rename's or a creation's new path):
+                // it was absent, as the file plan checked.
+                first.push((path.clone(), None));
+            }
+            now.insert(path.clone(), after.clone());
+        }
+    }
+    // The plan's net changes must be exactly what the checked file plans add up to.
+    let changed: Vec<&(String, Option<FileState>)> = first
+        .iter()
+        .filter(|(path, before)| now.get(path) != Some(before))
+        .collect();
+    let mut paths = Vec::with_capacity(plan.changes.len());
+    for c in &plan.changes {
+        let Some((_, before)) = changed.iter().find(|(p, _)| *p == c.path) else {
+            return Err(Failure {
+                path: c.path.clone(),
+                hunk: None,
+                message: "the plan changes this path, but no checked file plan does".into(),
+            });
+        };
+        if *before != c.before || now.get(&c.path) != Some(&c.after) {
+            return Err(Failure {
+                path: c.path.clone(),
+                hunk: None,
+                message: "the planned change differs from what the file plans add up to".into(),
+            });
+        }
+        paths.push(c.path.clone());
+    }
+    if let Some((path, _)) = changed
+        .iter()
+        .find(|(p, _)| !plan.changes.iter().any(|c| c.path == *p))
+    {
+        return Err(Failure {
+            path: path.clone(),
+            hunk: None,
+            message: "a file plan changes this path, but the plan does not list the change".into(),
+        });
+    }
+    Ok(Proof { paths })
+}
+
+fn fail(p: &FilePlan, hunk: Option<usize>, message: impl Into<String>) -> Failure {
+    Failure {
+        path: p.path().to_string(),
+        hunk,
+        message: message.into(),
+    }
+}
+
+/// The single write a file plan makes to its new path, after the old path's removal for a
+/// rename; checks that nothing else is written.
+fn the_write<'e>(fp: &FilePatch, p: &'e FilePlan) -> Result<Option<&'e FileState>, Failure> {
+    let ev = &p.evidence;
+    let expected: Vec<(&str, bool)> = match fp.op() {
+        FileOp::Create => vec![(new_path(fp), true)],
+        FileOp::Delete => vec![(old_path(fp), false)],
+        FileOp::Rename => vec![(old_path(fp), false), (new_path(fp), true)],
+        FileOp::Modify | FileOp::Copy => vec![(new_path(fp), true)],
+    };
+    if ev.writes.is_empty() {
+        return Ok(None);
+    }
+    let shape: Vec<(&str, bool)> = ev
+        .writes
+        .iter()
+        .map(|(path, after)| (path.as_str(), after.is_some()))
+        .collect();
+    if shape != expected {
+        return Err(fail(
+            p,
+            None,
+            format!("the plan writes {shape:?} where the patch calls for {expected:?}"),
+        ));
+    }
+    Ok(ev.writes.iter().find_map(|(_, a)| a.as_ref()))
+}
+
+fn old_path(fp: &FilePatch) -> &str {
+    fp.old_path.as_deref().unwrap_or_default()
+}
+
+fn new_path(fp: &FilePatch) -> &str {
+    fp.new_path.as_deref().unwrap_or_default()
+}
+
+fn check_file(fp: &FilePatch, p: &FilePlan) -> Result<(), Failure> {
+    let ev = &p.evidence;
+    let after = the_write(fp, p)?;
+    if p.status == FileStatus::AlreadyApplied {
+        if !ev.writes.is_empty() {
+            return Err(fail(p, None, "an already-applied file plan writes"));
+        }
+        return match p.strategy {
+            Strategy::Exact | Strategy::Text if !fp.hunks.is_empty() => {
+                let before = ev
+                    .before
+                    .as_ref()
+                    .ok_or_else(|| fail(p, None, "already applied to a file that is absent"))?;
+                check_text(fp, p, before, before)
+            }
+            _ => Ok(()),
+        };
+    }
+    if ev.writes.is_empty() {
+        return Err(fail(p, None, "the plan says applied but writes nothing"));
+    }
+    match fp.op() {
+        FileOp::Delete => {
+            let before = ev
+                .before
+                .as_ref()
+                .ok_or_else(|| fail(p, None, "deletes a file that is absent"))?;
+            check_deleted_content(fp, p, before)
+        }
+        FileOp::Create => check_created(fp, p, after.expect("a creation writes content")),
+        FileOp::Modify | FileOp::Rename | FileOp::Copy => {
+            let before = ev
+                .before
+                .as_ref()
+                .ok_or_else(|| fail(p, None, "modifies a file that is absent"))?;
+            let after = after.expect("a modification writes content");
+            let mode = fp.new_mode.unwrap_or(before.mode);
+            if after.mode != mode {
+                return Err(fail(
+                    p,
+                    None,
+                    format!(
+                        "planned mode {:o}, the patch calls for {mode:o}",
+                        after.mode
+                    ),
+                ));
+            }
+            if fp.hunks.is_empty() {
+                if after.bytes != before.bytes {
+                    return Err(fail(
+                        p,
+                        None,
+                        "the patch has no hunks, but the planned content differs",
+                    ));
+                }
+                return Ok(());
+            }
+            match (p.status, p.strategy) {
+                (FileStatus::Conflicted, _) => Ok(()),
+                (_, Strategy::Exact | Strategy::Text) => check_text(fp, p, before, after),
+                (_, Strategy::ThreeWay | Strategy::HistoryThreeWay) => {
+                    check_merge(fp, p, before, after)
+                }
+                (_, Strategy::File) => Err(fail(
+                    p,
+                    None,
+                    "a file-level strategy for a patch with hunks",
+                )),
+            }
+        }
+    }
+}
+
+/// A deletion that shows what it deletes must find exactly that (up to trailing white
+/// space, as the planner allows).
+fn check_deleted_content(fp: &FilePatch, p: &FilePlan, before: &FileState) -> Result<(), Failure> {
+    if fp.hunks.is_empty() {
+        return Ok(());
+    }
+    let file = split(&before.bytes, false);
+    let expected: Vec<&str> = fp
+        .hunks
+        .iter()
+        .flat_map(|h| h.old_lines().map(|l| l.text.as_str()))
+        .collect();
+    let same = file.lines.len() == expected.len()
+        && file.lines.iter().zip(&expected).all(|(a, b)| {
+            key(Pass::TrailingWhitespace, &a.text()) == key(Pass::TrailingWhitespace, b)
+        });
+    if same {
+        Ok(())
+    } else {
+        Err(fail(
+            p,
+            None,
+            "deletes a file whose content is not what the patch deletes",
+        ))
+    }
+}
+
+/// A created file holds exactly the patch's lines.
+fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), Failure> {
+    if after.mode != fp.new_mode.unwrap_or(MODE_FILE) {
+        return Err(fail(p, None, "the created file's mode is not the patch's"));
+    }
+    if let Some(content) = &fp.full_content {
+        return if after.bytes[..] == *crate::bytes::encode(content) {
+            Ok(())
+        } else {
+            Err(fail(
+                p,
+                None,
+                "the created file's content is not the patch's",
+            ))
+        };
+    }
+    let file = split(&after.bytes, false);
+    let added: Vec<&str> = fp
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .filter(|l| l.kind == LineKind::Add)
+        .map(|l| l.text.as_str())
+        .collect();
+    let same = file.lines.len() == added.len()
+        && file
+            .lines
+            .iter()
+            .zip(&added)
+            .all(|(a, b)| a.content == &*crate::bytes::encode(b));
+    if same {
+        Ok(())
+    } else {
+        Err(fail(
+            p,
+            None,
+            "the created file's lines are not the patch's",
+        ))
+    }
+}
+
+/// One line of the result the proof derives: a line of the file kept as it is, or a line
+/// the patch adds (compared modulo the pass that placed its hunk).
+#[derive(Debug, Clone, Copy)]
+enum Expected<'a> {
+    Kept {
+        content: &'a [u8],
+        eol: &'a [u8],
+    },
+    Added {
+        text: &'a str,
+        hunk: usize,
+        loose: Option<Pass>,
+    },
+}
+
+impl Expected<'_> {
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Expected::Kept { content, .. } => {
+                crate::bytes::decode(content).unwrap_or_else(|| String::from_utf8_lossy(content))
+            }
+            Expected::Added { text, .. } => std::borrow::Cow::Borrowed(text),
+        }
+    }
+}
+
+/// The text strategies: re-derive the planned lines from the claims, then compare.
+fn check_text(
+    fp: &FilePatch,
+    p: &FilePlan,
+    before: &FileState,
+    after: &FileState,
+) -> Result<(), Failure> {
+    let ev = &p.evidence;
+    if ev.claims.len() != fp.hunks.len() {
+        return Err(fail(
+            p,
+            None,
+            format!(
+                "{} placements for {} hunks",
+                ev.claims.len(),
+                fp.hunks.len()
+            ),
+        ));
+    }
+    let old = split(&before.bytes, ev.bom_in_text);
+    let new = split(&after.bytes, ev.bom_in_text);
+    if old.bom != new.bom {
+        return Err(fail(p, None, "the byte-order mark changed"));
+    }
+    let mut cur: Vec<Expected> = old
+        .lines
+        .iter()
+        .map(|l| Expected::Kept {
+            content: l.content,
+            eol: l.eol,
+        })
+        .collect();
+    let mut touches_end = false;
+    let mut final_newline: Option<bool> = None;
+    let mut placed: Vec<(usize, &Hunk, &Placement)> = Vec::new();
+    for (i, (h, claim)) in fp.hunks.iter().zip(&ev.claims).enumerate() {
+        match claim {
+            Claim::Unplaced => {
+                return Err(fail(
+                    p,
+                    Some(i + 1),
+                    "the hunk was not placed, yet the file applies",
+                ))
+            }
+            Claim::AlreadyApplied { start, pass } => {
+                check_already(p, i, h, &cur, *start, *pass)?;
+            }
+            Claim::Repeat { of } => {
+                let original = fp.hunks.get(*of).filter(|_| *of < i);
+                let applied = matches!(
+                    ev.claims.get(*of),
+                    Some(Claim::Placed(_) | Claim::AlreadyApplied { .. })
+                );
+                if !original.is_some_and(|o| o.lines == h.lines) || !applied {
+                    return Err(fail(
+                        p,
+                        Some(i + 1),
+                        format!("called a repeat of hunk {}, which it is not", of + 1),
+                    ));
+                }
+            }
+            Claim::Placed(pl) => {
+                if ev.sequential {
+                    cur = apply_claims(p, &cur, &[(i, h, pl)], &mut touches_end)?;
+                } else {
+                    placed.push((i, h, pl));
+                }
+                if pl.end == cur.len() || touches_end {
+                    final_newline = match (h.old_no_newline, h.new_no_newline) {
+                        (false, true) => Some(false),
+                        (true, false) => Some(true),
+                        _ => final_newline,
+                    };
+                }
+            }
+        }
+    }
+    if !ev.sequential {
+        placed.sort_by_key(|(i, _, pl)| (pl.start, pl.end, *i));
+        cur = apply_claims(p, &cur, &placed, &mut touches_end)?;
+    }
+    compare(p, &cur, &new, touches_end, final_newline)?;
+    if !ev.sequential {
+        reverse(p, &placed, &old, &new)?;
+    }
+    Ok(())
+}
+
+/// Apply non-overlapping placements, sorted by start, to `cur`: the proof's own splice.
+fn apply_claims<'a>(
+    p: &FilePlan,
+    cur: &[Expected<'a>],
+    placed: &[(usize, &'a Hunk, &Placement)],
+    touches_end: &mut bool,
+) -> Result<Vec<Expected<'a>>, Failure> {
+    let mut out: Vec<Expected<'a>> = Vec::with_capacity(cur.len() + 16);
+    let mut cursor = 0usize;
+    for &(i, h, pl) in placed {
+        let at = Some(i + 1);
+        if pl.start < cursor || pl.end < pl.start || pl.end > cur.len() {
+            return Err(fail(
+                p,
+                at,
+                format!(
+                    "the region {}..{} overlaps an earlier hunk's or leaves the file ({} lines)",
+                    pl.start + 1,
+                    pl.end,
+                    cur.len()
+                ),
+            ));
+        }
+        if h.at_bof && pl.start != 0 {
+            return Err(fail(
+                p,
+                at,
+                "the hunk must start the file but was placed later",
+            ));
+        }
+        if h.at_eof && pl.end != cur.len() {
+            return Err(fail(
+                p,
+                at,
+                "the hunk must end the file but was placed earlier",
+            ));
+        }
+        out.extend_from_slice(&cur[cursor..pl.start]);
+        let removed = check_mapping(p, i, h, pl, cur)?;
+        let runs = added_runs(h);
+        if runs.len() != pl.inserts.len() {
+            return Err(fail(
+                p,
+                at,
+                format!(
+                    "{} insertion points for {} runs of added lines",
+                    pl.inserts.len(),
+                    runs.len()
+                ),
+            ));
+        }
+        if pl.inserts.windows(2).any(|w| w[0] > w[1])
+            || pl.inserts.iter().any(|&x| x < pl.start || x > pl.end)
+        {
+            return Err(fail(
+                p,
+                at,
+                "added lines are placed outside the hunk's region or out of order",
+            ));
+        }
+        let loose =
+            (h.reindent || pl.pass.ignores_indentation()).then_some(pl.pass.max(Pass::Whitespace));
+        let emit = |pos: usize, out: &mut Vec<Expected<'a>>| {
+            for (run, _) in runs.iter().zip(&pl.inserts).filter(|(_, &x)| x == pos) {
+                out.extend(run.iter().map(|text| Expected::Added {
+                    text,
+                    hunk: i,
+                    loose,
+                }));
+            }
+        };
+        for pos in pl.start..pl.end {
+            emit(pos, &mut out);
+            if !removed[pos - pl.start] {
+                out.push(cur[pos]);
+            }
+        }
+        emit(pl.end, &mut out);
+        cursor = pl.end;
+        if pl.end == cur.len() {
+            *touches_end = true;
+        }
+    }
+    out.extend_from_slice(&cur[cursor..]);
+    Ok(out)
+}
+
+/// The hunk's old side against the region: every removed line matched to a file line that
+/// reads the same under the pass, in order, inside the region. Returns which region lines
+/// the hunk removes.
+fn check_mapping(
+    p: &FilePlan,
+    i: usize,
+    h: &Hunk,
+    pl: &Placement,
+    cur: &[Expected],
+) -> Result<Vec<bool>, Failure> {
+    let at = Some(i + 1);
+    let old: Vec<_> = h.old_lines().collect();
+    if old.len() != pl.mapping.len() {
+        return Err(fail(p, at, "the old side and its mapping differ in length"));
+    }
+    let mut removed = vec![false; pl.end - pl.start];
+    let mut last: Option<usize> = None;
+    let mut matched = 0usize;
+    for (line, m) in old.iter().zip(&pl.mapping) {
+        let Some(m) = *m else {
+            if line.kind == LineKind::Remove {
+                return Err(fail(
+                    p,
+                    at,
+                    format!("removed line {:?} is not matched in the file", line.text),
+                ));
+            }
+            continue;
+        };
+        if m < pl.start || m >= pl.end || last.is_some_and(|l| m <= l) {
+            return Err(fail(
+                p,
+                at,
+                "the old side's lines are matched out of order or outside the region",
+            ));
+        }
+        last = Some(m);
+        matched += 1;
+        if key(pl.pass, &line.text) != key(pl.pass, &cur[m].text()) {
+            return Err(fail(
+                p,
+                at,
+                format!(
+                    "line {} of the file does not read as the hunk's {:?} under the {} pass",
+                    m + 1,
+                    line.text,
+                    pl.pass.as_str()
+                ),
+            ));
+        }
+        if line.kind == LineKind::Remove {
+            removed[m - pl.start] = true;
+        }
+    }
+    // Without fuzz, the region is the old side, line for line.
+    if pl.pass != Pass::Fuzzy && pl.fuzz.is_none() && matched != pl.end - pl.start {
+        let blank_tail = old.len() > matched
+            && old[matched..]
+                .iter()
+                .all(|l| l.kind == LineKind::Context && l.text.trim().is_empty());
+        if !blank_tail {
+            return Err(fail(
+                p,
+                at,
+                "the region has lines the hunk does not account for",
+            ));
+        }
+    }
+    Ok(removed)
+}
+
+/// The runs of added lines of a hunk, in order.
+fn added_runs(h: &Hunk) -> Vec<Vec<&str>> {
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    let mut open = false;
+    for l in &h.lines {
+        if l.kind == LineKind::Add {
+            if !open {
+                runs.push(Vec::new());
+                open = true;
+            }
+            runs.last_mut()
+                .expect("a run was just opened")
+                .push(&l.text);
+        } else {
+            open = false;
+        }
+    }
+    runs
+}
+
+/// An already-applied hunk: its new side is at `start`, where it would land by its pins, and
+/// its removed lines are not still there to be removed.
+fn check_already(
+    p: &FilePlan,
+    i: usize,
+    h: &Hunk,
+    cur: &[Expected],
+    start: usize,
+    pass: Pass,
+) -> Result<(), Failure> {
+    let at = Some(i + 1);
+    let new: Vec<&str> = h.new_lines().map(|l| l.text.as_str()).collect();
+    // Blank context past the end of the file is whitespace (the planner's rule too).
+    let blank_tail = new
+        .iter()
+        .rev()
+        .zip(h.lines.iter().rev())
+        .take_while(|(t, l)| l.kind == LineKind::Context && t.trim().is_empty())
+        .count();
+    let fits = |n: usize| {
+        start + n <= cur.len()
+            && new[..n]
+                .iter()
+                .zip(&cur[start..start + n])
+                .all(|(a, b)| key(pass, a) == key(pass, &b.text()))
+    };
+    let n = if fits(new.len()) {
+        new.len()
+    } else if blank_tail > 0
+        && start + new.len() - blank_tail == cur.len()
+        && fits(new.len() - blank_tail)
+    {
+        new.len() - blank_tail
+    } else {
+        return Err(fail(
+            p,
+            at,
+            format!(
+                "called already applied, but its new side is not at line {}",
+                start + 1
+            ),
+        ));
+    };
+    if h.at_bof && start != 0 {
+        return Err(fail(
+            p,
+            at,
+            "called already applied, but not at the start of the file it must start",
+        ));
+    }
+    if h.at_eof && start + n != cur.len() {
+        return Err(fail(
+            p,
+            at,
+            "called already applied, but not at the end of the file it must end",
+        ));
+    }
+    let removes = h.lines.iter().any(|l| l.kind == LineKind::Remove);
+    if removes {
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        let old_there = start + old.len() <= cur.len()
+            && old
+                .iter()
+                .zip(&cur[start..start + old.len()])
+                .all(|(a, b)| key(Pass::Unicode, a) == key(Pass::Unicode, &b.text()));
+        let same_bytes = old.len() == new.len()
+            && new
+                .iter()
+                .zip(&cur[start..start + new.len()])
+                .all(|(a, b)| *a == b.text());
+        if old_there && !same_bytes {
+            return Err(fail(
+                p,
+                at,
+                format!(
+                    "called already applied, but its removed lines are still at line {}",
+                    start + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The derived lines against the planned file: kept lines byte for byte (their terminators
+/// too, but for a line that stops or starts being the last), added lines modulo their pass.
+fn compare(
+    p: &FilePlan,
+    derived: &[Expected],
+    planned: &Split,
+    touches_end: bool,
+    final_newline: Option<bool>,
+) -> Result<(), Failure> {
+    if derived.len() != planned.lines.len() {
+        return Err(fail(
+            p,
+            None,
+            format!(
+                "the planned file has {} lines where applying the hunks gives {}",
+                planned.lines.len(),
+                derived.len()
+            ),
+        ));
+    }
+    let n = derived.len();
+    for (idx, (d, got)) in derived.iter().zip(&planned.lines).enumerate() {
+        let last = idx + 1 == n;
+        match *d {
+            Expected::Kept { content, eol } => {
+                if content != got.content {
+                    return Err(fail(
+                        p,
+                        None,
+                        format!("line {} of the planned file is not the file's own", idx + 1),
+                    ));
+                }
+                let eol_free =
+                    (last && touches_end) || eol.is_empty() || (last && got.eol.is_empty());
+                if !eol_free && eol != got.eol {
+                    return Err(fail(
+                        p,
+                        None,
+                        format!("the line ending of line {} changed", idx + 1),
+                    ));
+                }
+            }
+            Expected::Added { text, hunk, loose } => {
+                let same = match loose {
+                    None => *crate::bytes::encode(text) == *got.content,
+                    Some(pass) => key(pass, text) == key(pass, &got.text()),
+                };
+                if !same {
+                    return Err(fail(
+                        p,
+                        Some(hunk + 1),
+                        format!(
+                            "line {} of the planned file should be the added line {text:?}",
+                            idx + 1
+                        ),
+                    ));
+                }
+                if got.eol.is_empty() && !last {
+                    return Err(fail(
+                        p,
+                        Some(hunk + 1),
+                        "an added line lost its line ending",
+                    ));
+                }
+            }
+        }
+    }
+    if let (Some(want), Some(l)) = (final_newline, planned.lines.last()) {
+        if want == l.eol.is_empty() {
+            return Err(fail(
+                p,
+                None,
+                "the file's final newline is not what the patch's end-of-file marker says",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Going back: walking the planned lines with the same placements, dropping the added lines
+/// and putting back the file lines the hunks removed, must give the original lines.
+fn reverse(
+    p: &FilePlan,
+    placed: &[(usize, &Hunk, &Placement)],
+    old: &Split,
+    new: &Split,
+) -> Result<(), Failure> {
+    let mut n = 0usize; // position in the planned lines
+    let mut o = 0usize; // position in the original lines
+    let mut restored: Vec<&[u8]> = Vec::with_capacity(old.lines.len());
+    for &(i, h, pl) in placed {
+        while o < pl.start {
+            restored.push(new.lines[n].content);
+            n += 1;
+            o += 1;
+        }
+        let removed: Vec<usize> = h
+            .old_lines()
+            .zip(&pl.mapping)
+            .filter(|(l, _)| l.kind == LineKind::Remove)
+            .filter_map(|(_, m)| *m)
+            .collect();
+        let runs = added_runs(h);
+        let skip_at = |pos: usize| -> usize {
+            runs.iter()
+                .zip(&pl.inserts)
+                .filter(|(_, &x)| x == pos)
+                .map(|(r, _)| r.len())
+                .sum()
+        };
+        for pos in pl.start..pl.end {
+            n += skip_at(pos);
+            if removed.contains(&pos) {
+                restored.push(old.lines[pos].content);
+            } else {
+                restored.push(new.lines.get(n).map(|l| l.content).unwrap_or_default());
+                n += 1;
+            }
+            o += 1;
+        }
+        n += skip_at(pl.end);
+        if n > new.lines.len() {
+            return Err(fail(
+                p,
+                Some(i + 1),
+                "the planned file is shorter than its hunks need",
+            ));
+        }
+    }
+    while n < new.lines.len() {
+        restored.push(new.lines[n].content);
+        n += 1;
+    }
+    let same = restored.len() == old.lines.len()
+        && restored
+            .iter()
+            .zip(&old.lines)
+            .all(|(a, b)| *a == b.content);
+    if same {
+        Ok(())
+    } else {
+        Err(fail(
+            p,
+            None,
+            "taking the hunks back out of the planned file does not give the original",
+        ))
+    }
+}
+
+/// A three-way merge changes the file by the patch's lines and no others: no line's count
+/// grows by more than the patch adds of it, or shrinks by more than the patch removes, and
+/// every run of added lines stands in the result.
+fn check_merge(
+    fp: &FilePatch,
+    p: &FilePlan,
+    before: &FileState,
+    after: &FileState,
+) -> Result<(), Failure> {
+    let old = split(&before.bytes, false);
+    let new = split(&after.bytes, false);
+    let mut delta: HashMap<&[u8], i64> = HashMap::new();
+    for l in &new.lines {
+        *delta.entry(l.content).or_default() += 1;
+    }
+    for l in &old.lines {
+        *delta.entry(l.content).or_default() -= 1;
+    }
+    let mut budget: HashMap<Vec<u8>, (i64, i64)> = HashMap::new();
+    for h in &fp.hunks {
+        for l in &h.lines {
+            let e = budget
+                .entry(crate::bytes::encode(&l.text).into_owned())
+                .or_default();
+            match l.kind {
+                LineKind::Add => e.0 += 1,
+                LineKind::Remove => e.1 += 1,
+                LineKind::Context => {}
+            }
+        }
+    }
+    for (line, d) in &delta {
+        let (add, rem) = budget.get(*line).copied().unwrap_or_default();
+        if *d > add || -*d > rem {
+            return Err(fail(
+                p,
+                None,
+                format!(
+                    "the merge changes the count of the line {:?} by {d}, which the patch does not",
+                    String::from_utf8_lossy(line)
+                ),
+            ));
+        }
+    }
+    let mut at: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (i, l) in new.lines.iter().enumerate() {
+        at.entry(l.content).or_default().push(i);
+    }
+    for (i, h) in fp.hunks.iter().enumerate() {
+        for run in added_runs(h) {
+            let run: Vec<Vec<u8>> = run
+                .iter()
+                .map(|t| crate::bytes::encode(t).into_owned())
+                .collect();
+            let (k, rare) = run
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, t)| at.get(t.as_slice()).map_or(0, Vec::len))
+                .expect("a run has a line");
+            let present = at.get(rare.as_slice()).is_some_and(|positions| {
+                positions.iter().any(|&pos| {
+                    pos >= k
+                        && pos - k + run.len() <= new.lines.len()
+                        && run
+                            .iter()
+                            .zip(&new.lines[pos - k..])
+                            .all(|(t, l)| t.as_slice() == l.content)
+                })
+            });
+            if !present {
+                return Err(fail(
+                    p,
+                    Some(i + 1),
+                    "the merged file lacks the hunk's added lines",
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,288 @@
+//! A patch whose input stopped before it did is refused whole (kind `truncated`, exit 1,
+//! nothing written, not even with --partial); a complete patch that merely miscounts or lacks
+//! its final newline still applies. Also how file headers are told from hunk lines, and how a
+//! `diff --git` line with spaces splits.
+
+use crate::common::{numbered, TestRepo};
+
+fn file() -> String {
+    numbered("l", 30)
+}
+
+fn repo() -> TestRepo {
+    TestRepo::with(&[("f.txt", &file()), ("g.txt", &numbered("g", 10))])
+}
+
+const HEAD: &str = "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n";
+
+/// A hunk over l10..l20 that changes l12 and l18: 11 old and 11 new lines.
+fn full_hunk() -> Vec<&'static str> {
+    vec![
+        "@@ -10,11 +10,11 @@",
+        " l10",
+        " l11",
+        "-l12",
+        "+L12",
+        " l13",
+        " l14",
+        " l15",
+        " l16",
+        " l17",
+        "-l18",
+        "+L18",
+        " l19",
+        " l20",
+    ]
+}
+
+fn lines(ls: &[&str]) -> String {
+    ls.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn applied() -> String {
+    file().replace("l12\n", "L12\n").replace("l18\n", "L18\n")
+}
+
+/// Run with --json and check the refusal: exit 1, `refused`, one `truncated` error with
+/// `message`, and the tree, index and HEAD as they were.
+#[track_caller]
+fn refused_as_truncated(r: &TestRepo, args: &[&str], patch: &str, message: &str) {
+    let before = r.state();
+    let (run, v) = r.apply_json(args, patch);
+    run.code(1);
+    assert_eq!(v["status"], "refused");
+    assert_eq!(v["exit_code"], 1);
+    assert_eq!(v["written"], false);
+    assert_eq!(v["errors"].as_array().expect("errors").len(), 1, "{v:#}");
+    assert_eq!(v["errors"][0]["kind"], "truncated");
+    assert_eq!(v["errors"][0]["message"], message);
+    assert_eq!(r.state(), before, "a refusal leaves tree, index and HEAD");
+}
+
+#[test]
+fn a_last_hunk_cut_short_at_the_end_of_the_input_is_refused() {
+    let r = repo();
+    // Seven of the fourteen lines: the first change is there and would apply by itself.
+    let patch = format!("{HEAD}{}", lines(&full_hunk()[..7]));
+    refused_as_truncated(
+        &r,
+        &[],
+        &patch,
+        "f.txt: hunk 1 ('@@ -10,11 +10,11 @@') promises 11 old and 11 new lines but has 5 and 5, \
+         6 line(s) missing, and the input ends there; the patch looks cut off, so nothing was \
+         applied (resend it whole)",
+    );
+    // The human report, as every refusal's, on stderr.
+    let run = r.apply(&[], &patch);
+    run.code(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: f.txt: hunk 1 ('@@ -10,11 +10,11 @@') promises 11 old and 11 new lines but has \
+         5 and 5, 6 line(s) missing, and the input ends there; the patch looks cut off, so \
+         nothing was applied (resend it whole)\nRefused: nothing was written (see above)\n"
+    );
+}
+
+#[test]
+fn a_cut_after_a_complete_file_refuses_that_file_too_even_with_partial() {
+    let r = repo();
+    let first = "diff --git a/g.txt b/g.txt\n--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n g1\n-g2\n+G2\n g3\n";
+    let patch = format!("{first}{HEAD}{}", lines(&full_hunk()[..9]));
+    for args in [&[][..], &["--partial"][..]] {
+        refused_as_truncated(
+            &r,
+            args,
+            &patch,
+            "f.txt: hunk 1 ('@@ -10,11 +10,11 @@') promises 11 old and 11 new lines but has 7 \
+             and 7, 4 line(s) missing, and the input ends there; the patch looks cut off, so \
+             nothing was applied (resend it whole)",
+        );
+    }
+}
+
+#[test]
+fn a_cut_inside_a_fence_is_refused_whether_or_not_the_fence_is_closed() {
+    let r = repo();
+    let cut = lines(&full_hunk()[..6]);
+    let message = "f.txt: hunk 1 ('@@ -10,11 +10,11 @@') promises 11 old and 11 new lines but has \
+                   4 and 4, 7 line(s) missing, and the input ends there; the patch looks cut off, \
+                   so nothing was applied (resend it whole)";
+    refused_as_truncated(
+        &r,
+        &[],
+        &format!("Here:\n\n```diff\n{HEAD}{cut}```\n"),
+        message,
+    );
+    refused_as_truncated(&r, &[], &format!("Here:\n\n```diff\n{HEAD}{cut}"), message);
+}
+
+#[test]
+fn a_complete_patch_in_a_fence_that_never_closes_is_refused() {
+    // Every count is met, but the stream stopped before the closing fence: more files may
+    // have followed.
+    let r = repo();
+    let patch = format!("Here:\n\n```diff\n{HEAD}{}", lines(&full_hunk()));
+    refused_as_truncated(
+        &r,
+        &[],
+        &patch,
+        "f.txt: the markdown fence opened at line 3 around the patch is never closed, so the \
+         rest of the patch may be missing; the patch looks cut off, so nothing was applied \
+         (resend it whole)",
+    );
+    // Closed, it applies.
+    r.apply(&[], &format!("{patch}```\n")).code(0);
+    assert_eq!(r.read_str("f.txt"), applied());
+}
+
+#[test]
+fn a_cut_in_the_middle_of_a_line_is_refused() {
+    let r = repo();
+    let mut patch = format!("{HEAD}{}", lines(&full_hunk()[..11]));
+    patch.push_str("-l1");
+    refused_as_truncated(
+        &r,
+        &[],
+        &patch,
+        "f.txt: hunk 1 ('@@ -10,11 +10,11 @@') promises 11 old and 11 new lines but has 10 and \
+         8, 3 line(s) missing, and the input ends in the middle of a line; the patch looks cut \
+         off, so nothing was applied (resend it whole)",
+    );
+}
+
+#[test]
+fn a_complete_patch_without_its_final_newline_applies() {
+    let r = repo();
+    let mut patch = format!("{HEAD}{}", lines(&full_hunk()));
+    patch.pop();
+    r.apply(&[], &patch).code(0);
+    assert_eq!(r.read_str("f.txt"), applied());
+}
+
+#[test]
+fn counts_off_by_up_to_three_with_a_complete_body_apply() {
+    for header in [
+        "@@ -10,14 +10,14 @@",
+        "@@ -10,14 +10,11 @@",
+        "@@ -10,9 +10,13 @@",
+    ] {
+        let r = repo();
+        let mut hunk = full_hunk();
+        hunk[0] = header;
+        let (run, v) = r.apply_json(&[], &format!("{HEAD}{}", lines(&hunk)));
+        run.code(0);
+        assert_eq!(r.read_str("f.txt"), applied(), "{header}");
+        assert!(
+            v["notices"]
+                .as_array()
+                .expect("notices")
+                .iter()
+                .any(|n| n["kind"] == "counts-recomputed"),
+            "{header}: {v:#}"
+        );
+    }
+}
+
+#[test]
+fn a_short_body_that_more_patch_follows_is_a_miscount_not_a_cut() {
+    // Four lines short, but the stream went on: another file, or prose after the diff.
+    let mut hunk = full_hunk();
+    hunk[0] = "@@ -10,15 +10,15 @@";
+    let next = "diff --git a/g.txt b/g.txt\n--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n g1\n-g2\n+G2\n g3\n";
+    for tail in [next, "\nThat renames nothing; run the tests after.\n"] {
+        let r = repo();
+        r.apply(&[], &format!("{HEAD}{}{tail}", lines(&hunk)))
+            .code(0);
+        assert_eq!(r.read_str("f.txt"), applied());
+    }
+}
+
+#[test]
+fn a_codex_patch_without_its_end_marker_at_the_end_of_the_input_is_refused() {
+    let r = repo();
+    let patch = "*** Begin Patch\n*** Update File: g.txt\n@@\n g1\n-g2\n+G2\n g3\n@@\n g7\n-g8\n";
+    refused_as_truncated(
+        &r,
+        &[],
+        patch,
+        "g.txt: '*** Begin Patch' at line 1 has no '*** End Patch': the input ends in hunk 2; \
+         the patch looks cut off, so nothing was applied (resend it whole)",
+    );
+    // A closing fence shows the sender finished: the end marker alone was forgotten.
+    let (run, v) = r.apply_json(&[], &format!("```\n{patch}+G8\n```\n"));
+    run.code(0);
+    assert_eq!(
+        r.read_str("g.txt"),
+        numbered("g", 10)
+            .replace("g2\n", "G2\n")
+            .replace("g8\n", "G8\n")
+    );
+    assert_eq!(v["format"], "codex");
+}
+
+#[test]
+fn a_search_replace_block_open_at_the_end_of_the_input_is_refused() {
+    let r = repo();
+    let patch = "g.txt\n```\n<<<<<<< SEARCH\ng2\n=======\nG2\n>>>>>>> REPLACE\n```\n\ng.txt\n```\n<<<<<<< SEARCH\ng8\n=======\nG";
+    refused_as_truncated(
+        &r,
+        &[],
+        patch,
+        "g.txt: block 2 (opened at line 12) has no closing '>>>>>>> REPLACE': the input ends \
+         inside its REPLACE text; the patch looks cut off, so nothing was applied (resend it \
+         whole)",
+    );
+    // One block cut inside its SEARCH text.
+    refused_as_truncated(
+        &r,
+        &[],
+        "g.txt\n<<<<<<< SEARCH\ng2\n",
+        "g.txt: block 1 (opened at line 2) has no closing '>>>>>>> REPLACE': the input ends \
+         inside its SEARCH text; the patch looks cut off, so nothing was applied (resend it \
+         whole)",
+    );
+}
+
+#[test]
+fn a_count_one_too_large_does_not_swallow_the_next_file_header() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\n"), ("g.txt", "x\ny\n")]);
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(r.read_str("f.txt"), "a\nB\n");
+    assert_eq!(r.read_str("g.txt"), "x\nY\n");
+    assert_eq!(v["files"].as_array().expect("files").len(), 2);
+    assert_eq!(v["files"][1]["path"], "g.txt");
+}
+
+#[test]
+fn a_diff_git_line_with_spaces_and_custom_prefixes_splits_as_git_splits_it() {
+    // No ---/+++ lines to go by: the `diff --git` line alone names the file. git reads it as
+    // two equal halves, `src/foo.rs src/foo.rs` twice, and strips one component from each.
+    let patch = "diff --git src/foo.rs src/foo.rs src/foo.rs src/foo.rs\nnew file mode 100644\n";
+    let by_git = TestRepo::empty();
+    by_git.write("p.diff", patch.as_bytes());
+    by_git.git(&["apply", "p.diff"]);
+    let ours = TestRepo::empty();
+    ours.apply(&[], patch).code(0);
+    let created = |r: &TestRepo| -> Vec<String> {
+        r.tree()
+            .keys()
+            .filter(|p| p.as_str() != "p.diff")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(created(&by_git), vec!["foo.rs src/foo.rs".to_string()]);
+    assert_eq!(created(&ours), created(&by_git));
+
+    // A mode change on a file whose name has a space, with a custom prefix.
+    let r = TestRepo::with(&[("my file.sh", "echo\n")]);
+    let mode = "diff --git x/my file.sh y/my file.sh\nold mode 100644\nnew mode 100755\n";
+    let by_git = TestRepo::with(&[("my file.sh", "echo\n")]);
+    by_git.write("m.diff", mode.as_bytes());
+    by_git.git(&["apply", "m.diff"]);
+    r.apply(&[], mode).code(0);
+    assert_eq!(r.tree()["my file.sh"], by_git.tree()["my file.sh"]);
+    assert_eq!(r.tree()["my file.sh"].0 & 0o111, 0o111);
+}

@@ -1,0 +1,142 @@
+//! Issue 11's reproducers of silent wrong edits, each now applied right or refused, and the
+//! proof that every plan passes before the gate.
+
+use crate::common::{text, TestRepo};
+
+/// A pure deletion at the end of a file whose removed lines carry typographic punctuation:
+/// its new side (the leading context) is there, but so are the removed lines, so it is not
+/// already applied; the Unicode pass places it.
+#[test]
+fn a_deletion_with_typographic_removed_lines_is_not_called_already_applied() {
+    let file = text(&[
+        "import os",
+        "",
+        "def runner():",
+        "    return 1",
+        "",
+        "",
+        "def _check():",
+        "    with open(\"target-pytest\") as f:",
+        "        link = os.path.join(f, \"link\")",
+        "    return True",
+    ]);
+    let r = TestRepo::with(&[("t.py", &file)]);
+    let before = r.state();
+    let patch = "--- a/t.py\n+++ b/t.py\n@@ -1,6 +1,4 @@\n-import os\n-\n def runner():\n     return 1\n@@ -3,8 +1,2 @@\n def runner():\n     return 1\n-\n-\n-def _check():\n-    with open(\u{201c}target\u{2010}pytest\u{201d}) as f:\n-        link = os.path.join(f, \u{201c}link\u{201d})\n-    return True\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
+    assert_eq!(v["files"][0]["hunks"][1]["pass"], "unicode");
+    assert_eq!(r.read_str("t.py"), "def runner():\n    return 1\n");
+    assert_ne!(r.state(), before);
+}
+
+/// A hunk written twice whose added lines recreate its own context (a function added after a
+/// closing brace): the second copy would fit again after the first. Applied once.
+#[test]
+fn a_repeated_pure_addition_is_applied_once() {
+    let r = TestRepo::with(&[("f.rs", "fn a() {\n}\n\nfn b() {\n}\n")]);
+    let hunk = "@@ -1,3 +1,6 @@\n fn a() {\n }\n+\n+fn n() {\n+}\n \n";
+    let patch = format!("--- a/f.rs\n+++ b/f.rs\n{hunk}{hunk}");
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("f.rs"),
+        "fn a() {\n}\n\nfn n() {\n}\n\nfn b() {\n}\n"
+    );
+    let f = &v["files"][0];
+    assert_eq!(f["added"], 3, "the repeat adds nothing");
+    assert_eq!(f["hunks"][1]["status"], "already-applied");
+    assert_eq!(f["warnings"][0]["kind"], "duplicate-hunk");
+}
+
+/// The same hunk at other numbers, where the file has the block twice, is a second edit.
+#[test]
+fn the_same_hunk_at_other_numbers_is_a_second_edit() {
+    let block = ["def f():", "    x = 1", "    return x", ""];
+    let mut lines: Vec<&str> = block.to_vec();
+    lines.extend_from_slice(&block);
+    let r = TestRepo::with(&[("m.py", &text(&lines))]);
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n def f():\n-    x = 1\n+    x = 2\n     return x\n@@ -5,3 +5,3 @@\n def f():\n-    x = 1\n+    x = 2\n     return x\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(r.read_str("m.py"), text(&lines).replace("x = 1", "x = 2"));
+}
+
+/// A rename with an edit, a real `index` line and a numberless `@@ @@` header: git itself
+/// would rename and drop the edit, so the section is not handed to `git apply --3way`.
+#[test]
+fn a_rename_with_a_numberless_hunk_and_an_index_line_keeps_its_edit() {
+    let r = TestRepo::with(&[("q.txt", "a\nb\nc\nd\ne\nf\n")]);
+    r.git(&["mv", "q.txt", "q2.txt"]);
+    r.write("q2.txt", b"a\nb\nC\nd\ne\nf\n");
+    r.git(&["add", "-A"]);
+    let diff = r.git(&["diff", "--cached", "-M"]);
+    r.git(&["reset", "-q", "--hard"]);
+    let patch: String = diff
+        .lines()
+        .map(|l| {
+            if l.starts_with("@@ -") {
+                "@@ @@".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    assert!(
+        patch.contains("index ") && patch.contains("@@ @@\n"),
+        "{patch}"
+    );
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert!(!r.exists("q.txt"));
+    assert_eq!(r.read_str("q2.txt"), "a\nb\nC\nd\ne\nf\n");
+    assert_eq!(v["files"][0]["status"], "applied");
+    assert_ne!(v["files"][0]["strategy"], "3way");
+}
+
+/// One context line indented differently among lines at column 0 is damage to that line:
+/// the added line keeps the indentation the patch gives it.
+#[test]
+fn one_context_line_with_extra_indentation_does_not_shift_the_added_lines() {
+    let r = TestRepo::with(&[("g.py", "x = 1\ny = 2\nz = 3\nw = 4\n")]);
+    let patch =
+        "--- a/g.py\n+++ b/g.py\n@@ -1,4 +1,5 @@\n x = 1\n   y = 2\n+ # moved\n z = 3\n w = 4\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(r.read_str("g.py"), "x = 1\ny = 2\n # moved\nz = 3\nw = 4\n");
+}
+
+/// A plan changed after planning (as a planner bug would) fails its proof: a refusal of kind
+/// `internal-check`, nothing written, for `--check` too.
+#[test]
+fn a_corrupted_plan_is_refused_by_the_proof_and_nothing_is_written() {
+    let r = TestRepo::with(&[("f.txt", "one\ntwo\nthree\n")]);
+    let before = r.state();
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    for args in [&["--json"][..], &["--json", "--check"][..]] {
+        let mut c = r.cmd(args);
+        c.env("GIT_LLM_APPLY_TEST_CORRUPT_PLAN", "1");
+        let run = crate::common::Run::from(
+            assert_cmd::Command::from_std(c)
+                .write_stdin(patch)
+                .output()
+                .expect("runs"),
+        );
+        run.code(1);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+        assert_eq!(v["status"], "refused");
+        assert_eq!(v["errors"][0]["kind"], "internal-check");
+        assert!(
+            v["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("f.txt"),
+            "the failure names the file: {}",
+            v["errors"][0]["message"]
+        );
+        assert_eq!(r.state(), before, "nothing written with {args:?}");
+    }
+    // The same patch without the corruption applies.
+    r.apply(&[], patch).code(0);
+    assert_eq!(r.read_str("f.txt"), "one\nTWO\nthree\n");
+}
