@@ -204,6 +204,11 @@ pub struct UndoArgs {
     #[arg(long)]
     pub check: bool,
 
+    /// Undo in the linked worktree at PATH (its files, its snapshots), as `-C PATH` would;
+    /// another worktree's snapshot is refused without it
+    #[arg(long, value_name = "PATH")]
+    pub worktree: Option<PathBuf>,
+
     /// Machine-readable report on standard output
     #[arg(long)]
     pub json: bool,

@@ -153,8 +153,14 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
                 let close = window
                     .clone()
                     .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]));
-                let close = match close {
-                    Some(close) => close,
+                let close = match close.map(|c| (c, "the wrapper that closes it")) {
+                    Some(found) => Some(found),
+                    None => {
+                        prose_after(lines, window.clone()).map(|p| (p, "the prose that follows it"))
+                    }
+                };
+                let (close, by) = match close {
+                    Some(found) => found,
                     None if limit == lines.len() => return Err(cut_off(lines, begin)),
                     None => {
                         return Err(ParseError::Syntax {
@@ -170,7 +176,7 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
                     "end-marker-missing",
                     None,
                     Some(close),
-                    format!("'{END}' is missing; the patch was taken to end at the wrapper that closes it"),
+                    format!("'{END}' is missing; the patch was taken to end at {by}"),
                 );
                 (close, close)
             }
@@ -181,6 +187,26 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
     wrapper.outside(&lines[from.min(lines.len())..]);
     wrapper.report(notes);
     Ok(segments)
+}
+
+/// Where prose starts after the last hunk of a patch body that lacks its end marker: after
+/// the last line that could belong to a hunk, a blank line and then only lines that could
+/// not (and blank ones). A stream that was cut stops inside a hunk line, never in a paragraph
+/// after one, so the sender finished and only forgot the marker.
+fn prose_after(lines: &[&str], window: Range<usize>) -> Option<usize> {
+    let hunk_like = |l: &str| {
+        matches!(l.chars().next(), Some(' ' | '+' | '-' | '\\' | '\t'))
+            || l.trim_start().starts_with("@@")
+            || l.trim_start().starts_with("***")
+    };
+    let last = window.clone().rev().find(|&i| hunk_like(lines[i]))?;
+    let tail = last + 1..window.end;
+    let starts_blank = tail
+        .clone()
+        .next()
+        .is_some_and(|i| lines[i].trim().is_empty());
+    let has_prose = tail.clone().any(|i| !lines[i].trim().is_empty());
+    (starts_blank && has_prose).then_some(tail.start)
 }
 
 /// The patch opened at `begin` runs to the end of the input without `*** End Patch`: a

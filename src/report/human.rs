@@ -90,10 +90,10 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         let good = matches!(f.status, FileOutcome::Applied | FileOutcome::AlreadyApplied);
         if good {
             if !quiet {
-                file_line(&mut out, f, r.check, po);
+                file_line(&mut out, f, r.check, r.undo, po);
             }
         } else {
-            file_line(&mut err, f, r.check, pe);
+            file_line(&mut err, f, r.check, r.undo, pe);
         }
         // Under a failed file, its reasons; an applied file's remarks name it.
         if !good {
@@ -148,7 +148,14 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
     if let Some(s) = &r.snapshot {
         if !quiet {
             let id = s.rsplit('/').next().unwrap_or(s);
-            let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
+            if r.undo {
+                let _ = writeln!(
+                    out,
+                    "snapshot: {s} (to take this undo back: git llm-apply undo {id})"
+                );
+            } else {
+                let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
+            }
         }
     }
     if r.status == RunStatus::Refused {
@@ -317,7 +324,7 @@ fn visible_cr(s: &str) -> String {
     }
 }
 
-fn file_line(out: &mut String, f: &FileReport, check: bool, p: Palette) {
+fn file_line(out: &mut String, f: &FileReport, check: bool, undo: bool, p: Palette) {
     let (letter, style) = match f.status {
         FileOutcome::Refused => ("!", Style::Bad),
         FileOutcome::Skipped => ("-", Style::Dim),
@@ -350,7 +357,16 @@ fn file_line(out: &mut String, f: &FileReport, check: bool, p: Palette) {
         .as_ref()
         .map(|m| format!(" mode {} -> {}", m.old, m.new))
         .unwrap_or_default();
+    // An undo's paths are restored from its snapshot; only a merge that kept later edits
+    // says how.
+    let restored = match f.strategy {
+        crate::plan::Strategy::File => "restored".to_string(),
+        _ => format!("restored via {how}"),
+    };
     let tail = match f.status {
+        FileOutcome::Applied if undo && check => format!("{counts}{mode} would be {restored}"),
+        FileOutcome::Applied if undo => format!("{counts}{mode} {restored}"),
+        FileOutcome::AlreadyApplied if undo => " already restored".to_string(),
         FileOutcome::Applied if check => format!("{counts}{mode} would apply via {how}"),
         FileOutcome::Applied => format!("{counts}{mode} via {how}"),
         FileOutcome::AlreadyApplied => " already applied".to_string(),
@@ -600,6 +616,18 @@ fn total(out: &mut String, r: &Report, p: Palette) {
         }
     };
     let line = match r.status {
+        RunStatus::Applied if r.undo => {
+            format!("Restored {} (+{} -{})", files(s.files), s.added, s.removed)
+        }
+        RunStatus::AlreadyApplied if r.undo => {
+            "Nothing to undo: every path already holds its pre-apply content".to_string()
+        }
+        RunStatus::Checked if r.undo => format!(
+            "Check passed: would restore {} (+{} -{}); nothing written",
+            files(s.files),
+            s.added,
+            s.removed
+        ),
         RunStatus::Applied => format!("Applied {} (+{} -{})", files(s.files), s.added, s.removed),
         RunStatus::AlreadyApplied => "Already applied: nothing to do".to_string(),
         RunStatus::Checked => format!(
@@ -687,9 +715,14 @@ pub fn render_log(log: &super::log::LogReport, verbosity: Verbosity) -> Rendered
             (Some(u), None) => format!("undo of {u}"),
             (None, None) => format!("({})", e.paths.join(", ")),
         };
+        // Another worktree's snapshot says whose it is: it is undone there.
+        let whose = match (&e.worktree, e.this_worktree) {
+            (Some(w), false) => format!("  [worktree {w}]"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}",
+            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}{whose}",
             id = e.id,
             time = e.time.replacen('T', " ", 1),
             added = e.added,

@@ -167,6 +167,9 @@ pub struct Report {
     /// when it is shown).
     #[serde(skip)]
     pub changes: Vec<Change>,
+    /// The run is an `undo`: what it writes restores, and the human rendering says so.
+    #[serde(skip)]
+    pub undo: bool,
 }
 
 impl Report {
@@ -190,6 +193,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             changes: Vec::new(),
+            undo: false,
         }
     }
 
@@ -224,6 +228,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             changes: plan.changes.clone(),
+            undo: false,
         }
     }
 }

@@ -252,16 +252,20 @@ fn a_line_cut_short_with_dots_is_truncated() {
 }
 
 #[test]
-fn an_elision_line_standing_for_many_lines_is_truncated_and_the_advice_says_so() {
+fn an_elision_line_that_cannot_be_placed_is_truncated_and_the_advice_says_so() {
+    // The part after the elision fits twice after the part before: nothing says which.
     let mut file = String::from("def run(self):\n");
     for i in 0..20 {
         file.push_str(&format!("    step_{i}(self)\n"));
+        if i % 10 == 9 {
+            file.push_str("    return 1\n    # done\n");
+        }
     }
-    file.push_str("    return 1\n");
+    file.push_str("    return 0\n");
     let r = TestRepo::with(&[("f.py", &file)]);
     let patch = diff(
         "f.py",
-        "@@ -1,3 +1,3 @@\n def run(self):\n     # ... existing code ...\n-    return 1\n+    return 2\n",
+        "@@ -1,4 +1,4 @@\n def run(self):\n     # ... existing code ...\n-    return 1\n+    return 2\n     # done\n",
     );
     let run = r.apply(&[], &patch);
     run.code(1);

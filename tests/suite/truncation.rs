@@ -222,6 +222,30 @@ fn a_codex_patch_without_its_end_marker_at_the_end_of_the_input_is_refused() {
 }
 
 #[test]
+fn a_codex_patch_without_its_end_marker_but_with_prose_after_it_applies() {
+    // A paragraph after the last hunk: the sender finished and forgot the marker.
+    let r = repo();
+    let patch = "*** Begin Patch\n*** Update File: g.txt\n@@\n g1\n-g2\n+G2\n g3\n\nThat is all.\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("g.txt"),
+        numbered("g", 10).replace("g2\n", "G2\n")
+    );
+    let kinds: Vec<&str> = v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .map(|n| n["kind"].as_str().expect("kind"))
+        .collect();
+    assert_eq!(kinds, ["end-marker-missing", "prose-ignored"]);
+    assert_eq!(
+        v["notices"][0]["message"],
+        "'*** End Patch' is missing; the patch was taken to end at the prose that follows it (line 8)"
+    );
+}
+
+#[test]
 fn a_search_replace_block_open_at_the_end_of_the_input_is_refused() {
     let r = repo();
     let patch = "g.txt\n```\n<<<<<<< SEARCH\ng2\n=======\nG2\n>>>>>>> REPLACE\n```\n\ng.txt\n```\n<<<<<<< SEARCH\ng8\n=======\nG";

@@ -357,14 +357,7 @@ fn a_linked_worktree_uses_the_common_hooks_directory() {
     );
     let wt = tempfile::tempdir().expect("tmp");
     let linked = wt.path().join("linked");
-    r.git(&[
-        "worktree",
-        "add",
-        "-q",
-        linked.to_str().expect("utf-8"),
-        "-b",
-        "side",
-    ]);
+    r.add_worktree(&linked, Some("side"), None);
     let mut c = r.cmd(&["-C", linked.to_str().expect("utf-8")]);
     c.stdin(std::process::Stdio::piped());
     use std::io::Write;
