@@ -31,12 +31,19 @@ fn installed() -> (tempfile::TempDir, PathBuf) {
     std::fs::create_dir_all(&bin_dir).expect("mkdir");
     let exe = bin_dir.join("git-llm-apply");
     std::fs::copy(bin(), &exe).expect("copy the binary");
-    let run = Run::from(
-        quiet_cmd(&exe, root.path())
-            .arg("install-man")
-            .output()
-            .expect("run install-man"),
-    );
+    // A binary just copied may be "busy" for a moment: another test thread may have forked
+    // while the copy's file was still open for writing (ETXTBSY). Try again then.
+    let mut tries = 0;
+    let output = loop {
+        match quiet_cmd(&exe, root.path()).arg("install-man").output() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.expect("run install-man"),
+        }
+    };
+    let run = Run::from(output);
     run.code(0);
     let page = root.path().join("share/man/man1/git-llm-apply.1");
     assert!(page.is_file(), "install-man wrote {}", page.display());

@@ -72,7 +72,7 @@ fn a_last_hunk_cut_short_at_the_end_of_the_input_is_refused() {
          6 line(s) missing, and the input ends there; the patch looks cut off, so nothing was \
          applied (resend it whole)",
     );
-    // The human report, as every refusal's, on stderr.
+    // The human report, as every refusal's, on stderr; nothing on stdout.
     let run = r.apply(&[], &patch);
     run.code(1);
     assert_eq!(run.stdout, "");
