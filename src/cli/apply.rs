@@ -153,6 +153,14 @@ fn apply(
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
                 }
+                // The text does not say which file it edits and several could be meant.
+                parse::ParseError::Ambiguous { .. } => {
+                    let mut r = fail("ambiguous-path", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = 1;
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
                 _ => fail("parse", message),
             }
         })?;

@@ -147,6 +147,10 @@ fn undo_locked(
         return Ok(report);
     }
 
+    // An --index apply staged its change: the entries that still hold it are put back,
+    // with the files (under the undo's journal) when the undo writes any.
+    let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
+        .map_err(|e| fail("index", format!("cannot undo snapshot {target}: {e}")))?;
     if !as_plan.changes.is_empty() {
         // The undo is itself recorded: the snapshot keeps the content it overwrites (later
         // edits included when forced), makes the undo crash-safe through the journal, and
@@ -166,8 +170,8 @@ fn undo_locked(
             patch_sha256: meta.patch_sha256,
             intent: meta.intent,
             undoes: Some(target),
-            index: Vec::new(),
-            stage_with_write: false,
+            index: unstage.clone(),
+            stage_with_write: true,
         };
         let token = match gate::approve_restore(as_plan.changes.clone()) {
             Verdict::Approved(t) => t,
@@ -198,31 +202,31 @@ fn undo_locked(
             }
         }
     }
-    // An --index apply staged its change: the entries that still hold it are put back.
-    match write::index::restore(repo, snap.index_changes()) {
-        Ok(left) => {
-            let put_back: Vec<&str> = snap
-                .index_changes()
-                .iter()
-                .map(|c| c.path.as_str())
-                .filter(|p| !left.iter().any(|l| l == p))
-                .collect();
-            if !put_back.is_empty() {
+    // Not staged with a recorded write (nothing to write, or llm-apply.keep = 0): here.
+    let staged = if report.snapshot.is_none() {
+        write::index::stage(repo, &unstage)
+    } else {
+        Ok(())
+    };
+    match staged {
+        Ok(()) => {
+            if !unstage.is_empty() {
+                let paths: Vec<&str> = unstage.iter().map(|s| s.path.as_str()).collect();
                 notices.push(Notice::new(
                     "index-restored",
                     format!(
                         "the index entries the apply staged were put back: {}",
-                        put_back.join(", ")
+                        paths.join(", ")
                     ),
                 ));
             }
-            if !left.is_empty() {
+            if !index_left.is_empty() {
                 notices.push(Notice::new(
                     "index-kept",
                     format!(
                         "the index entries of {} changed since the apply staged them, so they \
                          were left as they are",
-                        left.join(", ")
+                        index_left.join(", ")
                     ),
                 ));
             }

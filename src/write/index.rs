@@ -216,7 +216,61 @@ pub fn stage(repo: &Repo, staged: &[Staging]) -> Result<(), String> {
     set_entries(&repo.work_dir, &entries)
 }
 
-/// Undo's part: put back every entry the apply staged that still holds what it staged.
+/// Undo's part, decided before it writes: the entries to put back (each one the apply
+/// staged that still holds what it staged, returned to what it held before), and the paths
+/// left alone because their entry changed since. Staged with the undo's files, under its
+/// journal and recorded in its snapshot, so a crash or an undo of the undo stages again.
+pub fn unstaging(
+    repo: &Repo,
+    changes: &[IndexChange],
+) -> Result<(Vec<Staging>, Vec<String>), String> {
+    if changes.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let now = entries(&repo.work_dir, &paths)?;
+    let mut back = Vec::new();
+    let mut left = Vec::new();
+    for c in changes {
+        let current: Vec<&IndexEntry> = now
+            .iter()
+            .filter(|(p, _)| *p == c.path)
+            .map(|(_, e)| e)
+            .collect();
+        if !holds(&current, c.after) {
+            left.push(c.path.clone());
+            continue;
+        }
+        let after = match c.before {
+            Recorded::Absent => None,
+            Recorded::Blob { id, mode } => Some(FileState {
+                bytes: repo
+                    .repo
+                    .find_blob(id)
+                    .map(|mut b| b.take_data())
+                    .map_err(|e| format!("cannot read the blob {id} of {}: {e}", c.path))?,
+                mode,
+            }),
+        };
+        back.push(Staging {
+            path: c.path.clone(),
+            before: c.after,
+            after,
+        });
+    }
+    Ok((back, left))
+}
+
+/// Whether a path's entries are exactly `state` at stage 0.
+fn holds(current: &[&IndexEntry], state: Recorded) -> bool {
+    match (current, state) {
+        ([], Recorded::Absent) => true,
+        ([e], Recorded::Blob { id, mode }) => e.stage == 0 && e.id == id && e.mode == mode,
+        _ => false,
+    }
+}
+
+/// Recovery's part: put back every entry the apply staged that still holds what it staged.
 /// Returns the paths left alone because their entry changed since.
 pub fn restore(repo: &Repo, changes: &[IndexChange]) -> Result<Vec<String>, String> {
     if changes.is_empty() {
@@ -232,12 +286,7 @@ pub fn restore(repo: &Repo, changes: &[IndexChange]) -> Result<Vec<String>, Stri
             .filter(|(p, _)| *p == c.path)
             .map(|(_, e)| e)
             .collect();
-        let holds = match (current.as_slice(), c.after) {
-            ([], Recorded::Absent) => true,
-            ([e], Recorded::Blob { id, mode }) => e.stage == 0 && e.id == id && e.mode == mode,
-            _ => false,
-        };
-        if !holds {
+        if !holds(&current, c.after) {
             left.push(c.path.clone());
             continue;
         }

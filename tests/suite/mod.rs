@@ -6,6 +6,7 @@ mod bytes;
 mod cli;
 mod diagnostics;
 mod elisions;
+mod dialects;
 mod formats_cli;
 mod history;
 mod hooks;

@@ -214,18 +214,19 @@ fn apply_table(args: &[&str]) -> Table {
     t
 }
 
-/// Kill an undo of the apply at each of its mutation points; recover with `log`; judge.
-fn undo_table() -> Table {
+/// Kill an undo of the apply (made with `args`) at each of its mutation points; recover with
+/// `log`; judge.
+fn undo_table(args: &[&str]) -> Table {
     let probe = base();
     let pre = full(&probe);
-    run_env(&probe, &[], &[], Some(PATCH)).code(0);
+    run_env(&probe, args, &[], Some(PATCH)).code(0);
     let applied = full(&probe);
     let points = trace(&probe, &["undo"], None);
     assert_eq!(full(&probe).tree, pre.tree, "the undo restores");
     let mut t = Table::default();
     for (k, point) in points.iter().enumerate() {
         let r = base();
-        run_env(&r, &[], &[], Some(PATCH)).code(0);
+        run_env(&r, args, &[], Some(PATCH)).code(0);
         let killed = run_env(&r, &["undo"], &[(ABORT, k.to_string())], None);
         assert_ne!(killed.code, 0, "the undo aborted before mutation {}", k + 1);
         let (recovery, v) = log(&r);
@@ -273,16 +274,19 @@ fn every_kill_point_of_an_apply_recovers_to_exactly_before_or_after_and_log_says
 
 #[test]
 fn every_kill_point_of_an_undo_recovers_to_exactly_before_or_after_and_log_says_which() {
-    let t = undo_table();
-    eprintln!(
-        "kill-point table, undo: tried {} / exact pre-undo {} / exact post-undo {} / other {}",
-        t.tried,
-        t.pre,
-        t.post,
-        t.other.len()
-    );
-    assert!(t.tried > 20);
-    assert!(t.other.is_empty(), "{}", t.other.join("\n"));
+    for args in [&[][..], &["--index"][..]] {
+        let t = undo_table(args);
+        eprintln!(
+            "kill-point table, undo of an apply {args:?}: tried {} / exact pre-undo {} / exact \
+             post-undo {} / other {}",
+            t.tried,
+            t.pre,
+            t.post,
+            t.other.len()
+        );
+        assert!(t.tried > 20);
+        assert!(t.other.is_empty(), "{args:?}:\n{}", t.other.join("\n"));
+    }
 }
 
 /// The index of the first mutation whose label starts with `label` (0-based: killing with

@@ -145,3 +145,23 @@ fn undo_leaves_an_index_entry_that_changed_since_the_apply() {
         "the work tree loses only the apply's change"
     );
 }
+
+#[test]
+fn undoing_the_undo_of_an_index_apply_stages_the_change_again() {
+    let r = repo();
+    r.apply(&["--index"], PATCH).code(0);
+    let staged_state = ls_files(&r);
+    run(&r, &["undo"]).code(0);
+    assert_ne!(ls_files(&r), staged_state);
+    // Snapshot 2 recorded the undo, index entries included.
+    run(&r, &["undo", "2"]).code(0);
+    assert_eq!(
+        ls_files(&r),
+        staged_state,
+        "the apply's change is staged again"
+    );
+    assert_eq!(
+        r.read_str("f.txt"),
+        numbered("l", 10).replace("l2\n", "TWO\n")
+    );
+}

@@ -238,10 +238,11 @@ fn a_codex_patch_without_its_end_marker_but_with_prose_after_it_applies() {
         .iter()
         .map(|n| n["kind"].as_str().expect("kind"))
         .collect();
-    assert_eq!(kinds, ["end-marker-missing", "prose-ignored"]);
+    assert_eq!(kinds[0], "end-marker-missing");
+    assert!(kinds.contains(&"prose-ignored"), "{kinds:?}");
     assert_eq!(
         v["notices"][0]["message"],
-        "'*** End Patch' is missing; the patch was taken to end at the prose that follows it (line 8)"
+        "'*** End Patch' is missing; the patch was taken to end where the prose after it starts"
     );
 }
 
