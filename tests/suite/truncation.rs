@@ -242,7 +242,7 @@ fn a_codex_patch_without_its_end_marker_but_with_prose_after_it_applies() {
     assert!(kinds.contains(&"prose-ignored"), "{kinds:?}");
     assert_eq!(
         v["notices"][0]["message"],
-        "'*** End Patch' is missing; the patch was taken to end where the prose after it starts"
+        "'*** End Patch' is missing; the patch was taken to end where the prose after it starts (line 9)"
     );
 }
 
