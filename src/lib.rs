@@ -25,4 +25,5 @@ pub mod write;
 pub mod report;
 
 pub mod run;
+pub mod mcp;
 pub mod cli;

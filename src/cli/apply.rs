@@ -21,9 +21,18 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         no_snapshot,
         force,
         verify,
+        label,
+        session,
     } = args;
     if revert && patches.is_empty() {
-        if partial || index || no_snapshot || verify || format != FormatArg::Auto {
+        if partial
+            || index
+            || no_snapshot
+            || verify
+            || format != FormatArg::Auto
+            || label.is_some()
+            || session.is_some()
+        {
             let report = Report::error(
                 "usage",
                 "--revert without PATCH rolls back the most recent apply; of the apply options \
@@ -34,6 +43,7 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         // `--revert` without a patch rolls back the most recent apply: that is `undo`.
         let args = UndoArgs {
             id: None,
+            session: None,
             force,
             check,
             worktree: None,
@@ -57,6 +67,8 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         index,
         no_snapshot,
         verify,
+        label,
+        session,
         dir,
     };
     Outcome::run(run::apply::run(options), json)

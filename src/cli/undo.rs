@@ -10,6 +10,7 @@ use crate::run::{self, UndoOptions};
 pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
     let UndoArgs {
         id,
+        session,
         force,
         check,
         worktree,
@@ -17,6 +18,7 @@ pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
     } = args;
     let options = UndoOptions {
         id,
+        session,
         force,
         check,
         worktree,

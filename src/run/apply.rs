@@ -36,8 +36,19 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         index,
         no_snapshot,
         verify,
+        label,
+        session: tag,
         dir,
     } = options;
+    if let Some(t) = &tag {
+        if !snapshot::valid_session(t) {
+            return Err(fail(
+                "usage",
+                format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
+            ));
+        }
+    }
+    let label = label.as_deref().and_then(snapshot::one_line);
     if index && repo_required(&dir) {
         return Err(fail("usage", "--index needs a git repository"));
     }
@@ -138,8 +149,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
                 .collect::<String>()
                 .as_bytes(),
         ),
-        intent: inputs.iter().find_map(|i| input::intent(&i.text)),
+        intent: label.or_else(|| inputs.iter().find_map(|i| input::intent(&i.text))),
         undoes: None,
+        session: tag,
         index: Vec::new(),
         stage_with_write: false,
     };

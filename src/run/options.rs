@@ -33,6 +33,10 @@ pub struct ApplyOptions {
     pub no_snapshot: bool,
     /// Roll back when the post-llm-apply hook fails.
     pub verify: bool,
+    /// The snapshot's description, instead of the prose scraped from the patch.
+    pub label: Option<String>,
+    /// The agent session the apply belongs to (`undo --session` takes them back together).
+    pub session: Option<String>,
     /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
 }
@@ -42,6 +46,8 @@ pub struct ApplyOptions {
 pub struct UndoOptions {
     /// The snapshot as typed (a number or `refs/llm-apply/<n>`); `None` is the newest apply.
     pub id: Option<String>,
+    /// Undo every apply of this session, newest first, as one operation.
+    pub session: Option<String>,
     /// Restore even paths edited since the apply.
     pub force: bool,
     /// Decide everything, write nothing.

@@ -16,12 +16,20 @@ use crate::write::{self, restore};
 pub fn run(options: UndoOptions) -> Report {
     let UndoOptions {
         id,
+        session,
         force,
         check,
         worktree,
         dir,
     } = options;
-    match undo(id.as_deref(), force, check, dir, worktree) {
+    match undo(
+        id.as_deref(),
+        session.as_deref(),
+        force,
+        check,
+        dir,
+        worktree,
+    ) {
         Ok(r) => r,
         Err(r) => *r,
     }
@@ -38,6 +46,7 @@ fn refuse(kind: &str, message: impl Into<String>) -> Box<Report> {
 
 fn undo(
     id: Option<&str>,
+    tag: Option<&str>,
     force: bool,
     check: bool,
     dir: Option<PathBuf>,
@@ -48,9 +57,26 @@ fn undo(
     if let Some(w) = worktree {
         repo = other_worktree(&repo, &cwd.join(w))?;
     }
+    if tag.is_some() && id.is_some() {
+        return Err(fail(
+            "usage",
+            "give either a snapshot ID or --session, not both",
+        ));
+    }
+    if tag.is_some() && check {
+        return Err(fail(
+            "usage",
+            "--check does not go with --session yet: each undo of a session depends on the \
+             one before it; check the newest with undo --check ID",
+        ));
+    }
     let session = session::open(&repo, !check)?;
     // Whatever happens next, the report says what opening the session did (a recovery).
-    undo_locked(&repo, &session, id, force, check).map_err(|mut r| {
+    let done = match tag {
+        Some(tag) => undo_session(&repo, &session, tag, force),
+        None => undo_locked(&repo, &session, id, force, check),
+    };
+    done.map_err(|mut r| {
         let mut notices = session.notices.clone();
         notices.append(&mut r.notices);
         r.notices = notices;
@@ -169,6 +195,7 @@ fn undo_locked(
             patch_sha256: meta.patch_sha256,
             intent: meta.intent,
             undoes: Some(target),
+            session: None,
             index: unstage.clone(),
             stage_with_write: true,
         };
@@ -261,6 +288,130 @@ fn undo_locked(
     notices.push(Notice::new("undone", message));
     report.notices.extend(notices);
     Ok(report)
+}
+
+/// `undo --session NAME`: every apply of that session still applied in this work tree,
+/// newest first, under one lock. When one cannot be undone, the undos already done are
+/// taken back (newest first) and the whole is refused: nothing of the session is undone.
+fn undo_session(
+    repo: &Repo,
+    session: &Session,
+    tag: &str,
+    force: bool,
+) -> Result<Report, Box<Report>> {
+    let here = snapshot::worktree_name(repo);
+    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let targets: Vec<SnapshotId> = infos
+        .iter()
+        .filter(|i| {
+            i.undoes.is_none()
+                && i.session.as_deref() == Some(tag)
+                && i.status == Status::Applied
+                && snapshot::made_in(i, &here)
+        })
+        .map(|i| i.id)
+        .collect();
+    if targets.is_empty() {
+        return Err(refuse(
+            "nothing-to-undo",
+            format!(
+                "nothing to undo: no apply of session {tag} is still applied here (git \
+                 llm-apply log lists the snapshots and their sessions)"
+            ),
+        ));
+    }
+    let mut reports: Vec<Report> = Vec::new();
+    let mut undos: Vec<SnapshotId> = Vec::new();
+    for target in &targets {
+        let text = target.sequence().to_string();
+        let r = match undo_locked(repo, session, Some(&text), force, false) {
+            Ok(r) => r,
+            Err(r) => *r,
+        };
+        let ok = matches!(r.status, RunStatus::Applied | RunStatus::AlreadyApplied)
+            && r.errors.is_empty();
+        if !ok {
+            let back = take_back(repo, session, &undos);
+            let mut refused = r;
+            refused.status = RunStatus::Refused;
+            refused.exit_code = RunStatus::Refused.exit_code();
+            refused.written = !back.is_empty();
+            let mut message = format!(
+                "session {tag} was not undone: snapshot {target} cannot be undone (see above), \
+                 so the session's undo is refused as a whole"
+            );
+            if undos.is_empty() {
+                message.push_str("; nothing was written");
+            } else if back.is_empty() {
+                message.push_str(&format!(
+                    "; the {} newer undo(s) done first were taken back, so every file is as it \
+                     was",
+                    undos.len()
+                ));
+            } else {
+                message.push_str(&format!(
+                    "; taking back the undos done first failed: {}",
+                    back.join("; ")
+                ));
+            }
+            refused
+                .notices
+                .push(Notice::new("session-undo-refused", message));
+            return Ok(refused);
+        }
+        if let Some(s) = &r.snapshot {
+            if let Ok(id) = s.parse::<SnapshotId>() {
+                undos.push(id);
+            }
+        }
+        reports.push(r);
+    }
+    let mut all = reports.pop().expect("at least one snapshot was undone");
+    for r in reports.into_iter().rev() {
+        all.written |= r.written;
+        all.summary.files += r.summary.files;
+        all.summary.added += r.summary.added;
+        all.summary.removed += r.summary.removed;
+        all.files.splice(0..0, r.files);
+        all.changes.splice(0..0, r.changes);
+        let mut notices = r.notices;
+        notices.append(&mut all.notices);
+        all.notices = notices;
+    }
+    if all.written {
+        all.status = RunStatus::Applied;
+    }
+    let ids: Vec<String> = targets.iter().map(ToString::to_string).collect();
+    all.notices.push(Notice::new(
+        "session-undone",
+        format!(
+            "session {tag} undone: snapshots {} (newest first)",
+            ids.join(", ")
+        ),
+    ));
+    Ok(all)
+}
+
+/// Take back the undos a refused session undo did first, newest first; what could not be.
+fn take_back(repo: &Repo, session: &Session, undos: &[SnapshotId]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for id in undos.iter().rev() {
+        let text = id.sequence().to_string();
+        let r = match undo_locked(repo, session, Some(&text), false, false) {
+            Ok(r) => r,
+            Err(r) => *r,
+        };
+        if !matches!(r.status, RunStatus::Applied | RunStatus::AlreadyApplied) {
+            failed.push(format!(
+                "snapshot {id}: {}",
+                r.errors
+                    .first()
+                    .map(|e| e.message.clone())
+                    .unwrap_or_else(|| "refused".into())
+            ));
+        }
+    }
+    failed
 }
 
 /// `--worktree PATH`: the repository as seen from that work tree, which must be one of this
