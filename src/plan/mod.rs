@@ -226,6 +226,8 @@ pub struct Evidence {
     pub sequential: bool,
     /// The patch shows the byte-order mark, so it is part of the first line.
     pub bom_in_text: bool,
+    /// A move's destination as it was, when the move replaces it (Codex's rule).
+    pub replaced: Option<FileState>,
 }
 
 /// Where the text strategy put one hunk.
@@ -631,9 +633,13 @@ fn plan_modify(
             ))
         }
     };
+    let mut replaced: Option<FileState> = None;
     if renamed {
         match vfs.read(&new)? {
             Entry::Missing => {}
+            Entry::File(existing) if fp.create_mode == CreateMode::MayReplace => {
+                replaced = Some(existing);
+            }
             _ => {
                 return Ok((
                     refused(
@@ -646,6 +652,17 @@ fn plan_modify(
         }
     }
     let mut plan = base_plan(fp);
+    if replaced.is_some() {
+        plan.warnings.push(Warning::new(
+            WarningKind::Overwrote,
+            None,
+            format!(
+                "{new} already existed and was replaced by the moved {old} (the snapshot keeps \
+                 the old content)"
+            ),
+        ));
+    }
+    plan.evidence.replaced = replaced;
     let mode = match fp.new_mode {
         Some(m) if m != cur.mode => {
             plan.mode_change = Some((cur.mode, m));

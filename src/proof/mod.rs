@@ -106,8 +106,13 @@ pub fn prove(patch: &Patch, plan: &Plan) -> Result<Proof, Failure> {
         for (path, after) in &ev.writes {
             if !now.contains_key(path) {
                 // A path first met as a write target (a rename's or a creation's new path):
-                // it was absent, as the file plan checked.
-                first.push((path.clone(), None));
+                // it was absent, as the file plan checked, or it is the destination a move
+                // replaces.
+                let was = ev
+                    .replaced
+                    .clone()
+                    .filter(|_| fp.new_path.as_deref() == Some(path.as_str()));
+                first.push((path.clone(), was));
             }
             now.insert(path.clone(), after.clone());
         }
