@@ -2,6 +2,7 @@
 
 mod apply_core;
 mod apply_files;
+mod binary;
 mod bytes;
 mod cli;
 mod codex_move;
