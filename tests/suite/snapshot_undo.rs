@@ -715,7 +715,7 @@ fn a_run_that_cannot_get_the_lock_fails_clearly() {
         .expect("a repository");
     let lock = git_llm_apply::snapshot::Lock::acquire(&repo, Duration::ZERO).expect("free");
     r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
-        .code(2)
+        .code(4)
         .out_contains("another git llm-apply is working");
     assert_eq!(r.read_str("f.txt"), "a\n");
     drop(lock);
