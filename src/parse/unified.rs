@@ -64,6 +64,15 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
             ),
         });
     }
+    let mails = lines.iter().filter(|l| is_mbox_from(l)).count();
+    if mails > 0 {
+        p.notices.push(Notice::new(
+            "mailbox-read",
+            format!(
+                "read {mails} mail(s) of a 'git format-patch' mailbox: mail headers, commit messages, diffstats and signatures were ignored; the patches apply in order"
+            ),
+        ));
+    }
     if p.saw_fence {
         p.notices.push(Notice::new(
             "fence-stripped",
@@ -193,6 +202,32 @@ struct Header {
     index: Option<IndexLine>,
     binary: bool,
     start: usize,
+}
+
+/// `-- ` (or `--` once a mailer dropped its space) alone on line `i`: a mail's signature
+/// separator.
+fn is_mail_signature(lines: &[&str], i: usize) -> bool {
+    matches!(lines.get(i), Some(&"-- ") | Some(&"--"))
+}
+
+/// The version line `git format-patch` writes under the signature: `2.47.3`,
+/// `2.39.2.windows.1`, `2.44.0-rc1`.
+fn is_git_version(line: &str) -> bool {
+    let t = line.trim();
+    let mut parts = t.split(['.', '-']);
+    let numeric =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    numeric(parts.next()) && numeric(parts.next()) && !t.contains(char::is_whitespace)
+}
+
+/// `From <40 hex digits> Mon Sep 17 00:00:00 2001`: the line that opens each mail of a
+/// `git format-patch` mailbox.
+fn is_mbox_from(line: &str) -> bool {
+    line.strip_prefix("From ")
+        .and_then(|r| r.split_once(' '))
+        .is_some_and(|(id, date)| {
+            id.len() >= 7 && id.bytes().all(|b| b.is_ascii_hexdigit()) && date.ends_with(" 2001")
+        })
 }
 
 /// A markdown fence line. Inside a hunk a fence must start in column 0: ` ```` ` with a
@@ -522,6 +557,18 @@ impl Parser<'_> {
                         .get(self.pos + 2)
                         .is_some_and(|n| n.starts_with("@@")))
             {
+                break;
+            }
+            if is_mail_signature(self.lines, self.pos)
+                && (self
+                    .lines
+                    .get(self.pos + 1)
+                    .is_some_and(|n| is_git_version(n))
+                    || matches!((parsed.old_count, parsed.new_count),
+                        (Some(oc), Some(nc)) if old_seen == oc && new_seen == nc))
+            {
+                // `git format-patch` ends each mail with a `-- ` signature and git's
+                // version: when the counts are met or the version follows, not a removed line.
                 break;
             }
             if l.starts_with('\\') {
