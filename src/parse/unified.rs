@@ -245,6 +245,28 @@ fn is_file_start(lines: &[&str], i: usize) -> bool {
     let l = lines[i];
     l.starts_with("diff --git ")
         || (l.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
+        || gnu_header(lines, i).is_some()
+}
+
+/// The file headers GNU patch also takes, outside any hunk: `+++` before `---`, or only one
+/// of them, then a hunk header. The paths (old, new) and how many lines they take.
+fn gnu_header(lines: &[&str], i: usize) -> Option<(String, String, usize, &'static str)> {
+    let at = |k: usize| lines.get(i + k).copied().unwrap_or("");
+    let path = |l: &str| header_path(&l[4..]);
+    if at(0).starts_with("+++ ") && at(1).starts_with("--- ") && at(2).starts_with("@@") {
+        return Some((path(at(1)), path(at(0)), 2, "'+++' came before '---'"));
+    }
+    if at(1).starts_with("@@") {
+        if at(0).starts_with("--- ") {
+            let p = path(at(0));
+            return Some((p.clone(), p, 1, "only a '---' line named the file"));
+        }
+        if at(0).starts_with("+++ ") {
+            let p = path(at(0));
+            return Some((p.clone(), p, 1, "only a '+++' line named the file"));
+        }
+    }
+    None
 }
 
 impl Parser<'_> {
@@ -342,18 +364,64 @@ impl Parser<'_> {
             h.minus = Some(header_path(&self.lines[self.pos][4..]));
             h.plus = Some(header_path(&self.lines[self.pos + 1][4..]));
             self.pos += 2;
+        } else if let Some((minus, plus, taken, what)) = gnu_header(self.lines, self.pos) {
+            self.notices.push(Notice::new(
+                "file-header-repaired",
+                format!(
+                    "line {}: {what}; read as GNU patch reads it ('{minus}' to '{plus}')",
+                    self.pos + 1
+                ),
+            ));
+            h.minus = Some(minus);
+            h.plus = Some(plus);
+            self.pos += taken;
         }
         self.target = Target::of(&h);
         let mut hunks = Vec::new();
         let mut body_notices = Vec::new();
-        let mut tail = None;
-        while self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@") {
+        let mut tail: Option<HunkTail> = None;
+        // Input lines that are not the section's (junk between hunks, empty hunks): left out
+        // of the text handed to `git apply`.
+        let mut left_out: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut empty_hunks = 0;
+        loop {
+            if let Some(t) = &tail {
+                if let Some(next) = self.junk_then_hunk(t) {
+                    let at = if next == self.pos + 1 {
+                        format!("line {next}")
+                    } else {
+                        format!("lines {}-{next}", self.pos + 1)
+                    };
+                    body_notices.push(Notice::new(
+                        "junk-between-hunks",
+                        format!(
+                            "{at}: text between two hunks was ignored, as GNU patch ignores it"
+                        ),
+                    ));
+                    left_out.push(self.pos..next);
+                    self.pos = next;
+                }
+            }
+            if !(self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@")) {
+                break;
+            }
+            let at = self.pos;
             let (hunk, t) = self.hunk(&mut body_notices, hunks.len() + 1)?;
+            if hunk.lines.is_empty() {
+                // `@@ -0,0 +0,0 @@` and nothing: a hunk that says it changes nothing.
+                empty_hunks += 1;
+                left_out.push(at..self.pos);
+                body_notices.push(Notice::new(
+                    "empty-hunk-ignored",
+                    format!("line {}: a hunk '@@ -0,0 +0,0 @@' without lines changes nothing and was ignored", at + 1),
+                ));
+                continue;
+            }
             hunks.push(hunk);
             tail = Some(t);
         }
         self.last_hunk = tail;
-        if hunks.is_empty() && h.git_line.is_none() && !h.binary {
+        if hunks.is_empty() && h.git_line.is_none() && !h.binary && empty_hunks == 0 {
             return Err(ParseError::Syntax {
                 line: h.start + 1,
                 message: format!(
@@ -364,8 +432,13 @@ impl Parser<'_> {
         }
         let (start, end) = (h.start, self.pos);
         let mut fp = self.resolve(h, hunks)?;
-        let mut raw = self.lines[start..end].join("\n");
-        raw.push('\n');
+        let mut raw = String::new();
+        for i in start..end {
+            if !left_out.iter().any(|r| r.contains(&i)) {
+                raw.push_str(self.lines[i]);
+                raw.push('\n');
+            }
+        }
         fp.raw = raw;
         for mut n in body_notices {
             n.path = Some(fp.display_path().to_string());
@@ -680,7 +753,11 @@ impl Parser<'_> {
             hunk.at_eof = trail == 0 && lead > 0;
             hunk.at_bof = lead == 0 && trail > 0 && hunk.old_start.is_some_and(|s| s <= 1);
         }
-        if hunk.lines.is_empty() {
+        let says_nothing = parsed.old_start == Some(0)
+            && parsed.old_count == Some(0)
+            && parsed.new_start == Some(0)
+            && parsed.new_count == Some(0);
+        if hunk.lines.is_empty() && !says_nothing {
             return Err(ParseError::Syntax {
                 line: header_line,
                 message: "hunk has no lines".into(),
@@ -762,6 +839,34 @@ impl Parser<'_> {
             }),
             _ => None,
         }
+    }
+
+    /// After a hunk, lines that belong to no hunk and start no file, then another hunk header
+    /// for the same file: junk GNU patch skips. The junk may not hold a line that could be a
+    /// hunk line (` `, `-`, `+`), nor follow a hunk shorter than its header's counts (a line
+    /// it lost could be among them). Where the next hunk header is.
+    fn junk_then_hunk(&self, prev: &HunkTail) -> Option<usize> {
+        if prev.want.is_some_and(|w| w != prev.kept) {
+            return None;
+        }
+        let mut i = self.pos;
+        while i < self.lines.len() {
+            let l = self.lines[i];
+            if l.starts_with("@@") {
+                return (i > self.pos).then_some(i);
+            }
+            if l.starts_with([' ', '-', '+', '\\'])
+                || is_file_start(self.lines, i)
+                || l.starts_with("diff ")
+                || l.starts_with("Index: ")
+                || is_fence(l)
+                || is_mbox_from(l)
+            {
+                return None;
+            }
+            i += 1;
+        }
+        None
     }
 
     /// In a hunk whose context lines came without their prefix, read each space-led context
