@@ -2,12 +2,17 @@
 # Benchmark the planner on a big file: a 2,000-hunk patch with shifted line numbers applied
 # to a 200,000-line file. Prints wall time and peak memory (GNU time), best of 3.
 #   scripts/bench.sh [LINES] [HUNKS]
+# GIT_LLM_APPLY_BENCH_BIN=PATH measures another build (e.g. an older commit's) the same way.
 set -euo pipefail
 lines=${1:-200000}
 hunks=${2:-2000}
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=$PWD/target/release/git-llm-apply
+if [ -n "${GIT_LLM_APPLY_BENCH_BIN:-}" ]; then
+  bin=$GIT_LLM_APPLY_BENCH_BIN
+else
+  cargo build --release --quiet
+  bin=$PWD/target/release/git-llm-apply
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$work" "$lines" "$hunks" <<'PY'

@@ -12,6 +12,8 @@ A case fails on:
   context-diff   only a context line was mutated, the hunk's place is still unique, the run
               exited 0, and the result differs from the unmutated patch's result (a lead to
               look at: see the saved case)
+Also counted, not failing: cut_partial, a cut-off patch that exited 0 with a result that is
+neither the unmutated patch's nor the untouched tree (a cut within the miscount allowance).
 Every failing case is saved under --out (the base file, both patches, the command's output).
 Files to patch: this repository's own sources and test fixtures, so it runs in a fresh clone.
 """
@@ -62,12 +64,12 @@ def git(args, cwd):
     subprocess.run(['git', *args], cwd=cwd, env=GENV, check=True, capture_output=True)
 
 
-def tree(top):
-    """Every file below `top` except .git: path -> bytes."""
+def tree(top, skip=('.git',)):
+    """Every file below `top` except those under the top-level `skip` folders: path -> bytes."""
     out = {}
     for root, dirs, names in os.walk(top):
-        if root == top and '.git' in dirs:
-            dirs.remove('.git')
+        if root == top:
+            dirs[:] = [d for d in dirs if d not in skip]
         for n in names:
             p = os.path.join(root, n)
             rel = os.path.relpath(p, top)
@@ -78,7 +80,9 @@ def tree(top):
 def git_state(gitdir):
     """Files inside .git that are not the tool's own: path -> (size, mtime_ns, digest)."""
     out = {}
-    for root, _, names in os.walk(gitdir):
+    for root, dirs, names in os.walk(gitdir):
+        dirs[:] = [d for d in dirs
+                   if not (os.path.relpath(os.path.join(root, d), gitdir) + '/').startswith(OWN_GIT)]
         for n in names:
             p = os.path.join(root, n)
             rel = os.path.relpath(p, gitdir)
@@ -92,11 +96,14 @@ def git_state(gitdir):
 class Sandbox:
     """S/repo (the work tree), S/outside (must never change), S/patch (the input)."""
 
-    def __init__(self, base, files):
+    def __init__(self, base, files, drift=None):
         self.top = tempfile.mkdtemp(prefix='fuzz-', dir=base)
         self.repo = os.path.join(self.top, 'repo')
         self.outside = os.path.join(self.top, 'outside')
         self.files = files
+        # (path, text): a file the work tree has moved on in since the commit, so that the
+        # patches, written for the commit, go through the history and merge strategies.
+        self.drift = drift
         os.makedirs(self.outside)
         with open(os.path.join(self.outside, 'victim.txt'), 'w') as f:
             f.write('outside the work tree\n')
@@ -115,10 +122,16 @@ class Sandbox:
                 f.write(t)
         git(['add', '-A'], self.repo)
         git(['commit', '-q', '-m', 'base'], self.repo)
+        if self.drift:
+            with open(os.path.join(self.repo, self.drift[0]), 'w') as f:
+                f.write(self.drift[1])
         self.pristine = tree(self.repo)
-        self.outside_state = tree(self.top)
-        self.outside_state.pop('patch', None)
-        self.outside_state = {k: v for k, v in self.outside_state.items() if not k.startswith('repo/')}
+        self.outside_state = self.outside_files()
+
+    def outside_files(self):
+        out = tree(self.top, skip=('repo',))
+        out.pop('patch', None)
+        return out
 
     def restore(self):
         """Put the work tree back as committed, without a git process."""
@@ -157,8 +170,7 @@ class Sandbox:
             code, out, err = None, e.stdout or b'', e.stderr or b''
         elapsed = time.time() - t0
         after = tree(self.repo)
-        outside = {k: v for k, v in tree(self.top).items()
-                   if not k.startswith('repo/') and k != 'patch'}
+        outside = self.outside_files()
         after_git = git_state(os.path.join(self.repo, '.git'))
         res = dict(code=code, out=out, err=err, elapsed=elapsed, tree=after,
                    changed=after != self.pristine,
@@ -258,6 +270,9 @@ def make_patch(rng, files, fmt):
 
 
 # ------------------------------------------------------------------ mutations
+
+# Each valid patch is mutated this many times (its own run is the reference for all of them).
+MUTATIONS_PER_PATCH = 4
 
 HUGE = ['18446744073709551615', '18446744073709551616', '4294967296', '9223372036854775807',
         '0', '99999999999999999999999', '-1']
@@ -425,19 +440,26 @@ def main():
             if sandbox:
                 shutil.rmtree(sandbox.top, ignore_errors=True)
             chosen = dict(rng.sample(pool, rng.choice([3, 4, 5])))
-            sandbox = Sandbox(work, chosen)
-            base_cache = {}
+            drift = None
+            if rng.random() < 0.5:
+                p = rng.choice(sorted(chosen))
+                ls = chosen[p].splitlines(keepends=True)
+                at = rng.choice([0, len(ls) // 2, len(ls)])
+                ls[at:at] = ['// drifted %d\n' % k for k in range(rng.choice([1, 5, 40]))]
+                drift = (p, ''.join(ls))
+            sandbox = Sandbox(work, chosen, drift)
+            base = None
         i += 1
         tally['iterations'] += 1
-        fmt = rng.choice(['unified', 'unified', 'codex', 'search-replace'])
-        text, info = make_patch(rng, sandbox.files, fmt)
-        if text is None:
-            continue
-        key = text
-        if key not in base_cache:
+        if i % MUTATIONS_PER_PATCH == 1 or base is None:
+            fmt = rng.choice(['unified', 'unified', 'codex', 'search-replace'])
+            text, info = make_patch(rng, sandbox.files, fmt)
+            if text is None:
+                base = None
+                continue
             r0 = sandbox.run(binary, text.encode(), [], a.timeout)
-            base_cache[key] = (r0['code'], r0['tree'])
-        base_code, base_tree = base_cache[key]
+            base = (r0['code'], r0['tree'])
+        base_code, base_tree = base
         mutated, what, ctx = mutate(rng, text, fmt)
         mutated = mutated.replace(b'/ABS/outside', sandbox.outside.encode())
         args = rng.choice([[], [], [], ['--check'], ['--partial'], ['--no-snapshot']])
@@ -462,10 +484,21 @@ def main():
             if r['changed']:
                 problems.append('refusal_wrote')
         if ctx is not None and r['code'] == 0 and base_code == 0 and not args:
-            if still_unique(sandbox.files, info, ctx, mutated.decode('utf-8', 'replace')):
+            current = {p: b.decode('utf-8', 'replace') for p, b in sandbox.pristine.items()}
+            if still_unique(current, info, ctx, mutated.decode('utf-8', 'replace')):
                 tally['context_checked'] += 1
                 if r['tree'] != base_tree:
                     problems.append('context_diff')
+        # Not a failure, a figure: a cut that still applied a part of the edit. Below the
+        # miscount allowance (up to 3 lines) a cut and a miscount cannot be told apart.
+        if what == 'truncate' and r['code'] == 0 and base_code == 0 and not args \
+                and r['tree'] not in (base_tree, sandbox.pristine):
+            tally['cut_partial'] = tally.get('cut_partial', 0) + 1
+            if tally['cut_partial'] <= 20:
+                keep = os.path.join(out_dir, 'cut-partial-%06d' % i)
+                os.makedirs(keep, exist_ok=True)
+                open(os.path.join(keep, 'patch.orig'), 'w').write(text)
+                open(os.path.join(keep, 'patch'), 'wb').write(mutated)
         for p in problems:
             tally[p] += 1
         if problems:

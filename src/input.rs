@@ -79,12 +79,20 @@ fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
     if buf.len() as u64 > MAX_INPUT {
         return Err(InputError::TooLarge { name });
     }
+    // A patch to a Latin-1 or Shift-JIS file carries those bytes: they are kept, byte for
+    // byte, through the same mapping the files get (crate::bytes).
     match String::from_utf8(buf) {
         Ok(text) => Ok(Input { name, text }),
-        Err(e) => Err(InputError::NotUtf8 {
-            name,
-            offset: e.utf8_error().valid_up_to(),
-        }),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            match crate::bytes::decode(e.as_bytes()) {
+                Some(text) => Ok(Input {
+                    name,
+                    text: text.into_owned(),
+                }),
+                None => Err(InputError::NotUtf8 { name, offset }),
+            }
+        }
     }
 }
 

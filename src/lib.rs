@@ -11,6 +11,7 @@
 //! Modules are declared in pipeline order (rustfmt.toml keeps it).
 
 pub mod patch;
+pub mod bytes;
 pub mod quote;
 pub mod git;
 pub mod repo;

@@ -30,12 +30,14 @@ pub struct TextFile {
 }
 
 impl TextFile {
-    /// Decode UTF-8 bytes; `None` for anything that is not UTF-8 text (binary, Latin-1…).
+    /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
+    /// [`crate::bytes`]); `None` for binary content (a NUL byte).
     pub fn decode(bytes: &[u8]) -> Option<TextFile> {
-        let text = std::str::from_utf8(bytes).ok()?;
-        if text.contains('\0') {
+        if bytes.contains(&0) {
             return None;
         }
+        let decoded = crate::bytes::decode(bytes)?;
+        let text: &str = &decoded;
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -78,7 +80,10 @@ impl TextFile {
             out.push_str(l);
             out.push_str(e.as_str());
         }
-        out.into_bytes()
+        match crate::bytes::encode(&out) {
+            std::borrow::Cow::Borrowed(_) => out.into_bytes(),
+            std::borrow::Cow::Owned(b) => b,
+        }
     }
 
     /// The terminator new lines get: CRLF when most lines use it, else LF.
@@ -128,9 +133,11 @@ mod tests {
     }
 
     #[test]
-    fn binary_and_non_utf8_are_not_text() {
+    fn binary_is_not_text_but_latin1_is_kept_byte_for_byte() {
         assert!(TextFile::decode(b"a\0b").is_none());
-        assert!(TextFile::decode(b"caf\xe9\n").is_none());
+        let latin1 = TextFile::decode(b"caf\xe9\r\nna\xefve").expect("text");
+        assert_eq!(latin1.lines.len(), 2);
+        assert_eq!(latin1.encode(), b"caf\xe9\r\nna\xefve");
     }
 
     #[test]

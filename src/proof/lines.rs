@@ -13,8 +13,10 @@ pub struct Line<'a> {
 }
 
 impl Line<'_> {
+    /// The line as the planner reads it: bytes that are not UTF-8 mapped as
+    /// [`crate::bytes`] maps them.
     pub fn text(&self) -> Cow<'_, str> {
-        String::from_utf8_lossy(self.content)
+        crate::bytes::decode(self.content).unwrap_or_else(|| String::from_utf8_lossy(self.content))
     }
 }
 

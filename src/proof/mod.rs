@@ -298,7 +298,7 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
         return Err(fail(p, None, "the created file's mode is not the patch's"));
     }
     if let Some(content) = &fp.full_content {
-        return if after.bytes == content.as_bytes() {
+        return if after.bytes[..] == *crate::bytes::encode(content) {
             Ok(())
         } else {
             Err(fail(
@@ -321,7 +321,7 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
             .lines
             .iter()
             .zip(&added)
-            .all(|(a, b)| a.content == b.as_bytes());
+            .all(|(a, b)| a.content == &*crate::bytes::encode(b));
     if same {
         Ok(())
     } else {
@@ -351,7 +351,9 @@ enum Expected<'a> {
 impl Expected<'_> {
     fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Expected::Kept { content, .. } => String::from_utf8_lossy(content),
+            Expected::Kept { content, .. } => {
+                crate::bytes::decode(content).unwrap_or_else(|| String::from_utf8_lossy(content))
+            }
             Expected::Added { text, .. } => std::borrow::Cow::Borrowed(text),
         }
     }
@@ -408,7 +410,7 @@ fn check_text(
                 let original = fp.hunks.get(*of).filter(|_| *of < i);
                 let applied = matches!(
                     ev.claims.get(*of),
-                    Some(Claim::Placed(_) | Claim::AlreadyApplied { .. })
+                    Some(Claim::Placed(_) | Claim::AlreadyApplied { .. } | Claim::Elided { .. })
                 );
                 if !original.is_some_and(|o| o.lines == h.lines) || !applied {
                     return Err(fail(
@@ -416,6 +418,28 @@ fn check_text(
                         Some(i + 1),
                         format!("called a repeat of hunk {}, which it is not", of + 1),
                     ));
+                }
+            }
+            Claim::Elided { pieces } => {
+                if ev.sequential {
+                    return Err(fail(
+                        p,
+                        Some(i + 1),
+                        "an elided hunk among overlapping hunks",
+                    ));
+                }
+                check_pieces(p, i, h, pieces)?;
+                for (piece, pl) in pieces {
+                    placed.push((i, piece, pl));
+                }
+                if let Some((_, pl)) = pieces.last() {
+                    if pl.end == cur.len() {
+                        final_newline = match (h.old_no_newline, h.new_no_newline) {
+                            (false, true) => Some(false),
+                            (true, false) => Some(true),
+                            _ => final_newline,
+                        };
+                    }
                 }
             }
             Claim::Placed(pl) => {
@@ -443,6 +467,43 @@ fn check_text(
         reverse(p, &placed, &old, &new)?;
     }
     Ok(())
+}
+
+/// An elided hunk's parts are exactly its runs of lines between elision lines, with the
+/// hunk's pins on the first and last, placed in order.
+fn check_pieces(
+    p: &FilePlan,
+    i: usize,
+    h: &Hunk,
+    pieces: &[(Hunk, Placement)],
+) -> Result<(), Failure> {
+    let mut runs: Vec<Vec<&crate::patch::Line>> = vec![Vec::new()];
+    for l in &h.lines {
+        if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
+            runs.push(Vec::new());
+        } else {
+            runs.last_mut().expect("a run").push(l);
+        }
+    }
+    runs.retain(|r| !r.is_empty());
+    let same = runs.len() == pieces.len()
+        && runs.iter().zip(pieces).all(|(r, (piece, _))| {
+            r.len() == piece.lines.len() && r.iter().zip(&piece.lines).all(|(a, b)| **a == *b)
+        });
+    let pins = pieces.first().is_some_and(|(f, _)| f.at_bof == h.at_bof)
+        && pieces.last().is_some_and(|(l, _)| l.at_eof == h.at_eof)
+        && pieces
+            .windows(2)
+            .all(|w| w[1].1.start >= w[0].1.end && !w[0].0.at_eof && !w[1].0.at_bof);
+    if same && pins {
+        Ok(())
+    } else {
+        Err(fail(
+            p,
+            Some(i + 1),
+            "the parts placed for the elided hunk are not its lines around its elisions, in order",
+        ))
+    }
 }
 
 /// Apply non-overlapping placements, sorted by start, to `cur`: the proof's own splice.
@@ -692,7 +753,7 @@ fn check_already(
             && new
                 .iter()
                 .zip(&cur[start..start + new.len()])
-                .all(|(a, b)| a.as_bytes() == b.text().as_bytes());
+                .all(|(a, b)| *a == b.text());
         if old_there && !same_bytes {
             return Err(fail(
                 p,
@@ -751,7 +812,7 @@ fn compare(
             }
             Expected::Added { text, hunk, loose } => {
                 let same = match loose {
-                    None => text.as_bytes() == got.content,
+                    None => *crate::bytes::encode(text) == *got.content,
                     Some(pass) => key(pass, text) == key(pass, &got.text()),
                 };
                 if !same {
@@ -874,10 +935,12 @@ fn check_merge(
     for l in &old.lines {
         *delta.entry(l.content).or_default() -= 1;
     }
-    let mut budget: HashMap<&[u8], (i64, i64)> = HashMap::new();
+    let mut budget: HashMap<Vec<u8>, (i64, i64)> = HashMap::new();
     for h in &fp.hunks {
         for l in &h.lines {
-            let e = budget.entry(l.text.as_bytes()).or_default();
+            let e = budget
+                .entry(crate::bytes::encode(&l.text).into_owned())
+                .or_default();
             match l.kind {
                 LineKind::Add => e.0 += 1,
                 LineKind::Remove => e.1 += 1,
@@ -886,7 +949,7 @@ fn check_merge(
         }
     }
     for (line, d) in &delta {
-        let (add, rem) = budget.get(line).copied().unwrap_or_default();
+        let (add, rem) = budget.get(*line).copied().unwrap_or_default();
         if *d > add || -*d > rem {
             return Err(fail(
                 p,
@@ -904,19 +967,23 @@ fn check_merge(
     }
     for (i, h) in fp.hunks.iter().enumerate() {
         for run in added_runs(h) {
+            let run: Vec<Vec<u8>> = run
+                .iter()
+                .map(|t| crate::bytes::encode(t).into_owned())
+                .collect();
             let (k, rare) = run
                 .iter()
                 .enumerate()
-                .min_by_key(|(_, t)| at.get(t.as_bytes()).map_or(0, Vec::len))
+                .min_by_key(|(_, t)| at.get(t.as_slice()).map_or(0, Vec::len))
                 .expect("a run has a line");
-            let present = at.get(rare.as_bytes()).is_some_and(|positions| {
+            let present = at.get(rare.as_slice()).is_some_and(|positions| {
                 positions.iter().any(|&pos| {
                     pos >= k
                         && pos - k + run.len() <= new.lines.len()
                         && run
                             .iter()
                             .zip(&new.lines[pos - k..])
-                            .all(|(t, l)| t.as_bytes() == l.content)
+                            .all(|(t, l)| t.as_slice() == l.content)
                 })
             });
             if !present {

@@ -2,13 +2,16 @@
 
 mod apply_core;
 mod apply_files;
+mod bytes;
 mod cli;
 mod diagnostics;
+mod elisions;
 mod dialects;
 mod formats_cli;
 mod history;
 mod hooks;
 mod json_report;
+mod manual;
 mod parse_unified;
 mod props;
 mod review_cases;
@@ -22,3 +25,9 @@ mod git_transcripts;
 mod merge_file;
 mod snapshot_store;
 mod snapshot_undo;
+mod snapshot_min_git;
+mod snapshot_wording;
+mod snapshot_keep_zero;
+mod snapshot_worktrees;
+mod snapshot_index;
+mod snapshot_crash;

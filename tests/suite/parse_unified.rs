@@ -232,15 +232,22 @@ fn invalid_mode_is_bad_input() {
 }
 
 #[test]
-fn non_utf8_patch_is_bad_input() {
+fn a_non_utf8_patch_applies_byte_for_byte() {
     let r = base();
-    let before = r.state();
-    let run = r.apply_bytes(
+    r.apply_bytes(
         &[],
         b"--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-one\n+\xff\n",
-    );
+    )
+    .code(0);
+    assert!(r.read("src/lib.rs").starts_with(b"\xff\n"));
+}
+
+#[test]
+fn bytes_that_are_not_a_patch_are_bad_input() {
+    let r = base();
+    let before = r.state();
+    let run = r.apply_bytes(&[], b"\x89PNG\r\n\x1a\n\xff\xfe not a patch at all\n");
     run.code(2);
-    assert!(run.stderr.contains("not UTF-8"), "{}", run.stderr);
     assert_eq!(r.state(), before);
 }
 

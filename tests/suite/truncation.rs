@@ -72,12 +72,12 @@ fn a_last_hunk_cut_short_at_the_end_of_the_input_is_refused() {
          6 line(s) missing, and the input ends there; the patch looks cut off, so nothing was \
          applied (resend it whole)",
     );
-    // The human report, as every refusal's, on stdout.
+    // The human report, as every refusal's, on stderr; nothing on stdout.
     let run = r.apply(&[], &patch);
     run.code(1);
-    assert_eq!(run.stderr, "");
+    assert_eq!(run.stdout, "");
     assert_eq!(
-        run.stdout,
+        run.stderr,
         "error: f.txt: hunk 1 ('@@ -10,11 +10,11 @@') promises 11 old and 11 new lines but has \
          5 and 5, 6 line(s) missing, and the input ends there; the patch looks cut off, so \
          nothing was applied (resend it whole)\nRefused: nothing was written (see above)\n"
@@ -219,6 +219,31 @@ fn a_codex_patch_without_its_end_marker_at_the_end_of_the_input_is_refused() {
             .replace("g8\n", "G8\n")
     );
     assert_eq!(v["format"], "codex");
+}
+
+#[test]
+fn a_codex_patch_without_its_end_marker_but_with_prose_after_it_applies() {
+    // A paragraph after the last hunk: the sender finished and forgot the marker.
+    let r = repo();
+    let patch = "*** Begin Patch\n*** Update File: g.txt\n@@\n g1\n-g2\n+G2\n g3\n\nThat is all.\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("g.txt"),
+        numbered("g", 10).replace("g2\n", "G2\n")
+    );
+    let kinds: Vec<&str> = v["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .map(|n| n["kind"].as_str().expect("kind"))
+        .collect();
+    assert_eq!(kinds[0], "end-marker-missing");
+    assert!(kinds.contains(&"prose-ignored"), "{kinds:?}");
+    assert_eq!(
+        v["notices"][0]["message"],
+        "'*** End Patch' is missing; the patch was taken to end where the prose after it starts (line 9)"
+    );
 }
 
 #[test]
