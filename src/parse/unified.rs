@@ -1072,3 +1072,6 @@ fn strip_one(s: &str) -> String {
         _ => s.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests;
