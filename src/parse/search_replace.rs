@@ -139,12 +139,15 @@ struct Parser<'a, 'p> {
     files: Vec<FilePatch>,
     by_path: HashMap<String, usize>,
     notes: Notes,
-    /// The tracked text files and their lines, read when a block names no file.
-    tracked: Option<Vec<(String, Vec<String>)>>,
+    /// The tracked text files and their lines, read when a block names no file (`None`
+    /// inside: too many to read).
+    tracked: Option<Option<Vec<(String, Vec<String>)>>>,
 }
 
-/// Files larger than this are not searched for a block that names no file.
-const SEARCHED_FILE_LIMIT: usize = 4 * 1024 * 1024;
+/// A tree whose text files hold more than this, or whose listing may be cut short, is too
+/// large to tell that only one file holds a SEARCH text: such a block is refused.
+const SEARCHED_TOTAL_LIMIT: usize = 256 * 1024 * 1024;
+const SEARCHED_PATHS_LIMIT: usize = 100_000;
 
 impl<'a> Parser<'a, '_> {
     fn run(&mut self) -> Result<(), ParseError> {
@@ -257,7 +260,12 @@ impl<'a> Parser<'a, '_> {
         if pieces.iter().all(|p| p.is_empty()) {
             return Err(syntax(block.at, no_path));
         }
-        let files = self.tracked_files();
+        let Some(files) = self.tracked_files() else {
+            return Err(syntax(
+                block.at,
+                format!("{no_path}; the work tree is too large to tell which file holds its SEARCH text"),
+            ));
+        };
         let mut found: Vec<String> = Vec::new();
         for norm in [str::trim_end as fn(&str) -> &str, str::trim] {
             found = files
@@ -318,27 +326,40 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// The tracked text files (no NUL byte, not too large) with their lines, read once.
-    fn tracked_files(&mut self) -> &[(String, Vec<String>)] {
+    /// The tracked text files (no NUL byte) with their lines, read once;
+    /// `None` when the tree is too large to read them all.
+    fn tracked_files(&mut self) -> Option<&[(String, Vec<String>)]> {
         let probe = self.probe;
-        self.tracked.get_or_insert_with(|| {
-            let mut paths = probe.tracked();
-            paths.sort();
-            paths
-                .into_iter()
-                .filter_map(|p| {
-                    let bytes = probe.content(&p)?;
-                    if bytes.len() > SEARCHED_FILE_LIMIT || bytes.contains(&0) {
+        self.tracked
+            .get_or_insert_with(|| {
+                let mut paths = probe.tracked();
+                if paths.len() >= SEARCHED_PATHS_LIMIT {
+                    return None;
+                }
+                paths.sort();
+                let mut total = 0usize;
+                let mut out = Vec::new();
+                for p in paths {
+                    let Some(bytes) = probe.content(&p) else {
+                        continue;
+                    };
+                    total += bytes.len();
+                    if total > SEARCHED_TOTAL_LIMIT {
                         return None;
+                    }
+                    // A binary file is never the one a SEARCH text edits.
+                    if bytes.contains(&0) {
+                        continue;
                     }
                     let lines = String::from_utf8_lossy(&bytes)
                         .lines()
                         .map(str::to_string)
                         .collect();
-                    Some((p, lines))
-                })
-                .collect()
-        })
+                    out.push((p, lines));
+                }
+                Some(out)
+            })
+            .as_deref()
     }
 
     /// The block's two texts, once Roo Code's `:start_line:` headers and `N | ` line numbers
