@@ -685,7 +685,7 @@ impl Parser<'_> {
                 }
                 _ => break,
             };
-            if kind == LineKind::Context && l.starts_with(' ') {
+            if (kind == LineKind::Context && l.starts_with(' ')) || kind == LineKind::Remove {
                 spaced_at.push(body.len());
             }
             match kind {
