@@ -149,7 +149,7 @@ fn apply(
                 parse::ParseError::Truncated { .. } => {
                     let mut r = fail("truncated", message);
                     r.status = RunStatus::Refused;
-                    r.exit_code = 1;
+                    r.exit_code = RunStatus::Refused.exit_code();
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
                 }

@@ -183,14 +183,17 @@ pub fn main() -> ExitCode {
     emit(outcome, &printing)
 }
 
-/// Whether the command reads git config (the hook helpers read only their stdin).
+/// Whether the command reads git config (the hook helpers read only their stdin; the manual
+/// and the completions are the same everywhere).
 fn reads_config(args: &args::Args) -> bool {
     use args::{Command, HooksCommand};
     !matches!(
         args.command,
-        Some(Command::Hooks(
-            HooksCommand::PlanPaths | HooksCommand::PlanSize
-        ))
+        Some(
+            Command::Hooks(HooksCommand::PlanPaths | HooksCommand::PlanSize)
+                | Command::InstallMan(_)
+                | Command::Completions(_)
+        )
     )
 }
 

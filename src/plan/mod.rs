@@ -226,6 +226,8 @@ pub struct Evidence {
     pub sequential: bool,
     /// The patch shows the byte-order mark, so it is part of the first line.
     pub bom_in_text: bool,
+    /// A move's destination as it was, when the move replaces it (Codex's rule).
+    pub replaced: Option<FileState>,
 }
 
 /// Where the text strategy put one hunk.
@@ -244,6 +246,13 @@ pub enum Claim {
     /// A hunk with elision lines, placed as its parts around them, in file order.
     Elided {
         pieces: Vec<(Hunk, Placement)>,
+    },
+    /// A SEARCH block whose elisions stood for `filled` lines of the file each: `hunk` is the
+    /// block with those lines in their place, and `placement` where it fits.
+    Rebuilt {
+        hunk: Hunk,
+        placement: Placement,
+        filled: Vec<usize>,
     },
     /// Not placed (the file plan is refused then).
     Unplaced,
@@ -624,9 +633,13 @@ fn plan_modify(
             ))
         }
     };
+    let mut replaced: Option<FileState> = None;
     if renamed {
         match vfs.read(&new)? {
             Entry::Missing => {}
+            Entry::File(existing) if fp.create_mode == CreateMode::MayReplace => {
+                replaced = Some(existing);
+            }
             _ => {
                 return Ok((
                     refused(
@@ -639,6 +652,17 @@ fn plan_modify(
         }
     }
     let mut plan = base_plan(fp);
+    if replaced.is_some() {
+        plan.warnings.push(Warning::new(
+            WarningKind::Overwrote,
+            None,
+            format!(
+                "{new} already existed and was replaced by the moved {old} (the snapshot keeps \
+                 the old content)"
+            ),
+        ));
+    }
+    plan.evidence.replaced = replaced;
     let mode = match fp.new_mode {
         Some(m) if m != cur.mode => {
             plan.mode_change = Some((cur.mode, m));
@@ -756,6 +780,7 @@ fn plan_modify(
     // each in one place only, and the lines between them are left alone.
     let mut located = located;
     let mut elided: Vec<Option<Vec<(Hunk, Placement)>>> = vec![None; fp.hunks.len()];
+    let mut rebuilt_hunks: Vec<Option<(Hunk, Placement, Vec<usize>)>> = vec![None; fp.hunks.len()];
     if sequential_text.is_none() {
         let taken: Vec<(usize, usize)> = located
             .iter()
@@ -766,6 +791,26 @@ fn plan_modify(
             .collect();
         for (i, h) in fp.hunks.iter().enumerate() {
             let unplaced = matches!(located[i], Located::NotFound { .. });
+            if unplaced && repeats[i].is_none() && has_search_elision(h) {
+                match place_search_elided(h, &text, hints[i].searched, &taken) {
+                    Ok((rebuilt, pl, filled)) => {
+                        plan.warnings.push(Warning::new(
+                            WarningKind::Elision,
+                            Some(i + 1),
+                            format!(
+                                "hunk {}: the '...' in its SEARCH text stood for {} line(s) of \
+                                 the file, replaced by the REPLACE text as written",
+                                i + 1,
+                                filled.iter().sum::<usize>()
+                            ),
+                        ));
+                        located[i] = Located::Placed(pl.clone());
+                        rebuilt_hunks[i] = Some((rebuilt, pl, filled));
+                    }
+                    Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+                }
+                continue;
+            }
             if !unplaced || repeats[i].is_some() || !has_elision(h) {
                 continue;
             }
@@ -794,10 +839,19 @@ fn plan_modify(
         .iter()
         .zip(&repeats)
         .zip(&elided)
-        .map(|((l, r), e)| match (l, r) {
+        .zip(&rebuilt_hunks)
+        .map(|(((l, r), e), b)| match (l, r) {
             _ if e.is_some() => Claim::Elided {
                 pieces: e.clone().expect("checked"),
             },
+            _ if b.is_some() => {
+                let (hunk, placement, filled) = b.clone().expect("checked");
+                Claim::Rebuilt {
+                    hunk,
+                    placement,
+                    filled,
+                }
+            }
             (_, Some(of)) => Claim::Repeat { of: *of },
             (Located::Placed(p), None) => Claim::Placed(p.clone()),
             (Located::AlreadyApplied { start, pass }, None) => Claim::AlreadyApplied {
@@ -893,15 +947,19 @@ fn plan_modify(
                 loosest = loosest.max(Some(p.pass));
                 plan.warnings
                     .extend(diagnose::placement_warnings(i + 1, p, hint.searched));
-                match &elided[i] {
-                    Some(pieces) => {
+                match (&elided[i], &rebuilt_hunks[i]) {
+                    (_, Some((rebuilt, pl, _))) => {
+                        placed.push((rebuilt, pl));
+                        placed_from.push(i);
+                    }
+                    (Some(pieces), None) => {
                         for (h, pl) in pieces {
                             loosest = loosest.max(Some(pl.pass));
                             placed.push((h, pl));
                             placed_from.push(i);
                         }
                     }
-                    None => {
+                    (None, None) => {
                         placed.push((&fp.hunks[i], p));
                         placed_from.push(i);
                     }
@@ -1054,12 +1112,20 @@ fn place_elided(
     hint: Option<usize>,
     taken: &[(usize, usize)],
 ) -> Result<Vec<(Hunk, Placement)>, String> {
-    let pieces = elision_pieces(h);
-    let why = |what: &str| {
-        format!(
-            "the hunk has an elision line, and {what}; resend it with the elided lines written out"
-        )
-    };
+    place_in_order(elision_pieces(h), text, hint, taken)
+}
+
+fn elision_refusal(what: &str) -> String {
+    format!("the hunk has an elision line, and {what}; resend it with the elided lines written out")
+}
+
+fn place_in_order(
+    pieces: Vec<Hunk>,
+    text: &TextFile,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<Vec<(Hunk, Placement)>, String> {
+    let why = elision_refusal;
     if pieces.is_empty()
         || pieces
             .iter()
@@ -1102,6 +1168,101 @@ fn place_elided(
         out.push((piece, pl));
     }
     Ok(out)
+}
+
+/// Whether a SEARCH block (a hunk of removed then added lines) has an elision among its
+/// removed lines, while its REPLACE is written out.
+fn has_search_elision(h: &Hunk) -> bool {
+    h.reindent
+        && h.lines
+            .iter()
+            .any(|l| l.kind == LineKind::Remove && crate::patch::is_elision(&l.text))
+        && !h
+            .lines
+            .iter()
+            .any(|l| l.kind != LineKind::Remove && crate::patch::is_elision(&l.text))
+}
+
+/// A SEARCH block whose `...` stands for lines of the file: its parts around the elisions are
+/// found one after another, each in one place, and the block is rebuilt with the file's lines
+/// in place of each elision (removed, as the block replaces them; the REPLACE text, written
+/// out, brings back what it keeps). Returns the rebuilt hunk, where it fits, and how many
+/// lines each elision stood for.
+fn place_search_elided(
+    h: &Hunk,
+    text: &TextFile,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<(Hunk, Placement, Vec<usize>), String> {
+    let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
+    for l in h.old_lines() {
+        if crate::patch::is_elision(&l.text) {
+            parts.push(Vec::new());
+        } else {
+            let mut c = l.clone();
+            c.kind = LineKind::Context;
+            parts.last_mut().expect("one part at least").push(c);
+        }
+    }
+    if parts.iter().any(Vec::is_empty) {
+        return Err(elision_refusal(
+            "it starts or ends the SEARCH text, so nothing bounds it",
+        ));
+    }
+    let pieces: Vec<Hunk> = parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, lines)| Hunk {
+            old_start: if k == 0 { h.old_start } else { None },
+            lines,
+            reindent: h.reindent,
+            ..Hunk::default()
+        })
+        .collect();
+    let placed = place_in_order(pieces, text, hint, taken)?;
+    // The file's own lines carry the file's indentation: with parts that matched only when
+    // ignoring indentation, they would out-vote how the REPLACE text is to be re-indented.
+    if placed.iter().any(|(_, pl)| pl.pass.ignores_indentation()) {
+        return Err(elision_refusal(
+            "the SEARCH text is indented differently from the file",
+        ));
+    }
+    let filled: Vec<usize> = placed
+        .windows(2)
+        .map(|w| w[1].1.start - w[0].1.end)
+        .collect();
+    let mut lines = Vec::with_capacity(h.lines.len());
+    let mut k = 0usize;
+    for l in &h.lines {
+        if l.kind == LineKind::Remove && crate::patch::is_elision(&l.text) {
+            let (from, to) = (placed[k].1.end, placed[k + 1].1.start);
+            lines.extend(
+                text.lines[from..to]
+                    .iter()
+                    .map(|t| crate::patch::Line::new(LineKind::Remove, t.clone())),
+            );
+            k += 1;
+        } else {
+            lines.push(l.clone());
+        }
+    }
+    let rebuilt = Hunk { lines, ..h.clone() };
+    let start = placed[0].1.start;
+    let hay = Haystack::new(&text.lines);
+    let q = Query {
+        hunk: &rebuilt,
+        hint: Some(start),
+        prev_end: 0,
+        ordered: false,
+        taken,
+        context_width: 3,
+    };
+    match locate::locate(&hay, &q) {
+        Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),
+        _ => Err(elision_refusal(
+            "the SEARCH text with the file's lines in its place does not fit in one place",
+        )),
+    }
 }
 
 /// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it

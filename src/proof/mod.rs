@@ -106,8 +106,13 @@ pub fn prove(patch: &Patch, plan: &Plan) -> Result<Proof, Failure> {
         for (path, after) in &ev.writes {
             if !now.contains_key(path) {
                 // A path first met as a write target (a rename's or a creation's new path):
-                // it was absent, as the file plan checked.
-                first.push((path.clone(), None));
+                // it was absent, as the file plan checked, or it is the destination a move
+                // replaces.
+                let was = ev
+                    .replaced
+                    .clone()
+                    .filter(|_| fp.new_path.as_deref() == Some(path.as_str()));
+                first.push((path.clone(), was));
             }
             now.insert(path.clone(), after.clone());
         }
@@ -410,7 +415,12 @@ fn check_text(
                 let original = fp.hunks.get(*of).filter(|_| *of < i);
                 let applied = matches!(
                     ev.claims.get(*of),
-                    Some(Claim::Placed(_) | Claim::AlreadyApplied { .. } | Claim::Elided { .. })
+                    Some(
+                        Claim::Placed(_)
+                            | Claim::AlreadyApplied { .. }
+                            | Claim::Elided { .. }
+                            | Claim::Rebuilt { .. }
+                    )
                 );
                 if !original.is_some_and(|o| o.lines == h.lines) || !applied {
                     return Err(fail(
@@ -418,6 +428,28 @@ fn check_text(
                         Some(i + 1),
                         format!("called a repeat of hunk {}, which it is not", of + 1),
                     ));
+                }
+            }
+            Claim::Rebuilt {
+                hunk,
+                placement,
+                filled,
+            } => {
+                if ev.sequential {
+                    return Err(fail(
+                        p,
+                        Some(i + 1),
+                        "a rebuilt hunk among overlapping hunks",
+                    ));
+                }
+                check_rebuilt(p, i, h, hunk, filled)?;
+                placed.push((i, hunk, placement));
+                if placement.end == cur.len() {
+                    final_newline = match (h.old_no_newline, h.new_no_newline) {
+                        (false, true) => Some(false),
+                        (true, false) => Some(true),
+                        _ => final_newline,
+                    };
                 }
             }
             Claim::Elided { pieces } => {
@@ -467,6 +499,49 @@ fn check_text(
         reverse(p, &placed, &old, &new)?;
     }
     Ok(())
+}
+
+/// A rebuilt SEARCH block is the block with each removed elision line replaced by `filled`
+/// removed lines, and nothing else changed; the placement check then holds those lines to the
+/// file.
+fn check_rebuilt(
+    p: &FilePlan,
+    i: usize,
+    h: &Hunk,
+    rebuilt: &Hunk,
+    filled: &[usize],
+) -> Result<(), Failure> {
+    let bad = || {
+        fail(
+            p,
+            Some(i + 1),
+            "the rebuilt SEARCH block is not the block with its elisions filled in",
+        )
+    };
+    let mut at = 0usize;
+    let mut k = 0usize;
+    for l in &h.lines {
+        if l.kind == LineKind::Remove && crate::patch::is_elision(&l.text) {
+            let n = *filled.get(k).ok_or_else(bad)?;
+            let run = rebuilt.lines.get(at..at + n).ok_or_else(bad)?;
+            if run.iter().any(|r| r.kind != LineKind::Remove) {
+                return Err(bad());
+            }
+            at += n;
+            k += 1;
+        } else {
+            if rebuilt.lines.get(at) != Some(l) {
+                return Err(bad());
+            }
+            at += 1;
+        }
+    }
+    let pins = rebuilt.at_bof == h.at_bof && rebuilt.at_eof == h.at_eof;
+    if at == rebuilt.lines.len() && k == filled.len() && pins {
+        Ok(())
+    } else {
+        Err(bad())
+    }
 }
 
 /// An elided hunk's parts are exactly its runs of lines between elision lines, with the

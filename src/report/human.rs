@@ -1,5 +1,6 @@
-//! The human rendering of a Report: the diff that was written (coloured like git's), then one
-//! line per file with, under a failure, its diagnostics; then notices and a total.
+//! The human rendering of a Report, split as git splits its output: the diff that was written
+//! (coloured like git's) and one line per applied file on stdout; refusals with their
+//! diagnostics, warnings, notices and errors on stderr; `-q` and `-v` say less or more.
 
 use std::fmt::Write as _;
 
@@ -95,29 +96,31 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             file_line(&mut err, f, r.check, r.undo, pe);
         }
         // Under a failed file, its reasons; an applied file's remarks name it.
-        let p = pe;
-        let w = &mut err;
         if !good {
             for pr in &f.problems {
-                let _ = writeln!(w, "    {pr}");
+                let _ = writeln!(err, "    {pr}");
             }
             if let Some(s) = &f.suggested_path {
-                let _ = writeln!(w, "    closest existing path: {s}");
+                let _ = writeln!(err, "    closest existing path: {s}");
                 let _ = writeln!(
-                    w,
+                    err,
                     "    advice: if {s} is the file you meant, resend the patch with that path"
                 );
             }
         }
         for h in &f.hunks {
             if matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound) {
-                failed_hunk(w, h, p);
+                failed_hunk(&mut err, h, pe);
             }
         }
         for c in &f.conflicts {
-            let _ = writeln!(w, "    {}", p.paint(Style::Bad, &format!("conflict: {c}")));
+            let _ = writeln!(
+                err,
+                "    {}",
+                pe.paint(Style::Bad, &format!("conflict: {c}"))
+            );
         }
-        conflict_regions(w, f, p);
+        conflict_regions(&mut err, f, pe);
         if quiet {
             continue;
         }
@@ -127,15 +130,13 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             } else {
                 format!("    warning: {}", wa.message)
             };
-            let _ = writeln!(w, "{}", p.paint(Style::Warn, &text));
+            let _ = writeln!(err, "{}", pe.paint(Style::Warn, &text));
         }
     }
-    for n in &r.notices {
+    for n in r.notices.iter().filter(|_| !quiet) {
         if RESULT_NOTICES.contains(&n.kind.as_str()) {
-            if !quiet {
-                let _ = writeln!(out, "{}", n.message);
-            }
-        } else if !quiet {
+            let _ = writeln!(out, "{}", n.message);
+        } else {
             let _ = writeln!(err, "notice: {}", n.message);
         }
     }

@@ -61,3 +61,38 @@ fn a_literal_ellipsis_that_is_code_matches_as_code() {
         .as_array()
         .is_none_or(|w| w.is_empty()));
 }
+
+#[test]
+fn a_search_block_with_an_ellipsis_and_its_replace_written_out_applies() {
+    let file = text(&[
+        "def help():",
+        "    \"\"\"Show help.\"\"\"",
+        "    a = 1",
+        "    b = 2",
+        "    c = 3",
+        "    return a + b + c",
+        "",
+        "def other():",
+        "    return 0",
+    ]);
+    let r = TestRepo::with(&[("h.py", &file)]);
+    let patch = "h.py\n```python\n<<<<<<< SEARCH\ndef help():\n    \"\"\"Show help.\"\"\"\n...\n    return a + b + c\n=======\ndef help():\n    \"\"\"Show the help.\"\"\"\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c\n>>>>>>> REPLACE\n```\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("h.py"),
+        file.replace("Show help.", "Show the help.")
+    );
+    assert_eq!(v["files"][0]["warnings"][0]["kind"], "elision");
+}
+
+#[test]
+fn a_search_block_whose_ellipsis_bounds_nothing_on_one_side_is_refused() {
+    let file = text(&["x = 1", "y = 2", "z = 3"]);
+    let r = TestRepo::with(&[("f.py", &file)]);
+    let before = r.state();
+    let patch =
+        "f.py\n```python\n<<<<<<< SEARCH\nx = 1\n...\n=======\nx = 10\n>>>>>>> REPLACE\n```\n";
+    r.apply(&[], patch).code(1);
+    assert_eq!(r.state(), before);
+}

@@ -306,3 +306,16 @@ fn every_shell_gets_a_script() {
     run.code(2);
     assert_eq!(run.stdout, "");
 }
+
+#[test]
+fn the_manual_and_completions_do_not_depend_on_the_repositorys_config() {
+    let r = TestRepo::empty();
+    r.git(&["config", "llm-apply.keep", "many"]);
+    for args in [&["completions", "bash"][..], &["install-man", "--print"]] {
+        let run = Run::from(r.cmd(args).output().expect("run"));
+        run.code(0);
+        assert!(!run.stdout.is_empty());
+    }
+    // The commands that read it still refuse it.
+    Run::from(r.cmd(&["log"]).output().expect("run")).code(2);
+}

@@ -4,6 +4,7 @@ mod apply_core;
 mod apply_files;
 mod bytes;
 mod cli;
+mod codex_move;
 mod diagnostics;
 mod elisions;
 mod dialects;
