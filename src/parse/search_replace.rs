@@ -14,7 +14,7 @@
 //! Markers carry 5 to 9 marker characters. Each block becomes one hunk whose old side is
 //! the SEARCH text (all `Remove`) and whose new side is the REPLACE text (all `Add`), so
 //! every SEARCH line must be found; `reindent` lets the planner match it with less
-//! indentation than the file has. Lines that are just `...`, the same number of them in
+//! indentation than the file has. Elision lines (`...`, `// ... existing code ...`), the same number in
 //! SEARCH and REPLACE, split a block into pieces that are located one by one.
 //!
 //! An empty SEARCH creates the file when it does not exist and appends to it when it does
@@ -501,7 +501,7 @@ impl<'a> Parser<'a, '_> {
                 "elision-split",
                 Some(path),
                 Some(block.at),
-                "'...' lines split a block into pieces located one by one",
+                "elision lines ('...', '// ... existing code ...') split a block into pieces located one by one",
             );
         }
         let fp = &mut self.files[idx];
@@ -619,14 +619,15 @@ fn occurs(lines: &[String], run: &[&str], norm: fn(&str) -> &str) -> bool {
 
 type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
 
-/// Split SEARCH and REPLACE at their `...` lines when both have the same number of them;
-/// otherwise a `...` is ordinary text (Python's `...` body, or REPLACE filling one in).
+/// Split SEARCH and REPLACE at their elision lines (`...`, `// ... existing code ...`) when both
+/// have the same number of them; otherwise such a line is ordinary text (Python's `...` body, or
+/// REPLACE filling one in).
 /// Pieces that change nothing are dropped, unless nothing changes at all.
 fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece<'t>>, String> {
     let elided = |ls: &[&str]| -> Vec<usize> {
         ls.iter()
             .enumerate()
-            .filter(|(_, l)| l.trim() == "...")
+            .filter(|(_, l)| crate::patch::is_elision(l))
             .map(|(i, _)| i)
             .collect()
     };
