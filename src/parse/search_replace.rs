@@ -141,8 +141,11 @@ struct Parser<'a, 'p> {
     notes: Notes,
     /// The tracked text files and their lines, read when a block names no file (`None`
     /// inside: too many to read).
-    tracked: Option<Option<Vec<(String, Vec<String>)>>>,
+    tracked: Option<Option<Vec<TrackedFile>>>,
 }
+
+/// A tracked file's path and lines.
+type TrackedFile = (String, Vec<String>);
 
 /// A tree whose text files hold more than this, or whose listing may be cut short, is too
 /// large to tell that only one file holds a SEARCH text: such a block is refused.
@@ -328,7 +331,7 @@ impl<'a> Parser<'a, '_> {
 
     /// The tracked text files (no NUL byte) with their lines, read once;
     /// `None` when the tree is too large to read them all.
-    fn tracked_files(&mut self) -> Option<&[(String, Vec<String>)]> {
+    fn tracked_files(&mut self) -> Option<&[TrackedFile]> {
         let probe = self.probe;
         self.tracked
             .get_or_insert_with(|| {
