@@ -2,6 +2,7 @@
 //! on stdout (an error of kind `internal`), without it one line on stderr, exit status 2, and
 //! the panic's own text on stderr either way. Nothing here is reached on any input that works.
 
+use std::io::Write;
 use std::panic::{self, UnwindSafe};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -21,7 +22,7 @@ pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
         let text = info.to_string().replace('\n', " ");
         let trace = std::backtrace::Backtrace::capture();
         if trace.status() == std::backtrace::BacktraceStatus::Captured {
-            eprintln!("{trace}");
+            let _ = writeln!(std::io::stderr(), "{trace}");
         }
         *SEEN.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
@@ -39,12 +40,12 @@ pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
                 .unwrap_or_else(|| "a panic without a message".to_string());
             let message =
                 format!("internal error (a bug in git-llm-apply; please report it): {text}");
-            eprintln!("error: {message}");
+            // Written without `print!`, which panics itself when the stream is closed.
+            let _ = writeln!(std::io::stderr(), "error: {message}");
             if json {
-                print!(
-                    "{}",
-                    report::json::render(&Report::error("internal", message))
-                );
+                let doc = report::json::render(&Report::error("internal", message));
+                let mut out = std::io::stdout();
+                let _ = out.write_all(doc.as_bytes()).and_then(|()| out.flush());
             }
             ExitCode::from(2)
         }
