@@ -102,6 +102,47 @@ fn a_cut_after_a_complete_file_refuses_that_file_too_even_with_partial() {
 }
 
 #[test]
+fn a_cut_in_the_next_file_header_refuses_the_files_before_it() {
+    // The first file is complete; the stream stopped in the second one's header, which
+    // would otherwise read as a file with no change (or, cut inside `diff --git`, a rename).
+    let first = "diff --git a/g.txt b/g.txt\n--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n g1\n-g2\n+G2\n g3\n";
+    for (cut, path) in [
+        (
+            "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n",
+            "f.txt",
+        ),
+        ("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b", "b"),
+        ("diff --git a/f.txt b/f.txt\n--- a/f", "f.txt"),
+        ("diff --git a/f.txt b/f.t", "f.t"),
+    ] {
+        let r = repo();
+        refused_as_truncated(
+            &r,
+            &[],
+            &format!("{first}{cut}"),
+            &format!(
+                "{path}: the input ends in the file's header, before any hunk; the patch looks \
+                 cut off, so nothing was applied (resend it whole)"
+            ),
+        );
+    }
+    // A header-only section that says something (a new empty file) is complete.
+    let r = repo();
+    r.apply(
+        &[],
+        &format!(
+            "{first}diff --git a/e.txt b/e.txt\nnew file mode 100644\nindex 0000000..e69de29\n"
+        ),
+    )
+    .code(0);
+    assert_eq!(r.read_str("e.txt"), "");
+    assert_eq!(
+        r.read_str("g.txt"),
+        numbered("g", 10).replace("g2\n", "G2\n")
+    );
+}
+
+#[test]
 fn a_cut_inside_a_fence_is_refused_whether_or_not_the_fence_is_closed() {
     let r = repo();
     let cut = lines(&full_hunk()[..6]);
