@@ -310,6 +310,39 @@ fn a_search_replace_block_open_at_the_end_of_the_input_is_refused() {
 }
 
 #[test]
+fn a_search_replace_text_cut_as_the_next_block_begins_is_refused() {
+    let block = "g.txt\n```\n<<<<<<< SEARCH\ng2\n=======\nG2\n>>>>>>> REPLACE\n```\n\n";
+    for cut in ["src/f.t", "```pyth", "<<<<<<< SEA"] {
+        let r = repo();
+        refused_as_truncated(
+            &r,
+            &[],
+            &format!("{block}{cut}"),
+            &format!(
+                "g.txt: the input ends in the middle of '{cut}' after the last complete block, \
+                 where another block was beginning; the patch looks cut off, so nothing was \
+                 applied (resend it whole)"
+            ),
+        );
+    }
+    // Complete blocks whose text merely lacks its final newline apply.
+    let unfenced = block.trim_end_matches("```\n\n");
+    for text in [
+        format!("{unfenced}```"),
+        format!("{block}Done."),
+        format!("{block}That is all"),
+    ] {
+        let r = repo();
+        r.apply(&[], &text).code(0);
+        assert_eq!(
+            r.read_str("g.txt"),
+            numbered("g", 10).replace("g2\n", "G2\n"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn a_count_one_too_large_does_not_swallow_the_next_file_header() {
     let r = TestRepo::with(&[("f.txt", "a\nb\n"), ("g.txt", "x\ny\n")]);
     let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n";
