@@ -604,9 +604,10 @@ impl Parser<'_> {
     }
 
     /// Whether the input stopped before the patch did. Only the end of the input can show
-    /// it: the last hunk's body runs into the end (nothing but blank lines and fences
-    /// after it) short of its header by more than a miscount, or ends mid-line short of
-    /// its header at all; or a fence opened before the last file is never closed.
+    /// it: the last file's header is all there is of it; the last hunk's body runs into the
+    /// end (nothing but blank lines and fences after it) short of its header by more than a
+    /// miscount, or ends mid-line short of its header at all; or a fence opened before the
+    /// last file is never closed.
     fn truncation(&self, ends_with_newline: bool) -> Option<ParseError> {
         let path = self.files.last()?.display_path().to_string();
         let file_start = *self.file_starts.last()?;
@@ -715,8 +716,8 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
             out.new_start = s;
             out.new_count = c.or(s.map(|_| 1));
         }
-        // A number past any real file (or not a number) makes every number of the header
-        // untrustworthy: the hunk is located by its content alone.
+        // A number past any real file makes every number of the header untrustworthy: the
+        // hunk is located by its content alone.
         if range(tok.get(1..).unwrap_or("")).2 {
             out.old_start = None;
             out.new_start = None;
