@@ -42,6 +42,7 @@ fn main() {
             files: 1,
             added: 1,
             removed: 1,
+            index: Vec::new(),
         };
         let start = Instant::now();
         snapshot::create(&repo, &touched, &meta).expect("snapshot");

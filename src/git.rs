@@ -3,6 +3,26 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+pub mod config;
+
+/// The commands run so far, when `-v` asked for them (`None`: not recording).
+static RECORDED: Mutex<Option<Vec<String>>> = Mutex::new(None);
+
+/// From now on, remember every git command run, for `-v` to show.
+pub fn record_commands() {
+    *RECORDED.lock().expect("the record is never poisoned") = Some(Vec::new());
+}
+
+/// The git commands run since [`record_commands`], each as a shell would spell it.
+pub fn commands_run() -> Vec<String> {
+    RECORDED
+        .lock()
+        .expect("the record is never poisoned")
+        .clone()
+        .unwrap_or_default()
+}
 
 /// The git binary to run: `$GIT_LLM_APPLY_GIT`, default `git`.
 pub fn binary() -> PathBuf {
@@ -76,8 +96,30 @@ impl Git {
         self
     }
 
+    /// The command as a shell would spell it: `git -C <dir> <args>` (quoted where needed).
+    fn spelled(&self) -> String {
+        let mut words = vec!["git".to_string()];
+        if let Some(d) = self.cmd.get_current_dir() {
+            words.push("-C".into());
+            words.push(shell_word(&d.to_string_lossy()));
+        }
+        words.extend(
+            self.cmd
+                .get_args()
+                .map(|a| shell_word(&a.to_string_lossy())),
+        );
+        words.join(" ")
+    }
+
     /// Run to completion and capture both streams (lossily decoded).
     pub fn run(mut self) -> Result<Output, GitError> {
+        if let Some(list) = RECORDED
+            .lock()
+            .expect("the record is never poisoned")
+            .as_mut()
+        {
+            list.push(self.spelled());
+        }
         let out = self.cmd.output().map_err(|source| GitError::Spawn {
             binary: binary().display().to_string(),
             source,
@@ -87,5 +129,17 @@ impl Git {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         })
+    }
+}
+
+/// A word as a POSIX shell reads it back: bare when it is plain, else single-quoted.
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,^".contains(&b));
+    if plain {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
     }
 }

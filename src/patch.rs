@@ -312,3 +312,72 @@ impl Hunk {
         }
     }
 }
+
+/// Whether a line stands for unchanged text the sender left out: `...`, `…`, or a comment
+/// made of an ellipsis and a few words (`# ... existing code ...`, `// ... rest unchanged`,
+/// `/* ... */`, `<!-- ... -->`). Such a line is read as an elision only where the hunk does
+/// not fit as written (Python's `...` is code too).
+pub fn is_elision(line: &str) -> bool {
+    let t = line.trim();
+    let t = ["<!--", "/*", "//", "--", "#", ";", "%", "*"]
+        .iter()
+        .find_map(|open| t.strip_prefix(open))
+        .unwrap_or(t)
+        .trim();
+    let t = ["-->", "*/"]
+        .iter()
+        .find_map(|close| t.strip_suffix(close))
+        .unwrap_or(t)
+        .trim();
+    let Some(rest) = t.strip_prefix("...").or_else(|| t.strip_prefix('\u{2026}')) else {
+        return false;
+    };
+    let rest = rest.trim();
+    let rest = rest
+        .strip_suffix("...")
+        .or_else(|| rest.strip_suffix('\u{2026}'))
+        .unwrap_or(rest)
+        .trim();
+    // A few plain words at most ("existing code", "rest of the file unchanged").
+    rest.len() <= 40
+        && rest.split_whitespace().count() <= 6
+        && rest
+            .chars()
+            .all(|c| c.is_alphanumeric() || c.is_whitespace() || "'-_,()".contains(c))
+}
+
+#[cfg(test)]
+mod elision_tests {
+    use super::is_elision;
+
+    #[test]
+    fn elision_lines_in_every_comment_style_are_recognised() {
+        for l in [
+            "...",
+            "    ...",
+            "\u{2026}",
+            "# ... existing code ...",
+            "    // ... rest unchanged ...",
+            "/* ... */",
+            "<!-- ... -->",
+            "-- ... unchanged",
+            "  # ... (omitted) ...",
+        ] {
+            assert!(is_elision(l), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn code_that_merely_contains_an_ellipsis_is_not_an_elision() {
+        for l in [
+            "print('...')",
+            "args = [...]",
+            "fn f(x: ...) {}",
+            "... = compute(a, b) + c * d / e",
+            "// see ... for details: https://example.com/x?y=1",
+            "",
+        ] {
+            assert!(!is_elision(l), "{l:?}");
+        }
+    }
+}

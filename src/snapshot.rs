@@ -50,6 +50,7 @@
 //! (the tree editor loads those, never the whole tree), plus one blob per touched file.
 
 mod digest;
+pub(crate) mod fault;
 mod format;
 mod journal;
 mod lock;
@@ -70,7 +71,7 @@ use gix::ObjectId;
 pub use digest::{ParseDigestError, PatchDigest};
 pub use format::{MetaError, Recorded, FORMAT_VERSION};
 pub use journal::{Journal, JournalError, Pending};
-pub use lock::{Holder, Lock, LockError};
+pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE};
@@ -163,6 +164,34 @@ pub struct Meta {
     pub files: u64,
     pub added: u64,
     pub removed: u64,
+    /// The index entries an `--index` apply changes (empty otherwise).
+    pub index: Vec<IndexChange>,
+}
+
+/// One index entry (stage 0) an `--index` apply changes: what it held before and what the
+/// apply stages. Blob ids only; `Absent` when there is no entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexChange {
+    pub path: String,
+    pub before: Recorded,
+    pub after: Recorded,
+}
+
+/// The name a snapshot records for the work tree it was made in: the work tree's absolute
+/// path, with symlinks resolved so two spellings of one directory compare equal.
+pub fn worktree_name(repo: &Repo) -> String {
+    let path = std::fs::canonicalize(&repo.work_dir).unwrap_or_else(|_| repo.work_dir.clone());
+    let text = path.to_string_lossy().into_owned();
+    match text.trim_end_matches('/') {
+        "" => "/".to_string(),
+        trimmed => trimmed.to_string(),
+    }
+}
+
+/// Whether this snapshot was made in the work tree named `worktree` (see [`worktree_name`]).
+/// Snapshots older than the record of worktrees belong to every worktree, as they did.
+pub fn made_in(info: &SnapshotInfo, worktree: &str) -> bool {
+    info.worktree.as_deref().is_none_or(|w| w == worktree)
 }
 
 /// Whether a snapshot's apply still stands.
@@ -189,6 +218,9 @@ pub struct SnapshotInfo {
     /// The touched paths, in the order the apply gave them.
     pub paths: Vec<String>,
     pub status: Status,
+    /// The work tree the apply wrote ([`worktree_name`]); `None` for snapshots made before
+    /// this was recorded.
+    pub worktree: Option<String>,
 }
 
 /// One touched path of a parsed snapshot.
@@ -211,6 +243,7 @@ pub struct Snapshot {
     head: Option<ObjectId>,
     post_commit: ObjectId,
     paths: Vec<SnapshotPath>,
+    index: Vec<IndexChange>,
 }
 
 impl Snapshot {
@@ -234,6 +267,11 @@ impl Snapshot {
 
     pub fn paths(&self) -> &[SnapshotPath] {
         &self.paths
+    }
+
+    /// The index entries the apply staged (`--index`), to put back on undo.
+    pub fn index_changes(&self) -> &[IndexChange] {
+        &self.index
     }
 
     pub fn path(&self, path: &str) -> Option<&SnapshotPath> {
@@ -341,6 +379,22 @@ fn signature(time: Time) -> gix::actor::Signature {
 /// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
 /// HEAD or a work-tree file.
 pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
+    create_with_nonce(repo, touched, meta, &new_nonce())
+}
+
+/// A fresh nonce for [`create_with_nonce`]: 16 hex digits, different on every call.
+pub fn new_nonce() -> String {
+    format::new_nonce()
+}
+
+/// [`create`], with the nonce the snapshot commit carries given: a journal written before
+/// the snapshot names it, so a recovery can find a snapshot whose number it never learnt.
+pub fn create_with_nonce(
+    repo: &Repo,
+    touched: &[Touched],
+    meta: &Meta,
+    nonce: &str,
+) -> Result<SnapshotId, SnapshotError> {
     if touched.is_empty() {
         return Err(SnapshotError::NothingTouched);
     }
@@ -430,7 +484,7 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
         sequence: next_sequence(repo)?,
         time,
         tool_version: TOOL_VERSION.to_string(),
-        nonce: format::new_nonce(),
+        nonce: nonce.to_string(),
         patch_sha256: meta.patch_sha256,
         intent: meta.intent.as_deref().and_then(format::one_line),
         undoes: meta.undoes.map(SnapshotId::sequence),
@@ -440,6 +494,16 @@ pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotI
         head,
         post_commit,
         paths: records,
+        worktree: Some(worktree_name(repo)),
+        index: meta
+            .index
+            .iter()
+            .map(|c| format::PathRecord {
+                path: c.path.clone(),
+                before: c.before,
+                after: c.after,
+            })
+            .collect(),
     };
     let parents: Vec<ObjectId> = head.into_iter().chain([post_commit]).collect();
     for _ in 0..MAX_SEQUENCE_ATTEMPTS {
@@ -519,6 +583,7 @@ fn head_commit(r: &gix::Repository) -> Result<Option<ObjectId>, SnapshotError> {
 }
 
 fn write_blob(r: &gix::Repository, bytes: &[u8]) -> Result<ObjectId, SnapshotError> {
+    fault::mutation("object: blob");
     r.write_blob(bytes)
         .map(|id| id.detach())
         .map_err(git_err("write a blob"))
@@ -558,7 +623,10 @@ fn edit_tree<'p>(
         }
     }
     editor
-        .write(|tree| r.write_object(tree).map(|id| id.detach()))
+        .write(|tree| {
+            fault::mutation("object: tree");
+            r.write_object(tree).map(|id| id.detach())
+        })
         .map_err(git_err("write the snapshot tree"))
 }
 
@@ -578,6 +646,7 @@ fn write_commit(
         message: message.into(),
         extra_headers: Vec::new(),
     };
+    fault::mutation("object: commit");
     r.write_object(&commit)
         .map(|id| id.detach())
         .map_err(git_err("write a snapshot commit"))
@@ -609,6 +678,7 @@ fn create_ref(
     };
     let sig = signature(time);
     let mut time_buf = Default::default();
+    fault::mutation("ref: create");
     match r.edit_references_as([edit], Some(sig.to_ref(&mut time_buf))) {
         Ok(_) => Ok(true),
         Err(e) => {
@@ -660,8 +730,15 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
         source,
     };
     std::fs::create_dir_all(&dir).map_err(io_err)?;
-    let tmp = dir.join(format!("{SEQUENCE_FILE}.{}.tmp", format::new_nonce()));
+    // The pid in the name lets a recovery tell a dead run's leftover from a live run's file.
+    let tmp = dir.join(format!(
+        "{SEQUENCE_FILE}.{}.{}.tmp",
+        std::process::id(),
+        format::new_nonce()
+    ));
+    fault::mutation("sequence: write temporary file");
     std::fs::write(&tmp, format!("{seq}\n")).map_err(io_err)?;
+    fault::mutation("sequence: rename into place");
     std::fs::rename(&tmp, &path).map_err(io_err)
 }
 
@@ -777,6 +854,7 @@ fn load<'r>(
         removed: record.removed,
         paths: record.paths.iter().map(|p| p.path.clone()).collect(),
         status,
+        worktree: record.worktree.clone(),
     };
     Ok((info, record, commit))
 }
@@ -846,11 +924,21 @@ pub fn read(repo: &Repo, id: SnapshotId) -> Result<Snapshot, SnapshotError> {
             after: p.after,
         });
     }
+    let index = record
+        .index
+        .iter()
+        .map(|c| IndexChange {
+            path: c.path.clone(),
+            before: c.before,
+            after: c.after,
+        })
+        .collect();
     Ok(Snapshot {
         info,
         head: record.head,
         post_commit: record.post_commit,
         paths,
+        index,
     })
 }
 
@@ -943,6 +1031,62 @@ pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
     }
 }
 
+/// The snapshot whose commit carries `nonce`, if any: the one an apply that died before its
+/// journal named a snapshot made (or was making).
+pub fn find_by_nonce(repo: &Repo, nonce: &str) -> Result<Option<SnapshotId>, SnapshotError> {
+    let r = &repo.repo;
+    for (seq, target) in scan(r, REF_PREFIX)?.iter().rev() {
+        let name = SnapshotId(*seq).ref_name();
+        let Ok(commit) = ref_commit(r, &name, target) else {
+            continue;
+        };
+        let Ok(message) = message_of(&commit, &name) else {
+            continue;
+        };
+        if let Ok(record) = format::parse_snapshot(&message) {
+            if record.nonce == nonce {
+                return Ok(Some(SnapshotId(*seq)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The undo recorded as snapshot `undo` (whose metadata says it undoes `target`) is written:
+/// mark `target` undone, and when `target` was itself an undo, its own target is applied
+/// again. Done before the undo's journal is removed, so no crash leaves `log` saying
+/// "applied" of restored files.
+pub fn record_undo(repo: &Repo, target: SnapshotId) -> Result<(), SnapshotError> {
+    match mark_undone(repo, target) {
+        Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    if let Some(earlier) = read(repo, target)?.info().undoes {
+        clear_undone(repo, earlier)?;
+    }
+    Ok(())
+}
+
+/// The reverse of [`record_undo`], for an undo that a recovery took back: `target` is
+/// applied again, and what it undid is undone again.
+pub fn unrecord_undo(repo: &Repo, target: SnapshotId) -> Result<(), SnapshotError> {
+    clear_undone(repo, target)?;
+    let undid = match read(repo, target) {
+        Ok(s) => s.info().undoes,
+        Err(SnapshotError::NotFound { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(earlier) = undid {
+        match mark_undone(repo, earlier) {
+            Ok(())
+            | Err(SnapshotError::AlreadyUndone { .. })
+            | Err(SnapshotError::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// Remove snapshot `id` and its undo marker: for an apply whose write failed and was rolled
 /// back, so that `log` does not list a change that never happened. Missing refs are fine.
 pub fn discard(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
@@ -980,6 +1124,7 @@ fn delete_if_present(repo: &Repo, names: &[String]) -> Result<(), SnapshotError>
         });
     }
     if !edits.is_empty() {
+        fault::mutation("ref: delete");
         r.edit_references_as(edits, None)
             .map_err(git_err(format!("delete {}", names.join(" and "))))?;
     }
@@ -1031,6 +1176,7 @@ pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError>
         }
     }
     if !edits.is_empty() {
+        fault::mutation("ref: prune");
         r.edit_references_as(edits, None)
             .map_err(git_err("delete old snapshot refs"))?;
     }

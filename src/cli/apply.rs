@@ -42,6 +42,7 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
             id: None,
             force,
             check,
+            worktree: None,
             json,
         };
         return undo::run(args, dir);
@@ -148,6 +149,14 @@ fn apply(
                 parse::ParseError::Truncated { .. } => {
                     let mut r = fail("truncated", message);
                     r.status = RunStatus::Refused;
+                    r.exit_code = RunStatus::Refused.exit_code();
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                // The text does not say which file it edits and several could be meant.
+                parse::ParseError::Ambiguous { .. } => {
+                    let mut r = fail("ambiguous-path", message);
+                    r.status = RunStatus::Refused;
                     r.exit_code = 1;
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
@@ -170,7 +179,7 @@ fn apply(
         original.clone()
     };
     patch.notices.extend(extra_notices);
-    let request = SnapshotRequest {
+    let mut request = SnapshotRequest {
         patch_sha256: PatchDigest::of(
             inputs
                 .iter()
@@ -180,10 +189,8 @@ fn apply(
         ),
         intent: inputs.iter().find_map(|i| input::intent(&i.text)),
         undoes: None,
-    };
-    let record = match &session {
-        Some(s) if !no_snapshot => Some((s, &request)),
-        _ => None,
+        index: Vec::new(),
+        stage_with_write: false,
     };
 
     let history_depth = match &repo {
@@ -244,12 +251,32 @@ fn apply(
         .map_err(|e| fail("io", e))?;
     #[cfg(debug_assertions)]
     corrupt_for_tests(&mut plan);
+    // --index: each touched path's index entry is decided before anything is written.
+    let staging = match &repo {
+        Some(r) if index && !plan.changes.is_empty() => {
+            match write::index::plan(r, &plan.changes) {
+                Ok(s) => s,
+                Err(refused) => {
+                    return Ok(index_refused(&plan, patch.format, check, revert, &refused))
+                }
+            }
+        }
+        _ => Vec::new(),
+    };
+    request.index = staging.clone();
+    // Under --verify the post hook may still reject the apply: stage once it passed.
+    request.stage_with_write = !hooks.verify;
+    let record = match &session {
+        Some(s) if !no_snapshot => Some((s, &request)),
+        _ => None,
+    };
     let mut report = decide_and_write(
         &plan, &patch, check, partial, revert, &root, record, &mut hooks,
     );
-    if index && report.written {
-        let paths: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
-        if let Err(message) = write::stage(&root, &paths) {
+    // A recorded write staged under its journal; an unrecorded one stages here.
+    let staged = report.snapshot.is_some() && !hooks.verify;
+    if let (Some(r), true) = (&repo, index && report.written && !staged) {
+        if let Err(message) = write::index::stage(r, &staging) {
             report.errors.push(ErrorReport {
                 kind: "index".into(),
                 message,
@@ -317,7 +344,7 @@ fn decide_and_write(
     let proof = match proof::prove(patch, plan) {
         Ok(p) => p,
         Err(failure) => {
-            let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+            let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
             r.check = check;
             r.reverse = revert;
             r.errors.push(ErrorReport {
@@ -334,27 +361,27 @@ fn decide_and_write(
     };
     let all_ok = plan.all_ok();
     let nothing_to_write = plan.changes.is_empty();
-    let (status, code, write_it) = if check {
+    let (status, write_it) = if check {
         if all_ok {
-            (RunStatus::Checked, 0, false)
+            (RunStatus::Checked, false)
         } else if partial && !nothing_to_write {
-            (RunStatus::Partial, 3, false)
+            (RunStatus::Partial, false)
         } else {
-            (RunStatus::Refused, 1, false)
+            (RunStatus::Refused, false)
         }
     } else if all_ok {
         if nothing_to_write {
-            (RunStatus::AlreadyApplied, 0, false)
+            (RunStatus::AlreadyApplied, false)
         } else {
-            (RunStatus::Applied, 0, true)
+            (RunStatus::Applied, true)
         }
     } else if partial && !nothing_to_write {
-        (RunStatus::Partial, 3, true)
+        (RunStatus::Partial, true)
     } else {
-        (RunStatus::Refused, 1, false)
+        (RunStatus::Refused, false)
     };
     let refused = |why: &str, kind: &str, message: String, hooks: &HookRuns<'_>| {
-        let mut r = Report::from_plan(plan, format, RunStatus::Refused, 1, false);
+        let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
         r.check = check;
         r.reverse = revert;
         r.errors.push(ErrorReport {
@@ -365,7 +392,7 @@ fn decide_and_write(
         not_written_because(&mut r, why);
         r
     };
-    let mut report = Report::from_plan(plan, format, status, code, false);
+    let mut report = Report::from_plan(plan, format, status, false);
     report.check = check;
     report.reverse = revert;
     report.hooks = hooks.reports.clone();
@@ -444,6 +471,30 @@ fn decide_and_write(
     }
     report.hooks = hooks.reports.clone();
     report
+}
+
+/// `--index` refused: a path's index entry cannot take exactly the patch's change.
+fn index_refused(
+    plan: &Plan,
+    format: Format,
+    check: bool,
+    revert: bool,
+    refused: &[write::index::Unstageable],
+) -> Report {
+    let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
+    r.check = check;
+    r.reverse = revert;
+    for u in refused {
+        r.errors.push(ErrorReport {
+            kind: "index".into(),
+            message: format!("--index: {}: {}; nothing was written", u.path, u.reason),
+        });
+    }
+    not_written_because(
+        &mut r,
+        "not written: --index cannot stage the patch's change alone",
+    );
+    r
 }
 
 /// Say why the files that would have applied were not written (the report's default reason

@@ -130,8 +130,10 @@ pub fn planned_report(
     check: bool,
     revert: bool,
 ) -> Report {
-    let code = if plan.all_ok() || !partial { 0 } else { 3 };
-    let mut r = Report::from_plan(plan, format, RunStatus::Planned, code, false);
+    let mut r = Report::from_plan(plan, format, RunStatus::Planned, false);
+    if !plan.all_ok() && partial {
+        r.exit_code = RunStatus::Partial.exit_code();
+    }
     r.check = check;
     r.reverse = revert;
     r
@@ -199,7 +201,7 @@ pub fn roll_back(
     let paths: Vec<&str> = token.changes().iter().map(|c| c.path.as_str()).collect();
     let journal = match recorded {
         Some((session, id)) => match &session.lock {
-            Some(lock) => match Journal::begin(session.repo, lock, id, &paths) {
+            Some(lock) => match Journal::begin_named(session.repo, lock, id, &paths) {
                 Ok(j) => Some(j),
                 Err(e) => {
                     out.notices.push(Notice::new(
@@ -216,18 +218,12 @@ pub fn roll_back(
     out.unrestored = write::put_back(root, token);
     if !out.unrestored.is_empty() {
         // Left in place: the next run restores what this one could not.
-        out.journal_kept = journal.as_ref().map(Journal::snapshot);
+        out.journal_kept = journal.as_ref().and_then(Journal::snapshot);
         drop(journal);
         return out;
     }
-    if let Some(j) = journal {
-        if let Err(e) = j.finish() {
-            out.notices.push(Notice::new(
-                "rollback-journal",
-                format!("every file was restored, but the journal could not be removed: {e}"),
-            ));
-        }
-    }
+    // Marked undone before the journal goes, so no crash leaves `log` saying "applied" of
+    // restored files.
     if let Some((session, id)) = recorded {
         match snapshot::mark_undone(session.repo, id) {
             Ok(()) => out.notices.push(Notice::new(
@@ -240,6 +236,14 @@ pub fn roll_back(
                     "the files were restored, but snapshot {id} could not be marked undone: {e}"
                 ),
             )),
+        }
+    }
+    if let Some(j) = journal {
+        if let Err(e) = j.finish() {
+            out.notices.push(Notice::new(
+                "rollback-journal",
+                format!("every file was restored, but the journal could not be removed: {e}"),
+            ));
         }
     }
     out

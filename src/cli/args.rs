@@ -36,6 +36,15 @@ pub struct Args {
     )]
     pub color: ColorArg,
 
+    /// Only errors, on standard error; the exit status says the rest (as git apply -q;
+    /// --json still prints its document)
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Also say, on standard error, each strategy tried per file and the git commands run
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
     /// Print the JSON Schema of the --json report and exit
     #[arg(long, exclusive = true)]
     pub json_schema: bool,
@@ -138,6 +147,39 @@ pub enum Command {
     /// List or install the ready-made hooks (path-policy, fetch-missing-blobs, verify)
     #[command(subcommand)]
     Hooks(HooksCommand),
+    /// Install the manual where man finds it for this binary (<bin>/../share/man/man1), so
+    /// that `git help llm-apply` opens it
+    InstallMan(InstallManArgs),
+    /// Print a shell completion script: for bash it also completes `git llm-apply` through
+    /// git's own completion
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: ShellArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellArg {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallManArgs {
+    /// Install into DIR instead (a man1 directory)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Print the page (roff) on standard output instead of installing it
+    #[arg(long, conflicts_with = "dir")]
+    pub print: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -161,6 +203,11 @@ pub struct UndoArgs {
     /// Decide everything, write nothing, report what would happen
     #[arg(long)]
     pub check: bool,
+
+    /// Undo in the linked worktree at PATH (its files, its snapshots), as `-C PATH` would;
+    /// another worktree's snapshot is refused without it
+    #[arg(long, value_name = "PATH")]
+    pub worktree: Option<PathBuf>,
 
     /// Machine-readable report on standard output
     #[arg(long)]

@@ -9,11 +9,12 @@
 use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use super::args::HooksCommand;
+use super::Outcome;
 use crate::gate::hooks::{hooks_dir, HookKind};
 use crate::repo::Repo;
+use crate::report::RunStatus;
 
 /// A hook shipped in the binary (the files under `hooks/` in the repository).
 struct Ready {
@@ -44,6 +45,9 @@ const READY: [Ready; 3] = [
     },
 ];
 
+/// The ready-made hooks' names, for the completions.
+pub const READY_NAMES: [&str; READY.len()] = [READY[0].name, READY[1].name, READY[2].name];
+
 /// The dispatcher installed as `pre-llm-apply` / `post-llm-apply`.
 const DISPATCHER: &str = include_str!("../../hooks/dispatch");
 /// A line every version of the dispatcher carries: how an older one of ours is recognised.
@@ -51,16 +55,21 @@ const DISPATCHER_MARK: &str = "# git-llm-apply hook dispatcher";
 /// Where `--force` keeps a user's own hook found in the dispatcher's place.
 const OWN_HOOK: &str = "00-own-hook";
 
-pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> ExitCode {
+pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> Outcome {
     let (code, text, to_stderr) = match cmd {
         HooksCommand::List => match locate(dir) {
             Ok(at) => (0, list(&at), false),
             Err(e) => (2, format!("error: {e}\n"), true),
         },
-        HooksCommand::Install { names, force } => match locate(dir) {
-            Ok(at) => install(&at, &names, force),
-            Err(e) => (2, format!("error: {e}\n"), true),
-        },
+        HooksCommand::Install { names, force } => {
+            let (code, done, said) = match locate(dir) {
+                Ok(at) => install(&at, &names, force),
+                Err(e) => (2, String::new(), format!("error: {e}\n")),
+            };
+            // What was changed is a report of what was done (dropped by -q); refusals and
+            // errors go to stderr.
+            return Outcome::done(done, said, status_of(code));
+        }
         HooksCommand::PlanPaths => plan_helper(|v, out| {
             for f in v["files"].as_array().into_iter().flatten() {
                 for key in ["old_path", "path"] {
@@ -82,14 +91,20 @@ pub fn run(cmd: HooksCommand, dir: Option<PathBuf>) -> ExitCode {
             let _ = writeln!(out, "{files} {lines}");
         }),
     };
-    let written = if to_stderr {
-        std::io::stderr().write_all(text.as_bytes())
+    let status = status_of(code);
+    if to_stderr {
+        Outcome::text(String::new(), text, status)
     } else {
-        std::io::stdout().write_all(text.as_bytes())
-    };
-    // A closed stdout (`| head`) is the reader's choice, not our failure.
-    let _ = written;
-    ExitCode::from(code)
+        Outcome::text(text, String::new(), status)
+    }
+}
+
+fn status_of(code: u8) -> RunStatus {
+    match code {
+        0 => RunStatus::Applied,
+        1 => RunStatus::Refused,
+        _ => RunStatus::Error,
+    }
 }
 
 /// Read a report JSON from stdin and render something from it.
@@ -239,7 +254,7 @@ enum Step {
     },
 }
 
-fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
+fn install(at: &Place, names: &[String], force: bool) -> (u8, String, String) {
     let mut chosen: Vec<&Ready> = Vec::new();
     if names.is_empty() {
         chosen.extend(READY.iter());
@@ -252,11 +267,11 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
                 let known: Vec<&str> = READY.iter().map(|r| r.name).collect();
                 return (
                     2,
+                    String::new(),
                     format!(
                         "error: no ready-made hook named '{n}' (there are: {})\n",
                         known.join(", ")
                     ),
-                    true,
                 );
             }
         }
@@ -299,13 +314,15 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
         }
     }
     let mut out = String::new();
+    let mut err = String::new();
     let _ = writeln!(out, "hooks directory: {}", at.dir.display());
     if !refusals.is_empty() {
+        let _ = writeln!(err, "hooks directory: {}", at.dir.display());
         for r in &refusals {
-            let _ = writeln!(out, "refused: {r}");
+            let _ = writeln!(err, "refused: {r}");
         }
-        let _ = writeln!(out, "nothing was changed");
-        return (1, out, false);
+        let _ = writeln!(err, "nothing was changed");
+        return (1, String::new(), err);
     }
     for step in steps {
         match perform(&step) {
@@ -313,12 +330,12 @@ fn install(at: &Place, names: &[String], force: bool) -> (u8, String, bool) {
                 let _ = writeln!(out, "{line}");
             }
             Err(e) => {
-                let _ = writeln!(out, "error: {e}");
-                return (1, out, false);
+                let _ = writeln!(err, "error: {e}");
+                return (1, out, err);
             }
         }
     }
-    (0, out, false)
+    (0, out, err)
 }
 
 /// What to do about `pre-llm-apply` / `post-llm-apply` itself.

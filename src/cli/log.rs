@@ -28,5 +28,9 @@ fn log(dir: Option<PathBuf>) -> Result<LogReport, Box<Report>> {
         r.notices = session.notices.clone();
         r
     })?;
-    Ok(LogReport::new(&infos, session.notices.clone()))
+    Ok(LogReport::new(
+        &infos,
+        session.notices.clone(),
+        &snapshot::worktree_name(&repo),
+    ))
 }

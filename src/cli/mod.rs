@@ -5,9 +5,11 @@ mod apply;
 mod apply_hooks;
 mod args;
 mod color;
+mod completions;
 mod hooks;
 mod session;
 mod log;
+mod man;
 pub mod panic;
 mod undo;
 
@@ -17,8 +19,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::report::color::{Colors, Palette};
+use crate::report::human::Verbosity;
 use crate::report::log::LogReport;
-use crate::report::{self, Report};
+use crate::report::{self, Report, RunStatus};
 
 /// What a command hands back: what to print and whether it is JSON.
 pub struct Outcome {
@@ -26,12 +30,21 @@ pub struct Outcome {
     pub json: bool,
 }
 
-/// The two kinds of output a run prints.
+/// The kinds of output a run prints.
 pub enum Shown {
     /// The report of an apply, a check or an undo (also every error).
     Run(Report),
     /// The `log` listing.
     Log(LogReport),
+    /// A helper command's plain text (`hooks`, the manual, completions), each stream's part,
+    /// and how it ended. `done`: stdout only says what was done, so `-q` drops it (otherwise
+    /// it is what was asked for: a listing, a page, a script).
+    Text {
+        stdout: String,
+        stderr: String,
+        status: RunStatus,
+        done: bool,
+    },
 }
 
 impl Outcome {
@@ -41,30 +54,96 @@ impl Outcome {
             json,
         }
     }
+
+    pub fn text(stdout: String, stderr: String, status: RunStatus) -> Outcome {
+        Outcome {
+            shown: Shown::Text {
+                stdout,
+                stderr,
+                status,
+                done: false,
+            },
+            json: false,
+        }
+    }
+
+    /// Like [`Outcome::text`], for a command whose stdout reports what it changed.
+    pub fn done(stdout: String, stderr: String, status: RunStatus) -> Outcome {
+        Outcome {
+            shown: Shown::Text {
+                stdout,
+                stderr,
+                status,
+                done: true,
+            },
+            json: false,
+        }
+    }
+
+    /// How the run ends: the one place an outcome becomes the process's exit status, through
+    /// [`RunStatus::exit_code`] (DESIGN §2).
+    fn status(&self) -> RunStatus {
+        match &self.shown {
+            Shown::Run(r) => r.status,
+            // A listing that could be read (an unreadable one is a `Run` error).
+            Shown::Log(_) => RunStatus::Applied,
+            Shown::Text { status, .. } => *status,
+        }
+    }
+}
+
+/// How the human report is printed: whether each stream gets colour, and how much it says.
+struct Printing<'a> {
+    color: &'a dyn Fn(Stream) -> bool,
+    colors: &'a Colors,
+    verbosity: Verbosity,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Stdout,
+    Stderr,
 }
 
 pub fn main() -> ExitCode {
     let args = match args::Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            let status = if e.use_stderr() {
+                RunStatus::Error
+            } else {
+                RunStatus::Applied
+            };
             let _ = e.print();
-            return ExitCode::from(code);
+            return exit(status);
         }
     };
     if args.json_schema {
-        print!("{}", report::json::schema());
-        return ExitCode::SUCCESS;
+        write(Stream::Stdout, &report::json::schema());
+        return exit(RunStatus::Applied);
     }
     let here = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let choice = args.color;
-    let color = |to_stderr: bool| {
-        let tty = if to_stderr {
-            std::io::stderr().is_terminal()
-        } else {
-            std::io::stdout().is_terminal()
+    let color = |stream: Stream| {
+        let tty = match stream {
+            Stream::Stdout => std::io::stdout().is_terminal(),
+            Stream::Stderr => std::io::stderr().is_terminal(),
         };
         color::enabled(choice, &here, tty)
+    };
+    let verbosity = match (args.quiet, args.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (false, true) => Verbosity::Verbose,
+        (false, false) => Verbosity::Normal,
+    };
+    if verbosity == Verbosity::Verbose {
+        crate::git::record_commands();
+    }
+    let mut colors = Colors::default();
+    let printing = Printing {
+        color: &color,
+        colors: &Colors::default(),
+        verbosity,
     };
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::error(
@@ -72,35 +151,130 @@ pub fn main() -> ExitCode {
             "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
              their own options after their name)",
         );
-        return emit(&Outcome::run(report, false), &color);
+        return emit(Outcome::run(report, false), &printing);
     }
+    // Every `llm-apply.*` key is checked before any command reads one, the same way for all,
+    // and the colours with them.
+    if reads_config(&args) && here.is_dir() {
+        let checked = crate::git::config::read(&here)
+            .map_err(|e| e.to_string())
+            .and_then(|c| Colors::from_config(&c.colors).map_err(|e| e.to_string()));
+        match checked {
+            Ok(c) => colors = c,
+            Err(message) => {
+                let report = Report::error("config", message);
+                return emit(Outcome::run(report, wants_json(&args)), &printing);
+            }
+        }
+    }
+    let printing = Printing {
+        color: &color,
+        colors: &colors,
+        verbosity,
+    };
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
-        Some(args::Command::Hooks(h)) => return hooks::run(h, args.dir),
+        Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
+        Some(args::Command::InstallMan(a)) => man::run(a),
+        Some(args::Command::Completions(a)) => completions::run(a),
     };
-    emit(&outcome, &color)
+    emit(outcome, &printing)
 }
 
-/// Print the report and turn its exit status into the process's. `color(to_stderr)` says
-/// whether the human report gets colour on that stream.
-fn emit(o: &Outcome, color: &dyn Fn(bool) -> bool) -> ExitCode {
-    let (text, code) = match (&o.shown, o.json) {
-        (Shown::Run(r), true) => (report::json::render(r), r.exit_code),
-        (Shown::Run(r), false) => {
-            let palette = report::color::Palette {
-                enabled: color(r.exit_code == 2),
-            };
-            (report::human::render_with(r, palette), r.exit_code)
-        }
-        (Shown::Log(l), true) => (report::json::render_log(l), 0),
-        (Shown::Log(l), false) => (report::human::render_log(l), 0),
-    };
-    if !o.json && code == 2 {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
+/// Whether the command reads git config (the hook helpers read only their stdin; the manual
+/// and the completions are the same everywhere).
+fn reads_config(args: &args::Args) -> bool {
+    use args::{Command, HooksCommand};
+    !matches!(
+        args.command,
+        Some(
+            Command::Hooks(HooksCommand::PlanPaths | HooksCommand::PlanSize)
+                | Command::InstallMan(_)
+                | Command::Completions(_)
+        )
+    )
+}
+
+/// Whether the command asked for its report as JSON.
+fn wants_json(args: &args::Args) -> bool {
+    match &args.command {
+        None => args.apply.json,
+        Some(args::Command::Log(a)) => a.json,
+        Some(args::Command::Undo(a)) => a.json,
+        Some(
+            args::Command::Hooks(_) | args::Command::InstallMan(_) | args::Command::Completions(_),
+        ) => false,
     }
-    ExitCode::from(u8::try_from(code).expect("exit codes are 0 to 3"))
+}
+
+/// Print the outcome, each part on its stream, and end with its exit status.
+fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
+    let status = o.status();
+    let palette =
+        |stream| Palette::with(Some(printing.colors).filter(|_| (printing.color)(stream)));
+    let (stdout, mut stderr) = match o.shown {
+        Shown::Run(mut r) => {
+            // The document says the status the process exits with, whoever built it.
+            r.exit_code = status.exit_code();
+            if o.json {
+                (report::json::render(&r), String::new())
+            } else {
+                let options = report::human::Options {
+                    stdout: palette(Stream::Stdout),
+                    stderr: palette(Stream::Stderr),
+                    verbosity: printing.verbosity,
+                };
+                let shown = report::human::render_with(&r, &options);
+                (shown.stdout, shown.stderr)
+            }
+        }
+        Shown::Log(l) if o.json => (report::json::render_log(&l), String::new()),
+        Shown::Log(l) => {
+            let shown = report::human::render_log(&l, printing.verbosity);
+            (shown.stdout, shown.stderr)
+        }
+        Shown::Text {
+            stdout,
+            stderr,
+            done,
+            ..
+        } => {
+            if done && printing.verbosity == Verbosity::Quiet {
+                (String::new(), stderr)
+            } else {
+                (stdout, stderr)
+            }
+        }
+    };
+    if printing.verbosity == Verbosity::Verbose {
+        stderr.insert_str(
+            0,
+            &report::human::render_commands(&crate::git::commands_run()),
+        );
+    }
+    write(Stream::Stderr, &stderr);
+    write(Stream::Stdout, &stdout);
+    exit(status)
+}
+
+/// Write to a stream, ignoring a reader that went away (`git llm-apply log | head -1`): what
+/// it did not read is its choice, and the exit status is decided already.
+fn write(stream: Stream, text: &str) {
+    use std::io::Write as _;
+    if text.is_empty() {
+        return;
+    }
+    let _ = match stream {
+        Stream::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        }
+        Stream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+    };
+}
+
+fn exit(status: RunStatus) -> ExitCode {
+    ExitCode::from(u8::try_from(status.exit_code()).expect("exit codes are 0 to 3"))
 }

@@ -2,7 +2,7 @@
 //! on stdout (an error of kind `internal`), without it one line on stderr, exit status 2, and
 //! the panic's own text on stderr either way. Nothing here is reached on any input that works.
 
-use std::io::Write;
+use std::io::Write as _;
 use std::panic::{self, UnwindSafe};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -22,7 +22,7 @@ pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
         let text = info.to_string().replace('\n', " ");
         let trace = std::backtrace::Backtrace::capture();
         if trace.status() == std::backtrace::BacktraceStatus::Captured {
-            let _ = writeln!(std::io::stderr(), "{trace}");
+            eprintln!("{trace}");
         }
         *SEEN.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
     }));
@@ -40,14 +40,13 @@ pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
                 .unwrap_or_else(|| "a panic without a message".to_string());
             let message =
                 format!("internal error (a bug in git-llm-apply; please report it): {text}");
-            // Written without `print!`, which panics itself when the stream is closed.
+            let report = Report::error("internal", message.clone());
+            // Written, not printed: a closed pipe must not panic again here.
             let _ = writeln!(std::io::stderr(), "error: {message}");
             if json {
-                let doc = report::json::render(&Report::error("internal", message));
-                let mut out = std::io::stdout();
-                let _ = out.write_all(doc.as_bytes()).and_then(|()| out.flush());
+                let _ = write!(std::io::stdout(), "{}", report::json::render(&report));
             }
-            ExitCode::from(2)
+            super::exit(report.status)
         }
     }
 }

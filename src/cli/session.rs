@@ -59,6 +59,7 @@ pub struct Session<'r> {
 /// `records` says whether this run will write snapshots or a journal; one that will not
 /// goes on without the lock when the lock file cannot be created at all.
 pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
+    check_git_version()?;
     let mut notices = Vec::new();
     let lock = match Lock::acquire(repo, lock_timeout(repo)?) {
         Ok(lock) => Some(lock),
@@ -84,14 +85,20 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
             format!("{e}; remove it once the files it names are as they should be"),
         )
     })?;
+    if lock.is_some() {
+        // A run killed while writing one of its own files leaves `*.tmp` beside it.
+        remove_dead_runs_temp_files(repo);
+    }
     if let Some(p) = pending {
         let Some(lock) = &lock else {
             return Err(fail(
                 "recovery",
                 format!(
-                    "an interrupted apply (snapshot {}) must be rolled back first, and that \
-                     needs the lock this run could not take",
+                    "an interrupted apply ({}) must be rolled back first, and that needs the \
+                     lock this run could not take",
                     p.snapshot()
+                        .map(|s| format!("snapshot {s}"))
+                        .unwrap_or_else(|| "before its snapshot".to_string())
                 ),
             ));
         };
@@ -102,6 +109,56 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
         lock,
         notices,
     })
+}
+
+/// The oldest git whose `apply`, `worktree` and object commands we test against (the
+/// transcripts in tests/fixtures start there).
+pub const MIN_GIT: [u32; 3] = [2, 17, 0];
+
+/// Refuse to run with a git older than [`MIN_GIT`]: its `apply` output and options are not
+/// ones we know, so its results could be misread. A git that cannot be run is left for the
+/// command that needs it to report.
+fn check_git_version() -> Result<(), Box<Report>> {
+    let Ok(out) = crate::git::Git::new(Path::new(".")).arg("--version").run() else {
+        return Ok(());
+    };
+    match parse_git_version(&out.stdout) {
+        Some(v) if v < MIN_GIT => Err(fail(
+            "git-version",
+            format!(
+                "{} is {}, but git-llm-apply needs git {}.{} or newer (set \
+                     GIT_LLM_APPLY_GIT to a newer git)",
+                crate::git::binary().display(),
+                out.stdout.trim(),
+                MIN_GIT[0],
+                MIN_GIT[1]
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `git version 2.39.5`, `git version 2.39.5.windows.1`, `git version 2.17.0 (Apple Git-1)`
+/// → [2, 39, 5]; `None` for anything else.
+pub fn parse_git_version(text: &str) -> Option<[u32; 3]> {
+    let number = text
+        .trim()
+        .strip_prefix("git version ")?
+        .split(' ')
+        .next()?;
+    let mut parts = number.split('.');
+    let mut v = [0; 3];
+    for (i, slot) in v.iter_mut().enumerate() {
+        match parts.next() {
+            Some(p) => {
+                let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
+                *slot = digits.parse().ok()?;
+            }
+            None if i == 2 => {}
+            None => return None,
+        }
+    }
+    Some(v)
 }
 
 fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
@@ -125,6 +182,7 @@ fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
 /// Test-only (documented in tests/README): `GIT_LLM_APPLY_TEST_HOLD_LOCK_MS=N` keeps the lock
 /// N ms before doing anything, so a test can start a second run while the first holds it.
 fn hold_for_tests() {
+    #[cfg(debug_assertions)]
     if let Some(ms) = std::env::var("GIT_LLM_APPLY_TEST_HOLD_LOCK_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -135,9 +193,20 @@ fn hold_for_tests() {
 
 /// Take back the apply a journal says was interrupted: every path it names goes back to its
 /// pre-apply state. A path edited after the crash keeps those edits where a merge can, and
-/// otherwise its content is first kept in a new snapshot, so nothing is lost.
-fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Report>> {
-    let id = pending.snapshot();
+/// otherwise its content is first kept in a new snapshot, so nothing is lost. Then what the
+/// run left besides is tidied: directories it created, temporary files.
+///
+/// Every step leaves a state the next recovery finishes and `log` describes truly: files
+/// first, then the snapshot's status (dropped when no file needed restoring, else undone),
+/// then the journal.
+fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box<Report>> {
+    let pid = pending
+        .pid()
+        .map(|p| format!(", pid {p}"))
+        .unwrap_or_default();
+    let Some(id) = pending.snapshot() else {
+        return recover_unnamed(repo, lock, pending, &pid);
+    };
     let broken = |what: String| {
         fail(
             "recovery",
@@ -182,30 +251,64 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         let token = approved(gate::approve_restore(changes)).map_err(&broken)?;
         write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
     }
+    // An --index apply may have staged its change: the entries that still hold it go back.
+    let unstage = write::index::restore(repo, snap.index_changes())
+        .err()
+        .map(|e| format!("the index entries it staged could not be put back: {e}"));
+    // Temporary files first: they may be all a created directory holds.
     remove_stray_temp_files(&repo.work_dir, &plan);
+    remove_created_dirs(&repo.work_dir, pending.dirs());
+    remove_dead_runs_temp_files(repo);
     // From here on the files are right; what fails is bookkeeping, reported but not fatal:
     // a journal left behind only makes the next run repeat this (now empty) restore.
-    let mut troubles = Vec::new();
-    // The snapshot stays listed, as undone: its change is no longer in the tree.
-    match snapshot::mark_undone(repo, id) {
-        Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
-        Err(e) => troubles.push(format!("snapshot {id} could not be marked undone: {e}")),
+    let mut troubles: Vec<String> = unstage.into_iter().collect();
+    let undone_already = matches!(snap.info().status, snapshot::Status::Undone { .. });
+    let dropped = restored.is_empty() && saved.is_none() && !undone_already;
+    if dropped {
+        // No file held the apply's content: as far as the tree goes it never happened, so
+        // it is not listed. The journal forgets the number first: a crash before the ref
+        // is gone leaves a journal that drops it again.
+        let tidy = pending
+            .unname_snapshot(lock)
+            .map_err(|e| e.to_string())
+            .and_then(|()| snapshot::discard(repo, id).map_err(|e| e.to_string()));
+        if let Err(e) = tidy {
+            troubles.push(format!("its snapshot {id} could not be dropped: {e}"));
+        }
+    } else {
+        // The snapshot stays listed, as undone: its change is no longer in the tree.
+        match snapshot::mark_undone(repo, id) {
+            Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
+            Err(e) => troubles.push(format!("snapshot {id} could not be marked undone: {e}")),
+        }
     }
-    let pid = pending
-        .pid()
-        .map(|p| format!(", pid {p}"))
-        .unwrap_or_default();
+    // An interrupted undo is taken back: what it was undoing stands again.
+    if let Some(target) = snap.info().undoes {
+        if let Err(e) = snapshot::unrecord_undo(repo, target) {
+            troubles.push(format!(
+                "snapshot {target} could not be marked applied again: {e}"
+            ));
+        }
+    }
     if let Err(e) = pending.clear(lock) {
         troubles.push(format!("the journal could not be removed: {e}"));
     }
+    let what = if snap.info().undoes.is_some() {
+        "undo"
+    } else {
+        "git llm-apply"
+    };
     let mut message = format!(
-        "an earlier git llm-apply (snapshot {id}{pid}) was interrupted while writing; it was \
-         rolled back first: "
+        "an earlier {what} (snapshot {id}{pid}) was interrupted while writing; it was rolled \
+         back first: "
     );
     if restored.is_empty() {
         message.push_str("no file needed restoring");
     } else {
         message.push_str(&format!("restored {}", restored.join(", ")));
+    }
+    if dropped {
+        message.push_str(&format!("; snapshot {id} was dropped"));
     }
     if let Some(s) = saved {
         message.push_str(&format!(
@@ -217,6 +320,83 @@ fn recover(repo: &Repo, lock: &Lock, pending: Pending) -> Result<Notice, Box<Rep
         message.push_str(&t);
     }
     Ok(Notice::new("recovered", message))
+}
+
+/// A run that died before its journal named a snapshot wrote no file; the snapshot it may
+/// have made is found by the journal's nonce and dropped.
+fn recover_unnamed(
+    repo: &Repo,
+    lock: &Lock,
+    pending: Pending,
+    pid: &str,
+) -> Result<Notice, Box<Report>> {
+    let broken = |what: String| {
+        fail(
+            "recovery",
+            format!(
+                "an interrupted apply left {}/journal, but {what}; the journal is kept, so \
+                 the next run tries again",
+                snapshot_state_dir(repo).display()
+            ),
+        )
+    };
+    let found = match pending.nonce() {
+        Some(n) => snapshot::find_by_nonce(repo, n).map_err(|e| broken(e.to_string()))?,
+        None => None,
+    };
+    if let Some(id) = found {
+        snapshot::discard(repo, id)
+            .map_err(|e| broken(format!("its snapshot {id} cannot be dropped: {e}")))?;
+    }
+    remove_created_dirs(&repo.work_dir, pending.dirs());
+    remove_dead_runs_temp_files(repo);
+    let mut message = format!(
+        "an earlier git llm-apply{pid} was interrupted before it wrote any file; nothing \
+         needed restoring"
+    );
+    if let Some(id) = found {
+        message.push_str(&format!("; its unfinished snapshot {id} was dropped"));
+    }
+    if let Err(e) = pending.clear(lock) {
+        message.push_str(&format!("; but the journal could not be removed: {e}"));
+    }
+    Ok(Notice::new("recovered", message))
+}
+
+/// Directories an interrupted apply created (its journal says which), deepest first, where
+/// they are empty now: as they were before it.
+fn remove_created_dirs(root: &Path, dirs: &[String]) {
+    for d in dirs.iter().rev() {
+        let _ = std::fs::remove_dir(root.join(d));
+    }
+}
+
+/// `*.tmp` files of runs that died (their pid, in the name, no longer runs) in this
+/// worktree's state directory and the shared one.
+fn remove_dead_runs_temp_files(repo: &Repo) {
+    let me = std::process::id();
+    for dir in [
+        snapshot_state_dir(repo),
+        repo.common_dir().join("llm-apply"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Some(stem) = name.strip_suffix(".tmp") else {
+                continue;
+            };
+            // journal.<pid>.tmp, lock.<pid>.<n>.tmp, last-sequence.<pid>.<nonce>.tmp
+            let pid = stem.split('.').nth(1).and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid {
+                if pid != me && !snapshot::process_is_alive(pid) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
 }
 
 fn snapshot_state_dir(repo: &Repo) -> PathBuf {
@@ -276,6 +456,7 @@ pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
         files,
         added,
         removed,
+        index: Vec::new(),
     }
 }
 
@@ -284,6 +465,12 @@ pub struct SnapshotRequest {
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
     pub undoes: Option<SnapshotId>,
+    /// For `--index`: the index entries the apply stages (under its journal, recorded in
+    /// its snapshot so undo can put them back).
+    pub index: Vec<write::index::Staging>,
+    /// Stage `index` with the write, under its journal; otherwise the caller stages later
+    /// (after a `--verify` hook passed).
+    pub stage_with_write: bool,
 }
 
 /// A write that went through.
@@ -308,12 +495,50 @@ pub fn write(
             })
             .map_err(|e| e.to_string());
     };
+    // llm-apply.keep = 0 keeps no snapshot, so none is recorded: the write is the plain one
+    // of --no-snapshot (no journal either), and an apply drops the older snapshots as any
+    // keep value would (an undo keeps them: it may be undoing one of them).
+    if let Ok(0) = snapshot::keep_from_config(session.repo) {
+        write::write(root, token).map_err(|e| e.to_string())?;
+        let mut message = format!(
+            "no snapshot was recorded: {} is 0 (as with --no-snapshot), so this {} cannot be \
+             undone",
+            snapshot::KEEP_CONFIG_KEY,
+            if request.undoes.is_some() {
+                "undo"
+            } else {
+                "apply"
+            }
+        );
+        if request.undoes.is_none() {
+            match snapshot::prune(session.repo, 0) {
+                Ok(dropped) if !dropped.is_empty() => {
+                    let ids: Vec<String> = dropped.iter().map(ToString::to_string).collect();
+                    message.push_str(&format!(
+                        "; the older snapshots {} were dropped",
+                        ids.join(", ")
+                    ));
+                }
+                Ok(_) => {}
+                Err(e) => message.push_str(&format!("; dropping older snapshots failed: {e}")),
+            }
+        }
+        return Ok(Done {
+            snapshot: None,
+            notices: vec![Notice::new("no-snapshot", message)],
+        });
+    }
     let Some(lock) = &session.lock else {
         return Err("cannot record a snapshot without this worktree's lock".to_string());
     };
     let recording = Recording {
         repo: session.repo,
         lock,
+        stage: if request.stage_with_write {
+            &request.index
+        } else {
+            &[]
+        },
         meta: Meta {
             patch_sha256: request.patch_sha256,
             intent: request.intent.clone(),
@@ -321,6 +546,11 @@ pub fn write(
             files: summary.files as u64,
             added: summary.added as u64,
             removed: summary.removed as u64,
+            index: request
+                .index
+                .iter()
+                .map(|s| s.change(session.repo))
+                .collect(),
         },
     };
     let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;
@@ -334,4 +564,31 @@ pub fn write(
         snapshot: Some(done.snapshot),
         notices,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_versions_are_read_from_every_spelling_git_prints() {
+        assert_eq!(parse_git_version("git version 2.39.5\n"), Some([2, 39, 5]));
+        assert_eq!(
+            parse_git_version("git version 2.39.5.windows.1"),
+            Some([2, 39, 5])
+        );
+        assert_eq!(
+            parse_git_version("git version 2.17.0 (Apple Git-1)"),
+            Some([2, 17, 0])
+        );
+        assert_eq!(
+            parse_git_version("git version 2.45.0-rc1"),
+            Some([2, 45, 0])
+        );
+        assert_eq!(parse_git_version("git version 3.0"), Some([3, 0, 0]));
+        assert_eq!(parse_git_version("hub version 2.14.2"), None);
+        assert_eq!(parse_git_version(""), None);
+        assert!(parse_git_version("git version 2.16.6").expect("parsed") < MIN_GIT);
+        assert!(parse_git_version("git version 2.17.0").expect("parsed") >= MIN_GIT);
+    }
 }

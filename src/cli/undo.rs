@@ -11,27 +11,29 @@ use crate::patch::{Format, Notice};
 use crate::repo::Repo;
 use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
 use crate::snapshot::{self, SnapshotError, SnapshotId, Status};
-use crate::write::restore;
+use crate::write::{self, restore};
 
 pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
     let UndoArgs {
         id,
         force,
         check,
+        worktree,
         json,
     } = args;
-    let report = match undo(id.as_deref(), force, check, dir) {
+    let report = match undo(id.as_deref(), force, check, dir, worktree) {
         Ok(r) => r,
         Err(r) => *r,
     };
     Outcome::run(report, json)
 }
 
-/// An error report for a request that was understood but cannot be done: exit 1, nothing
-/// written (an unknown or malformed ID stays a usage error, exit 2).
+/// A refusal of a request that was understood but cannot be done: exit 1, nothing written
+/// (an unknown or malformed ID stays a usage error, exit 2).
 fn refuse(kind: &str, message: impl Into<String>) -> Box<Report> {
     let mut r = fail(kind, message);
-    r.exit_code = 1;
+    r.status = RunStatus::Refused;
+    r.exit_code = RunStatus::Refused.exit_code();
     r
 }
 
@@ -40,9 +42,13 @@ fn undo(
     force: bool,
     check: bool,
     dir: Option<PathBuf>,
+    worktree: Option<PathBuf>,
 ) -> Result<Report, Box<Report>> {
     let cwd = session::start_dir(dir)?;
-    let repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    let mut repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    if let Some(w) = worktree {
+        repo = other_worktree(&repo, &cwd.join(w))?;
+    }
     let session = session::open(&repo, !check)?;
     // Whatever happens next, the report says what opening the session did (a recovery).
     undo_locked(&repo, &session, id, force, check).map_err(|mut r| {
@@ -60,11 +66,12 @@ fn undo_locked(
     force: bool,
     check: bool,
 ) -> Result<Report, Box<Report>> {
+    let here = snapshot::worktree_name(repo);
     let target = match id {
         Some(text) => text
             .parse::<SnapshotId>()
             .map_err(|e| fail("usage", e.to_string()))?,
-        None => most_recent_apply(repo)?,
+        None => most_recent_apply(repo, &here)?,
     };
     let snap = snapshot::read(repo, target).map_err(|e| match e {
         SnapshotError::NotFound { .. } => fail(
@@ -73,33 +80,41 @@ fn undo_locked(
         ),
         e => fail("snapshot", e.to_string()),
     })?;
-    if let Status::Undone { .. } = snap.info().status {
+    if !snapshot::made_in(snap.info(), &here) {
+        // Its paths are another work tree's files: compared with this one's, the undo would
+        // find nothing to restore, or restore the wrong files.
+        let there = snap.info().worktree.clone().unwrap_or_default();
         return Err(refuse(
-            "already-undone",
+            "other-worktree",
             format!(
-                "snapshot {target} was already undone; nothing was written (git llm-apply log \
-                 lists what is still applied)"
+                "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
+                 nothing was written. Undo it there: git llm-apply undo {target} --worktree \
+                 {there} (or git llm-apply -C {there} undo {target})"
             ),
         ));
+    }
+    if let Status::Undone { .. } = snap.info().status {
+        return Err(refuse("already-undone", already_undone(repo, target)));
     }
     let plan = restore::plan_undo(repo, &snap, force)
         .map_err(|e| fail("snapshot", format!("cannot undo snapshot {target}: {e}")))?;
     let as_plan = plan.to_plan();
     let mut notices = session.notices.clone();
 
-    let (status, code) = if plan.refused() {
-        (RunStatus::Refused, 1)
+    let status = if plan.refused() {
+        RunStatus::Refused
     } else if check {
-        (RunStatus::Checked, 0)
+        RunStatus::Checked
     } else if as_plan.changes.is_empty() {
-        (RunStatus::AlreadyApplied, 0)
+        RunStatus::AlreadyApplied
     } else {
-        (RunStatus::Applied, 0)
+        RunStatus::Applied
     };
-    let mut report = Report::from_plan(&as_plan, Format::Unified, status, code, false);
+    let mut report = Report::from_plan(&as_plan, Format::Unified, status, false);
     report.format = None;
     report.reverse = true;
     report.check = check;
+    report.undo = true;
 
     if plan.refused() {
         for f in &mut report.files {
@@ -132,6 +147,10 @@ fn undo_locked(
         return Ok(report);
     }
 
+    // An --index apply staged its change: the entries that still hold it are put back,
+    // with the files (under the undo's journal) when the undo writes any.
+    let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
+        .map_err(|e| fail("index", format!("cannot undo snapshot {target}: {e}")))?;
     if !as_plan.changes.is_empty() {
         // The undo is itself recorded: the snapshot keeps the content it overwrites (later
         // edits included when forced), makes the undo crash-safe through the journal, and
@@ -151,6 +170,8 @@ fn undo_locked(
             patch_sha256: meta.patch_sha256,
             intent: meta.intent,
             undoes: Some(target),
+            index: unstage.clone(),
+            stage_with_write: true,
         };
         let token = match gate::approve_restore(as_plan.changes.clone()) {
             Verdict::Approved(t) => t,
@@ -168,10 +189,10 @@ fn undo_locked(
                 notices.extend(done.notices);
             }
             Err(message) => {
-                let mut r =
-                    Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, 1, false);
+                let mut r = Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, false);
                 r.format = None;
                 r.reverse = true;
+                r.undo = true;
                 r.errors.push(ErrorReport {
                     kind: "write".into(),
                     message,
@@ -181,27 +202,49 @@ fn undo_locked(
             }
         }
     }
-    match snapshot::mark_undone(repo, target) {
-        Ok(()) => {}
-        Err(e @ SnapshotError::AlreadyUndone { .. }) => {
-            // Another worktree undid it at the same moment; the files here are restored
-            // all the same, so say so rather than fail.
-            notices.push(Notice::new("already-undone", e.to_string()));
+    // Not staged with a recorded write (nothing to write, or llm-apply.keep = 0): here.
+    let staged = if report.snapshot.is_none() {
+        write::index::stage(repo, &unstage)
+    } else {
+        Ok(())
+    };
+    match staged {
+        Ok(()) => {
+            if !unstage.is_empty() {
+                let paths: Vec<&str> = unstage.iter().map(|s| s.path.as_str()).collect();
+                notices.push(Notice::new(
+                    "index-restored",
+                    format!(
+                        "the index entries the apply staged were put back: {}",
+                        paths.join(", ")
+                    ),
+                ));
+            }
+            if !index_left.is_empty() {
+                notices.push(Notice::new(
+                    "index-kept",
+                    format!(
+                        "the index entries of {} changed since the apply staged them, so they \
+                         were left as they are",
+                        index_left.join(", ")
+                    ),
+                ));
+            }
         }
         Err(e) => report.errors.push(ErrorReport {
-            kind: "snapshot".into(),
-            message: format!(
-                "the files were restored, but marking snapshot {target} undone failed: {e}"
-            ),
+            kind: "index".into(),
+            message: format!("the files were restored, but the index was not: {e}"),
         }),
     }
-    // Undoing the snapshot of an undo brings that undo's change back: the snapshot it
-    // undid may be undone again.
-    if let Some(earlier) = snap.info().undoes {
-        if let Err(e) = snapshot::clear_undone(repo, earlier) {
+    // A recorded undo marked its target undone before its journal went (write_recorded);
+    // one that wrote nothing, or wrote without a snapshot (llm-apply.keep = 0), does it here.
+    if report.snapshot.is_none() {
+        if let Err(e) = snapshot::record_undo(repo, target) {
             report.errors.push(ErrorReport {
                 kind: "snapshot".into(),
-                message: format!("snapshot {earlier} stays marked undone: {e}"),
+                message: format!(
+                    "the files were restored, but marking snapshot {target} undone failed: {e}"
+                ),
             });
         }
     }
@@ -211,32 +254,98 @@ fn undo_locked(
         message.push_str(&format!(
             "; the files as they were before this undo are kept in snapshot {n}"
         ));
+    } else if report.written {
+        // llm-apply.keep = 0: the notice from the writer says no snapshot was recorded.
     } else {
-        message.push_str(": its paths already held their pre-apply content");
+        message.push_str(": nothing to undo, its paths already held their pre-apply content");
     }
     notices.push(Notice::new("undone", message));
     report.notices.extend(notices);
     Ok(report)
 }
 
-/// The newest snapshot of an apply (snapshots taken before an undo are not applies).
-fn most_recent_apply(repo: &Repo) -> Result<SnapshotId, Box<Report>> {
-    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
-    let newest = infos.iter().find(|i| i.undoes.is_none()).ok_or_else(|| {
-        refuse(
-            "no-snapshot",
-            "no recorded apply to roll back (applies record a snapshot unless --no-snapshot is given)",
+/// `--worktree PATH`: the repository as seen from that work tree, which must be one of this
+/// repository's worktrees.
+fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Report>> {
+    let not_ours = |why: &str| {
+        fail(
+            "usage",
+            format!(
+                "--worktree {}: {why} (git worktree list shows this repository's worktrees)",
+                path.display()
+            ),
         )
+    };
+    if !path.is_dir() {
+        return Err(not_ours("not a directory"));
+    }
+    let other = Repo::discover(path)
+        .map_err(|e| fail("repository", e.to_string()))?
+        .ok_or_else(|| not_ours("not inside a git repository"))?;
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    };
+    if !same(other.common_dir(), repo.common_dir()) {
+        return Err(not_ours("a worktree of another repository"));
+    }
+    Ok(other)
+}
+
+/// The newest snapshot of an apply made in this work tree (snapshots taken before an undo
+/// are not applies; other worktrees' applies are undone there).
+fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>> {
+    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let elsewhere = infos.iter().any(|i| !snapshot::made_in(i, here));
+    let mut applies = infos
+        .iter()
+        .filter(|i| i.undoes.is_none() && snapshot::made_in(i, here));
+    let newest = applies.next().ok_or_else(|| {
+        let mut message = "nothing to undo: no apply was recorded here (applies record a \
+                           snapshot unless --no-snapshot is given)"
+            .to_string();
+        if elsewhere {
+            message.push_str(
+                "; other worktrees' applies are undone there (git llm-apply log lists them)",
+            );
+        }
+        refuse("nothing-to-undo", message)
     })?;
     if let Status::Undone { .. } = newest.status {
-        return Err(refuse(
-            "already-undone",
-            format!(
-                "the most recent apply (snapshot {id}) was already undone; to roll back an \
-                 earlier one, name it: git llm-apply undo ID (git llm-apply log lists them)",
+        let next = applies.find(|i| i.status == Status::Applied);
+        let message = match next {
+            Some(next) => format!(
+                "the most recent apply (snapshot {id}) is already undone; the next one still \
+                 applied is snapshot {n}: git llm-apply undo {n} (git llm-apply log lists them)",
+                id = newest.id,
+                n = next.id
+            ),
+            None => format!(
+                "nothing to undo: the most recent apply (snapshot {id}) is already undone and \
+                 no earlier apply is still applied (git llm-apply log lists them)",
                 id = newest.id
             ),
-        ));
+        };
+        return Err(refuse("already-undone", message));
     }
     Ok(newest.id)
+}
+
+/// Why `undo ID` of an undone snapshot does nothing, and what would bring its change back.
+fn already_undone(repo: &Repo, target: SnapshotId) -> String {
+    let redo = snapshot::list(repo).ok().and_then(|infos| {
+        infos
+            .into_iter()
+            .find(|i| i.undoes == Some(target) && i.status == Status::Applied)
+    });
+    match redo {
+        Some(r) => format!(
+            "snapshot {target} was already undone: nothing to undo (git llm-apply undo {} \
+             brings its change back)",
+            r.id
+        ),
+        None => format!(
+            "snapshot {target} was already undone: nothing to undo (git llm-apply log lists \
+             what is still applied)"
+        ),
+    }
 }

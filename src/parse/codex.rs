@@ -19,6 +19,7 @@
 
 use std::ops::Range;
 
+use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
 
@@ -57,10 +58,10 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
     })
 }
 
-pub fn parse(text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);
-    let segments = find_segments(&lines, &mut notes)?;
+    let segments = find_segments(&lines, &mut notes, probe)?;
     if segments.is_empty() {
         return Err(ParseError::Empty {
             hint: Some(format!("a Codex patch starts with a '{BEGIN}' line")),
@@ -73,6 +74,8 @@ pub fn parse(text: &str, _probe: &dyn PathProbe) -> Result<Patch, ParseError> {
             lines: &lines,
             end: seg.end,
             notes: &mut notes,
+            probe,
+            file: None,
         }
         .parse(seg.start, &mut files)?;
         if files.len() == before {
@@ -119,7 +122,11 @@ fn split_lines<'t>(text: &'t str, notes: &mut Notes) -> Vec<&'t str> {
 
 /// Locate every `*** Begin Patch` … `*** End Patch` body; report what wraps them.
 /// Returned ranges hold the body lines only, as 0-based indices into `lines`.
-fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>, ParseError> {
+fn find_segments(
+    lines: &[&str],
+    notes: &mut Notes,
+    probe: &dyn PathProbe,
+) -> Result<Vec<Range<usize>>, ParseError> {
     let is_begin = |l: &&str| l.trim() == BEGIN;
     let mut segments = Vec::new();
     let mut wrapper = Wrapper::default();
@@ -153,15 +160,24 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
                 let close = window
                     .clone()
                     .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]));
-                let close = match close.map(|c| (c, "the wrapper that closes it")) {
-                    Some(found) => Some(found),
-                    None => {
-                        prose_after(lines, window.clone()).map(|p| (p, "the prose that follows it"))
-                    }
-                };
-                let (close, by) = match close {
-                    Some(found) => found,
-                    None if limit == lines.len() => return Err(cut_off(lines, begin)),
+                let prose = || trailing_prose(lines, window.clone(), probe);
+                let close = match close {
+                    Some(close) => close,
+                    None if limit == lines.len() => match prose() {
+                        Some(p) => {
+                            notes.add(
+                                "end-marker-missing",
+                                None,
+                                Some(p),
+                                format!("'{END}' is missing; the patch was taken to end where the prose after it starts"),
+                            );
+                            segments.push(begin + 1..p);
+                            wrapper.outside(&lines[p..]);
+                            from = lines.len();
+                            break;
+                        }
+                        None => return Err(cut_off(lines, begin)),
+                    },
                     None => {
                         return Err(ParseError::Syntax {
                             line: limit,
@@ -176,7 +192,7 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
                     "end-marker-missing",
                     None,
                     Some(close),
-                    format!("'{END}' is missing; the patch was taken to end at {by}"),
+                    format!("'{END}' is missing; the patch was taken to end at the wrapper that closes it"),
                 );
                 (close, close)
             }
@@ -189,24 +205,40 @@ fn find_segments(lines: &[&str], notes: &mut Notes) -> Result<Vec<Range<usize>>,
     Ok(segments)
 }
 
-/// Where prose starts after the last hunk of a patch body that lacks its end marker: after
-/// the last line that could belong to a hunk, a blank line and then only lines that could
-/// not (and blank ones). A stream that was cut stops inside a hunk line, never in a paragraph
-/// after one, so the sender finished and only forgot the marker.
-fn prose_after(lines: &[&str], window: Range<usize>) -> Option<usize> {
-    let hunk_like = |l: &str| {
-        matches!(l.chars().next(), Some(' ' | '+' | '-' | '\\' | '\t'))
-            || l.trim_start().starts_with("@@")
-            || l.trim_start().starts_with("***")
-    };
-    let last = window.clone().rev().find(|&i| hunk_like(lines[i]))?;
-    let tail = last + 1..window.end;
-    let starts_blank = tail
+/// Where the prose after a patch without `*** End Patch` starts, when the patch is visibly
+/// finished: its last operation is an Update or a Delete (an Add takes unprefixed lines as
+/// content), and from a line that fits no hunk grammar and is no line of a file the patch
+/// updates (so not a context line that lost its space), nothing to the end of the input
+/// could be part of a patch: no `***` marker, no `@@`, no `+` or `-` line. A stream cut
+/// off inside the patch ends in patch lines, never in such prose.
+fn trailing_prose(lines: &[&str], window: Range<usize>, probe: &dyn PathProbe) -> Option<usize> {
+    let last_op = window.clone().rev().find_map(|i| match marker(lines[i]) {
+        Some(m @ (Marker::Add(_) | Marker::Delete(_) | Marker::Update(_))) => Some((i, m)),
+        _ => None,
+    })?;
+    if matches!(last_op.1, Marker::Add(_)) {
+        return None;
+    }
+    let files: Vec<FileLines> = window
         .clone()
-        .next()
-        .is_some_and(|i| lines[i].trim().is_empty());
-    let has_prose = tail.clone().any(|i| !lines[i].trim().is_empty());
-    (starts_blank && has_prose).then_some(tail.start)
+        .filter_map(|i| match marker(lines[i]) {
+            Some(Marker::Update(p)) => probe.content(p).map(|b| FileLines::new(&b)),
+            _ => None,
+        })
+        .collect();
+    let patch_like = |l: &str| {
+        l.starts_with(['+', '-']) || l.trim_start().starts_with("@@") || marker(l).is_some()
+    };
+    let start = (last_op.0 + 1..window.end).find(|&i| {
+        let l = lines[i];
+        !l.trim().is_empty()
+            && !l.starts_with([' ', '\t', '\\'])
+            && !patch_like(l)
+            && !files.iter().any(|f| f.has(l))
+    })?;
+    (start..window.end)
+        .all(|i| !patch_like(lines[i]))
+        .then_some(start)
 }
 
 /// The patch opened at `begin` runs to the end of the input without `*** End Patch`: a
@@ -388,9 +420,21 @@ struct Body<'a, 't> {
     lines: &'a [&'t str],
     end: usize,
     notes: &'a mut Notes,
+    probe: &'a dyn PathProbe,
+    /// The lines of the file being updated, read when a hunk line has no prefix.
+    file: Option<(String, Option<FileLines>)>,
 }
 
 impl Body<'_, '_> {
+    /// The lines of `path` in the work tree, when it is a file there.
+    fn file_lines(&mut self, path: &str) -> Option<&FileLines> {
+        if self.file.as_ref().is_none_or(|(p, _)| p != path) {
+            let lines = self.probe.content(path).map(|b| FileLines::new(&b));
+            self.file = Some((path.to_string(), lines));
+        }
+        self.file.as_ref().and_then(|(_, f)| f.as_ref())
+    }
+
     fn parse(&mut self, start: usize, files: &mut Vec<FilePatch>) -> Result<(), ParseError> {
         let mut i = start;
         while i < self.end {
@@ -605,6 +649,10 @@ impl Body<'_, '_> {
         }
         // Blank lines without a prefix, kept as context unless they turn out to be trailing.
         let mut blanks: Vec<(usize, usize)> = Vec::new();
+        // Context lines written without their space (input line, hunk index), and context
+        // lines written with one (hunk indices).
+        let mut unprefixed_at: Vec<(usize, usize)> = Vec::new();
+        let mut spaced_at: Vec<usize> = Vec::new();
         while i < self.end {
             let line = self.lines[i];
             if line.starts_with("@@") {
@@ -630,12 +678,18 @@ impl Body<'_, '_> {
                 _ => None,
             };
             if let Some(kind) = kind {
+                if kind == LineKind::Context {
+                    spaced_at.push(hunk.lines.len());
+                }
                 hunk.lines.push(Line::new(kind, &line[1..]));
             } else if line.trim().is_empty() {
                 blanks.push((i, hunk.lines.len()));
                 hunk.lines.push(Line::new(LineKind::Context, line));
             } else if line.starts_with("\\ No newline") {
                 self.no_newline(path, i, &mut hunk)?;
+            } else if self.file_lines(path).is_some_and(|f| f.has(line)) {
+                unprefixed_at.push((i, hunk.lines.len()));
+                hunk.lines.push(Line::new(LineKind::Context, line));
             } else {
                 return Err(syntax(
                     i,
@@ -661,6 +715,21 @@ impl Body<'_, '_> {
                         "blank lines after the last line of a hunk were read as separators",
                     );
                 }
+            }
+        }
+        if !unprefixed_at.is_empty() {
+            let at: Vec<usize> = unprefixed_at.iter().map(|&(_, h)| h).collect();
+            if let Some(file) = self.file_lines(path) {
+                let mut lines: Vec<&mut Line> = hunk.lines.iter_mut().collect();
+                unprefixed::settle(&mut lines, &at, &spaced_at, file);
+            }
+            for (n, _) in unprefixed_at {
+                self.notes.add(
+                    unprefixed::NOTICE,
+                    Some(path),
+                    Some(n),
+                    "hunk lines without a leading ' ', '-' or '+' are lines of the file as written; read as context",
+                );
             }
         }
         for (n, _) in blanks {

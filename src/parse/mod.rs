@@ -1,6 +1,7 @@
 //! Input text to one `Patch`: format detection and the three format parsers.
 
 pub mod codex;
+pub mod repair;
 pub mod search_replace;
 pub mod unified;
 
@@ -15,6 +16,13 @@ pub enum ParseError {
     Empty { hint: Option<String> },
     #[error("line {line}: {message}")]
     Syntax { line: usize, message: String },
+    /// The text does not say which file an edit is for, and more than one file could be
+    /// meant: a refusal (exit status 1), naming the candidates.
+    #[error("{what}")]
+    Ambiguous {
+        what: String,
+        candidates: Vec<String>,
+    },
     #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
     Truncated {
         /// The file whose section was cut.
@@ -39,10 +47,20 @@ pub(crate) fn line_number(s: &str) -> Option<usize> {
     s.parse::<usize>().ok().filter(|&n| n <= MAX_LINE_NUMBER)
 }
 
-/// Answers "does this path exist in the work tree?" so the parser can decide how many
-/// leading path components a header carries, without doing I/O itself.
+/// Answers questions about the work tree so the parser can decide what the text means
+/// without doing I/O itself: whether a path exists (how many leading path components a
+/// header carries), what a file holds (whether an unprefixed line is one of its lines), and
+/// which files are tracked (which file a SEARCH block without a path is about).
 pub trait PathProbe {
     fn exists(&self, path: &str) -> bool;
+    /// The bytes of the regular file at `path`, when there is one.
+    fn content(&self, _path: &str) -> Option<Vec<u8>> {
+        None
+    }
+    /// The tracked paths (bounded in number); empty when unknown.
+    fn tracked(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A probe that knows no files: every prefix decision falls back to the header's own shape.
@@ -78,14 +96,85 @@ pub fn parse(
     }
 }
 
+/// The bytes of a regular file through the planner's read-only view. The parser only looks
+/// inside the work tree: a path that climbs out of it, or leads there through a symlink,
+/// reads as no file.
+fn file_bytes(files: &dyn crate::repo::Files, path: &str) -> Option<Vec<u8>> {
+    let outside = path.starts_with('/')
+        || path
+            .split('/')
+            .any(|c| c == ".." || c.eq_ignore_ascii_case(".git"));
+    if outside || files.escapes(path) {
+        return None;
+    }
+    match files.read(path) {
+        Ok(crate::repo::Entry::File(f)) => Some(f.bytes),
+        _ => None,
+    }
+}
+
 impl PathProbe for crate::repo::WorkTree {
     fn exists(&self, path: &str) -> bool {
         crate::repo::Files::exists(self, path)
+    }
+    fn content(&self, path: &str) -> Option<Vec<u8>> {
+        file_bytes(self, path)
+    }
+    fn tracked(&self) -> Vec<String> {
+        crate::repo::Files::known_paths(self)
     }
 }
 
 impl PathProbe for crate::repo::MemFiles {
     fn exists(&self, path: &str) -> bool {
         crate::repo::Files::exists(self, path)
+    }
+    fn content(&self, path: &str) -> Option<Vec<u8>> {
+        file_bytes(self, path)
+    }
+    fn tracked(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
+    }
+}
+
+/// A fixture's `before/` tree as the work tree the parser may look at (parser tests).
+#[cfg(test)]
+pub(crate) struct BeforeDir(pub std::path::PathBuf);
+
+#[cfg(test)]
+impl BeforeDir {
+    /// The fixture case's `before/` tree, or `None` when its `expect` file wants a refusal.
+    pub(crate) fn of_case(case: &std::path::Path) -> Option<BeforeDir> {
+        let expect = std::fs::read_to_string(case.join("expect")).unwrap_or_default();
+        let refused = expect
+            .lines()
+            .any(|l| l.trim().starts_with("exit ") && l.trim() != "exit 0");
+        (!refused).then(|| BeforeDir(case.join("before")))
+    }
+
+    fn files(&self, dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                self.files(&p, out);
+            } else if let Ok(rel) = p.strip_prefix(&self.0) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+impl PathProbe for BeforeDir {
+    fn exists(&self, path: &str) -> bool {
+        self.0.join(path).exists()
+    }
+    fn content(&self, path: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.0.join(path)).ok()
+    }
+    fn tracked(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.files(&self.0, &mut out);
+        out
     }
 }

@@ -20,6 +20,10 @@
 //! An empty SEARCH creates the file when it does not exist and appends to it when it does
 //! (aider's rule); the append is reported because a model rarely means it.
 
+mod cline;
+mod envelope;
+mod roo;
+
 use std::collections::HashMap;
 
 use super::{ParseError, PathProbe};
@@ -30,13 +34,16 @@ const REPLACE: &str = "REPLACE";
 
 /// True when a SEARCH marker is followed by a divider and a REPLACE marker, and no unified
 /// file header comes first (a diff of a document about this format carries the markers as
-/// context lines).
+/// context lines) unless the marker stands at column 0, where no hunk line can: a reply
+/// that quotes a diff in its prose and then gives SEARCH/REPLACE blocks edits with the blocks.
 pub fn looks_like(text: &str) -> bool {
     let lines: Vec<&str> = text.lines().collect();
     let Some(search) = lines.iter().position(|l| is_search(l)) else {
         return false;
     };
-    if unified_header_before(&lines, search) {
+    if unified_header_before(&lines, search)
+        && !(lines[search].starts_with('<') && is_marker(lines[search], '<', SEARCH))
+    {
         return false;
     }
     let rest = &lines[search + 1..];
@@ -57,8 +64,8 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
     })
 }
 
-/// `<<<<<<< SEARCH`, `=======`, `>>>>>>> REPLACE` with 5 to 9 marker characters; surrounding
-/// whitespace is tolerated (and reported by the parser).
+/// aider's `<<<<<<< SEARCH`, `=======`, `>>>>>>> REPLACE` with 5 to 9 marker characters;
+/// surrounding whitespace is tolerated (and reported by the parser).
 fn is_marker(line: &str, mark: char, word: &str) -> bool {
     let t = line.trim();
     let n = t.chars().take_while(|&c| c == mark).count();
@@ -66,15 +73,15 @@ fn is_marker(line: &str, mark: char, word: &str) -> bool {
 }
 
 fn is_search(line: &str) -> bool {
-    is_marker(line, '<', SEARCH)
+    is_marker(line, '<', SEARCH) || cline::is_search(line)
 }
 
 fn is_divider(line: &str) -> bool {
-    is_marker(line, '=', "")
+    is_marker(line, '=', "") || cline::is_divider(line)
 }
 
 fn is_replace(line: &str) -> bool {
-    is_marker(line, '>', REPLACE)
+    is_marker(line, '>', REPLACE) || cline::is_replace(line)
 }
 
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
@@ -95,6 +102,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         by_path: HashMap::new(),
         notes,
         ends_mid_line: !text.is_empty() && !text.ends_with('\n'),
+        tracked: None,
     };
     p.run()?;
     Ok(Patch {
@@ -120,8 +128,10 @@ fn split_lines(text: &str) -> Vec<&str> {
 /// One block as written: the 0-based index of its SEARCH marker and its two texts.
 struct Block<'a> {
     at: usize,
-    search: &'a [&'a str],
-    replace: &'a [&'a str],
+    search: Vec<&'a str>,
+    replace: Vec<&'a str>,
+    /// Where the SEARCH text starts, when the block says (Roo Code's hints).
+    hint: Option<usize>,
 }
 
 struct Parser<'a, 'p> {
@@ -132,9 +142,14 @@ struct Parser<'a, 'p> {
     notes: Notes,
     /// The text's last line has no terminator.
     ends_mid_line: bool,
+    /// The tracked text files and their lines, read when a block names no file.
+    tracked: Option<Vec<(String, Vec<String>)>>,
 }
 
-impl Parser<'_, '_> {
+/// Files larger than this are not searched for a block that names no file.
+const SEARCHED_FILE_LIMIT: usize = 4 * 1024 * 1024;
+
+impl<'a> Parser<'a, '_> {
     fn run(&mut self) -> Result<(), ParseError> {
         let mut i = 0;
         // Where the text after the previous block starts, and that block's path.
@@ -153,16 +168,15 @@ impl Parser<'_, '_> {
                 i += 1;
                 continue;
             }
-            let path = match self.path_before(after_prev, i) {
-                Some(p) => p,
-                None => self.reused_path(prev_path.as_deref(), after_prev, i)?,
+            let named = match self.path_before(after_prev, i) {
+                Some(p) => Some(p),
+                None => self.reused_path(prev_path.as_deref(), after_prev, i),
             };
-            let (divider, end) = self.block_bounds(i, &path)?;
-            let lines = self.lines;
-            let block = Block {
-                at: i,
-                search: &lines[i + 1..divider],
-                replace: &lines[divider + 1..end],
+            let (divider, end) = self.block_bounds(i, named.as_deref().unwrap_or("(no path)"))?;
+            let block = self.block(i, divider, end);
+            let path = match named {
+                Some(p) => p,
+                None => self.path_by_content(&block, prev_path.as_deref())?,
             };
             self.add_block(&path, &block)?;
             blocks += 1;
@@ -211,31 +225,33 @@ impl Parser<'_, '_> {
     }
 
     /// The path named right before the block: on the line before `<<<<<<< SEARCH`, or on
-    /// the line before the opening fence, or in the fence's info string (```` ```src/a.py ````).
+    /// the line before the opening fence, or in the fence's info string (```` ```src/a.py ````),
+    /// or in a fence of its own just before the block's (aider's fence styles); `<source>`
+    /// tags count as fences.
     fn path_before(&self, lo: usize, search: usize) -> Option<String> {
-        let mut j = search.checked_sub(1).filter(|&j| j >= lo)?;
-        let t = self.lines[j].trim();
-        if is_fence(t) {
-            if let Some(p) = fence_info_path(t) {
-                return Some(p);
-            }
+        const LOOK_BACK: usize = 6;
+        let mut j = search;
+        for _ in 0..LOOK_BACK {
             j = j.checked_sub(1).filter(|&j| j >= lo)?;
-            if is_fence(self.lines[j].trim()) {
-                return None;
+            let t = self.lines[j].trim();
+            if t.is_empty() {
+                continue;
             }
+            if is_fence(t) {
+                match fence_info_path(t) {
+                    Some(p) => return Some(p),
+                    None => continue,
+                }
+            }
+            return clean_path(self.lines[j], self.probe);
         }
-        clean_path(self.lines[j], self.probe)
+        None
     }
 
-    /// A block without its own path continues the previous block's file, but only when
-    /// nothing but fences and blank lines separates them: after prose it may be about
-    /// another file, and guessing the wrong file is how edits land in the wrong place.
-    fn reused_path(
-        &mut self,
-        prev: Option<&str>,
-        lo: usize,
-        search: usize,
-    ) -> Result<String, ParseError> {
+    /// A block without its own path continues the previous block's file when nothing but
+    /// fences and blank lines separates them; after prose, only when that file holds its
+    /// SEARCH text ([`Self::path_by_content`]).
+    fn reused_path(&mut self, prev: Option<&str>, lo: usize, search: usize) -> Option<String> {
         let glue = self.lines[lo..search]
             .iter()
             .all(|l| l.trim().is_empty() || is_fence(l.trim()));
@@ -247,14 +263,142 @@ impl Parser<'_, '_> {
                     Some(search),
                     "a block without a file path was taken to continue the block before it",
                 );
-                Ok(p.to_string())
+                Some(p.to_string())
             }
-            _ => Err(syntax(
-                search,
-                format!(
-                    "no file path before '<<<<<<< {SEARCH}'; put the path alone on the line before the block or its opening fence"
-                ),
+            _ => None,
+        }
+    }
+
+    /// A block that names no file is for the one tracked file that holds its SEARCH text
+    /// (every piece of it, when `...` lines split it), as written or, when no file has it
+    /// so, with each line's indentation and trailing whitespace aside. Two or more files
+    /// is a refusal that names them; a file that holds the text twice is left to the
+    /// planner, which refuses the ambiguity with its places.
+    fn path_by_content(
+        &mut self,
+        block: &Block<'_>,
+        prev: Option<&str>,
+    ) -> Result<String, ParseError> {
+        let no_path = format!(
+            "no file path before '<<<<<<< {SEARCH}' (line {}); put the path alone on the line before the block or its opening fence",
+            block.at + 1
+        );
+        let pieces: Vec<Vec<&str>> = match pieces(&block.search, &block.replace) {
+            Ok(p) => p.into_iter().map(|(s, _)| trim_blank(s).to_vec()).collect(),
+            Err(_) => vec![trim_blank(&block.search).to_vec()],
+        };
+        if pieces.iter().all(|p| p.is_empty()) {
+            return Err(syntax(block.at, no_path));
+        }
+        let files = self.tracked_files();
+        let mut found: Vec<String> = Vec::new();
+        for norm in [str::trim_end as fn(&str) -> &str, str::trim] {
+            found = files
+                .iter()
+                .filter(|(_, lines)| {
+                    pieces
+                        .iter()
+                        .all(|p| p.is_empty() || occurs(lines, p, norm))
+                })
+                .map(|(path, _)| path.clone())
+                .collect();
+            if !found.is_empty() {
+                break;
+            }
+        }
+        // After prose, a block that holds text of the previous block's file continues it,
+        // as aider reads such a reply.
+        if let Some(p) = prev.filter(|p| found.iter().any(|f| f == p)) {
+            self.notes.add(
+                "path-reused",
+                Some(p),
+                Some(block.at),
+                "a block without a file path was taken to continue the block before it",
+            );
+            return Ok(p.to_string());
+        }
+        match &found[..] {
+            [one] => {
+                self.notes.add(
+                    "path-from-content",
+                    Some(one),
+                    Some(block.at),
+                    "a block that names no file was applied to the only tracked file that holds its SEARCH text",
+                );
+                Ok(one.clone())
+            }
+            [] => Err(syntax(
+                block.at,
+                format!("{no_path}; no tracked file holds its SEARCH text"),
             )),
+            many => {
+                const SHOWN: usize = 10;
+                let mut names: Vec<String> =
+                    many.iter().take(SHOWN).map(|p| format!("'{p}'")).collect();
+                if many.len() > SHOWN {
+                    names.push(format!("and {} more", many.len() - SHOWN));
+                }
+                Err(ParseError::Ambiguous {
+                    what: format!(
+                        "the SEARCH/REPLACE block at line {} names no file, and its SEARCH text is in {} tracked files: {}; put the path alone on the line before the block",
+                        block.at + 1,
+                        many.len(),
+                        names.join(", ")
+                    ),
+                    candidates: many.to_vec(),
+                })
+            }
+        }
+    }
+
+    /// The tracked text files (no NUL byte, not too large) with their lines, read once.
+    fn tracked_files(&mut self) -> &[(String, Vec<String>)] {
+        let probe = self.probe;
+        self.tracked.get_or_insert_with(|| {
+            let mut paths = probe.tracked();
+            paths.sort();
+            paths
+                .into_iter()
+                .filter_map(|p| {
+                    let bytes = probe.content(&p)?;
+                    if bytes.len() > SEARCHED_FILE_LIMIT || bytes.contains(&0) {
+                        return None;
+                    }
+                    let lines = String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .map(str::to_string)
+                        .collect();
+                    Some((p, lines))
+                })
+                .collect()
+        })
+    }
+
+    /// The block's two texts, once Roo Code's `:start_line:` headers and `N | ` line numbers
+    /// are read off them.
+    fn block(&mut self, at: usize, divider: usize, end: usize) -> Block<'a> {
+        let lines = self.lines;
+        let (mut hint, taken) = roo::headers(&lines[at + 1..divider]);
+        let mut search: Vec<&'a str> = lines[at + 1 + taken..divider].to_vec();
+        let mut replace: Vec<&'a str> = lines[divider + 1..end].to_vec();
+        if let Some((stripped, first)) = roo::strip_numbers(&search) {
+            search = stripped;
+            hint = hint.or(Some(first));
+            if let Some((r, _)) = roo::strip_numbers(&replace) {
+                replace = r;
+            }
+            self.notes.add(
+                "line-numbers-stripped",
+                None,
+                Some(at),
+                "every SEARCH line began with a 'N | ' line number; the numbers were stripped and used as a hint",
+            );
+        }
+        Block {
+            at,
+            search,
+            replace,
+            hint,
         }
     }
 
@@ -352,8 +496,8 @@ impl Parser<'_, '_> {
 
     fn add_block(&mut self, path: &str, block: &Block<'_>) -> Result<(), ParseError> {
         let blank = |ls: &[&str]| ls.iter().all(|l| l.trim().is_empty());
-        if blank(block.search) {
-            return self.add_unanchored(path, block, blank(block.replace));
+        if blank(&block.search) {
+            return self.add_unanchored(path, block, blank(&block.replace));
         }
         let idx = self.file_index(path, false);
         let fp = &mut self.files[idx];
@@ -363,7 +507,7 @@ impl Parser<'_, '_> {
                 format!("'{path}' is created by an earlier block; put this change in that block"),
             ));
         }
-        let pieces = pieces(block.search, block.replace).map_err(|m| syntax(block.at, m))?;
+        let pieces = pieces(&block.search, &block.replace).map_err(|m| syntax(block.at, m))?;
         if pieces.len() > 1 {
             self.notes.add(
                 "elision-split",
@@ -373,15 +517,19 @@ impl Parser<'_, '_> {
             );
         }
         let fp = &mut self.files[idx];
-        for (old, new) in pieces {
+        for (n, (old, new)) in pieces.into_iter().enumerate() {
             let lines = old
                 .iter()
                 .map(|t| Line::new(LineKind::Remove, *t))
                 .chain(new.iter().map(|t| Line::new(LineKind::Add, *t)))
                 .collect();
+            // A start-line hint says where the block's first piece starts.
+            let hint = block.hint.filter(|_| n == 0);
             fp.hunks.push(Hunk {
                 lines,
                 reindent: true,
+                old_start: hint,
+                new_start: hint,
                 ..Hunk::default()
             });
         }
@@ -413,7 +561,7 @@ impl Parser<'_, '_> {
         if creating {
             let idx = self.file_index(path, true);
             let content = self.files[idx].full_content.get_or_insert_with(String::new);
-            for l in block.replace {
+            for l in &block.replace {
                 content.push_str(l);
                 content.push('\n');
             }
@@ -462,6 +610,25 @@ impl Parser<'_, '_> {
     }
 }
 
+/// `lines` without leading and trailing blank lines.
+fn trim_blank<'t>(mut lines: &'t [&'t str]) -> &'t [&'t str] {
+    while lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines = &lines[1..];
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines = &lines[..lines.len() - 1];
+    }
+    lines
+}
+
+/// Whether `run` occurs as consecutive lines of `lines`, each compared after `norm`.
+fn occurs(lines: &[String], run: &[&str], norm: fn(&str) -> &str) -> bool {
+    lines.len() >= run.len()
+        && lines
+            .windows(run.len())
+            .any(|w| w.iter().zip(run).all(|(a, b)| norm(a) == norm(b)))
+}
+
 type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
 
 /// Split SEARCH and REPLACE at their `...` lines when both have the same number of them;
@@ -504,20 +671,42 @@ fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece
     Ok(if changed.is_empty() { all } else { changed })
 }
 
+/// A markdown fence, or aider's `<source>` / `<source>python` / `</source>` tags used as one.
 fn is_fence(trimmed: &str) -> bool {
-    trimmed.starts_with("```") || trimmed.starts_with("~~~")
+    trimmed.starts_with("```")
+        || trimmed.starts_with("~~~")
+        || source_tag(trimmed).is_some()
+        || envelope::wrapper_tag(trimmed).is_some()
+}
+
+/// The info string of a `<source…>` opening tag (empty for none), or `""` for `</source>`.
+fn source_tag(t: &str) -> Option<&str> {
+    if t == "</source>" {
+        return Some("");
+    }
+    let rest = t.strip_prefix("<source")?;
+    let info = rest.strip_prefix('>').or_else(|| {
+        rest.strip_prefix(char::is_whitespace)
+            .and_then(|r| r.strip_suffix('>'))
+    })?;
+    (!info.contains(['<', '>'])).then_some(info.trim())
 }
 
 /// A fence line without an info string: one that closes a fence.
 fn is_bare_fence(line: &str) -> bool {
     let t = line.trim();
-    t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~'))
+    t == "</source>"
+        || envelope::wrapper_tag(t) == Some(true)
+        || (t.len() >= 3 && (t.chars().all(|c| c == '`') || t.chars().all(|c| c == '~')))
 }
 
 /// ```` ```src/a.py ```` or ```` ```python src/a.py ````: a path in the info string, told
 /// from a language name by its `.` or `/`.
 fn fence_info_path(fence: &str) -> Option<String> {
-    let info = fence.trim_start_matches(['`', '~']).trim();
+    if envelope::wrapper_tag(fence).is_some() {
+        return None;
+    }
+    let info = source_tag(fence).unwrap_or_else(|| fence.trim_start_matches(['`', '~']).trim());
     let last = info.split_whitespace().last()?;
     (last.contains('.') || last.contains('/')).then(|| normalise(last))
 }
@@ -528,6 +717,9 @@ fn fence_info_path(fence: &str) -> Option<String> {
 /// existing file among its words; a bare word is a path only when it exists, so a stray
 /// `python` line is never taken for a file name.
 fn clean_path(line: &str, probe: &dyn PathProbe) -> Option<String> {
+    if let Some(p) = envelope::path_tag(line.trim()) {
+        return Some(normalise(p));
+    }
     let mut t = line.trim().trim_start_matches('#').trim();
     for prefix in ["File:", "file:", "Filename:", "filename:", "Path:", "path:"] {
         if let Some(rest) = t.strip_prefix(prefix) {

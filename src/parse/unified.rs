@@ -4,6 +4,7 @@
 //! `git apply` skips leading garbage. Hunk counts are read only as a hint for where a hunk
 //! ends; the real counts are recomputed from the lines.
 
+use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
 use crate::quote::{quoted_end, unquote};
@@ -49,6 +50,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         file_starts: Vec::new(),
         last_hunk: None,
         hunkless_end: None,
+        target: Target::default(),
     };
     p.run()?;
     if let Some(cut) = p.truncation(text.ends_with('\n')) {
@@ -104,6 +106,57 @@ struct Parser<'a> {
     /// Where the last file section ended, when it is a header that promises hunks (or says
     /// nothing) and has none.
     hunkless_end: Option<usize>,
+    /// The file the section being read is about, for telling its unprefixed context lines
+    /// from prose.
+    target: Target,
+}
+
+/// The work-tree file a section's hunks are about, read only when a hunk needs it.
+#[derive(Default)]
+struct Target {
+    /// The paths the header could mean, most likely first.
+    paths: Vec<String>,
+    lines: Option<Option<FileLines>>,
+}
+
+impl Target {
+    fn of(h: &Header) -> Target {
+        let mut paths: Vec<String> = Vec::new();
+        let mut push = |p: &str| {
+            if p != "/dev/null" && !p.is_empty() && !paths.iter().any(|q| q == p) {
+                paths.push(p.to_string());
+            }
+        };
+        for side in [&h.rename_from, &h.copy_from].into_iter().flatten() {
+            push(side);
+        }
+        if let Some((a, b)) = &h.git_line {
+            push(&strip_one(a));
+            push(&strip_one(b));
+        }
+        for side in [&h.minus, &h.plus].into_iter().flatten() {
+            push(&strip_one(side));
+            push(side);
+        }
+        Target { paths, lines: None }
+    }
+
+    fn lines(&mut self, probe: &dyn PathProbe) -> Option<&FileLines> {
+        let paths = &self.paths;
+        self.lines
+            .get_or_insert_with(|| {
+                paths
+                    .iter()
+                    .find_map(|p| probe.content(p))
+                    .map(|b| FileLines::new(&b))
+            })
+            .as_ref()
+    }
+
+    /// Whether `line` is one of the file's lines, as written.
+    fn has(&mut self, probe: &dyn PathProbe, line: &str) -> bool {
+        self.lines(probe).is_some_and(|f| f.has(line))
+    }
 }
 
 /// What the end of a hunk's body looked like, for telling a miscount from a cut-off stream.
@@ -259,6 +312,7 @@ impl Parser<'_> {
             h.plus = Some(header_path(&self.lines[self.pos + 1][4..]));
             self.pos += 2;
         }
+        self.target = Target::of(&h);
         let mut hunks = Vec::new();
         let mut body_notices = Vec::new();
         let mut tail = None;
@@ -457,6 +511,10 @@ impl Parser<'_> {
         let mut new_seen = 0usize;
         let mut last_kind: Option<LineKind> = None;
         let mut repaired_tabs = 0usize;
+        // Context lines written without a prefix, and context lines written with a space
+        // (which may be indentation once the hunk shows the first kind): body indices.
+        let mut unprefixed_at: Vec<usize> = Vec::new();
+        let mut spaced_at: Vec<usize> = Vec::new();
         while self.pos < self.lines.len() {
             let l = self.lines[self.pos];
             let counts_need_more = match (parsed.old_count, parsed.new_count) {
@@ -515,8 +573,17 @@ impl Parser<'_> {
                     repaired_tabs += 1;
                     (LineKind::Context, l, false)
                 }
+                // A line of the file as written, inside a hunk the counts say goes on (or
+                // that has none): a context line whose space was dropped.
+                _ if !counts_done && self.target.has(self.probe, l) => {
+                    unprefixed_at.push(body.len());
+                    (LineKind::Context, l, false)
+                }
                 _ => break,
             };
+            if kind == LineKind::Context && l.starts_with(' ') {
+                spaced_at.push(body.len());
+            }
             match kind {
                 LineKind::Context => {
                     old_seen += 1;
@@ -551,6 +618,16 @@ impl Parser<'_> {
             body.truncate(body.len() - drop);
             old_seen -= drop;
             new_seen -= drop;
+        }
+        let rewritten = self.settle_unprefixed(&mut body, &unprefixed_at, &spaced_at);
+        if !unprefixed_at.is_empty() {
+            notices.push(Notice::new(
+                unprefixed::NOTICE,
+                format!(
+                    "hunk at line {header_line}: {} context line(s) had no leading ' ' and were read as context (they are lines of the file as written)",
+                    unprefixed_at.len() + rewritten
+                ),
+            ));
         }
         let empties = body.iter().filter(|(_, e)| *e).count();
         if empties > 0 {
@@ -670,6 +747,24 @@ impl Parser<'_> {
             }),
             _ => None,
         }
+    }
+
+    /// In a hunk whose context lines came without their prefix, read each space-led context
+    /// line the way the file has it; how many were read as written.
+    fn settle_unprefixed(
+        &mut self,
+        body: &mut [(Line, bool)],
+        unprefixed_at: &[usize],
+        spaced_at: &[usize],
+    ) -> usize {
+        if unprefixed_at.is_empty() {
+            return 0;
+        }
+        let Some(file) = self.target.lines(self.probe) else {
+            return 0;
+        };
+        let mut lines: Vec<&mut Line> = body.iter_mut().map(|(l, _)| l).collect();
+        unprefixed::settle(&mut lines, unprefixed_at, spaced_at, file)
     }
 
     /// Whether hunk body lines go on after `i` (used to accept a context line that lost its

@@ -50,6 +50,9 @@ pub enum WarningKind {
     Overwrote,
     /// The hunk repeats an earlier hunk of the same file verbatim; it was applied once.
     DuplicateHunk,
+    /// The hunk's elision lines (`...`) stood for unchanged text: its parts were placed around
+    /// them, in order, and the lines between kept.
+    Elision,
     /// An undo took out only the apply's change: the file was edited since, and those later
     /// edits are kept.
     KeptLaterEdits,

@@ -304,6 +304,10 @@ impl Classification {
 struct Claims {
     applied: bool,
     conflicted: bool,
+    /// How many of the file's reasons came before git moved on to another attempt
+    /// ("Falling back to direct application...") or reported the file applied: failures
+    /// among them were the abandoned attempt's, not the file's.
+    superseded: usize,
 }
 
 struct Reader<'a> {
@@ -316,6 +320,8 @@ struct Reader<'a> {
     /// Pathless messages seen before any `Checking patch` line (no `-v`): they belong to the
     /// next file a message names.
     pending: Vec<Reason>,
+    /// The file the latest message named, for a pathless line that ends its attempt.
+    last_named: Option<usize>,
 }
 
 impl<'a> Reader<'a> {
@@ -337,6 +343,7 @@ impl<'a> Reader<'a> {
             run: Vec::new(),
             current: None,
             pending: Vec::new(),
+            last_named: None,
         }
     }
 
@@ -369,7 +376,22 @@ impl<'a> Reader<'a> {
             let pending = std::mem::take(&mut self.pending);
             self.files[idx].reasons.extend(pending);
         }
+        self.last_named = Some(idx);
         idx
+    }
+
+    /// The file's attempt so far is over and another follows (or it applied): what went
+    /// wrong until now no longer decides its outcome. 2.32-2.34 print two errors for a
+    /// created file under `--3way` before falling back and applying it cleanly.
+    fn supersede(&mut self, idx: usize) {
+        self.claims[idx].superseded = self.files[idx].reasons.len();
+    }
+
+    /// Whether a failure the file's latest attempt met is among its reasons.
+    fn live_failure(file: &FileResult, claims: &Claims) -> bool {
+        file.reasons[claims.superseded.min(file.reasons.len())..]
+            .iter()
+            .any(Reason::is_failure)
     }
 
     /// The entry for a patch name as `Checking patch`/`Applied patch` print it: one C-quoted
@@ -439,12 +461,20 @@ impl<'a> Reader<'a> {
         } else if let Some(name) = between(line, "Applied patch to '", "' cleanly.") {
             let idx = self.entry_for(name.to_string(), None);
             self.claims[idx].applied = true;
+            self.supersede(idx);
         } else if let Some(name) = between(line, "Applied patch to '", "' with conflicts.") {
             let idx = self.entry_for(name.to_string(), None);
             self.claims[idx].conflicted = true;
         } else if let Some(name) = between(line, "Applied patch ", " cleanly.") {
             let idx = self.entry_for_patch_name(name);
             self.claims[idx].applied = true;
+            self.supersede(idx);
+        } else if line == "Falling back to direct application..." {
+            // From 2.32 `--3way` tries the merge first; errors before this line were the
+            // merge's (for the file being checked, or without -v the last one named).
+            if let Some(idx) = self.current.or(self.last_named) {
+                self.supersede(idx);
+            }
         } else if let Some(rest) = line.strip_prefix("Applying patch ") {
             // "Applying patch X with 1 reject..." / "with 2 rejects...".
             let name = rest.rsplit_once(" with ").map_or(rest, |(n, _)| n);
@@ -648,7 +678,8 @@ impl<'a> Reader<'a> {
             || self
                 .files
                 .iter()
-                .any(|f| f.reasons.iter().any(Reason::is_failure));
+                .zip(&self.claims)
+                .any(|(f, c)| Self::live_failure(f, c));
         let conflicts = self.claims.iter().any(|c| c.conflicted);
         let rejects = self.files.iter().any(|f| f.has("rejected"));
         // Git applies all or nothing (unless --reject); exit 1 without a terminal error is a
@@ -659,9 +690,8 @@ impl<'a> Reader<'a> {
             _ => false,
         };
         for (file, claims) in self.files.iter_mut().zip(&self.claims) {
-            let own_failure = file.reasons.iter().any(Reason::is_failure)
-                || file.has("rejected")
-                || file.has("excluded");
+            let own_failure =
+                Self::live_failure(file, claims) || file.has("rejected") || file.has("excluded");
             file.outcome = if !written {
                 if !own_failure {
                     file.reasons.push(Reason::Aborted);
@@ -841,6 +871,40 @@ mod tests {
         assert_eq!(c.files[0].outcome, Outcome::Skipped);
         assert_eq!(kinds(&c.files[0]), ["aborted"]);
         assert_eq!(c.files[2].outcome, Outcome::Skipped);
+    }
+
+    #[test]
+    fn errors_of_an_abandoned_three_way_attempt_do_not_fail_the_file() {
+        // git 2.32-2.34, --3way on a created file, without and with -v: two errors, then the
+        // fallback applies it cleanly and git exits 0.
+        let quiet = "error: new.txt: does not exist in index\n\
+                     error: cannot read the current contents of 'new.txt'\n\
+                     Falling back to direct application...\n";
+        let verbose = "Checking patch a.txt...\n\
+                       Applied patch to 'a.txt' cleanly.\n\
+                       Checking patch new.txt...\n\
+                       error: new.txt: does not exist in index\n\
+                       error: cannot read the current contents of 'new.txt'\n\
+                       Falling back to direct application...\n\
+                       Applied patch a.txt cleanly.\n\
+                       Applied patch new.txt cleanly.\n";
+        for stderr in [quiet, verbose] {
+            let known = [FileName::new("a.txt"), FileName::new("new.txt")];
+            let c = classify("", stderr, Some(0), &known);
+            assert!(c.written, "{stderr}");
+            let f = c.file("new.txt").expect("named");
+            assert_eq!(f.outcome, Outcome::Applied, "{stderr}");
+            assert_eq!(kinds(f), ["does-not-exist-in-index", "cannot-read-current"]);
+            assert_eq!(c.file("a.txt").expect("a").outcome, Outcome::Applied);
+        }
+        // The same errors with no fallback after them are final.
+        let failed = "Checking patch new.txt...\n\
+                      error: new.txt: does not exist in index\n\
+                      error: cannot read the current contents of 'new.txt'\n\
+                      error: new.txt: patch does not apply\n";
+        let c = classify("", failed, Some(1), &[FileName::new("new.txt")]);
+        assert!(!c.written);
+        assert_eq!(c.files[0].outcome, Outcome::Skipped);
     }
 
     #[test]

@@ -241,6 +241,17 @@ pub enum Claim {
     Repeat {
         of: usize,
     },
+    /// A hunk with elision lines, placed as its parts around them, in file order.
+    Elided {
+        pieces: Vec<(Hunk, Placement)>,
+    },
+    /// A SEARCH block whose elisions stood for `filled` lines of the file each: `hunk` is the
+    /// block with those lines in their place, and `placement` where it fits.
+    Rebuilt {
+        hunk: Hunk,
+        placement: Placement,
+        filled: Vec<usize>,
+    },
     /// Not placed (the file plan is refused then).
     Unplaced,
 }
@@ -747,10 +758,83 @@ fn plan_modify(
     } else {
         locate_hunks(fp, &text, false)
     };
+    // A hunk that fits nowhere as written, with a line standing for unchanged text (`...`,
+    // `// ... existing code ...`): its parts around that line are placed one after another,
+    // each in one place only, and the lines between them are left alone.
+    let mut located = located;
+    let mut elided: Vec<Option<Vec<(Hunk, Placement)>>> = vec![None; fp.hunks.len()];
+    let mut rebuilt_hunks: Vec<Option<(Hunk, Placement, Vec<usize>)>> = vec![None; fp.hunks.len()];
+    if sequential_text.is_none() {
+        let taken: Vec<(usize, usize)> = located
+            .iter()
+            .filter_map(|l| match l {
+                Located::Placed(p) => Some((p.start, p.end)),
+                _ => None,
+            })
+            .collect();
+        for (i, h) in fp.hunks.iter().enumerate() {
+            let unplaced = matches!(located[i], Located::NotFound { .. });
+            if unplaced && repeats[i].is_none() && has_search_elision(h) {
+                match place_search_elided(h, &text, hints[i].searched, &taken) {
+                    Ok((rebuilt, pl, filled)) => {
+                        plan.warnings.push(Warning::new(
+                            WarningKind::Elision,
+                            Some(i + 1),
+                            format!(
+                                "hunk {}: the '...' in its SEARCH text stood for {} line(s) of \
+                                 the file, replaced by the REPLACE text as written",
+                                i + 1,
+                                filled.iter().sum::<usize>()
+                            ),
+                        ));
+                        located[i] = Located::Placed(pl.clone());
+                        rebuilt_hunks[i] = Some((rebuilt, pl, filled));
+                    }
+                    Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+                }
+                continue;
+            }
+            if !unplaced || repeats[i].is_some() || !has_elision(h) {
+                continue;
+            }
+            match place_elided(h, &text, hints[i].searched, &taken) {
+                Ok(pieces) => {
+                    let (first, last) = (&pieces[0].1, &pieces[pieces.len() - 1].1);
+                    plan.warnings.push(Warning::new(
+                        WarningKind::Elision,
+                        Some(i + 1),
+                        format!(
+                            "hunk {}: its elision line(s) stood for unchanged text; its parts \
+                             were placed at lines {} to {}, and the lines between them kept",
+                            i + 1,
+                            first.start + 1,
+                            last.end
+                        ),
+                    ));
+                    located[i] = Located::Placed(first.clone());
+                    elided[i] = Some(pieces);
+                }
+                Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+            }
+        }
+    }
     plan.evidence.claims = located
         .iter()
         .zip(&repeats)
-        .map(|(l, r)| match (l, r) {
+        .zip(&elided)
+        .zip(&rebuilt_hunks)
+        .map(|(((l, r), e), b)| match (l, r) {
+            _ if e.is_some() => Claim::Elided {
+                pieces: e.clone().expect("checked"),
+            },
+            _ if b.is_some() => {
+                let (hunk, placement, filled) = b.clone().expect("checked");
+                Claim::Rebuilt {
+                    hunk,
+                    placement,
+                    filled,
+                }
+            }
             (_, Some(of)) => Claim::Repeat { of: *of },
             (Located::Placed(p), None) => Claim::Placed(p.clone()),
             (Located::AlreadyApplied { start, pass }, None) => Claim::AlreadyApplied {
@@ -762,10 +846,14 @@ fn plan_modify(
         .collect();
     plan.evidence.sequential = sequential_text.is_some();
     plan.evidence.bom_in_text = bom_moved;
-    let exact_everywhere = located.iter().zip(&hints).all(|(l, h)| match l {
-        Located::Placed(p) => p.pass == Pass::Exact && Some(p.start) == h.stated,
-        _ => false,
-    });
+    let exact_everywhere = located
+        .iter()
+        .zip(&hints)
+        .zip(&elided)
+        .all(|((l, h), e)| match l {
+            Located::Placed(p) => e.is_none() && p.pass == Pass::Exact && Some(p.start) == h.stated,
+            _ => false,
+        });
 
     // A three-way engine reads the work tree, so only for paths this plan has not changed.
     let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
@@ -822,6 +910,8 @@ fn plan_modify(
     }
 
     let mut placed: Vec<(&Hunk, &Placement)> = Vec::new();
+    // For each entry of `placed`: the patch's hunk it comes from (an elided hunk has parts).
+    let mut placed_from: Vec<usize> = Vec::new();
     let mut failed = false;
     let mut all_already = true;
     let mut loosest: Option<Pass> = None;
@@ -840,7 +930,23 @@ fn plan_modify(
                 loosest = loosest.max(Some(p.pass));
                 plan.warnings
                     .extend(diagnose::placement_warnings(i + 1, p, hint.searched));
-                placed.push((&fp.hunks[i], p));
+                match (&elided[i], &rebuilt_hunks[i]) {
+                    (_, Some((rebuilt, pl, _))) => {
+                        placed.push((rebuilt, pl));
+                        placed_from.push(i);
+                    }
+                    (Some(pieces), None) => {
+                        for (h, pl) in pieces {
+                            loosest = loosest.max(Some(pl.pass));
+                            placed.push((h, pl));
+                            placed_from.push(i);
+                        }
+                    }
+                    (None, None) => {
+                        placed.push((&fp.hunks[i], p));
+                        placed_from.push(i);
+                    }
+                }
             }
             Located::AlreadyApplied { start, pass } => {
                 r.status = HunkStatus::AlreadyApplied;
@@ -895,13 +1001,12 @@ fn plan_modify(
     }
     // After an indentation-blind match, the added lines must be indentable the file's way
     // (hunks applied one after another were checked as they went).
-    for (hunk, p) in placed.iter().filter(|_| sequential_text.is_none()) {
+    for ((hunk, p), &i) in placed
+        .iter()
+        .zip(&placed_from)
+        .filter(|_| sequential_text.is_none())
+    {
         if let Err(why) = splice::IndentMap::learn(hunk, p, &text) {
-            let i = fp
-                .hunks
-                .iter()
-                .position(|h| std::ptr::eq(h, *hunk))
-                .expect("placed hunks come from fp");
             plan.hunks[i].status = HunkStatus::NotFound;
             plan.hunks[i].reason = Some(why);
             failed = true;
@@ -939,6 +1044,208 @@ fn plan_modify(
     };
     push_writes(&mut writes, out.encode());
     Ok((plan, writes))
+}
+
+fn has_elision(h: &Hunk) -> bool {
+    h.lines
+        .iter()
+        .any(|l| l.kind == LineKind::Context && crate::patch::is_elision(&l.text))
+}
+
+/// The parts of a hunk around its elision lines, as hunks of their own.
+pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
+    let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
+    for l in &h.lines {
+        if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
+            parts.push(Vec::new());
+        } else {
+            parts.last_mut().expect("one part at least").push(l.clone());
+        }
+    }
+    let n = parts.len();
+    parts
+        .into_iter()
+        .enumerate()
+        .filter(|(_, lines)| !lines.is_empty())
+        .map(|(k, lines)| Hunk {
+            old_start: if k == 0 { h.old_start } else { None },
+            new_start: if k == 0 { h.new_start } else { None },
+            section: if k == 0 { h.section.clone() } else { None },
+            anchors: if k == 0 {
+                h.anchors.clone()
+            } else {
+                Vec::new()
+            },
+            lines,
+            old_no_newline: k + 1 == n && h.old_no_newline,
+            new_no_newline: k + 1 == n && h.new_no_newline,
+            at_eof: k + 1 == n && h.at_eof,
+            at_bof: k == 0 && h.at_bof,
+            reindent: h.reindent,
+        })
+        .collect()
+}
+
+/// Place the parts of an elided hunk: the first by the hunk's own rules, each next one after
+/// the one before, where it must fit in one place only. No part may be placed loosely than
+/// a line pass, already be there, or overlap another hunk.
+fn place_elided(
+    h: &Hunk,
+    text: &TextFile,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<Vec<(Hunk, Placement)>, String> {
+    place_in_order(elision_pieces(h), text, hint, taken)
+}
+
+fn elision_refusal(what: &str) -> String {
+    format!("the hunk has an elision line, and {what}; resend it with the elided lines written out")
+}
+
+fn place_in_order(
+    pieces: Vec<Hunk>,
+    text: &TextFile,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<Vec<(Hunk, Placement)>, String> {
+    let why = elision_refusal;
+    if pieces.is_empty()
+        || pieces
+            .iter()
+            .any(|p| p.lines.iter().all(|l| l.text.trim().is_empty()))
+    {
+        return Err(why("a part around it has nothing to anchor it"));
+    }
+    let hay = Haystack::new(&text.lines);
+    let mut prev_end = 0usize;
+    let mut out: Vec<(Hunk, Placement)> = Vec::new();
+    for (k, piece) in pieces.into_iter().enumerate() {
+        let q = Query {
+            hunk: &piece,
+            hint: if k == 0 { hint } else { Some(prev_end) },
+            prev_end,
+            ordered: k > 0,
+            taken,
+            context_width: 3,
+        };
+        let pl = match locate::locate(&hay, &q) {
+            Located::Placed(pl) => pl,
+            Located::AlreadyApplied { .. } => {
+                return Err(why("a part of it is already in the file"))
+            }
+            Located::Ambiguous { .. } => return Err(why("a part of it fits in several places")),
+            Located::NotFound { .. } => return Err(why("a part of it is not in the file")),
+        };
+        let follows = k == 0
+            || (pl.start >= prev_end
+                && matches!(pl.decided_by, DecidedBy::Unique | DecidedBy::Order));
+        if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() || !follows {
+            return Err(why(
+                "a part of it is not in one place after the part before",
+            ));
+        }
+        if taken.iter().any(|&(a, b)| pl.start < b && a < pl.end) {
+            return Err(why("a part of it overlaps another hunk"));
+        }
+        prev_end = pl.end;
+        out.push((piece, pl));
+    }
+    Ok(out)
+}
+
+/// Whether a SEARCH block (a hunk of removed then added lines) has an elision among its
+/// removed lines, while its REPLACE is written out.
+fn has_search_elision(h: &Hunk) -> bool {
+    h.reindent
+        && h.lines
+            .iter()
+            .any(|l| l.kind == LineKind::Remove && crate::patch::is_elision(&l.text))
+        && !h
+            .lines
+            .iter()
+            .any(|l| l.kind != LineKind::Remove && crate::patch::is_elision(&l.text))
+}
+
+/// A SEARCH block whose `...` stands for lines of the file: its parts around the elisions are
+/// found one after another, each in one place, and the block is rebuilt with the file's lines
+/// in place of each elision (removed, as the block replaces them; the REPLACE text, written
+/// out, brings back what it keeps). Returns the rebuilt hunk, where it fits, and how many
+/// lines each elision stood for.
+fn place_search_elided(
+    h: &Hunk,
+    text: &TextFile,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<(Hunk, Placement, Vec<usize>), String> {
+    let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
+    for l in h.old_lines() {
+        if crate::patch::is_elision(&l.text) {
+            parts.push(Vec::new());
+        } else {
+            let mut c = l.clone();
+            c.kind = LineKind::Context;
+            parts.last_mut().expect("one part at least").push(c);
+        }
+    }
+    if parts.iter().any(Vec::is_empty) {
+        return Err(elision_refusal(
+            "it starts or ends the SEARCH text, so nothing bounds it",
+        ));
+    }
+    let pieces: Vec<Hunk> = parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, lines)| Hunk {
+            old_start: if k == 0 { h.old_start } else { None },
+            lines,
+            reindent: h.reindent,
+            ..Hunk::default()
+        })
+        .collect();
+    let placed = place_in_order(pieces, text, hint, taken)?;
+    // The file's own lines carry the file's indentation: with parts that matched only when
+    // ignoring indentation, they would out-vote how the REPLACE text is to be re-indented.
+    if placed.iter().any(|(_, pl)| pl.pass.ignores_indentation()) {
+        return Err(elision_refusal(
+            "the SEARCH text is indented differently from the file",
+        ));
+    }
+    let filled: Vec<usize> = placed
+        .windows(2)
+        .map(|w| w[1].1.start - w[0].1.end)
+        .collect();
+    let mut lines = Vec::with_capacity(h.lines.len());
+    let mut k = 0usize;
+    for l in &h.lines {
+        if l.kind == LineKind::Remove && crate::patch::is_elision(&l.text) {
+            let (from, to) = (placed[k].1.end, placed[k + 1].1.start);
+            lines.extend(
+                text.lines[from..to]
+                    .iter()
+                    .map(|t| crate::patch::Line::new(LineKind::Remove, t.clone())),
+            );
+            k += 1;
+        } else {
+            lines.push(l.clone());
+        }
+    }
+    let rebuilt = Hunk { lines, ..h.clone() };
+    let start = placed[0].1.start;
+    let hay = Haystack::new(&text.lines);
+    let q = Query {
+        hunk: &rebuilt,
+        hint: Some(start),
+        prev_end: 0,
+        ordered: false,
+        taken,
+        context_width: 3,
+    };
+    match locate::locate(&hay, &q) {
+        Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),
+        _ => Err(elision_refusal(
+            "the SEARCH text with the file's lines in its place does not fit in one place",
+        )),
+    }
 }
 
 /// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it

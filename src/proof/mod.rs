@@ -410,7 +410,12 @@ fn check_text(
                 let original = fp.hunks.get(*of).filter(|_| *of < i);
                 let applied = matches!(
                     ev.claims.get(*of),
-                    Some(Claim::Placed(_) | Claim::AlreadyApplied { .. })
+                    Some(
+                        Claim::Placed(_)
+                            | Claim::AlreadyApplied { .. }
+                            | Claim::Elided { .. }
+                            | Claim::Rebuilt { .. }
+                    )
                 );
                 if !original.is_some_and(|o| o.lines == h.lines) || !applied {
                     return Err(fail(
@@ -418,6 +423,50 @@ fn check_text(
                         Some(i + 1),
                         format!("called a repeat of hunk {}, which it is not", of + 1),
                     ));
+                }
+            }
+            Claim::Rebuilt {
+                hunk,
+                placement,
+                filled,
+            } => {
+                if ev.sequential {
+                    return Err(fail(
+                        p,
+                        Some(i + 1),
+                        "a rebuilt hunk among overlapping hunks",
+                    ));
+                }
+                check_rebuilt(p, i, h, hunk, filled)?;
+                placed.push((i, hunk, placement));
+                if placement.end == cur.len() {
+                    final_newline = match (h.old_no_newline, h.new_no_newline) {
+                        (false, true) => Some(false),
+                        (true, false) => Some(true),
+                        _ => final_newline,
+                    };
+                }
+            }
+            Claim::Elided { pieces } => {
+                if ev.sequential {
+                    return Err(fail(
+                        p,
+                        Some(i + 1),
+                        "an elided hunk among overlapping hunks",
+                    ));
+                }
+                check_pieces(p, i, h, pieces)?;
+                for (piece, pl) in pieces {
+                    placed.push((i, piece, pl));
+                }
+                if let Some((_, pl)) = pieces.last() {
+                    if pl.end == cur.len() {
+                        final_newline = match (h.old_no_newline, h.new_no_newline) {
+                            (false, true) => Some(false),
+                            (true, false) => Some(true),
+                            _ => final_newline,
+                        };
+                    }
                 }
             }
             Claim::Placed(pl) => {
@@ -445,6 +494,86 @@ fn check_text(
         reverse(p, &placed, &old, &new)?;
     }
     Ok(())
+}
+
+/// A rebuilt SEARCH block is the block with each removed elision line replaced by `filled`
+/// removed lines, and nothing else changed; the placement check then holds those lines to the
+/// file.
+fn check_rebuilt(
+    p: &FilePlan,
+    i: usize,
+    h: &Hunk,
+    rebuilt: &Hunk,
+    filled: &[usize],
+) -> Result<(), Failure> {
+    let bad = || {
+        fail(
+            p,
+            Some(i + 1),
+            "the rebuilt SEARCH block is not the block with its elisions filled in",
+        )
+    };
+    let mut at = 0usize;
+    let mut k = 0usize;
+    for l in &h.lines {
+        if l.kind == LineKind::Remove && crate::patch::is_elision(&l.text) {
+            let n = *filled.get(k).ok_or_else(bad)?;
+            let run = rebuilt.lines.get(at..at + n).ok_or_else(bad)?;
+            if run.iter().any(|r| r.kind != LineKind::Remove) {
+                return Err(bad());
+            }
+            at += n;
+            k += 1;
+        } else {
+            if rebuilt.lines.get(at) != Some(l) {
+                return Err(bad());
+            }
+            at += 1;
+        }
+    }
+    let pins = rebuilt.at_bof == h.at_bof && rebuilt.at_eof == h.at_eof;
+    if at == rebuilt.lines.len() && k == filled.len() && pins {
+        Ok(())
+    } else {
+        Err(bad())
+    }
+}
+
+/// An elided hunk's parts are exactly its runs of lines between elision lines, with the
+/// hunk's pins on the first and last, placed in order.
+fn check_pieces(
+    p: &FilePlan,
+    i: usize,
+    h: &Hunk,
+    pieces: &[(Hunk, Placement)],
+) -> Result<(), Failure> {
+    let mut runs: Vec<Vec<&crate::patch::Line>> = vec![Vec::new()];
+    for l in &h.lines {
+        if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
+            runs.push(Vec::new());
+        } else {
+            runs.last_mut().expect("a run").push(l);
+        }
+    }
+    runs.retain(|r| !r.is_empty());
+    let same = runs.len() == pieces.len()
+        && runs.iter().zip(pieces).all(|(r, (piece, _))| {
+            r.len() == piece.lines.len() && r.iter().zip(&piece.lines).all(|(a, b)| **a == *b)
+        });
+    let pins = pieces.first().is_some_and(|(f, _)| f.at_bof == h.at_bof)
+        && pieces.last().is_some_and(|(l, _)| l.at_eof == h.at_eof)
+        && pieces
+            .windows(2)
+            .all(|w| w[1].1.start >= w[0].1.end && !w[0].0.at_eof && !w[1].0.at_bof);
+    if same && pins {
+        Ok(())
+    } else {
+        Err(fail(
+            p,
+            Some(i + 1),
+            "the parts placed for the elided hunk are not its lines around its elisions, in order",
+        ))
+    }
 }
 
 /// Apply non-overlapping placements, sorted by start, to `cur`: the proof's own splice.

@@ -1,5 +1,6 @@
-//! The human rendering of a Report: the diff that was written (coloured like git's), then one
-//! line per file with, under a failure, its diagnostics; then notices and a total.
+//! The human rendering of a Report, split as git splits its output: the diff that was written
+//! (coloured like git's) and one line per applied file on stdout; refusals with their
+//! diagnostics, warnings, notices and errors on stderr; `-q` and `-v` say less or more.
 
 use std::fmt::Write as _;
 
@@ -14,21 +15,67 @@ use crate::plan::{HunkResult, HunkStatus};
 /// Line numbers listed for an ambiguous hunk before the rest are counted.
 const MAX_LISTED: usize = 12;
 
-/// The report without colour.
-pub fn render(r: &Report) -> String {
-    render_with(r, Palette::PLAIN)
+/// How much the human report says (`-q`, default, `-v`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Verbosity {
+    /// Only what went wrong, on standard error; the exit status says the rest.
+    Quiet,
+    #[default]
+    Normal,
+    /// Also each file's strategies and the git commands run.
+    Verbose,
 }
 
-pub fn render_with(r: &Report, p: Palette) -> String {
+/// How to render: each stream's colours, and how much to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options<'c> {
+    pub stdout: Palette<'c>,
+    pub stderr: Palette<'c>,
+    pub verbosity: Verbosity,
+}
+
+impl Options<'static> {
+    pub const PLAIN: Options<'static> = Options {
+        stdout: Palette::PLAIN,
+        stderr: Palette::PLAIN,
+        verbosity: Verbosity::Normal,
+    };
+}
+
+/// The report split as git splits its output: what was written (the diff, the files that
+/// applied, the snapshot, the total of a success) on standard output; refusals, warnings,
+/// notices, hook output and errors on standard error.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Notices that are the result itself rather than a remark about the run.
+const RESULT_NOTICES: [&str; 2] = ["undone", "undo-checked"];
+
+/// The report without colour, both streams in one text (stdout's part first).
+pub fn render(r: &Report) -> String {
+    let both = render_with(r, &Options::PLAIN);
+    format!("{}{}", both.stdout, both.stderr)
+}
+
+pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
+    let quiet = o.verbosity == Verbosity::Quiet;
+    let (po, pe) = (o.stdout, o.stderr);
     let mut out = String::new();
+    let mut err = String::new();
+    if o.verbosity == Verbosity::Verbose {
+        strategies(&mut err, r);
+    }
     for e in &r.errors {
         let _ = writeln!(
-            out,
+            err,
             "{}",
-            p.paint(Style::Bad, &format!("error: {}", e.message))
+            pe.paint(Style::Bad, &format!("error: {}", e.message))
         );
     }
-    if shows_diff(r) {
+    if shows_diff(r) && !quiet {
         let renames: Vec<(&str, &str)> = r
             .files
             .iter()
@@ -36,54 +83,190 @@ pub fn render_with(r: &Report, p: Palette) -> String {
             .filter_map(|f| f.old_path.as_deref().map(|o| (o, f.path.as_str())))
             .collect();
         for d in diff::diffs(&r.changes, &renames) {
-            file_diff(&mut out, &d, p);
+            file_diff(&mut out, &d, po);
         }
     }
     for f in &r.files {
-        file_line(&mut out, f, r.check, p);
-        for pr in &f.problems {
-            let _ = writeln!(out, "    {pr}");
+        let good = matches!(f.status, FileOutcome::Applied | FileOutcome::AlreadyApplied);
+        if good {
+            if !quiet {
+                file_line(&mut out, f, r.check, r.undo, po);
+            }
+        } else {
+            file_line(&mut err, f, r.check, r.undo, pe);
         }
-        if let Some(s) = &f.suggested_path {
-            let _ = writeln!(out, "    closest existing path: {s}");
-            let _ = writeln!(
-                out,
-                "    advice: if {s} is the file you meant, resend the patch with that path"
-            );
+        // Under a failed file, its reasons; an applied file's remarks name it.
+        if !good {
+            for pr in &f.problems {
+                let _ = writeln!(err, "    {pr}");
+            }
+            if let Some(s) = &f.suggested_path {
+                let _ = writeln!(err, "    closest existing path: {s}");
+                let _ = writeln!(
+                    err,
+                    "    advice: if {s} is the file you meant, resend the patch with that path"
+                );
+            }
         }
         for h in &f.hunks {
             if matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound) {
-                failed_hunk(&mut out, h, p);
+                failed_hunk(&mut err, h, pe);
             }
         }
         for c in &f.conflicts {
             let _ = writeln!(
-                out,
+                err,
                 "    {}",
-                p.paint(Style::Bad, &format!("conflict: {c}"))
+                pe.paint(Style::Bad, &format!("conflict: {c}"))
             );
         }
-        conflict_regions(&mut out, f, p);
-        for w in &f.warnings {
-            let _ = writeln!(
-                out,
-                "    {}",
-                p.paint(Style::Warn, &format!("warning: {}", w.message))
-            );
+        conflict_regions(&mut err, f, pe);
+        if quiet {
+            continue;
+        }
+        for wa in &f.warnings {
+            let text = if good {
+                format!("warning: {}: {}", f.path, wa.message)
+            } else {
+                format!("    warning: {}", wa.message)
+            };
+            let _ = writeln!(err, "{}", pe.paint(Style::Warn, &text));
         }
     }
-    for n in &r.notices {
-        let _ = writeln!(out, "notice: {}", n.message);
+    for n in r.notices.iter().filter(|_| !quiet) {
+        if RESULT_NOTICES.contains(&n.kind.as_str()) {
+            let _ = writeln!(out, "{}", n.message);
+        } else {
+            let _ = writeln!(err, "notice: {}", n.message);
+        }
     }
     for h in &r.hooks {
-        hook(&mut out, h);
+        if !quiet || !h.passed() {
+            hook(&mut err, h);
+        }
     }
     if let Some(s) = &r.snapshot {
-        let id = s.rsplit('/').next().unwrap_or(s);
-        let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
+        if !quiet {
+            let id = s.rsplit('/').next().unwrap_or(s);
+            if r.undo {
+                let _ = writeln!(
+                    out,
+                    "snapshot: {s} (to take this undo back: git llm-apply undo {id})"
+                );
+            } else {
+                let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
+            }
+        }
     }
-    total(&mut out, r, p);
+    if r.status == RunStatus::Refused {
+        total(&mut err, r, pe);
+    } else if !quiet {
+        total(&mut out, r, po);
+    }
+    Rendered {
+        stdout: out,
+        stderr: err,
+    }
+}
+
+/// `-v`: per file, the strategies in the order the planner tries them (DESIGN §4) and
+/// where each hunk landed.
+fn strategies(out: &mut String, r: &Report) {
+    use crate::plan::Strategy;
+    for f in &r.files {
+        if f.status == FileOutcome::Refused {
+            let _ = writeln!(
+                out,
+                "verbose: {}: tried exact, 3way, history-3way, text: none fits",
+                f.path
+            );
+            continue;
+        }
+        let exact = f.hunks.iter().all(|h| {
+            h.status == HunkStatus::Applied
+                && h.offset.unwrap_or(0) == 0
+                && h.pass
+                    .is_none_or(|p| p == crate::plan::normalize::Pass::Exact)
+        });
+        let tried: Vec<String> = match f.strategy {
+            Strategy::File => vec!["file: a whole-file operation".into()],
+            Strategy::Exact => vec!["exact: every hunk at its line numbers".into()],
+            Strategy::ThreeWay | Strategy::HistoryThreeWay => {
+                let base = f
+                    .base
+                    .as_ref()
+                    .map(|b| format!(" against {} {} ({})", b.kind, short(&b.id), b.path))
+                    .unwrap_or_default();
+                let mut v = vec!["exact: not every hunk at its line numbers".to_string()];
+                if f.strategy == Strategy::HistoryThreeWay {
+                    v.push("3way: no usable preimage blob".into());
+                }
+                v.push(format!(
+                    "{}: {}{base}",
+                    f.strategy.as_str(),
+                    if f.status == FileOutcome::Conflicted {
+                        "merged with conflicts"
+                    } else {
+                        "merged cleanly"
+                    }
+                ));
+                v
+            }
+            Strategy::Text => {
+                let mut v = Vec::new();
+                if !exact {
+                    v.push("exact: not every hunk at its line numbers".to_string());
+                    v.push("3way, history-3way: no clean merge (or not needed)".to_string());
+                }
+                v.push(format!(
+                    "text: {}",
+                    match f.status {
+                        FileOutcome::Refused => "not every hunk placed",
+                        _ => "every hunk placed",
+                    }
+                ));
+                v
+            }
+        };
+        let _ = writeln!(out, "verbose: {}: tried {}", f.path, tried.join("; then "));
+        for h in &f.hunks {
+            let mut bits = vec![match h.status {
+                HunkStatus::Applied => "applied",
+                HunkStatus::AlreadyApplied => "already applied",
+                HunkStatus::Ambiguous => "ambiguous",
+                HunkStatus::NotFound => "not found",
+                HunkStatus::Conflicted => "conflicted",
+            }
+            .to_string()];
+            if let Some(l) = h.line {
+                bits.push(format!("at line {l}"));
+            }
+            if let Some(p) = h.pass {
+                bits.push(format!("pass {}", p.as_str()));
+            }
+            if let Some(off) = h.offset.filter(|o| *o != 0) {
+                bits.push(format!("{off:+} lines from its hint"));
+            }
+            if let Some(n) = h.occurrences.filter(|n| *n > 1) {
+                bits.push(format!("{n} candidate places"));
+            }
+            let _ = writeln!(out, "verbose:     hunk {}: {}", h.index, bits.join(", "));
+        }
+    }
+}
+
+/// `-v`: the git commands the run started, in order.
+pub fn render_commands(commands: &[String]) -> String {
+    let mut out = String::new();
+    for c in commands {
+        let _ = writeln!(out, "verbose: ran {c}");
+    }
     out
+}
+
+/// An object id as git abbreviates it by default.
+fn short(id: &str) -> &str {
+    id.get(..7).unwrap_or(id)
 }
 
 /// The diff is shown for what was written, and for what `--check` says would be.
@@ -96,14 +279,38 @@ fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
         let _ = writeln!(out, "{}", p.paint(Style::FileHeader, h));
     }
     for h in &d.hunks {
-        let _ = writeln!(out, "{}", p.paint(Style::HunkHeader, &h.header));
+        // `@@ -a,b +c,d @@` in one colour, a function name after it in another, as git does.
+        let (frag, func) = match h.header.get(2..).and_then(|t| t.find("@@")) {
+            Some(i) => h.header.split_at(i + 4),
+            None => (h.header.as_str(), ""),
+        };
+        let _ = writeln!(
+            out,
+            "{}{}",
+            p.paint(Style::HunkHeader, frag),
+            p.paint(Style::Func, func)
+        );
         for l in &h.lines {
-            let style = match l.kind {
-                LineKind::Added => Style::Added,
-                LineKind::Removed => Style::Removed,
-                LineKind::Context | LineKind::NoNewline => Style::Dim,
+            let text = visible_cr(&l.text);
+            let line = match l.kind {
+                LineKind::Added => {
+                    // Trailing whitespace an added line brings is shown, as git shows it.
+                    let keep = text.trim_end_matches([' ', '\t']).len().max(1);
+                    let (body, tail) = text.split_at(keep.min(text.len()));
+                    if p.enabled() && !tail.is_empty() {
+                        format!(
+                            "{}{}",
+                            p.paint(Style::Added, body),
+                            p.paint(Style::Whitespace, tail)
+                        )
+                    } else {
+                        p.paint(Style::Added, &text)
+                    }
+                }
+                LineKind::Removed => p.paint(Style::Removed, &text),
+                LineKind::Context | LineKind::NoNewline => p.paint(Style::Context, &text),
             };
-            let _ = writeln!(out, "{}", p.paint(style, &visible_cr(&l.text)));
+            let _ = writeln!(out, "{line}");
         }
     }
 }
@@ -117,7 +324,7 @@ fn visible_cr(s: &str) -> String {
     }
 }
 
-fn file_line(out: &mut String, f: &FileReport, check: bool, p: Palette) {
+fn file_line(out: &mut String, f: &FileReport, check: bool, undo: bool, p: Palette) {
     let (letter, style) = match f.status {
         FileOutcome::Refused => ("!", Style::Bad),
         FileOutcome::Skipped => ("-", Style::Dim),
@@ -150,7 +357,16 @@ fn file_line(out: &mut String, f: &FileReport, check: bool, p: Palette) {
         .as_ref()
         .map(|m| format!(" mode {} -> {}", m.old, m.new))
         .unwrap_or_default();
+    // An undo's paths are restored from its snapshot; only a merge that kept later edits
+    // says how.
+    let restored = match f.strategy {
+        crate::plan::Strategy::File => "restored".to_string(),
+        _ => format!("restored via {how}"),
+    };
     let tail = match f.status {
+        FileOutcome::Applied if undo && check => format!("{counts}{mode} would be {restored}"),
+        FileOutcome::Applied if undo => format!("{counts}{mode} {restored}"),
+        FileOutcome::AlreadyApplied if undo => " already restored".to_string(),
         FileOutcome::Applied if check => format!("{counts}{mode} would apply via {how}"),
         FileOutcome::Applied => format!("{counts}{mode} via {how}"),
         FileOutcome::AlreadyApplied => " already applied".to_string(),
@@ -400,6 +616,18 @@ fn total(out: &mut String, r: &Report, p: Palette) {
         }
     };
     let line = match r.status {
+        RunStatus::Applied if r.undo => {
+            format!("Restored {} (+{} -{})", files(s.files), s.added, s.removed)
+        }
+        RunStatus::AlreadyApplied if r.undo => {
+            "Nothing to undo: every path already holds its pre-apply content".to_string()
+        }
+        RunStatus::Checked if r.undo => format!(
+            "Check passed: would restore {} (+{} -{}); nothing written",
+            files(s.files),
+            s.added,
+            s.removed
+        ),
         RunStatus::Applied => format!("Applied {} (+{} -{})", files(s.files), s.added, s.removed),
         RunStatus::AlreadyApplied => "Already applied: nothing to do".to_string(),
         RunStatus::Checked => format!(
@@ -446,18 +674,25 @@ fn total(out: &mut String, r: &Report, p: Palette) {
 
 /// The `log` listing: one line per snapshot, newest first —
 /// `<id>  <time>  <status>  <files> (+a -r)  <intent>`.
-pub fn render_log(log: &super::log::LogReport) -> String {
+/// Its notices (a recovered apply) go to standard error, as the apply report's do.
+pub fn render_log(log: &super::log::LogReport, verbosity: Verbosity) -> Rendered {
     use super::log::LogStatus;
     let mut out = String::new();
-    for n in &log.notices {
-        let _ = writeln!(out, "notice: {}", n.message);
+    let mut err = String::new();
+    for n in log.notices.iter().filter(|_| verbosity != Verbosity::Quiet) {
+        let _ = writeln!(err, "notice: {}", n.message);
     }
     if log.snapshots.is_empty() {
-        let _ = writeln!(
-            out,
-            "No applies recorded (every apply records one unless --no-snapshot is given)"
-        );
-        return out;
+        if verbosity != Verbosity::Quiet {
+            let _ = writeln!(
+                out,
+                "No applies recorded (every apply records one unless --no-snapshot is given)"
+            );
+        }
+        return Rendered {
+            stdout: out,
+            stderr: err,
+        };
     }
     let width = log
         .snapshots
@@ -480,14 +715,22 @@ pub fn render_log(log: &super::log::LogReport) -> String {
             (Some(u), None) => format!("undo of {u}"),
             (None, None) => format!("({})", e.paths.join(", ")),
         };
+        // Another worktree's snapshot says whose it is: it is undone there.
+        let whose = match (&e.worktree, e.this_worktree) {
+            (Some(w), false) => format!("  [worktree {w}]"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}",
+            "{id:>width$}  {time}  {status:<7}  {files} (+{added} -{removed})  {what}{whose}",
             id = e.id,
             time = e.time.replacen('T', " ", 1),
             added = e.added,
             removed = e.removed,
         );
     }
-    out
+    Rendered {
+        stdout: out,
+        stderr: err,
+    }
 }

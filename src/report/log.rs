@@ -41,6 +41,13 @@ pub struct LogEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<u64>,
     pub paths: Vec<String>,
+    /// The work tree the apply wrote (absolute path); absent for snapshots recorded before
+    /// worktrees were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
+    /// Whether the snapshot is this worktree's: `undo` without an id picks among these, and
+    /// another worktree's is undone only there (`-C`, `--worktree`).
+    pub this_worktree: bool,
 }
 
 /// The `log --json` listing.
@@ -52,8 +59,9 @@ pub struct LogReport {
 }
 
 impl LogReport {
-    /// The listing of `infos` (newest first, as `snapshot::list` gives them).
-    pub fn new(infos: &[SnapshotInfo], notices: Vec<Notice>) -> LogReport {
+    /// The listing of `infos` (newest first, as `snapshot::list` gives them), as seen from
+    /// the work tree named `here` ([`crate::snapshot::worktree_name`]).
+    pub fn new(infos: &[SnapshotInfo], notices: Vec<Notice>, here: &str) -> LogReport {
         let iso = |t: gix::date::Time| t.format_or_unix(gix::date::time::format::ISO8601_STRICT);
         let snapshots = infos
             .iter()
@@ -76,6 +84,8 @@ impl LogReport {
                 intent: i.intent.clone(),
                 undoes: i.undoes.map(|u| u.sequence()),
                 paths: i.paths.clone(),
+                worktree: i.worktree.clone(),
+                this_worktree: crate::snapshot::made_in(i, here),
             })
             .collect();
         LogReport {

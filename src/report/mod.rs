@@ -40,6 +40,23 @@ pub enum RunStatus {
     Planned,
 }
 
+impl RunStatus {
+    /// The process's exit status for a run that ended so (DESIGN §2): the one place where an
+    /// outcome becomes a number. `Planned` is never a run's end (a hook reads it before
+    /// anything is decided); it says what an apply that the gate lets through would return.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            RunStatus::Applied
+            | RunStatus::AlreadyApplied
+            | RunStatus::Checked
+            | RunStatus::Planned => 0,
+            RunStatus::Refused => 1,
+            RunStatus::Error => 2,
+            RunStatus::Partial => 3,
+        }
+    }
+}
+
 /// A file's status in the report: the plan's status, or `skipped` for a file that would
 /// have applied but was not written because another file failed (all or nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -150,6 +167,9 @@ pub struct Report {
     /// when it is shown).
     #[serde(skip)]
     pub changes: Vec<Change>,
+    /// The run is an `undo`: what it writes restores, and the human rendering says so.
+    #[serde(skip)]
+    pub undo: bool,
 }
 
 impl Report {
@@ -158,7 +178,7 @@ impl Report {
         Report {
             schema: SCHEMA,
             status: RunStatus::Error,
-            exit_code: 2,
+            exit_code: RunStatus::Error.exit_code(),
             check: false,
             reverse: false,
             format: None,
@@ -173,17 +193,12 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             changes: Vec::new(),
+            undo: false,
         }
     }
 
     /// The report of a planned run. `written` says whether the plan's changes were written.
-    pub fn from_plan(
-        plan: &Plan,
-        format: Format,
-        status: RunStatus,
-        exit_code: i32,
-        written: bool,
-    ) -> Report {
+    pub fn from_plan(plan: &Plan, format: Format, status: RunStatus, written: bool) -> Report {
         let all_or_nothing_failed = matches!(status, RunStatus::Refused);
         let files: Vec<FileReport> = plan
             .files
@@ -201,7 +216,7 @@ impl Report {
         Report {
             schema: SCHEMA,
             status,
-            exit_code,
+            exit_code: status.exit_code(),
             check: false,
             reverse: false,
             format: Some(format),
@@ -213,6 +228,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             changes: plan.changes.clone(),
+            undo: false,
         }
     }
 }

@@ -23,7 +23,18 @@
 //! llm-apply-head: <commit id> | unborn
 //! llm-apply-post-commit: <commit id>
 //! llm-apply-path: <before> <after> <path>                   (one per touched path)
+//! llm-apply-worktree: <work-tree path>                      (optional)
+//! llm-apply-index: <before> <after> <path>                  (optional, one per staged path)
 //! ```
+//!
+//! `llm-apply-worktree` names the work tree the apply wrote (absolute, quoted like a path):
+//! `undo` without an id takes the newest snapshot of the worktree it runs in, and refuses
+//! another worktree's unless told to work there. Snapshots written before the key existed
+//! have none and belong to every worktree, as they did then.
+//!
+//! `llm-apply-index` records, for an `--index` apply, each index entry the apply changed:
+//! stage 0 before and after (`absent` when the path had none). Undo puts an entry back when
+//! it still holds what the apply staged.
 //!
 //! `llm-apply-undoes` marks the snapshot taken before an undo: the sequence of the snapshot
 //! that undo rolled back. Undoing such a snapshot brings the rolled-back change back.
@@ -96,6 +107,10 @@ pub(crate) struct SnapshotRecord {
     /// The commit whose tree holds the touched paths as the apply left them.
     pub post_commit: ObjectId,
     pub paths: Vec<PathRecord>,
+    /// The work tree the apply wrote; `None` in snapshots older than the key.
+    pub worktree: Option<String>,
+    /// The index entries an `--index` apply changed (before = the entry it replaced).
+    pub index: Vec<PathRecord>,
 }
 
 /// What an undo marker's message records.
@@ -156,6 +171,8 @@ const K_REMOVED: &str = "llm-apply-removed";
 const K_HEAD: &str = "llm-apply-head";
 const K_POST: &str = "llm-apply-post-commit";
 const K_PATH: &str = "llm-apply-path";
+const K_WORKTREE: &str = "llm-apply-worktree";
+const K_INDEX: &str = "llm-apply-index";
 
 const NONCE_HEX_DIGITS: usize = 16;
 
@@ -238,14 +255,22 @@ pub(crate) fn render_snapshot(r: &SnapshotRecord) -> String {
         None => line(K_HEAD, &"unborn"),
     }
     line(K_POST, &r.post_commit);
-    for p in &r.paths {
-        let value = format!(
+    let state_line = |p: &PathRecord| {
+        format!(
             "{} {} {}",
             render_state(p.before),
             render_state(p.after),
             quote_path(&p.path)
-        );
-        line(K_PATH, &value);
+        )
+    };
+    for p in &r.paths {
+        line(K_PATH, &state_line(p));
+    }
+    if let Some(w) = &r.worktree {
+        line(K_WORKTREE, &quote_path(w));
+    }
+    for p in &r.index {
+        line(K_INDEX, &state_line(p));
     }
     m
 }
@@ -270,6 +295,7 @@ pub(crate) fn render_undone(r: &UndoneRecord) -> String {
 struct Fields<'a> {
     single: BTreeMap<&'a str, &'a str>,
     paths: Vec<&'a str>,
+    index: Vec<&'a str>,
 }
 
 impl<'a> Fields<'a> {
@@ -286,6 +312,7 @@ impl<'a> Fields<'a> {
         let mut fields = Fields {
             single: BTreeMap::new(),
             paths: Vec::new(),
+            index: Vec::new(),
         };
         for line in block.split('\n') {
             let bad = || MetaError::BadLine {
@@ -302,6 +329,8 @@ impl<'a> Fields<'a> {
             let value = value.strip_prefix(' ').unwrap_or(value);
             if key == K_PATH {
                 fields.paths.push(value);
+            } else if key == K_INDEX {
+                fields.index.push(value);
             } else if fields.single.insert(key, value).is_some() {
                 return Err(MetaError::DuplicateKey {
                     key: key.to_string(),
@@ -461,11 +490,28 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
     let mut seen = HashSet::new();
     let mut paths = Vec::with_capacity(f.paths.len());
     for value in &f.paths {
-        let record = parse_path_line(value)?;
+        let record = parse_path_line(K_PATH, value)?;
         if !seen.insert(record.path.clone()) {
             return Err(MetaError::DuplicatePath { path: record.path });
         }
         paths.push(record);
+    }
+    let worktree = match f.single.get(K_WORKTREE) {
+        None => None,
+        Some(text) => Some(unquote_path(text).ok_or_else(|| MetaError::BadValue {
+            key: K_WORKTREE,
+            value: text.to_string(),
+            reason: "expected a path",
+        })?),
+    };
+    let mut staged = HashSet::new();
+    let mut index = Vec::with_capacity(f.index.len());
+    for value in &f.index {
+        let record = parse_path_line(K_INDEX, value)?;
+        if !staged.insert(record.path.clone()) {
+            return Err(MetaError::DuplicatePath { path: record.path });
+        }
+        index.push(record);
     }
     Ok(SnapshotRecord {
         sequence,
@@ -481,6 +527,8 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
         head,
         post_commit,
         paths,
+        worktree,
+        index,
     })
 }
 
@@ -500,9 +548,9 @@ pub(crate) fn parse_undone(message: &[u8]) -> Result<UndoneRecord, MetaError> {
     })
 }
 
-fn parse_path_line(value: &str) -> Result<PathRecord, MetaError> {
+fn parse_path_line(key: &'static str, value: &str) -> Result<PathRecord, MetaError> {
     let bad = |reason| MetaError::BadValue {
-        key: K_PATH,
+        key,
         value: value.to_string(),
         reason,
     };
@@ -698,7 +746,33 @@ mod tests {
                     after: Recorded::Absent,
                 },
             ],
+            worktree: Some("/work/tree with space".to_string()),
+            index: vec![PathRecord {
+                path: "src/lib.rs".to_string(),
+                before: Recorded::Blob {
+                    id: id(3),
+                    mode: MODE_FILE,
+                },
+                after: Recorded::Blob {
+                    id: id(4),
+                    mode: MODE_EXEC,
+                },
+            }],
         }
+    }
+
+    #[test]
+    fn a_snapshot_without_worktree_or_index_keys_reads_as_before() {
+        let mut r = record();
+        r.worktree = None;
+        r.index = Vec::new();
+        let text = render_snapshot(&r);
+        assert!(!text.contains("llm-apply-worktree"));
+        assert!(!text.contains("llm-apply-index"));
+        assert_eq!(parse_snapshot(text.as_bytes()), Ok(r));
+        let full = render_snapshot(&record());
+        assert!(full.contains("llm-apply-worktree: /work/tree with space\n"));
+        assert_eq!(parse_snapshot(full.as_bytes()), Ok(record()));
     }
 
     fn with_line_replaced(from: &str, to: &str) -> String {

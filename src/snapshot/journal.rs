@@ -6,10 +6,18 @@
 //!
 //! ```text
 //! llm-apply-journal: 1
+//! nonce: 0123456789abcdef
 //! snapshot: 7
 //! pid: 12345
 //! path: src/lib.rs
+//! dir: new/dir
 //! ```
+//!
+//! It is written twice. First, before the snapshot exists, without `snapshot:`: the nonce is
+//! the one the snapshot commit will carry, so a run killed before it named the snapshot here
+//! still finds that snapshot (no file was written yet) and drops it. Then with `snapshot:`,
+//! before the first file write. `dir:` lines name the directories the apply will create, so
+//! a recovery removes them again. A journal from before nonces always names its snapshot.
 
 use std::fs;
 use std::io::{self, Write as _};
@@ -32,8 +40,8 @@ pub enum JournalError {
     },
     #[error("the journal {path} is malformed: {reason}")]
     Malformed { path: PathBuf, reason: String },
-    #[error("an interrupted apply (snapshot {snapshot}) must be resolved before another starts")]
-    AlreadyPending { snapshot: SnapshotId },
+    #[error("an interrupted apply must be resolved before another starts")]
+    AlreadyPending,
     #[error("the lock {lock} does not guard the journal {path} (another worktree's lock)")]
     ForeignLock { lock: PathBuf, path: PathBuf },
 }
@@ -45,22 +53,85 @@ pub enum JournalError {
 pub struct Journal<'lock> {
     _lock: &'lock Lock,
     path: PathBuf,
-    snapshot: SnapshotId,
+    dir: PathBuf,
+    text: Entries,
+}
+
+/// What a journal says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Entries {
+    nonce: Option<String>,
+    snapshot: Option<SnapshotId>,
+    pid: Option<u32>,
+    paths: Vec<String>,
+    dirs: Vec<String>,
+}
+
+impl Entries {
+    fn render(&self) -> String {
+        let mut text = format!("llm-apply-journal: {JOURNAL_VERSION}\n");
+        if let Some(n) = &self.nonce {
+            text.push_str(&format!("nonce: {n}\n"));
+        }
+        if let Some(s) = self.snapshot {
+            text.push_str(&format!("snapshot: {s}\n"));
+        }
+        if let Some(p) = self.pid {
+            text.push_str(&format!("pid: {p}\n"));
+        }
+        for (key, list) in [("path", &self.paths), ("dir", &self.dirs)] {
+            for p in list {
+                text.push_str(&format!("{key}: {}\n", quote_path(p)));
+            }
+        }
+        text
+    }
 }
 
 /// An apply that a previous run started and did not finish.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pending {
-    snapshot: SnapshotId,
-    paths: Vec<String>,
-    pid: Option<u32>,
+    entries: Entries,
     path: PathBuf,
 }
 
 impl<'lock> Journal<'lock> {
-    /// Record durably that the apply of `snapshot` over `paths` starts now. Needs this
-    /// worktree's lock, and no unresolved journal.
+    /// Record durably that an apply over `paths` starts now, whose snapshot will carry
+    /// `nonce` and which will create the directories `dirs`. Needs this worktree's lock,
+    /// and no unresolved journal. Name the snapshot with [`Journal::name_snapshot`] once it
+    /// exists, before the first file write.
     pub fn begin<S: AsRef<str>>(
+        repo: &Repo,
+        lock: &'lock Lock,
+        nonce: &str,
+        paths: impl IntoIterator<Item = S>,
+        dirs: &[String],
+    ) -> Result<Journal<'lock>, JournalError> {
+        let dir = super::state_dir(repo);
+        let path = dir.join(JOURNAL_FILE);
+        check_lock(lock, &dir, &path)?;
+        if read_pending(&path)?.is_some() {
+            return Err(JournalError::AlreadyPending);
+        }
+        let journal = Journal {
+            _lock: lock,
+            path,
+            dir,
+            text: Entries {
+                nonce: Some(nonce.to_string()),
+                snapshot: None,
+                pid: Some(std::process::id()),
+                paths: paths.into_iter().map(|p| p.as_ref().to_string()).collect(),
+                dirs: dirs.to_vec(),
+            },
+        };
+        journal.store()?;
+        Ok(journal)
+    }
+
+    /// Record durably that a write under the existing snapshot `snapshot` over `paths`
+    /// starts now (a rollback of that snapshot's apply), in one step.
+    pub fn begin_named<S: AsRef<str>>(
         repo: &Repo,
         lock: &'lock Lock,
         snapshot: SnapshotId,
@@ -69,33 +140,49 @@ impl<'lock> Journal<'lock> {
         let dir = super::state_dir(repo);
         let path = dir.join(JOURNAL_FILE);
         check_lock(lock, &dir, &path)?;
-        if let Some(pending) = read_pending(&path)? {
-            return Err(JournalError::AlreadyPending {
-                snapshot: pending.snapshot,
-            });
+        if read_pending(&path)?.is_some() {
+            return Err(JournalError::AlreadyPending);
         }
-        let mut text = format!(
-            "llm-apply-journal: {JOURNAL_VERSION}\nsnapshot: {snapshot}\npid: {}\n",
-            std::process::id()
-        );
-        for p in paths {
-            text.push_str("path: ");
-            text.push_str(&quote_path(p.as_ref()));
-            text.push('\n');
-        }
-        write_durably(&dir, &path, text.as_bytes()).map_err(|source| JournalError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(Journal {
+        let journal = Journal {
             _lock: lock,
             path,
-            snapshot,
+            dir,
+            text: Entries {
+                nonce: None,
+                snapshot: Some(snapshot),
+                pid: Some(std::process::id()),
+                paths: paths.into_iter().map(|p| p.as_ref().to_string()).collect(),
+                dirs: Vec::new(),
+            },
+        };
+        journal.store()?;
+        Ok(journal)
+    }
+
+    /// The snapshot exists: say which it is, durably, before any file is written.
+    pub fn name_snapshot(&mut self, snapshot: SnapshotId) -> Result<(), JournalError> {
+        self.text.snapshot = Some(snapshot);
+        self.store()
+    }
+
+    /// Take the snapshot's name back out (nothing was written, or all was put back), before
+    /// the snapshot is dropped: a crash in between leaves a journal that drops it again.
+    pub fn unname_snapshot(&mut self) -> Result<(), JournalError> {
+        self.text.snapshot = None;
+        self.store()
+    }
+
+    fn store(&self) -> Result<(), JournalError> {
+        write_durably(&self.dir, &self.path, self.text.render().as_bytes()).map_err(|source| {
+            JournalError::Io {
+                path: self.path.clone(),
+                source,
+            }
         })
     }
 
-    pub fn snapshot(&self) -> SnapshotId {
-        self.snapshot
+    pub fn snapshot(&self) -> Option<SnapshotId> {
+        self.text.snapshot
     }
 
     /// The apply's last write is done: remove the journal.
@@ -111,18 +198,43 @@ impl<'lock> Journal<'lock> {
 }
 
 impl Pending {
-    pub fn snapshot(&self) -> SnapshotId {
-        self.snapshot
+    /// The snapshot the interrupted apply wrote its files under; `None` when it died before
+    /// naming one (then it wrote no file, and its snapshot, if made, carries [`Self::nonce`]).
+    pub fn snapshot(&self) -> Option<SnapshotId> {
+        self.entries.snapshot
+    }
+
+    /// The nonce of the interrupted apply's snapshot commit (journals before nonces have none).
+    pub fn nonce(&self) -> Option<&str> {
+        self.entries.nonce.as_deref()
     }
 
     /// The paths the interrupted apply was about to write, in its order.
     pub fn paths(&self) -> &[String] {
-        &self.paths
+        &self.entries.paths
+    }
+
+    /// The directories the interrupted apply was to create, parents first.
+    pub fn dirs(&self) -> &[String] {
+        &self.entries.dirs
     }
 
     /// The process that wrote the journal, if it said.
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        self.entries.pid
+    }
+
+    /// Take the snapshot's name out (see [`Journal::unname_snapshot`]), before dropping it.
+    pub fn unname_snapshot(&mut self, lock: &Lock) -> Result<(), JournalError> {
+        let dir = self.path.parent().unwrap_or(Path::new("")).to_path_buf();
+        check_lock(lock, &dir, &self.path)?;
+        self.entries.snapshot = None;
+        write_durably(&dir, &self.path, self.entries.render().as_bytes()).map_err(|source| {
+            JournalError::Io {
+                path: self.path.clone(),
+                source,
+            }
+        })
     }
 
     /// The interrupted apply has been restored (or completed): forget it.
@@ -147,7 +259,7 @@ pub(crate) fn pending_in_all_worktrees(common_dir: &Path) -> Vec<SnapshotId> {
                 .ok()
                 .flatten()
         })
-        .map(|p| p.snapshot)
+        .filter_map(|p| p.entries.snapshot)
         .collect()
 }
 
@@ -174,11 +286,9 @@ fn read_pending(path: &Path) -> Result<Option<Pending>, JournalError> {
         }
     };
     parse(&text)
-        .map(|(snapshot, paths, pid)| {
+        .map(|entries| {
             Some(Pending {
-                snapshot,
-                paths,
-                pid,
+                entries,
                 path: path.to_path_buf(),
             })
         })
@@ -188,9 +298,7 @@ fn read_pending(path: &Path) -> Result<Option<Pending>, JournalError> {
         })
 }
 
-type Parsed = (SnapshotId, Vec<String>, Option<u32>);
-
-fn parse(bytes: &[u8]) -> Result<Parsed, String> {
+fn parse(bytes: &[u8]) -> Result<Entries, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
     let mut lines = text.lines();
     match lines.next() {
@@ -200,9 +308,7 @@ fn parse(bytes: &[u8]) -> Result<Parsed, String> {
         }
         _ => return Err("it does not start with `llm-apply-journal: 1`".to_string()),
     }
-    let mut snapshot = None;
-    let mut pid = None;
-    let mut paths = Vec::new();
+    let mut e = Entries::default();
     for line in lines {
         let (key, value) = line
             .split_once(": ")
@@ -212,17 +318,30 @@ fn parse(bytes: &[u8]) -> Result<Parsed, String> {
                 let id: SnapshotId = value
                     .parse()
                     .map_err(|_| format!("bad snapshot id {value:?}"))?;
-                if snapshot.replace(id).is_some() {
+                if e.snapshot.replace(id).is_some() {
                     return Err("two snapshot lines".to_string());
                 }
             }
-            "pid" => pid = value.parse().ok(),
-            "path" => paths.push(unquote_path(value).ok_or_else(|| format!("bad path {value:?}"))?),
+            "nonce" => {
+                let valid = !value.is_empty() && value.bytes().all(|b| b.is_ascii_hexdigit());
+                if !valid || e.nonce.replace(value.to_string()).is_some() {
+                    return Err(format!("bad or second nonce line {value:?}"));
+                }
+            }
+            "pid" => e.pid = value.parse().ok(),
+            "path" => e
+                .paths
+                .push(unquote_path(value).ok_or_else(|| format!("bad path {value:?}"))?),
+            "dir" => e
+                .dirs
+                .push(unquote_path(value).ok_or_else(|| format!("bad dir {value:?}"))?),
             _ => {}
         }
     }
-    let snapshot = snapshot.ok_or_else(|| "no snapshot line".to_string())?;
-    Ok((snapshot, paths, pid))
+    if e.snapshot.is_none() && e.nonce.is_none() {
+        return Err("no snapshot line and no nonce".to_string());
+    }
+    Ok(e)
 }
 
 /// Temporary file, fsync, rename over, fsync the directory: after this returns, a crash
@@ -231,9 +350,11 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     let tmp = dir.join(format!("{JOURNAL_FILE}.{}.tmp", std::process::id()));
     let result = (|| {
+        super::fault::mutation("journal: write temporary file");
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        super::fault::mutation("journal: rename into place");
         fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -245,6 +366,7 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 fn remove_durably(path: &Path) -> Result<(), JournalError> {
+    super::fault::mutation("journal: remove");
     match fs::remove_file(path) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -279,10 +401,19 @@ mod tests {
     #[test]
     fn journal_text_is_parsed_back() {
         let text = "llm-apply-journal: 1\nsnapshot: 7\npid: 9\npath: a b\npath: \"x\\ny\"\n";
-        let (id, paths, pid) = parse(text.as_bytes()).expect("valid");
-        assert_eq!(id.to_string(), "7");
-        assert_eq!(paths, vec!["a b".to_string(), "x\ny".to_string()]);
-        assert_eq!(pid, Some(9));
+        let e = parse(text.as_bytes()).expect("valid");
+        assert_eq!(e.snapshot.map(|s| s.to_string()), Some("7".to_string()));
+        assert_eq!(e.paths, vec!["a b".to_string(), "x\ny".to_string()]);
+        assert_eq!(e.pid, Some(9));
+        assert_eq!(e.nonce, None, "a journal from before nonces");
+        let e = Entries {
+            nonce: Some("00ff".to_string()),
+            snapshot: None,
+            pid: Some(3),
+            paths: vec!["new/f.txt".to_string()],
+            dirs: vec!["new".to_string()],
+        };
+        assert_eq!(parse(e.render().as_bytes()), Ok(e));
     }
 
     #[test]
@@ -292,6 +423,7 @@ mod tests {
             "snapshot: 7\n",
             "llm-apply-journal: 2\nsnapshot: 7\n",
             "llm-apply-journal: 1\n",
+            "llm-apply-journal: 1\nnonce: xyz\n",
             "llm-apply-journal: 1\nsnapshot: x\n",
             "llm-apply-journal: 1\nsnapshot: 7\nsnapshot: 8\n",
             "llm-apply-journal: 1\nsnapshot: 7\ngarbage\n",

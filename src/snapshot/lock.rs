@@ -200,6 +200,7 @@ impl Lock {
     fn remove_file_if_ours(&self) -> Result<(), (PathBuf, io::Error)> {
         match fs::read_to_string(&self.path) {
             Ok(content) if content == self.token => {
+                super::fault::mutation("lock: remove");
                 fs::remove_file(&self.path).map_err(|e| (self.path.clone(), e))
             }
             // Someone removed or replaced it by hand: it is no longer ours to remove.
@@ -239,13 +240,16 @@ fn nonce() -> u64 {
 fn create_with_content(dir: &Path, path: &Path, content: &str) -> io::Result<()> {
     let tmp = dir.join(format!("lock.{}.{}.tmp", std::process::id(), nonce()));
     let result = (|| {
+        super::fault::mutation("lock: write temporary file");
         let mut f = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
         f.write_all(content.as_bytes())?;
+        super::fault::mutation("lock: link into place");
         fs::hard_link(&tmp, path)
     })();
+    super::fault::mutation("lock: remove temporary file");
     let _ = fs::remove_file(&tmp);
     result
 }
@@ -307,7 +311,7 @@ fn take_over(dir: &Path, path: &Path, seen: &str) -> io::Result<bool> {
 }
 
 #[cfg(unix)]
-fn process_is_alive(pid: u32) -> bool {
+pub fn process_is_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return true;
     };
@@ -318,7 +322,7 @@ fn process_is_alive(pid: u32) -> bool {
 }
 
 #[cfg(not(unix))]
-fn process_is_alive(_pid: u32) -> bool {
+pub fn process_is_alive(_pid: u32) -> bool {
     // Without a cheap liveness check, never take a lock over; the timeout error says what to do.
     true
 }

@@ -3,6 +3,7 @@
 //! already changed, so a failed apply leaves the tree as it was. `recorded` wraps it in a
 //! snapshot and a journal; `restore` decides what an undo or a crash recovery writes.
 
+pub mod index;
 pub mod recorded;
 pub mod restore;
 
@@ -84,24 +85,6 @@ pub fn put_back(root: &Path, approved: &Approved) -> Vec<String> {
     unrestored
 }
 
-/// `--index`: stage the written paths (additions, changes and deletions), as `git apply
-/// --index` would have. Runs after the work tree is written; failure is reported, not undone.
-pub fn stage(root: &Path, paths: &[&str]) -> Result<(), String> {
-    if paths.is_empty() {
-        return Ok(());
-    }
-    let out = crate::git::Git::new(root)
-        .args(["add", "-A", "-f", "--"])
-        .args(paths)
-        .run()
-        .map_err(|e| e.to_string())?;
-    if out.success() {
-        Ok(())
-    } else {
-        Err(format!("staging the result failed: {}", out.stderr.trim()))
-    }
-}
-
 /// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.
 pub fn set_state(
     root: &Path,
@@ -110,8 +93,10 @@ pub fn set_state(
     created_dirs: &mut Vec<PathBuf>,
 ) -> io::Result<()> {
     let abs = root.join(path);
+    use crate::snapshot::fault::mutation;
     match state {
         None => {
+            mutation("work tree: remove a file");
             match fs::remove_file(&abs) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -131,10 +116,12 @@ pub fn set_state(
                         break;
                     }
                 }
+                mutation("work tree: create directories");
                 fs::create_dir_all(dir)?;
                 missing.reverse();
                 created_dirs.extend(missing);
             }
+            mutation("work tree: write a temporary file");
             let mut tmp = tempfile::Builder::new()
                 .prefix(".llm-apply-")
                 .suffix(".tmp")
@@ -142,6 +129,7 @@ pub fn set_state(
             tmp.write_all(&st.bytes)?;
             tmp.as_file().sync_all()?;
             set_mode(tmp.path(), fs::metadata(&abs).ok(), st.mode)?;
+            mutation("work tree: rename into place");
             tmp.persist(&abs).map_err(|e| e.error)?;
             Ok(())
         }
@@ -187,7 +175,11 @@ fn rollback(
 fn remove_empty_parents(root: &Path, abs: &Path) {
     let mut d = abs.parent().map(Path::to_path_buf);
     while let Some(dir) = d {
-        if dir == root || !dir.starts_with(root) || fs::remove_dir(&dir).is_err() {
+        if dir == root || !dir.starts_with(root) {
+            break;
+        }
+        crate::snapshot::fault::mutation("work tree: remove an empty directory");
+        if fs::remove_dir(&dir).is_err() {
             break;
         }
         d = dir.parent().map(Path::to_path_buf);
@@ -213,7 +205,8 @@ fn set_mode(_path: &Path, _old: Option<fs::Metadata>, _mode: u32) -> io::Result<
     Ok(())
 }
 
-/// Test-only fault injection (documented in tests/README): `GIT_LLM_APPLY_TEST_FAIL_AFTER=N`
+/// Test-only fault injection (documented in tests/README; debug builds only):
+/// `GIT_LLM_APPLY_TEST_FAIL_AFTER=N`
 /// fails the write after N files (and rolls back); `GIT_LLM_APPLY_TEST_KILL_AFTER=N` aborts
 /// the process there, as a crash would.
 struct Fault {
@@ -221,6 +214,12 @@ struct Fault {
     kill: bool,
 }
 
+#[cfg(not(debug_assertions))]
+fn test_fault() -> Option<Fault> {
+    None
+}
+
+#[cfg(debug_assertions)]
 fn test_fault() -> Option<Fault> {
     let get = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
     if let Some(n) = get("GIT_LLM_APPLY_TEST_KILL_AFTER") {

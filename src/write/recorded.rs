@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::index::{self, Staging};
 use super::{write, WriteError, Written};
 use crate::gate::Approved;
 use crate::repo::Repo;
@@ -16,6 +17,9 @@ pub struct Recording<'a> {
     pub repo: &'a Repo,
     pub lock: &'a Lock,
     pub meta: Meta,
+    /// `--index`: the entries to stage once the files are written, still under the journal
+    /// (a recovery puts them back with the files).
+    pub stage: &'a [Staging],
 }
 
 /// A recorded write that went through.
@@ -54,6 +58,12 @@ pub enum RecordError {
 
 /// Record the pre-write state of every path `approved` changes as a snapshot, then write
 /// all or nothing under a journal, then drop snapshots beyond `llm-apply.keep`.
+///
+/// The order makes every prefix of the writes a state that `log` and the next run's
+/// recovery describe truly: the journal (naming the snapshot's nonce) before the snapshot
+/// ref, the snapshot's number in the journal before the first file, an undo's bookkeeping
+/// (the undone marker) before the journal goes, and on a failure the journal's snapshot name
+/// taken out before the snapshot is dropped.
 pub fn write_recorded(
     root: &Path,
     approved: &Approved,
@@ -67,22 +77,40 @@ pub fn write_recorded(
             after: c.after.clone(),
         })
         .collect();
-    let id = snapshot::create(rec.repo, &touched, &rec.meta).map_err(RecordError::Snapshot)?;
-    let journal = match Journal::begin(rec.repo, rec.lock, id, touched.iter().map(|t| &t.path)) {
-        Ok(j) => j,
+    let nonce = snapshot::new_nonce();
+    let dirs = dirs_to_create(root, approved);
+    let mut journal = Journal::begin(
+        rec.repo,
+        rec.lock,
+        &nonce,
+        touched.iter().map(|t| &t.path),
+        &dirs,
+    )
+    .map_err(RecordError::Journal)?;
+    let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce) {
+        Ok(id) => id,
         Err(e) => {
-            // Nothing was written: the snapshot would only list an apply that never happened.
-            let _ = snapshot::discard(rec.repo, id);
-            return Err(RecordError::Journal(e));
+            // No ref was made (or it will be found by its nonce and dropped next time).
+            let _ = journal.finish();
+            return Err(RecordError::Snapshot(e));
         }
     };
+    if let Err(e) = journal.name_snapshot(id) {
+        // Nothing was written: the snapshot would only list an apply that never happened.
+        // The journal still holds the nonce only, so a crash here is tidied up next time.
+        if snapshot::discard(rec.repo, id).is_ok() {
+            let _ = journal.finish();
+        }
+        return Err(RecordError::Journal(e));
+    }
     let written = match write(root, approved) {
         Ok(w) => w,
         Err(e @ WriteError::Rolledback { .. }) => {
             // Every file is back as it was, so there is nothing for a later run to recover;
             // failing to tidy up only costs that later run a no-op restore.
-            let _ = journal.finish();
-            let _ = snapshot::discard(rec.repo, id);
+            if journal.unname_snapshot().is_ok() && snapshot::discard(rec.repo, id).is_ok() {
+                let _ = journal.finish();
+            }
             return Err(RecordError::Write(e));
         }
         Err(e @ WriteError::Partial { .. }) => {
@@ -95,11 +123,23 @@ pub fn write_recorded(
             });
         }
     };
+    let mut warnings = Vec::new();
+    if !rec.stage.is_empty() {
+        if let Err(e) = index::stage(rec.repo, rec.stage) {
+            warnings.push(format!("the files were written, but not staged: {e}"));
+        }
+    }
+    if let Some(target) = rec.meta.undoes {
+        if let Err(e) = snapshot::record_undo(rec.repo, target) {
+            warnings.push(format!(
+                "the files were restored, but marking snapshot {target} undone failed: {e}"
+            ));
+        }
+    }
     journal.finish().map_err(|source| RecordError::Finish {
         snapshot: id,
         source,
     })?;
-    let mut warnings = Vec::new();
     let pruned = match snapshot::keep_from_config(rec.repo)
         .and_then(|keep| snapshot::prune(rec.repo, keep))
     {
@@ -115,4 +155,27 @@ pub fn write_recorded(
         pruned,
         warnings,
     })
+}
+
+/// The directories the write will create (repository-relative, parents first): none of
+/// them exists now, and each lies on the way to a file the write creates.
+fn dirs_to_create(root: &Path, approved: &Approved) -> Vec<String> {
+    let mut dirs: Vec<String> = Vec::new();
+    for c in approved.changes().iter().filter(|c| c.after.is_some()) {
+        let mut missing = Vec::new();
+        let mut rel = Path::new(&c.path).parent();
+        while let Some(d) = rel.filter(|d| !d.as_os_str().is_empty()) {
+            if root.join(d).exists() {
+                break;
+            }
+            missing.push(d.to_string_lossy().replace('\\', "/"));
+            rel = d.parent();
+        }
+        for d in missing.into_iter().rev() {
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+    }
+    dirs
 }

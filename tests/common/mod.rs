@@ -33,6 +33,26 @@ pub fn pinned_env(cmd: &mut Command, home: &Path) {
         .env_remove("GIT_INDEX_FILE");
 }
 
+/// The version of the git tests run, as `[major, minor, patch]`.
+pub fn git_version() -> [u32; 3] {
+    let out = Command::new(git_bin())
+        .arg("--version")
+        .output()
+        .expect("run git --version");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut v = [0; 3];
+    let numbers = text
+        .split_whitespace()
+        .nth(2)
+        .unwrap_or_default()
+        .split('.')
+        .map(|p| p.parse().unwrap_or(0));
+    for (slot, n) in v.iter_mut().zip(numbers) {
+        *slot = n;
+    }
+    v
+}
+
 /// The git binary tests use: the same one the product uses.
 pub fn git_bin() -> String {
     std::env::var("GIT_LLM_APPLY_GIT")
@@ -57,9 +77,24 @@ impl TestRepo {
     pub fn empty() -> TestRepo {
         let dir = tempfile::tempdir().expect("temp dir");
         let r = TestRepo { dir };
-        r.git(&["init", "-q", "-b", "main"]);
+        // `init -b` and `init.defaultBranch` are 2.28's; this spelling works from 2.17.
+        r.git(&["init", "-q"]);
+        r.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
         r.git(&["config", "core.autocrlf", "false"]);
         r
+    }
+
+    /// `git worktree add [-b BRANCH] PATH [COMMIT]`, spelled the way every git from 2.17 takes
+    /// it (`-q` came later; the progress it would hide is captured anyway).
+    pub fn add_worktree(&self, path: &Path, branch: Option<&str>, commit: Option<&str>) {
+        let path = path.to_str().expect("a UTF-8 temp path");
+        let mut args = vec!["worktree", "add"];
+        if let Some(b) = branch {
+            args.extend(["-b", b]);
+        }
+        args.push(path);
+        args.extend(commit);
+        self.git(&args);
     }
 
     /// A repository with `files` committed.
@@ -250,6 +285,14 @@ impl From<Output> for Run {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&run.stdout) {
                 if v.get("schema").is_some() {
                     schema::assert_valid_output(&v);
+                }
+                if let Some(code) = v.get("exit_code") {
+                    assert_eq!(
+                        code.as_i64(),
+                        Some(i64::from(run.code)),
+                        "the document's exit_code is the process's:\n{}",
+                        run.stdout
+                    );
                 }
             }
         }

@@ -181,7 +181,7 @@ fn check_version(dir_name: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let cases = scenarios(&dir);
     assert!(
-        cases.len() >= 90,
+        cases.len() >= 99,
         "{dir_name}: only {} scenarios",
         cases.len()
     );

@@ -216,3 +216,173 @@ fn a_rename_with_changes_shows_as_one_diff_and_a_deletion_as_removed_lines() {
          snapshot: refs/llm-apply/1 (undo with: git llm-apply undo 1)\nApplied 2 files (+1 -2)\n"
     );
 }
+
+// ------------------------------------------------------------------------ git's colours
+
+/// Each character of each line with the SGR codes in force on it: how the text looks on a
+/// terminal, whatever escapes were used to get there.
+fn look(text: &str) -> Vec<Vec<(char, String)>> {
+    text.lines()
+        .map(|line| {
+            let mut out = Vec::new();
+            let mut sgr = String::new();
+            let mut rest = line;
+            while let Some(c) = rest.chars().next() {
+                if let Some(after) = rest.strip_prefix("\x1b[") {
+                    let end = after.find('m').expect("an SGR sequence ends with m");
+                    let codes = &after[..end];
+                    if codes.is_empty() {
+                        sgr.clear();
+                    } else {
+                        sgr.push_str(codes);
+                        sgr.push(';');
+                    }
+                    rest = &after[end + 1..];
+                    continue;
+                }
+                out.push((c, sgr.clone()));
+                rest = &rest[c.len_utf8()..];
+            }
+            out
+        })
+        .collect()
+}
+
+/// The lines from the first hunk header on, as they look.
+fn hunks_look(text: &str) -> Vec<Vec<(char, String)>> {
+    let start = text
+        .find("\x1b[")
+        .map(|_| ())
+        .and(text.lines().position(|l| l.contains("@@")));
+    let lines: Vec<&str> = text.lines().skip(start.expect("a hunk")).collect();
+    look(&lines.join("\n"))
+}
+
+/// Apply the good patch's app.py hunk in colour with `config` set; our diff and `git diff`'s.
+fn ours_and_gits(config: &[(&str, &str)]) -> (String, String) {
+    let r = repo();
+    for (k, v) in config {
+        r.git(&["config", k, v]);
+    }
+    let patch = diff(
+        "src/app.py",
+        "@@ -4,3 +4,4 @@\n line6\n-line7\n+LINE7\n+line7b   \n line8\n",
+    );
+    let run = r.apply(&["--color=always"], &patch);
+    run.code(0);
+    let ours: String = run
+        .stdout
+        .lines()
+        .take_while(|l| !l.contains("src/app.py (+"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // git would show a function name after the hunk header; ours has none to show.
+    std::fs::write(r.path().join(".git/info/attributes"), "* diff=nofunc\n").expect("write");
+    let gits = r.git(&[
+        "-c",
+        "diff.nofunc.xfuncname=^NEVER$",
+        "diff",
+        "--color=always",
+    ]);
+    (ours, gits)
+}
+
+#[test]
+fn a_color_diff_new_blue_repo_shows_added_lines_in_blue() {
+    let (ours, _) = ours_and_gits(&[("color.diff.new", "blue")]);
+    assert!(ours.contains("\x1b[34m+LINE7\x1b[m\n"), "{ours:?}");
+    assert!(!ours.contains("\x1b[32m"), "no green left: {ours:?}");
+}
+
+#[test]
+fn the_diff_looks_as_git_diff_shows_it_by_default_and_as_configured() {
+    for config in [
+        &[][..],
+        &[("color.diff.new", "blue")],
+        &[
+            ("color.diff.new", "#00ff00 bold"),
+            ("color.diff.old", "208 ul"),
+            ("color.diff.frag", "magenta reverse"),
+            ("color.diff.context", "dim"),
+            ("color.diff.whitespace", "yellow reverse"),
+        ],
+        &[("color.diff.plain", "brightblack")],
+    ] {
+        let (ours, gits) = ours_and_gits(config);
+        assert_eq!(
+            hunks_look(&ours),
+            hunks_look(&gits),
+            "{config:?}\nours: {ours:?}\ngit's: {gits:?}"
+        );
+    }
+}
+
+#[test]
+fn our_own_lines_take_color_llm_apply_slots() {
+    let r = repo();
+    r.git(&["config", "color.llm-apply.applied", "blue bold"]);
+    r.git(&["config", "color.llm-apply.summary", "ul"]);
+    let run = r.apply(&["--color=always"], &good_patch());
+    run.code(0);
+    assert!(
+        run.stdout.contains("\x1b[1;34mM\x1b[m src/app.py"),
+        "{:?}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\x1b[4mApplied 2 files (+4 -1)\x1b[m"),
+        "{:?}",
+        run.stdout
+    );
+}
+
+#[test]
+fn an_invalid_colour_is_a_config_error_naming_key_and_value() {
+    let r = repo();
+    r.git(&["config", "color.diff.new", "purple"]);
+    let before = r.state();
+    let run = r.apply(&[], &good_patch());
+    run.code(2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .starts_with("error: git config color.diff.new is 'purple', not a colour"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(r.state(), before);
+}
+
+// ------------------------------------------------------------------------ quiet, verbose
+
+#[test]
+fn quiet_success() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["-q"], &good_patch())));
+}
+
+#[test]
+fn quiet_refusal() {
+    let r = repo();
+    insta::assert_snapshot!(shown(&r.apply(&["-q"], &mixed_patch())));
+}
+
+#[test]
+fn verbose_partial() {
+    let r = repo();
+    let run = r.apply(&["-v", "--partial"], &mixed_patch());
+    // The git commands run name temporary directories, and which run is the business of
+    // the stages that run them: the snapshot keeps only that they came first.
+    let ran = run
+        .stderr
+        .lines()
+        .take_while(|l| l.starts_with("verbose: ran git "))
+        .count();
+    assert!(ran > 0, "{}", run.stderr);
+    let stderr: String = std::iter::once("verbose: ran git … (each command run)\n".to_string())
+        .chain(run.stderr.lines().skip(ran).map(|l| format!("{l}\n")))
+        .collect();
+    assert!(!stderr.contains("verbose: ran git -"), "{stderr}");
+    let run = crate::common::Run { stderr, ..run };
+    insta::assert_snapshot!(shown(&run));
+}

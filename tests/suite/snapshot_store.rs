@@ -123,6 +123,7 @@ fn meta(intent: Option<&str>) -> Meta {
         files: 1,
         added: 2,
         removed: 1,
+        index: Vec::new(),
     }
 }
 
@@ -358,14 +359,7 @@ fn linked_worktree_shares_refs_but_has_its_own_lock_and_journal() {
     t.commit_all("base");
     let outside = tempfile::tempdir().expect("temp dir");
     let wt_dir = outside.path().join("linked");
-    t.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "side",
-        wt_dir.to_str().expect("utf-8"),
-    ]);
+    t.add_worktree(&wt_dir, Some("side"), None);
     std::fs::write(wt_dir.join("f.txt"), b"linked edit\n").expect("write");
 
     let main = t.open();
@@ -395,12 +389,12 @@ fn linked_worktree_shares_refs_but_has_its_own_lock_and_journal() {
         .path()
         .starts_with(t.root().join(".git/llm-apply")));
 
-    let journal = Journal::begin(&linked, &linked_lock, id, ["f.txt"]).expect("journal");
+    let journal = Journal::begin_named(&linked, &linked_lock, id, ["f.txt"]).expect("journal");
     assert_eq!(Journal::pending(&main).expect("read"), None);
     let pending = Journal::pending(&linked).expect("read").expect("pending");
-    assert_eq!(pending.snapshot(), id);
+    assert_eq!(pending.snapshot(), Some(id));
     assert!(matches!(
-        Journal::begin(&main, &linked_lock, id, ["f.txt"]),
+        Journal::begin_named(&main, &linked_lock, id, ["f.txt"]),
         Err(JournalError::ForeignLock { .. })
     ));
     journal.finish().expect("finish");
@@ -850,21 +844,21 @@ fn an_unfinished_journal_is_pending_until_cleared() {
     assert_eq!(Journal::pending(&repo).expect("read"), None);
 
     let paths = ["f.txt", "dir/with space", "new\nline"];
-    let journal = Journal::begin(&repo, &lock, id, paths).expect("begin");
+    let journal = Journal::begin_named(&repo, &lock, id, paths).expect("begin");
     // As if the process died between two writes.
     std::mem::forget(journal);
     let pending = Journal::pending(&repo).expect("read").expect("pending");
-    assert_eq!(pending.snapshot(), id);
+    assert_eq!(pending.snapshot(), Some(id));
     assert_eq!(pending.paths(), paths);
     assert_eq!(pending.pid(), Some(std::process::id()));
     assert!(matches!(
-        Journal::begin(&repo, &lock, id, paths),
-        Err(JournalError::AlreadyPending { snapshot }) if snapshot == id
+        Journal::begin_named(&repo, &lock, id, paths),
+        Err(JournalError::AlreadyPending)
     ));
     pending.clear(&lock).expect("clear");
     assert_eq!(Journal::pending(&repo).expect("read"), None);
 
-    Journal::begin(&repo, &lock, id, paths)
+    Journal::begin_named(&repo, &lock, id, paths)
         .expect("begin")
         .finish()
         .expect("finish");
@@ -885,7 +879,7 @@ fn prune_spares_a_snapshot_an_interrupted_apply_still_needs() {
     let repo = t.open();
     let interrupted = one_file_snapshot(&repo, "f.txt", b"x\n");
     let lock = Lock::acquire(&repo, Duration::ZERO).expect("lock");
-    std::mem::forget(Journal::begin(&repo, &lock, interrupted, ["f.txt"]).expect("begin"));
+    std::mem::forget(Journal::begin_named(&repo, &lock, interrupted, ["f.txt"]).expect("begin"));
     for _ in 0..3 {
         one_file_snapshot(&repo, "f.txt", b"y\n");
     }

@@ -325,7 +325,7 @@ fn nothing_to_undo_is_said_plainly() {
     let r = TestRepo::with(&[("f.txt", "a\n")]);
     run(&r, &["--revert"])
         .code(1)
-        .out_contains("no recorded apply");
+        .out_contains("nothing to undo: no apply was recorded here");
     run(&r, &["log"])
         .code(0)
         .out_contains("No applies recorded");
@@ -420,14 +420,7 @@ fn works_in_a_linked_worktree_with_shared_refs_and_its_own_lock() {
     let r = TestRepo::with(&[("f.txt", "main\n")]);
     let outside = tempfile::tempdir().expect("temp dir");
     let wt = outside.path().join("wt");
-    r.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "side",
-        wt.to_str().expect("utf-8"),
-    ]);
+    r.add_worktree(&wt, Some("side"), None);
     std::fs::write(wt.join("f.txt"), b"main, edited in the worktree\n").expect("write");
     let main_before = r.state();
     let wt_index = r.path().join(".git/worktrees/wt/index");

@@ -600,10 +600,10 @@ fn linked_worktree_uses_its_own_index() {
     let (t, patches) = repo_with_patch();
     let linked = tempfile::tempdir().expect("temp dir");
     let wt = linked.path().join("wt");
+    // No `-q`: git 2.17 does not know it, and the progress is captured anyway.
     t.git(&[
         "worktree",
         "add",
-        "-q",
         wt.to_str().expect("utf-8 temp path"),
         "HEAD",
     ]);

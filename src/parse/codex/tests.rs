@@ -598,7 +598,11 @@ fn own_fixtures_parse() {
         }
         let text = std::fs::read_to_string(dir.join("patch")).expect("fixture has a patch");
         assert!(looks_like(&text), "{name} is detected as Codex");
-        parse_ok(&text);
+        if let Some(before) = crate::parse::BeforeDir::of_case(&dir) {
+            if let Err(e) = parse(&text, &before) {
+                panic!("{name}: expected a patch, got {e}");
+            }
+        }
         seen += 1;
     }
     assert!(seen > 0);

@@ -102,17 +102,14 @@ fn markers_with_five_to_nine_characters_are_accepted() {
 }
 
 #[test]
-fn markers_outside_five_to_nine_are_not_blocks() {
+fn markers_of_two_characters_are_not_blocks_three_are() {
     assert!(matches!(
-        parse(
-            "a.txt\n<<<< SEARCH\nold\n====\nnew\n>>>> REPLACE\n",
-            &NoFiles
-        ),
+        parse("a.txt\n<< SEARCH\nold\n==\nnew\n>> REPLACE\n", &NoFiles),
         Err(ParseError::Empty { .. })
     ));
-    assert!(!looks_like(
-        "a.txt\n<<<<<<<<<< SEARCH\nold\n==========\nnew\n>>>>>>>>>> REPLACE\n"
-    ));
+    let p = parse_ok("a.txt\n<<< SEARCH\nold\n===\nnew\n>>> REPLACE\nb.txt\n<<<<<<<<<< SEARCH\nx\n==========\ny\n>>>>>>>>>> REPLACE\n");
+    assert_eq!(paths(&p), vec!["a.txt", "b.txt"]);
+    assert!(!looks_like("a.txt\n<< SEARCH\nold\n==\nnew\n>> REPLACE\n"));
 }
 
 #[test]
@@ -547,7 +544,11 @@ fn own_fixtures_parse() {
         }
         let text = std::fs::read_to_string(dir.join("patch")).expect("fixture has a patch");
         assert_eq!(crate::parse::detect(&text), Format::SearchReplace, "{name}");
-        parse_ok(&text);
+        if let Some(before) = crate::parse::BeforeDir::of_case(&dir) {
+            if let Err(e) = parse(&text, &before) {
+                panic!("{name}: expected a patch, got {e}");
+            }
+        }
         seen += 1;
     }
     assert!(seen > 0);

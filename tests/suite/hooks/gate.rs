@@ -35,7 +35,7 @@ fn a_pre_hook_exiting_non_zero_vetoes_and_nothing_is_written() {
     // The human report shows the hook's stderr too.
     let run = r.apply(&[], &patch);
     run.code(1).out_contains("policy: f.txt is frozen");
-    assert!(run.stdout.contains("Refused: nothing was written"));
+    assert!(run.stderr.contains("Refused: nothing was written"));
     assert_eq!(r.state(), before);
 }
 
@@ -357,14 +357,7 @@ fn a_linked_worktree_uses_the_common_hooks_directory() {
     );
     let wt = tempfile::tempdir().expect("tmp");
     let linked = wt.path().join("linked");
-    r.git(&[
-        "worktree",
-        "add",
-        "-q",
-        linked.to_str().expect("utf-8"),
-        "-b",
-        "side",
-    ]);
+    r.add_worktree(&linked, Some("side"), None);
     let mut c = r.cmd(&["-C", linked.to_str().expect("utf-8")]);
     c.stdin(std::process::Stdio::piped());
     use std::io::Write;
@@ -379,7 +372,7 @@ fn a_linked_worktree_uses_the_common_hooks_directory() {
         .expect("write");
     let out = child.wait_with_output().expect("wait");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("vetoed in linked"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("vetoed in linked"));
     assert_eq!(
         std::fs::read_to_string(linked.join("f.txt")).expect("read"),
         numbered("l", 20)

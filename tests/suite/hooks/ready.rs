@@ -89,8 +89,9 @@ fn path_policy_refuses_patches_over_the_size_limits() {
         .code(1)
         .out_contains("the patch touches 1 files, more than llm-apply.maxFiles=0 allows");
     r.git(&["config", "llm-apply.maxFiles", "many"]);
+    // Validated with every other llm-apply.* key, before the hook runs: a usage error.
     r.apply(&[], &patch)
-        .code(1)
+        .code(2)
         .out_contains("llm-apply.maxFiles is 'many', not a whole number");
     r.git(&["config", "llm-apply.maxFiles", "1"]);
     r.apply(&[], &patch).code(0);

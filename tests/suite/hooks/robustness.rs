@@ -175,6 +175,6 @@ fn a_bad_timeout_setting_is_a_configuration_error() {
     assert!(v["errors"][0]["message"]
         .as_str()
         .expect("message")
-        .contains("llm-apply.hooktimeout"));
+        .contains("llm-apply.hookTimeout is 'soon'"));
     assert_eq!(r.state(), before);
 }

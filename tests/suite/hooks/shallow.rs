@@ -56,7 +56,8 @@ fn upstream(more: usize) -> Upstream {
     let dir = tempfile::tempdir().expect("tmp");
     let work = dir.path().join("work");
     std::fs::create_dir(&work).expect("mkdir");
-    git_in(&work, &["init", "-q", "-b", "main"]);
+    git_in(&work, &["init", "-q"]);
+    git_in(&work, &["symbolic-ref", "HEAD", "refs/heads/main"]);
     std::fs::write(work.join("f.txt"), numbered("l", 20)).expect("write");
     git_in(&work, &["add", "-A"]);
     git_in(&work, &["commit", "-q", "-m", "first"]);

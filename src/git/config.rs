@@ -1,0 +1,366 @@
+//! Every `llm-apply.*` key: its type, its default and what it does, read in one `git config`
+//! call and validated the same way, so that an invalid value is one error naming the key and
+//! the value (exit 2) whichever key it is. The manual's CONFIGURATION section is [`KEYS`].
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::Git;
+
+/// What a key's value must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A whole number, 0 or more (git's `k`, `m`, `g` suffixes allowed).
+    Count,
+    /// Seconds, fractions allowed; 0 means no limit.
+    Seconds,
+    /// Whole seconds, 0 or more.
+    WholeSeconds,
+    /// git's booleans: true/yes/on/1, false/no/off/0; a key without a value is true.
+    Bool,
+    /// Any text; the key may be given several times.
+    Text,
+}
+
+impl Kind {
+    fn expected(self) -> &'static str {
+        match self {
+            Kind::Count => "not a whole number (0 or more)",
+            Kind::Seconds => "not a number of seconds (e.g. 60 or 0.5; 0 means no limit)",
+            Kind::WholeSeconds => "not a whole number of seconds (0 or more)",
+            Kind::Bool => "not a boolean (true/false, yes/no, on/off, 1/0)",
+            Kind::Text => "not a value (it is empty)",
+        }
+    }
+}
+
+/// One key: its name as documented, its kind, its default, and what it does.
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub default: &'static str,
+    pub about: &'static str,
+}
+
+/// Every key git-llm-apply and its ready-made hooks read.
+pub const KEYS: [Key; 12] = [
+    Key {
+        name: "llm-apply.keep",
+        kind: Kind::Count,
+        default: "50",
+        about: "how many snapshots are kept; older ones are dropped after each apply",
+    },
+    Key {
+        name: "llm-apply.historyDepth",
+        kind: Kind::Count,
+        default: "50",
+        about: "how many commits that touched a file are searched for a base the patch fits (strategy 3)",
+    },
+    Key {
+        name: "llm-apply.lockTimeout",
+        kind: Kind::WholeSeconds,
+        default: "10",
+        about: "how long to wait for another run holding the worktree's lock",
+    },
+    Key {
+        name: "llm-apply.hookTimeout",
+        kind: Kind::Seconds,
+        default: "60",
+        about: "how long a pre-llm-apply or post-llm-apply hook may run before it is killed (0: no limit)",
+    },
+    Key {
+        name: "llm-apply.verify",
+        kind: Kind::Bool,
+        default: "false",
+        about: "as --verify: a failing post-llm-apply hook rolls the apply back",
+    },
+    Key {
+        name: "llm-apply.protect",
+        kind: Kind::Text,
+        default: "(none)",
+        about: "path-policy hook: a glob of paths to refuse; give it several times for several",
+    },
+    Key {
+        name: "llm-apply.protectLockFiles",
+        kind: Kind::Bool,
+        default: "false",
+        about: "path-policy hook: also refuse dependency lock files",
+    },
+    Key {
+        name: "llm-apply.maxFiles",
+        kind: Kind::Count,
+        default: "(no limit)",
+        about: "path-policy hook: refuse patches that touch more files than this",
+    },
+    Key {
+        name: "llm-apply.maxLines",
+        kind: Kind::Count,
+        default: "(no limit)",
+        about: "path-policy hook: refuse patches whose added and removed lines exceed this",
+    },
+    Key {
+        name: "llm-apply.verifyCommand",
+        kind: Kind::Text,
+        default: "(none)",
+        about: "verify hook: the command run from the top of the work tree after an apply",
+    },
+    Key {
+        name: "llm-apply.fetchDepth",
+        kind: Kind::Count,
+        default: "50",
+        about: "fetch-missing-blobs hook: how many commits of history to fetch at most",
+    },
+    Key {
+        name: "llm-apply.fetchRemote",
+        kind: Kind::Text,
+        default: "the branch's remote, else origin",
+        about: "fetch-missing-blobs hook: the remote to fetch from",
+    },
+];
+
+/// The typed settings: every key's value, or its default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub keep: u64,
+    pub history_depth: u64,
+    pub lock_timeout: Duration,
+    /// `None`: no limit.
+    pub hook_timeout: Option<Duration>,
+    pub verify: bool,
+    pub protect: Vec<String>,
+    pub protect_lock_files: bool,
+    pub max_files: Option<u64>,
+    pub max_lines: Option<u64>,
+    pub verify_command: Option<String>,
+    pub fetch_depth: u64,
+    pub fetch_remote: Option<String>,
+    /// `color.diff.*` and `color.llm-apply.*`, as given (the report's colours read them).
+    pub colors: Vec<(String, String)>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            keep: 50,
+            history_depth: 50,
+            lock_timeout: Duration::from_secs(10),
+            hook_timeout: Some(Duration::from_secs(60)),
+            verify: false,
+            protect: Vec::new(),
+            protect_lock_files: false,
+            max_files: None,
+            max_lines: None,
+            verify_command: None,
+            fetch_depth: 50,
+            fetch_remote: None,
+            colors: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("git config {key} is '{value}', {expected}")]
+    BadValue {
+        key: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("cannot read git config: {stderr}")]
+    Read { stderr: String },
+}
+
+/// Read every `llm-apply.*` value in `dir` (one `git config` call, every level git reads,
+/// `git -c` included, and the report's `color.diff.*` and `color.llm-apply.*` with them) and
+/// type it. A git that cannot be run reads as no settings: a run
+/// outside a repository still applies without one.
+pub fn read(dir: &Path) -> Result<Config, ConfigError> {
+    let Ok(out) = Git::new(dir)
+        .args([
+            "config",
+            "-z",
+            "--get-regexp",
+            r"^(llm-apply|color\.diff|color\.llm-apply)\.",
+        ])
+        .run()
+    else {
+        return Ok(Config::default());
+    };
+    match out.status {
+        Some(0) => from_entries(&entries(&out.stdout)),
+        // Exit 1: no such key, the common case.
+        Some(1) if out.stderr.trim().is_empty() => Ok(Config::default()),
+        _ => Err(ConfigError::Read {
+            stderr: out.stderr.trim().to_string(),
+        }),
+    }
+}
+
+/// `git config -z` writes `key\nvalue\0`, or `key\0` for a key without a value.
+fn entries(text: &str) -> Vec<(String, Option<String>)> {
+    text.split('\0')
+        .filter(|e| !e.is_empty())
+        .map(|e| match e.split_once('\n') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (e.to_string(), None),
+        })
+        .collect()
+}
+
+/// The settings from config entries (keys in any case); the last value of a key wins, as in
+/// git, but every value given must be valid. Keys we do not know are left alone, as git does.
+pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, ConfigError> {
+    let mut c = Config::default();
+    for (name, value) in entries {
+        if name.starts_with("color.") {
+            c.colors
+                .push((name.clone(), value.clone().unwrap_or_default()));
+            continue;
+        }
+        let Some(key) = KEYS.iter().find(|k| k.name.eq_ignore_ascii_case(name)) else {
+            continue;
+        };
+        let v = value.as_deref();
+        let bad = || ConfigError::BadValue {
+            key: key.name,
+            value: v.unwrap_or("").to_string(),
+            expected: key.kind.expected(),
+        };
+        match key.name {
+            "llm-apply.keep" => c.keep = count(v).ok_or_else(bad)?,
+            "llm-apply.historyDepth" => c.history_depth = count(v).ok_or_else(bad)?,
+            "llm-apply.lockTimeout" => {
+                c.lock_timeout = Duration::from_secs(count(v).ok_or_else(bad)?)
+            }
+            "llm-apply.hookTimeout" => c.hook_timeout = seconds(v).ok_or_else(bad)?,
+            "llm-apply.verify" => c.verify = boolean(v).ok_or_else(bad)?,
+            "llm-apply.protect" => c.protect.push(v.unwrap_or("").to_string()),
+            "llm-apply.protectLockFiles" => c.protect_lock_files = boolean(v).ok_or_else(bad)?,
+            "llm-apply.maxFiles" => c.max_files = Some(count(v).ok_or_else(bad)?),
+            "llm-apply.maxLines" => c.max_lines = Some(count(v).ok_or_else(bad)?),
+            "llm-apply.verifyCommand" => c.verify_command = Some(text(v).ok_or_else(bad)?),
+            "llm-apply.fetchDepth" => c.fetch_depth = count(v).ok_or_else(bad)?,
+            "llm-apply.fetchRemote" => c.fetch_remote = Some(text(v).ok_or_else(bad)?),
+            other => unreachable!("{other} is in KEYS but not typed here"),
+        }
+    }
+    Ok(c)
+}
+
+/// A whole number as git reads one (`--type=int`): digits with an optional `k`, `m` or `g`
+/// (1024, 1024², 1024³); here never negative.
+fn count(v: Option<&str>) -> Option<u64> {
+    let v = v?.trim();
+    let (digits, unit) = match v.char_indices().last()? {
+        (i, 'k' | 'K') => (&v[..i], 1024),
+        (i, 'm' | 'M') => (&v[..i], 1024 * 1024),
+        (i, 'g' | 'G') => (&v[..i], 1024 * 1024 * 1024),
+        _ => (v, 1),
+    };
+    let digits = digits.strip_prefix('+').unwrap_or(digits);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok()?.checked_mul(unit)
+}
+
+/// Seconds, fractions allowed; 0 is no limit (`Some(None)`).
+fn seconds(v: Option<&str>) -> Option<Option<Duration>> {
+    let secs: f64 = v?.trim().parse().ok()?;
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
+        return None;
+    }
+    Some((secs > 0.0).then(|| Duration::from_secs_f64(secs)))
+}
+
+/// git's boolean spellings; a key with no value is true, an empty one false.
+fn boolean(v: Option<&str>) -> Option<bool> {
+    let Some(v) = v else { return Some(true) };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" | "" => Some(false),
+        _ => None,
+    }
+}
+
+fn text(v: Option<&str>) -> Option<String> {
+    v.filter(|s| !s.trim().is_empty()).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(k: &str, v: &str) -> (String, Option<String>) {
+        (k.to_string(), Some(v.to_string()))
+    }
+
+    #[test]
+    fn every_key_is_typed_and_defaults_hold() {
+        assert_eq!(from_entries(&[]), Ok(Config::default()));
+        let c = from_entries(&[
+            e("llm-apply.keep", "3"),
+            e("llm-apply.historydepth", "1k"),
+            e("llm-apply.locktimeout", "0"),
+            e("llm-apply.hooktimeout", "0.25"),
+            ("llm-apply.verify".into(), None),
+            e("llm-apply.protect", "a/**"),
+            e("llm-apply.protect", "b"),
+            e("llm-apply.protectlockfiles", "yes"),
+            e("llm-apply.maxfiles", "2"),
+            e("llm-apply.maxlines", "+40"),
+            e("llm-apply.verifycommand", "make -s"),
+            e("llm-apply.fetchdepth", "7"),
+            e("llm-apply.fetchremote", "up"),
+            e("llm-apply.unknown", "whatever"),
+        ])
+        .expect("valid");
+        assert_eq!(c.keep, 3);
+        assert_eq!(c.history_depth, 1024);
+        assert_eq!(c.lock_timeout, Duration::ZERO);
+        assert_eq!(c.hook_timeout, Some(Duration::from_millis(250)));
+        assert!(c.verify && c.protect_lock_files);
+        assert_eq!(c.protect, ["a/**", "b"]);
+        assert_eq!((c.max_files, c.max_lines), (Some(2), Some(40)));
+        assert_eq!(c.verify_command.as_deref(), Some("make -s"));
+        assert_eq!((c.fetch_depth, c.fetch_remote.as_deref()), (7, Some("up")));
+        let none = from_entries(&[e("llm-apply.hooktimeout", "0")]).expect("valid");
+        assert_eq!(none.hook_timeout, None);
+    }
+
+    #[test]
+    fn an_invalid_value_names_the_key_and_the_value_whatever_the_key() {
+        for (key, value) in [
+            ("llm-apply.keep", "abc"),
+            ("llm-apply.keep", "-1"),
+            ("llm-apply.historyDepth", "deep"),
+            ("llm-apply.lockTimeout", "-5"),
+            ("llm-apply.hookTimeout", "soon"),
+            ("llm-apply.verify", "maybe"),
+            ("llm-apply.protectLockFiles", "2"),
+            ("llm-apply.maxFiles", "many"),
+            ("llm-apply.maxLines", "1.5"),
+            ("llm-apply.fetchDepth", ""),
+            ("llm-apply.verifyCommand", " "),
+        ] {
+            let err = from_entries(&[e(&key.to_ascii_lowercase(), value)])
+                .expect_err(&format!("{key}={value}"));
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!("git config {key} is '{value}', not ")),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_key_has_one_documented_spelling() {
+        for k in KEYS {
+            assert!(k.name.starts_with("llm-apply."));
+            assert!(!k.default.is_empty() && !k.about.is_empty());
+            // Each is typed (from_entries panics on a key it does not know).
+            let _ = from_entries(&[(k.name.to_ascii_lowercase(), None)]);
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! `--index`: which index entries an apply stages, and staging them. The index entry of a
+//! touched path gets exactly the patch's change: where the work tree agrees with the index,
+//! the apply's result; where it holds unstaged edits, the index entry merged three-way with
+//! the patch's change (base: the work tree before, ours: the index entry, theirs: the work
+//! tree after), so the unstaged edits stay unstaged. What cannot be staged that way is
+//! refused before anything is written. Undo puts back the entries that still hold what the
+//! apply staged.
+
+use std::path::Path;
+
+use gix::ObjectId;
+
+use crate::git::Git;
+use crate::plan::merge::{self, Labels, MergeOutcome};
+use crate::plan::Change;
+use crate::repo::{FileState, Repo, MODE_EXEC, MODE_FILE};
+use crate::snapshot::{IndexChange, Recorded};
+
+/// The stage-0 entry an apply leaves for one path: its content, or none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Staging {
+    pub path: String,
+    /// The entry before the apply, as blob id and mode.
+    pub before: Recorded,
+    /// The entry after; `None` removes it.
+    pub after: Option<FileState>,
+}
+
+impl Staging {
+    /// As a snapshot records it.
+    pub fn change(&self, repo: &Repo) -> IndexChange {
+        IndexChange {
+            path: self.path.clone(),
+            before: self.before,
+            after: match &self.after {
+                None => Recorded::Absent,
+                Some(f) => Recorded::Blob {
+                    id: blob_id(repo, &f.bytes),
+                    mode: f.mode,
+                },
+            },
+        }
+    }
+}
+
+/// A path whose index entry cannot take exactly the patch's change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unstageable {
+    pub path: String,
+    pub reason: String,
+}
+
+/// An index entry as `git ls-files -s` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IndexEntry {
+    mode: u32,
+    id: ObjectId,
+    stage: u8,
+}
+
+/// Decide the index entry of every changed path, or say which cannot be staged.
+pub fn plan(repo: &Repo, changes: &[Change]) -> Result<Vec<Staging>, Vec<Unstageable>> {
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let entries = match entries(&repo.work_dir, &paths) {
+        Ok(e) => e,
+        Err(reason) => {
+            return Err(vec![Unstageable {
+                path: paths.join(", "),
+                reason,
+            }])
+        }
+    };
+    let mut out = Vec::new();
+    let mut refused = Vec::new();
+    for c in changes {
+        let own: Vec<&IndexEntry> = entries
+            .iter()
+            .filter(|(p, _)| *p == c.path)
+            .map(|(_, e)| e)
+            .collect();
+        match decide(repo, c, &own) {
+            Ok(s) => out.push(s),
+            Err(reason) => refused.push(Unstageable {
+                path: c.path.clone(),
+                reason,
+            }),
+        }
+    }
+    if refused.is_empty() {
+        Ok(out)
+    } else {
+        Err(refused)
+    }
+}
+
+fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, String> {
+    if entries.iter().any(|e| e.stage != 0) {
+        return Err("it has unmerged index entries; resolve the merge first".to_string());
+    }
+    let entry = entries.first().copied();
+    let before = match entry {
+        None => Recorded::Absent,
+        Some(e) if e.mode == MODE_FILE || e.mode == MODE_EXEC => Recorded::Blob {
+            id: e.id,
+            mode: e.mode,
+        },
+        Some(e) => {
+            return Err(format!(
+                "its index entry has mode {:o}, not a regular file's",
+                e.mode
+            ))
+        }
+    };
+    let staging = |after: Option<FileState>| Staging {
+        path: c.path.clone(),
+        before,
+        after,
+    };
+    let staged = match (entry, &c.before) {
+        (None, None) => return Ok(staging(c.after.clone())),
+        (None, Some(_)) => {
+            return Err(
+                "it is not in the index (untracked); --index stages only changes to tracked \
+                 files: git add it first, or apply without --index"
+                    .to_string(),
+            )
+        }
+        (Some(_), None) => {
+            return Err(
+                "it is in the index but not in the work tree; git apply --index refuses this \
+                 too: restore or unstage it first"
+                    .to_string(),
+            )
+        }
+        (Some(e), Some(wt)) => {
+            let bytes = repo
+                .repo
+                .find_blob(e.id)
+                .map(|mut b| b.take_data())
+                .map_err(|err| format!("cannot read its index entry {}: {err}", e.id))?;
+            (
+                FileState {
+                    bytes,
+                    mode: e.mode,
+                },
+                wt,
+            )
+        }
+    };
+    let (index, worktree) = staged;
+    if index == *worktree {
+        return Ok(staging(c.after.clone()));
+    }
+    // Unstaged edits: stage the patch's change alone.
+    let Some(after) = &c.after else {
+        return Err(
+            "it has unstaged changes and the patch deletes it; stage or discard them first"
+                .to_string(),
+        );
+    };
+    let texts = (
+        std::str::from_utf8(&worktree.bytes),
+        std::str::from_utf8(&index.bytes),
+        std::str::from_utf8(&after.bytes),
+    );
+    let (Ok(base), Ok(ours), Ok(theirs)) = texts else {
+        return Err(
+            "it has unstaged changes and is not text, so the patch's change cannot be staged \
+             alone"
+                .to_string(),
+        );
+    };
+    let labels = Labels {
+        ours: "index",
+        base: "work tree",
+        theirs: "patched",
+    };
+    let bytes = match merge::merge(base, ours, theirs, &labels) {
+        MergeOutcome::Clean(text) => text.into_bytes(),
+        MergeOutcome::Conflicted { .. } => {
+            return Err(
+                "its unstaged changes overlap the patch's change, so that change cannot be \
+                 staged alone; stage or stash them first, or apply without --index"
+                    .to_string(),
+            )
+        }
+    };
+    // A mode the patch changes is staged; a mode changed only in the work tree is not.
+    let mode = if after.mode != worktree.mode {
+        after.mode
+    } else {
+        index.mode
+    };
+    Ok(staging(Some(FileState { bytes, mode })))
+}
+
+/// Write the decided entries into the index (their blobs first). Run after the work tree
+/// is written; a failure is reported, not undone.
+pub fn stage(repo: &Repo, staged: &[Staging]) -> Result<(), String> {
+    let mut entries = Vec::new();
+    for s in staged {
+        let after = match &s.after {
+            None => None,
+            Some(f) => Some((
+                f.mode,
+                repo.repo
+                    .write_blob(&f.bytes)
+                    .map(|id| id.detach())
+                    .map_err(|e| {
+                        format!("staging {} failed: cannot write its blob: {e}", s.path)
+                    })?,
+            )),
+        };
+        entries.push((s.path.as_str(), after));
+    }
+    set_entries(&repo.work_dir, &entries)
+}
+
+/// Undo's part, decided before it writes: the entries to put back (each one the apply
+/// staged that still holds what it staged, returned to what it held before), and the paths
+/// left alone because their entry changed since. Staged with the undo's files, under its
+/// journal and recorded in its snapshot, so a crash or an undo of the undo stages again.
+pub fn unstaging(
+    repo: &Repo,
+    changes: &[IndexChange],
+) -> Result<(Vec<Staging>, Vec<String>), String> {
+    if changes.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let now = entries(&repo.work_dir, &paths)?;
+    let mut back = Vec::new();
+    let mut left = Vec::new();
+    for c in changes {
+        let current: Vec<&IndexEntry> = now
+            .iter()
+            .filter(|(p, _)| *p == c.path)
+            .map(|(_, e)| e)
+            .collect();
+        if !holds(&current, c.after) {
+            left.push(c.path.clone());
+            continue;
+        }
+        let after = match c.before {
+            Recorded::Absent => None,
+            Recorded::Blob { id, mode } => Some(FileState {
+                bytes: repo
+                    .repo
+                    .find_blob(id)
+                    .map(|mut b| b.take_data())
+                    .map_err(|e| format!("cannot read the blob {id} of {}: {e}", c.path))?,
+                mode,
+            }),
+        };
+        back.push(Staging {
+            path: c.path.clone(),
+            before: c.after,
+            after,
+        });
+    }
+    Ok((back, left))
+}
+
+/// Whether a path's entries are exactly `state` at stage 0.
+fn holds(current: &[&IndexEntry], state: Recorded) -> bool {
+    match (current, state) {
+        ([], Recorded::Absent) => true,
+        ([e], Recorded::Blob { id, mode }) => e.stage == 0 && e.id == id && e.mode == mode,
+        _ => false,
+    }
+}
+
+/// Recovery's part: put back every entry the apply staged that still holds what it staged.
+/// Returns the paths left alone because their entry changed since.
+pub fn restore(repo: &Repo, changes: &[IndexChange]) -> Result<Vec<String>, String> {
+    if changes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let now = entries(&repo.work_dir, &paths)?;
+    let mut set = Vec::new();
+    let mut left = Vec::new();
+    for c in changes {
+        let current: Vec<&IndexEntry> = now
+            .iter()
+            .filter(|(p, _)| *p == c.path)
+            .map(|(_, e)| e)
+            .collect();
+        if !holds(&current, c.after) {
+            left.push(c.path.clone());
+            continue;
+        }
+        let before = match c.before {
+            Recorded::Absent => None,
+            Recorded::Blob { id, mode } => Some((mode, id)),
+        };
+        set.push((c.path.as_str(), before));
+    }
+    set_entries(&repo.work_dir, &set)?;
+    Ok(left)
+}
+
+/// Set stage-0 entries (`None` removes the path's entry) with one `git update-index`.
+fn set_entries(root: &Path, entries: &[(&str, Option<(u32, ObjectId)>)]) -> Result<(), String> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let mut git = Git::new(root).args(["update-index", "--add"]);
+    for (path, entry) in entries {
+        git = match entry {
+            Some((mode, id)) => git
+                .arg("--cacheinfo")
+                .arg(format!("{mode:o}"))
+                .arg(id.to_string())
+                .arg(path),
+            None => git.args(["--force-remove", "--"]).arg(path),
+        };
+    }
+    crate::snapshot::fault::mutation("index: update entries");
+    let out = git.run().map_err(|e| e.to_string())?;
+    if out.success() {
+        Ok(())
+    } else {
+        Err(format!("updating the index failed: {}", out.stderr.trim()))
+    }
+}
+
+/// The index entries of `paths` (all stages), from `git ls-files -s`.
+fn entries<'p>(root: &Path, paths: &[&'p str]) -> Result<Vec<(&'p str, IndexEntry)>, String> {
+    let out = Git::new(root)
+        .args(["ls-files", "-s", "-z", "--full-name", "--"])
+        .args(paths.iter().map(|p| format!(":(literal){p}")))
+        .run()
+        .map_err(|e| e.to_string())?;
+    if !out.success() {
+        return Err(format!("reading the index failed: {}", out.stderr.trim()));
+    }
+    let mut found = Vec::new();
+    for record in out.stdout.split('\0').filter(|r| !r.is_empty()) {
+        let bad = || format!("unexpected git ls-files output {record:?}");
+        let (meta, path) = record.split_once('\t').ok_or_else(bad)?;
+        let mut parts = meta.split(' ');
+        let (Some(mode), Some(id), Some(stage)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(bad());
+        };
+        let entry = IndexEntry {
+            mode: u32::from_str_radix(mode, 8).map_err(|_| bad())?,
+            id: ObjectId::from_hex(id.as_bytes()).map_err(|_| bad())?,
+            stage: stage.parse().map_err(|_| bad())?,
+        };
+        if let Some(p) = paths.iter().find(|p| **p == path) {
+            found.push((*p, entry));
+        }
+    }
+    Ok(found)
+}
+
+fn blob_id(repo: &Repo, bytes: &[u8]) -> ObjectId {
+    gix::objs::compute_hash(repo.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+        .expect("hashing bytes in memory cannot fail")
+}
