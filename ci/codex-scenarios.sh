@@ -13,7 +13,7 @@ fi
 # Deliberate differences from upstream Codex:
 #   010: a Move onto an existing file is refused (upstream overwrites it)
 #   015: all or nothing (upstream keeps the files written before the failing one)
-expected_failures=" 010_move_overwrites_existing_destination 015_failure_after_partial_success_leaves_changes "
+expected_failures=" 015_failure_after_partial_success_leaves_changes "
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" || exit 1
 bin=$root/target/release/git-llm-apply
 out=$("$dir/run.sh" -s "$dir/scenarios" "$bin --format codex - < \"\$PATCH_FILE\"" 2>&1)

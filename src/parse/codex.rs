@@ -590,11 +590,19 @@ impl Body<'_, '_> {
                 format!("'{UPDATE} {path}' has no hunks; each change starts with '@@'"),
             ));
         }
+        // Codex's rule for a move onto an existing file, as for an Add onto one: the
+        // destination is replaced (the planner warns, and the snapshot keeps it).
+        let create_mode = if new_path != path {
+            CreateMode::MayReplace
+        } else {
+            CreateMode::MustNotExist
+        };
         files.push(FilePatch {
             old_path: Some(path.to_string()),
             new_path: Some(new_path),
             hunks,
             ordered: true,
+            create_mode,
             ..FilePatch::default()
         });
         Ok(i)

@@ -295,7 +295,17 @@ impl Parser<'_> {
                     h.binary = true;
                 } else if h.binary || l.trim().is_empty() || is_fence(l) {
                     // Binary payload lines, or the blank line / fence closing a header-only diff.
-                    if is_fence(l) || l.trim().is_empty() {
+                    // In a `GIT binary patch` a blank line separates the forward data from the
+                    // reverse data (`literal N` / `delta N` after it): it belongs to the patch.
+                    let next_is_data = self
+                        .lines
+                        .get(self.pos + 1)
+                        .is_some_and(|n| n.starts_with("literal ") || n.starts_with("delta "));
+                    if is_fence(l) || (l.trim().is_empty() && !(h.binary && next_is_data)) {
+                        // The blank line that ends the binary data is part of it for git.
+                        if h.binary && l.trim().is_empty() {
+                            self.pos += 1;
+                        }
                         break;
                     }
                 } else {

@@ -42,6 +42,12 @@ pub struct Options<'a> {
 pub trait ThreeWay {
     /// `index` is the file's position in the patch; `fp` its (possibly reversed) change.
     fn apply(&self, index: usize, fp: &FilePatch, current: &FileState) -> Option<MergeResult>;
+
+    /// A binary section, applied by git to the work tree's bytes: the writes it makes, or why
+    /// git refused. `None` when this engine cannot apply binary patches.
+    fn apply_binary(&self, _index: usize, _fp: &FilePatch) -> Option<Result<Writes, String>> {
+        None
+    }
 }
 
 /// What a three-way strategy produced for one file.
@@ -87,6 +93,9 @@ pub enum Strategy {
     Text,
     /// Whole-file operations: create, delete, rename without content changes, mode changes.
     File,
+    /// A binary patch, applied by `git apply` to the bytes it was made from.
+    #[serde(rename = "git-apply")]
+    GitApply,
 }
 
 impl Strategy {
@@ -97,6 +106,7 @@ impl Strategy {
             Strategy::HistoryThreeWay => "history-3way",
             Strategy::Text => "text",
             Strategy::File => "file",
+            Strategy::GitApply => "git-apply",
         }
     }
 }
@@ -226,6 +236,8 @@ pub struct Evidence {
     pub sequential: bool,
     /// The patch shows the byte-order mark, so it is part of the first line.
     pub bom_in_text: bool,
+    /// A move's destination as it was, when the move replaces it (Codex's rule).
+    pub replaced: Option<FileState>,
 }
 
 /// Where the text strategy put one hunk.
@@ -374,7 +386,7 @@ impl Overlay<'_> {
     }
 }
 
-type Writes = Vec<(String, Option<FileState>)>;
+pub type Writes = Vec<(String, Option<FileState>)>;
 
 fn refused(fp: &FilePatch, problem: String) -> FilePlan {
     let mut p = base_plan(fp);
@@ -445,18 +457,69 @@ fn plan_file(
         }
     }
     if fp.binary {
-        return Ok((
-            refused(
-                fp,
-                "binary patches cannot be applied at text level (no usable preimage blob)".into(),
-            ),
-            Vec::new(),
-        ));
+        return plan_binary(index, fp, vfs, opts);
     }
     match fp.op() {
         FileOp::Create => plan_create(fp, vfs),
         FileOp::Delete => plan_delete(fp, vfs),
         FileOp::Modify | FileOp::Rename | FileOp::Copy => plan_modify(index, fp, vfs, opts),
+    }
+}
+
+/// A `GIT binary patch` section: only git can apply it, and only to the bytes it was made
+/// from (git checks them against the `index` line), so it goes through `git apply` in a
+/// scratch tree, inside the same all-or-nothing plan.
+fn plan_binary(
+    index: usize,
+    fp: &FilePatch,
+    vfs: &mut Overlay,
+    opts: &Options,
+) -> std::io::Result<(FilePlan, Writes)> {
+    let paths: Vec<&String> = fp.old_path.iter().chain(fp.new_path.iter()).collect();
+    if paths.iter().any(|p| vfs.planned.contains_key(p.as_str())) {
+        return Ok((
+            refused(
+                fp,
+                "a binary patch cannot follow another change to the same file in one patch".into(),
+            ),
+            Vec::new(),
+        ));
+    }
+    let Some(engine) = opts.three_way else {
+        return Ok((
+            refused(
+                fp,
+                "binary patches are applied by git, which needs a git repository".into(),
+            ),
+            Vec::new(),
+        ));
+    };
+    match engine.apply_binary(index, fp) {
+        Some(Ok(writes)) => {
+            let mut plan = base_plan(fp);
+            plan.strategy = Strategy::GitApply;
+            let unchanged = writes.iter().all(|(path, after)| {
+                let now = match vfs.files.read(path) {
+                    Ok(Entry::File(f)) => Some(f),
+                    _ => None,
+                };
+                now == *after
+            });
+            if unchanged {
+                plan.status = FileStatus::AlreadyApplied;
+                return Ok((plan, Vec::new()));
+            }
+            Ok((plan, writes))
+        }
+        Some(Err(why)) => Ok((refused(fp, why), Vec::new())),
+        None => Ok((
+            refused(
+                fp,
+                "binary patches cannot be applied at text level, and git could not apply this one"
+                    .into(),
+            ),
+            Vec::new(),
+        )),
     }
 }
 
@@ -631,9 +694,13 @@ fn plan_modify(
             ))
         }
     };
+    let mut replaced: Option<FileState> = None;
     if renamed {
         match vfs.read(&new)? {
             Entry::Missing => {}
+            Entry::File(existing) if fp.create_mode == CreateMode::MayReplace => {
+                replaced = Some(existing);
+            }
             _ => {
                 return Ok((
                     refused(
@@ -646,6 +713,17 @@ fn plan_modify(
         }
     }
     let mut plan = base_plan(fp);
+    if replaced.is_some() {
+        plan.warnings.push(Warning::new(
+            WarningKind::Overwrote,
+            None,
+            format!(
+                "{new} already existed and was replaced by the moved {old} (the snapshot keeps \
+                 the old content)"
+            ),
+        ));
+    }
+    plan.evidence.replaced = replaced;
     let mode = match fp.new_mode {
         Some(m) if m != cur.mode => {
             plan.mode_change = Some((cur.mode, m));

@@ -2,8 +2,10 @@
 
 mod apply_core;
 mod apply_files;
+mod binary;
 mod bytes;
 mod cli;
+mod codex_move;
 mod diagnostics;
 mod elisions;
 mod dialects;

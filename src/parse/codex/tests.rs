@@ -94,6 +94,8 @@ fn update_with_move_sets_old_and_new_path() {
     );
     let mut want = update("old/a.py", vec![hunk(vec![rem("x = 1"), add("x = 2")])]);
     want.new_path = Some("new/b.py".into());
+    // Codex's rule: a move replaces an existing destination.
+    want.create_mode = CreateMode::MayReplace;
     assert_eq!(p.files, vec![want]);
     assert_eq!(p.files[0].op(), FileOp::Rename);
 }
@@ -114,6 +116,7 @@ fn move_without_hunks_is_a_pure_rename() {
         parse_ok("*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n*** End Patch\n");
     let mut want = update("a.txt", vec![]);
     want.new_path = Some("b.txt".into());
+    want.create_mode = CreateMode::MayReplace;
     assert_eq!(p.files, vec![want]);
 }
 
