@@ -101,6 +101,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         files: Vec::new(),
         by_path: HashMap::new(),
         notes,
+        ends_mid_line: !text.is_empty() && !text.ends_with('\n'),
         tracked: None,
     };
     p.run()?;
@@ -139,6 +140,8 @@ struct Parser<'a, 'p> {
     files: Vec<FilePatch>,
     by_path: HashMap<String, usize>,
     notes: Notes,
+    /// The text's last line has no terminator.
+    ends_mid_line: bool,
     /// The tracked text files and their lines, read when a block names no file (`None`
     /// inside: too many to read).
     tracked: Option<Option<Vec<TrackedFile>>>,
@@ -194,7 +197,37 @@ impl<'a> Parser<'a, '_> {
                 )),
             });
         }
-        Ok(())
+        self.cut_before_next_block(after_prev, prev_path.as_deref())
+    }
+
+    /// After the last block, a text that stops mid-line in a word (a path, a fence, a marker
+    /// being written) was cut as the next block began: prose ends in a sentence or a newline.
+    fn cut_before_next_block(&self, after: usize, prev: Option<&str>) -> Result<(), ParseError> {
+        let rest = &self.lines[after.min(self.lines.len())..];
+        let Some(last) = rest.last().map(|l| l.trim()) else {
+            return Ok(());
+        };
+        let word = !last.contains(char::is_whitespace);
+        let path_like = word
+            && (last.contains('/')
+                || last.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty() && ext.chars().all(char::is_alphanumeric) && !ext.is_empty()
+                }));
+        let starting = path_like
+            || (last.starts_with("```") && !is_bare_fence(last))
+            || last.starts_with("<<<<<");
+        if !self.ends_mid_line || !starting {
+            return Ok(());
+        }
+        Err(ParseError::Truncated {
+            path: prev.unwrap_or_default().to_string(),
+            hunk: None,
+            missing: None,
+            what: format!(
+                "the input ends in the middle of '{last}' after the last complete block, where \
+                 another block was beginning"
+            ),
+        })
     }
 
     /// The path named right before the block: on the line before `<<<<<<< SEARCH`, or on

@@ -49,6 +49,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         open_fence: None,
         file_starts: Vec::new(),
         last_hunk: None,
+        hunkless_end: None,
         target: Target::default(),
     };
     p.run()?;
@@ -111,6 +112,9 @@ struct Parser<'a> {
     /// The last hunk read, when it was the last thing of its file: where a stream that was
     /// cut off shows it.
     last_hunk: Option<HunkTail>,
+    /// Where the last file section ended, when it is a header that promises hunks (or says
+    /// nothing) and has none.
+    hunkless_end: Option<usize>,
     /// The file the section being read is about, for telling its unprefixed context lines
     /// from prose.
     target: Target,
@@ -348,7 +352,17 @@ impl Parser<'_> {
                     h.binary = true;
                 } else if h.binary || l.trim().is_empty() || is_fence(l) {
                     // Binary payload lines, or the blank line / fence closing a header-only diff.
-                    if is_fence(l) || l.trim().is_empty() {
+                    // In a `GIT binary patch` a blank line separates the forward data from the
+                    // reverse data (`literal N` / `delta N` after it): it belongs to the patch.
+                    let next_is_data = self
+                        .lines
+                        .get(self.pos + 1)
+                        .is_some_and(|n| n.starts_with("literal ") || n.starts_with("delta "));
+                    if is_fence(l) || (l.trim().is_empty() && !(h.binary && next_is_data)) {
+                        // The blank line that ends the binary data is part of it for git.
+                        if h.binary && l.trim().is_empty() {
+                            self.pos += 1;
+                        }
                         break;
                     }
                 } else {
@@ -421,6 +435,21 @@ impl Parser<'_> {
             tail = Some(t);
         }
         self.last_hunk = tail;
+        // `---`/`+++` lines always lead to hunks, and a `diff --git` line alone says nothing:
+        // such a section with no hunk is complete only when more of the patch follows it.
+        let says_nothing = h.old_mode.is_none()
+            && h.new_mode.is_none()
+            && !h.new_file
+            && !h.deleted
+            && h.rename_from.is_none()
+            && h.rename_to.is_none()
+            && h.copy_from.is_none()
+            && h.copy_to.is_none();
+        self.hunkless_end = (hunks.is_empty()
+            && empty_hunks == 0
+            && !h.binary
+            && (h.minus.is_some() || says_nothing))
+            .then_some(self.pos);
         if hunks.is_empty() && h.git_line.is_none() && !h.binary && empty_hunks == 0 {
             return Err(ParseError::Syntax {
                 line: h.start + 1,
@@ -789,12 +818,28 @@ impl Parser<'_> {
     }
 
     /// Whether the input stopped before the patch did. Only the end of the input can show
-    /// it: the last hunk's body runs into the end (nothing but blank lines and fences
-    /// after it) short of its header by more than a miscount, or ends mid-line short of
-    /// its header at all; or a fence opened before the last file is never closed.
+    /// it: the last file's header is all there is of it; the last hunk's body runs into the
+    /// end (nothing but blank lines and fences after it) short of its header by more than a
+    /// miscount, or ends mid-line short of its header at all; or a fence opened before the
+    /// last file is never closed.
     fn truncation(&self, ends_with_newline: bool) -> Option<ParseError> {
         let path = self.files.last()?.display_path().to_string();
         let file_start = *self.file_starts.last()?;
+        let after_only_headers = |from: usize| {
+            self.lines[from.min(self.lines.len())..].iter().all(|l| {
+                l.trim().is_empty() || is_fence(l) || l.starts_with("--- ") || l.starts_with("+++ ")
+            })
+        };
+        if let Some(end) = self.hunkless_end {
+            if after_only_headers(end) {
+                return Some(ParseError::Truncated {
+                    path,
+                    hunk: None,
+                    missing: None,
+                    what: "the input ends in the file's header, before any hunk".to_string(),
+                });
+            }
+        }
         if let Some(t) = &self.last_hunk {
             let rest = &self.lines[t.end.min(self.lines.len())..];
             let at_end = rest.iter().all(|l| l.trim().is_empty() || is_fence(l));
@@ -931,8 +976,8 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
             out.new_start = s;
             out.new_count = c.or(s.map(|_| 1));
         }
-        // A number past any real file (or not a number) makes every number of the header
-        // untrustworthy: the hunk is located by its content alone.
+        // A number past any real file makes every number of the header untrustworthy: the
+        // hunk is located by its content alone.
         if range(tok.get(1..).unwrap_or("")).2 {
             out.old_start = None;
             out.new_start = None;

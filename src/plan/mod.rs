@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::patch::{CreateMode, FileOp, FilePatch, Hunk, LineKind, Notice, Patch};
-use crate::repo::{Entry, FileState, Files, MODE_FILE};
+use crate::repo::{link_stays_inside, Entry, FileState, Files, MODE_FILE, MODE_LINK};
 use diagnose::{Diagnostic, Warning, WarningKind};
 use locate::{DecidedBy, Fuzz, Haystack, Located, Placement, Query};
 use normalize::Pass;
@@ -42,6 +42,12 @@ pub struct Options<'a> {
 pub trait ThreeWay {
     /// `index` is the file's position in the patch; `fp` its (possibly reversed) change.
     fn apply(&self, index: usize, fp: &FilePatch, current: &FileState) -> Option<MergeResult>;
+
+    /// A binary section, applied by git to the work tree's bytes: the writes it makes, or why
+    /// git refused. `None` when this engine cannot apply binary patches.
+    fn apply_binary(&self, _index: usize, _fp: &FilePatch) -> Option<Result<Writes, String>> {
+        None
+    }
 }
 
 /// What a three-way strategy produced for one file.
@@ -87,6 +93,9 @@ pub enum Strategy {
     Text,
     /// Whole-file operations: create, delete, rename without content changes, mode changes.
     File,
+    /// A binary patch, applied by `git apply` to the bytes it was made from.
+    #[serde(rename = "git-apply")]
+    GitApply,
 }
 
 impl Strategy {
@@ -97,6 +106,7 @@ impl Strategy {
             Strategy::HistoryThreeWay => "history-3way",
             Strategy::Text => "text",
             Strategy::File => "file",
+            Strategy::GitApply => "git-apply",
         }
     }
 }
@@ -376,7 +386,7 @@ impl Overlay<'_> {
     }
 }
 
-type Writes = Vec<(String, Option<FileState>)>;
+pub type Writes = Vec<(String, Option<FileState>)>;
 
 fn refused(fp: &FilePatch, problem: String) -> FilePlan {
     let mut p = base_plan(fp);
@@ -447,18 +457,69 @@ fn plan_file(
         }
     }
     if fp.binary {
-        return Ok((
-            refused(
-                fp,
-                "binary patches cannot be applied at text level (no usable preimage blob)".into(),
-            ),
-            Vec::new(),
-        ));
+        return plan_binary(index, fp, vfs, opts);
     }
     match fp.op() {
         FileOp::Create => plan_create(fp, vfs),
         FileOp::Delete => plan_delete(fp, vfs),
         FileOp::Modify | FileOp::Rename | FileOp::Copy => plan_modify(index, fp, vfs, opts),
+    }
+}
+
+/// A `GIT binary patch` section: only git can apply it, and only to the bytes it was made
+/// from (git checks them against the `index` line), so it goes through `git apply` in a
+/// scratch tree, inside the same all-or-nothing plan.
+fn plan_binary(
+    index: usize,
+    fp: &FilePatch,
+    vfs: &mut Overlay,
+    opts: &Options,
+) -> std::io::Result<(FilePlan, Writes)> {
+    let paths: Vec<&String> = fp.old_path.iter().chain(fp.new_path.iter()).collect();
+    if paths.iter().any(|p| vfs.planned.contains_key(p.as_str())) {
+        return Ok((
+            refused(
+                fp,
+                "a binary patch cannot follow another change to the same file in one patch".into(),
+            ),
+            Vec::new(),
+        ));
+    }
+    let Some(engine) = opts.three_way else {
+        return Ok((
+            refused(
+                fp,
+                "binary patches are applied by git, which needs a git repository".into(),
+            ),
+            Vec::new(),
+        ));
+    };
+    match engine.apply_binary(index, fp) {
+        Some(Ok(writes)) => {
+            let mut plan = base_plan(fp);
+            plan.strategy = Strategy::GitApply;
+            let unchanged = writes.iter().all(|(path, after)| {
+                let now = match vfs.files.read(path) {
+                    Ok(Entry::File(f)) => Some(f),
+                    _ => None,
+                };
+                now == *after
+            });
+            if unchanged {
+                plan.status = FileStatus::AlreadyApplied;
+                return Ok((plan, Vec::new()));
+            }
+            Ok((plan, writes))
+        }
+        Some(Err(why)) => Ok((refused(fp, why), Vec::new())),
+        None => Ok((
+            refused(
+                fp,
+                "binary patches cannot be applied at text level, and git could not apply this one"
+                    .into(),
+            ),
+            Vec::new(),
+        )),
     }
 }
 
@@ -510,6 +571,18 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
         bytes: crate::bytes::encode(&content).into_owned(),
         mode,
     };
+    if mode == MODE_LINK && !link_stays_inside(&path, &after.bytes) {
+        return Ok((
+            refused(
+                fp,
+                format!(
+                    "{path} would be a symbolic link to {}, which leads out of the work tree",
+                    String::from_utf8_lossy(&after.bytes)
+                ),
+            ),
+            Vec::new(),
+        ));
+    }
     let mut plan = base_plan(fp);
     match vfs.read(&path)? {
         Entry::Missing => {}
@@ -650,6 +723,21 @@ fn plan_modify(
                 ))
             }
         }
+    }
+    // A symbolic link is patched only by a symlink patch (its target is its content); a text
+    // patch meant for the file it points at names that file.
+    let link = cur.mode == MODE_LINK;
+    if link != (fp.old_mode.or(fp.new_mode) == Some(MODE_LINK)) {
+        let what = if link {
+            format!(
+                "{old} is a symbolic link to {}; patch the file it points at, or send a symlink \
+                 patch (mode 120000)",
+                String::from_utf8_lossy(&cur.bytes)
+            )
+        } else {
+            format!("{old} is a regular file, and the patch treats it as a symbolic link")
+        };
+        return Ok((refused(fp, what), Vec::new()));
     }
     let mut plan = base_plan(fp);
     if replaced.is_some() {
@@ -873,7 +961,7 @@ fn plan_modify(
         });
 
     // A three-way engine reads the work tree, so only for paths this plan has not changed.
-    let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
+    let untouched = !link && !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
     if !exact_everywhere && untouched {
         // Strategy 3 only where the text passes are not certain, as git apply --3way merges
         // only what does not apply directly: context found exactly and in one place stands
@@ -1059,7 +1147,16 @@ fn plan_modify(
         Some(t) => t,
         None => splice::splice(&text, &placed, fp.patch_eols),
     };
-    push_writes(&mut writes, out.encode());
+    let bytes = out.encode();
+    if mode == MODE_LINK && !link_stays_inside(&new, &bytes) {
+        plan.status = FileStatus::Refused;
+        plan.problems.push(format!(
+            "{new} would become a symbolic link to {}, which leads out of the work tree",
+            String::from_utf8_lossy(&bytes)
+        ));
+        return Ok((plan, Vec::new()));
+    }
+    push_writes(&mut writes, bytes);
     Ok((plan, writes))
 }
 

@@ -549,6 +549,14 @@ pub struct GitThreeWay<'a> {
 }
 
 impl crate::plan::ThreeWay for GitThreeWay<'_> {
+    fn apply_binary(
+        &self,
+        index: usize,
+        _fp: &FilePatch,
+    ) -> Option<Result<crate::plan::Writes, String>> {
+        self.binary(index)
+    }
+
     fn apply(
         &self,
         index: usize,
@@ -559,7 +567,10 @@ impl crate::plan::ThreeWay for GitThreeWay<'_> {
         let orig = self.originals.get(index)?;
         let ids = orig.index.as_ref()?;
         let pre = if self.reverse { &ids.new } else { &ids.old };
+        let link = |m: Option<u32>| m == Some(crate::repo::MODE_LINK);
         if orig.raw.trim().is_empty()
+            || link(orig.old_mode)
+            || link(orig.new_mode)
             || orig.binary
             || !git_reads_as_parsed(orig)
             || !blob_present(self.repo, pre)
@@ -631,6 +642,45 @@ fn header_counts(line: &str) -> Option<(usize, usize)> {
     let old = count(parts.next()?, '-')?;
     let new = count(parts.next()?, '+')?;
     (parts.next()? == "@@").then_some((old, new))
+}
+
+impl GitThreeWay<'_> {
+    fn binary(&self, index: usize) -> Option<Result<crate::plan::Writes, String>> {
+        let orig = self.originals.get(index)?;
+        if !orig.binary || orig.raw.trim().is_empty() {
+            return None;
+        }
+        let out = match apply(
+            self.repo,
+            &[orig],
+            Options {
+                check: false,
+                reverse: self.reverse,
+            },
+        ) {
+            Ok(out) => out,
+            Err(e) => return Some(Err(format!("git apply could not run: {e}"))),
+        };
+        match out.status {
+            Status::Clean => Some(Ok(out
+                .paths
+                .into_iter()
+                .map(|p| (p.path, p.after))
+                .collect())),
+            _ => {
+                let said = out
+                    .stderr
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| l.starts_with("error:"))
+                    .unwrap_or("git apply refused it")
+                    .to_string();
+                Some(Err(format!(
+                    "the binary patch does not apply to the file as it is ({said})"
+                )))
+            }
+        }
+    }
 }
 
 /// "lines A-B" for each conflict-marker block in merged text.

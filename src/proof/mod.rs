@@ -200,6 +200,19 @@ fn new_path(fp: &FilePatch) -> &str {
 fn check_file(fp: &FilePatch, p: &FilePlan) -> Result<(), Failure> {
     let ev = &p.evidence;
     let after = the_write(fp, p)?;
+    if p.strategy == Strategy::GitApply || fp.binary {
+        // Git applies a binary patch only to the bytes its `index` line names (it checks
+        // them): the write's shape, checked above, is what is ours to check.
+        return if p.strategy == Strategy::GitApply && fp.binary {
+            Ok(())
+        } else {
+            Err(fail(
+                p,
+                None,
+                "a binary patch planned by another strategy than git apply",
+            ))
+        };
+    }
     if p.status == FileStatus::AlreadyApplied {
         if !ev.writes.is_empty() {
             return Err(fail(p, None, "an already-applied file plan writes"));
@@ -260,7 +273,7 @@ fn check_file(fp: &FilePatch, p: &FilePlan) -> Result<(), Failure> {
                 (_, Strategy::ThreeWay | Strategy::HistoryThreeWay) => {
                     check_merge(fp, p, before, after)
                 }
-                (_, Strategy::File) => Err(fail(
+                (_, Strategy::File | Strategy::GitApply) => Err(fail(
                     p,
                     None,
                     "a file-level strategy for a patch with hunks",

@@ -117,9 +117,12 @@ fn file_diff(
             hunks: Vec::new(),
         };
     }
-    let (Ok(old), Ok(new)) = (
-        std::str::from_utf8(old_bytes),
-        std::str::from_utf8(new_bytes),
+    // Binary as git judges it: a NUL byte. Text that is not UTF-8 is shown through the
+    // lossless byte mapping the planner uses.
+    let binary = old_bytes.contains(&0) || new_bytes.contains(&0);
+    let (Some(old), Some(new)) = (
+        crate::bytes::decode(old_bytes).filter(|_| !binary),
+        crate::bytes::decode(new_bytes).filter(|_| !binary),
     ) else {
         let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
         let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
@@ -139,7 +142,7 @@ fn file_diff(
     });
     FileDiff {
         header,
-        hunks: hunks(old, new),
+        hunks: hunks(&old, &new),
     }
 }
 

@@ -190,6 +190,7 @@ fn strategies(out: &mut String, r: &Report) {
         });
         let tried: Vec<String> = match f.strategy {
             Strategy::File => vec!["file: a whole-file operation".into()],
+            Strategy::GitApply => vec!["git-apply: a binary patch, applied by git".into()],
             Strategy::Exact => vec!["exact: every hunk at its line numbers".into()],
             Strategy::ThreeWay | Strategy::HistoryThreeWay => {
                 let base = f

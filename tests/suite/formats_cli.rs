@@ -863,17 +863,7 @@ fn codex_add_onto_an_existing_file_with_the_same_content_is_already_applied() {
     );
 }
 
-#[test]
-fn codex_move_onto_an_existing_file_is_refused() {
-    let r = TestRepo::with(&[("a.txt", "a\nb\n"), ("b.txt", "other\n")]);
-    let patch = codex("*** Update File: a.txt\n*** Move to: b.txt\n@@\n a\n-b\n+B\n");
-    let (_, v) = assert_untouched(&r, &[], &patch, 1);
-    assert_eq!(v["files"][0]["status"], "refused");
-    assert!(v["files"][0]["problems"][0]
-        .as_str()
-        .expect("problem")
-        .contains("already exists"));
-}
+// A Codex move onto an existing file replaces it (Codex's rule): tests/suite/codex_move.rs.
 
 #[test]
 fn codex_delete_of_a_missing_file_is_refused() {
