@@ -36,6 +36,7 @@ fn main() {
             }),
         }];
         let meta = Meta {
+            session: None,
             patch_sha256: PatchDigest::of(content.as_bytes()),
             intent: Some("benchmark".to_string()),
             undoes: None,

@@ -24,4 +24,6 @@ pub mod snapshot;
 pub mod write;
 pub mod report;
 
+pub mod run;
+pub mod mcp;
 pub mod cli;

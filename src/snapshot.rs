@@ -52,6 +52,8 @@
 mod digest;
 pub(crate) mod fault;
 mod format;
+pub(crate) use format::one_line;
+pub use format::valid_session;
 mod journal;
 mod lock;
 mod states;
@@ -160,6 +162,8 @@ pub struct Meta {
     pub intent: Option<String>,
     /// Set when this snapshot is taken before undoing another: the one being undone.
     pub undoes: Option<SnapshotId>,
+    /// The session the apply was made in (`--session`).
+    pub session: Option<String>,
     /// Files changed as `log` counts them (a rename is one file, two touched paths).
     pub files: u64,
     pub added: u64,
@@ -212,6 +216,8 @@ pub struct SnapshotInfo {
     pub intent: Option<String>,
     /// For the snapshot taken before an undo: the snapshot that undo rolled back.
     pub undoes: Option<SnapshotId>,
+    /// The session the apply was made in (`--session`).
+    pub session: Option<String>,
     pub files: u64,
     pub added: u64,
     pub removed: u64,
@@ -488,6 +494,7 @@ pub fn create_with_nonce(
         patch_sha256: meta.patch_sha256,
         intent: meta.intent.as_deref().and_then(format::one_line),
         undoes: meta.undoes.map(SnapshotId::sequence),
+        session: meta.session.clone(),
         files: meta.files,
         added: meta.added,
         removed: meta.removed,
@@ -849,6 +856,7 @@ fn load<'r>(
         patch_sha256: record.patch_sha256,
         intent: record.intent.clone(),
         undoes: record.undoes.map(SnapshotId),
+        session: record.session.clone(),
         files: record.files,
         added: record.added,
         removed: record.removed,

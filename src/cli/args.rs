@@ -99,6 +99,16 @@ pub struct ApplyArgs {
     /// Roll the apply back when the post-llm-apply hook fails (also: llm-apply.verify)
     #[arg(long)]
     pub verify: bool,
+
+    /// Describe the apply in its snapshot (shown by log) with TEXT instead of the prose
+    /// found around the patch
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+
+    /// Record the apply as part of the agent session ID: undo --session ID takes back every
+    /// apply of it at once
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 impl ApplyArgs {
@@ -116,6 +126,8 @@ impl ApplyArgs {
             no_snapshot,
             force,
             verify,
+            label,
+            session,
         } = self;
         !patches.is_empty()
             || *check
@@ -127,6 +139,8 @@ impl ApplyArgs {
             || *no_snapshot
             || *force
             || *verify
+            || label.is_some()
+            || session.is_some()
     }
 }
 
@@ -150,9 +164,29 @@ pub enum Command {
     /// Install the manual where man finds it for this binary (<bin>/../share/man/man1), so
     /// that `git help llm-apply` opens it
     InstallMan(InstallManArgs),
+    /// Serve the Model Context Protocol on stdin/stdout (tools: apply_patch, undo, log) for
+    /// the repository it starts in (or -C DIR)
+    Mcp,
+    /// Print tool definitions for function calling: OpenAI or Anthropic JSON, or the Lark
+    /// grammar of the Codex patch format for a freeform tool
+    Tools(ToolsArgs),
     /// Print a shell completion script: for bash it also completes `git llm-apply` through
     /// git's own completion
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ToolsArgs {
+    /// Whose function-calling format
+    #[arg(long = "for", value_enum, value_name = "API")]
+    pub api: ToolsFor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolsFor {
+    Openai,
+    Anthropic,
+    Codex,
 }
 
 #[derive(Debug, clap::Args)]
@@ -194,6 +228,11 @@ pub struct UndoArgs {
     /// The snapshot to roll back: its number (as `log` shows it) or refs/llm-apply/<number>
     #[arg(value_name = "ID")]
     pub id: Option<String>,
+
+    /// Undo every apply of session ID (apply --session), newest first, as one undo: refused
+    /// as a whole if any of them would be
+    #[arg(long, value_name = "ID", conflicts_with = "id")]
+    pub session: Option<String>,
 
     /// Restore even paths whose later edits overlap the apply's change (their current
     /// content is kept in a new snapshot first, so this too can be undone)

@@ -291,7 +291,7 @@ fn strategies(r: &mut Roff) {
 
 fn exit_status(r: &mut Roff) {
     section(r, "EXIT STATUS");
-    let rows: [(RunStatus, &str); 4] = [
+    let rows: [(RunStatus, &str); 5] = [
         (
             RunStatus::Applied,
             "everything applied, or was already applied, or --check found that it would",
@@ -309,6 +309,11 @@ fn exit_status(r: &mut Roff) {
         (
             RunStatus::Partial,
             "partially applied: only with --partial, the files that applied were written",
+        ),
+        (
+            RunStatus::Busy,
+            "busy: another run held this work tree's lock past llm-apply.lockTimeout; nothing \
+             written, retry",
         ),
     ];
     for (status, text) in rows {

@@ -2,14 +2,13 @@
 //! one place (DESIGN §2), print the report.
 
 mod apply;
-mod apply_hooks;
 mod args;
 mod color;
 mod completions;
 mod hooks;
-mod session;
 mod log;
 mod man;
+mod tools;
 pub mod panic;
 mod undo;
 
@@ -179,6 +178,12 @@ pub fn main() -> ExitCode {
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
         Some(args::Command::InstallMan(a)) => man::run(a),
         Some(args::Command::Completions(a)) => completions::run(a),
+        Some(args::Command::Tools(a)) => tools::run(a),
+        Some(args::Command::Mcp) => {
+            // stdout carries protocol messages only: nothing else is printed there.
+            let code = crate::mcp::serve(args.dir);
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
     };
     emit(outcome, &printing)
 }
@@ -204,7 +209,11 @@ fn wants_json(args: &args::Args) -> bool {
         Some(args::Command::Log(a)) => a.json,
         Some(args::Command::Undo(a)) => a.json,
         Some(
-            args::Command::Hooks(_) | args::Command::InstallMan(_) | args::Command::Completions(_),
+            args::Command::Hooks(_)
+            | args::Command::InstallMan(_)
+            | args::Command::Completions(_)
+            | args::Command::Tools(_)
+            | args::Command::Mcp,
         ) => false,
     }
 }
@@ -276,5 +285,5 @@ fn write(stream: Stream, text: &str) {
 }
 
 fn exit(status: RunStatus) -> ExitCode {
-    ExitCode::from(u8::try_from(status.exit_code()).expect("exit codes are 0 to 3"))
+    ExitCode::from(u8::try_from(status.exit_code()).expect("exit codes are 0 to 4"))
 }

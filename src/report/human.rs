@@ -668,7 +668,7 @@ fn total(out: &mut String, r: &Report, p: Palette) {
                 )
             }
         }
-        RunStatus::Error | RunStatus::Planned => return,
+        RunStatus::Error | RunStatus::Busy | RunStatus::Planned => return,
     };
     let _ = writeln!(out, "{}", p.paint(Style::Strong, &line));
 }

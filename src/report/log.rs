@@ -40,6 +40,9 @@ pub struct LogEntry {
     /// For the snapshot taken before an undo: the snapshot that undo rolled back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<u64>,
+    /// The session the apply was made in (`--session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     pub paths: Vec<String>,
     /// The work tree the apply wrote (absolute path); absent for snapshots recorded before
     /// worktrees were.
@@ -83,6 +86,7 @@ impl LogReport {
                 removed: i.removed,
                 intent: i.intent.clone(),
                 undoes: i.undoes.map(|u| u.sequence()),
+                session: i.session.clone(),
                 paths: i.paths.clone(),
                 worktree: i.worktree.clone(),
                 this_worktree: crate::snapshot::made_in(i, here),

@@ -36,6 +36,9 @@ pub enum RunStatus {
     Checked,
     /// Bad input or a broken environment; nothing written.
     Error,
+    /// Another run holds this work tree's lock (past `llm-apply.lockTimeout`); nothing
+    /// written: retry.
+    Busy,
     /// What a `pre-llm-apply` hook is shown: the plan, before anything is written.
     Planned,
 }
@@ -53,6 +56,7 @@ impl RunStatus {
             RunStatus::Refused => 1,
             RunStatus::Error => 2,
             RunStatus::Partial => 3,
+            RunStatus::Busy => 4,
         }
     }
 }

@@ -17,6 +17,7 @@
 //! llm-apply-patch-sha256: <64 hex digits>
 //! llm-apply-intent: Fix the off-by-one in the parser        (optional)
 //! llm-apply-undoes: 3                                       (optional)
+//! llm-apply-session: agent-run-42                           (optional)
 //! llm-apply-files: 2
 //! llm-apply-added: 3
 //! llm-apply-removed: 1
@@ -99,6 +100,8 @@ pub(crate) struct SnapshotRecord {
     pub intent: Option<String>,
     /// The snapshot whose undo this snapshot records, for snapshots taken before an undo.
     pub undoes: Option<u64>,
+    /// The session the apply was made in (`--session`), undone together by `undo --session`.
+    pub session: Option<String>,
     pub files: u64,
     pub added: u64,
     pub removed: u64,
@@ -165,6 +168,7 @@ const K_NONCE: &str = "llm-apply-nonce";
 const K_PATCH: &str = "llm-apply-patch-sha256";
 const K_INTENT: &str = "llm-apply-intent";
 const K_UNDOES: &str = "llm-apply-undoes";
+const K_SESSION: &str = "llm-apply-session";
 const K_FILES: &str = "llm-apply-files";
 const K_ADDED: &str = "llm-apply-added";
 const K_REMOVED: &str = "llm-apply-removed";
@@ -213,6 +217,13 @@ fn truncate_chars(text: &str, max: usize) -> String {
     }
 }
 
+/// A session name as `--session` takes it: 1 to 128 printable characters, no white space.
+pub fn valid_session(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().count() <= 128
+        && text.chars().all(|c| !c.is_whitespace() && !c.is_control())
+}
+
 pub(crate) fn render_snapshot(r: &SnapshotRecord) -> String {
     use std::fmt::Write as _;
     let summary = r
@@ -246,6 +257,9 @@ pub(crate) fn render_snapshot(r: &SnapshotRecord) -> String {
     }
     if let Some(undoes) = &r.undoes {
         line(K_UNDOES, undoes);
+    }
+    if let Some(session) = &r.session {
+        line(K_SESSION, session);
     }
     line(K_FILES, &r.files);
     line(K_ADDED, &r.added);
@@ -479,6 +493,17 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
         None => None,
         Some(_) => Some(f.sequence(K_UNDOES)?),
     };
+    let session = match f.single.get(K_SESSION) {
+        None => None,
+        Some(text) if valid_session(text) => Some(text.to_string()),
+        Some(text) => {
+            return Err(MetaError::BadValue {
+                key: K_SESSION,
+                value: text.to_string(),
+                reason: "expected a session name (no spaces or control characters)",
+            })
+        }
+    };
     let head = match f.get(K_HEAD)? {
         "unborn" => None,
         value => Some(f.object_id(K_HEAD, value)?),
@@ -521,6 +546,7 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
         patch_sha256,
         intent,
         undoes,
+        session,
         files: f.number(K_FILES)?,
         added: f.number(K_ADDED)?,
         removed: f.number(K_REMOVED)?,
@@ -713,6 +739,7 @@ mod tests {
             patch_sha256: PatchDigest::of(b"the patch"),
             intent: Some("Fix the off-by-one: in the parser".to_string()),
             undoes: None,
+            session: Some("agent-7".to_string()),
             files: 2,
             added: 3,
             removed: 1,

@@ -34,3 +34,4 @@ mod snapshot_keep_zero;
 mod snapshot_worktrees;
 mod snapshot_index;
 mod snapshot_crash;
+mod mcp;

@@ -117,6 +117,7 @@ fn touched(path: &str, after: Option<FileState>) -> Touched {
 
 fn meta(intent: Option<&str>) -> Meta {
     Meta {
+        session: None,
         patch_sha256: PatchDigest::of(b"the patch text"),
         intent: intent.map(str::to_string),
         undoes: None,

@@ -76,7 +76,15 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
                 format!("{e} (--no-snapshot applies without recording a snapshot)"),
             ))
         }
-        Err(e) => return Err(fail("lock", e.to_string())),
+        Err(e @ LockError::Timeout { .. }) => {
+            let mut r = fail(
+                "lock",
+                format!("{e}; nothing was written: retry once that run has ended"),
+            );
+            r.status = crate::report::RunStatus::Busy;
+            r.exit_code = crate::report::RunStatus::Busy.exit_code();
+            return Err(r);
+        }
     };
     hold_for_tests();
     let pending = Journal::pending(repo).map_err(|e| {
@@ -453,6 +461,7 @@ pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
         patch_sha256: PatchDigest::of(format!("git-llm-apply undo {}", plan.snapshot).as_bytes()),
         intent: Some(intent),
         undoes: Some(plan.snapshot),
+        session: None,
         files,
         added,
         removed,
@@ -465,6 +474,8 @@ pub struct SnapshotRequest {
     pub patch_sha256: PatchDigest,
     pub intent: Option<String>,
     pub undoes: Option<SnapshotId>,
+    /// The apply's session (`--session`).
+    pub session: Option<String>,
     /// For `--index`: the index entries the apply stages (under its journal, recorded in
     /// its snapshot so undo can put them back).
     pub index: Vec<write::index::Staging>,
@@ -543,6 +554,7 @@ pub fn write(
             patch_sha256: request.patch_sha256,
             intent: request.intent.clone(),
             undoes: request.undoes,
+            session: request.session.clone(),
             files: summary.files as u64,
             added: summary.added as u64,
             removed: summary.removed as u64,

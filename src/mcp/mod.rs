@@ -1,0 +1,204 @@
+//! `git llm-apply mcp`: a Model Context Protocol server over stdio. Each tool call is turned
+//! into the same `run::*` options the CLI builds and run by the same driver; nothing here
+//! re-implements a step of the pipeline. Only protocol messages go to stdout.
+
+pub mod tools;
+
+use std::path::PathBuf;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+
+use crate::report::log::LogReport;
+use crate::report::{self, Report, RunStatus};
+
+/// The server: the directory it serves (`-C DIR`, else where it was started).
+#[derive(Debug, Clone)]
+pub struct Server {
+    dir: Option<PathBuf>,
+}
+
+/// Serve on stdin/stdout until the client goes away. Returns the process's exit status:
+/// 0 when the client closed the connection, 2 when the server could not start.
+pub fn serve(dir: Option<PathBuf>) -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("git llm-apply mcp: cannot start: {e}");
+            return 2;
+        }
+    };
+    runtime.block_on(async move {
+        let server = Server { dir };
+        match server.serve(rmcp::transport::stdio()).await {
+            Ok(running) => match running.waiting().await {
+                Ok(_) => 0,
+                Err(e) => {
+                    eprintln!("git llm-apply mcp: {e}");
+                    2
+                }
+            },
+            Err(e) => {
+                eprintln!("git llm-apply mcp: the session did not start: {e}");
+                2
+            }
+        }
+    })
+}
+
+impl Server {
+    fn definitions() -> Vec<Tool> {
+        tools::all()
+            .into_iter()
+            .map(|t| Tool::new(t.name, t.description, t.input_schema))
+            .collect()
+    }
+
+    /// Run one call to the end on a blocking thread (the pipeline runs git and waits for
+    /// locks): a failing call is a tool error, never the end of the server.
+    fn call(&self, name: &str, arguments: serde_json::Value) -> CallToolResult {
+        let dir = self.dir.clone();
+        match name {
+            tools::APPLY_PATCH => {
+                match serde_json::from_value::<tools::ApplyPatchArgs>(arguments) {
+                    Ok(a) => report_result(crate::run::apply::run(a.options(dir))),
+                    Err(e) => bad_arguments(name, &e),
+                }
+            }
+            tools::UNDO => match serde_json::from_value::<tools::UndoArgs>(arguments) {
+                Ok(a) => report_result(crate::run::undo::run(a.options(dir))),
+                Err(e) => bad_arguments(name, &e),
+            },
+            tools::LOG => match serde_json::from_value::<tools::LogArgs>(arguments) {
+                Ok(a) => match crate::run::log::run(a.options(dir)) {
+                    Ok(mut l) => {
+                        if let Some(n) = a.limit {
+                            l.snapshots
+                                .truncate(usize::try_from(n).unwrap_or(usize::MAX));
+                        }
+                        log_result(&l)
+                    }
+                    Err(r) => report_result(*r),
+                },
+                Err(e) => bad_arguments(name, &e),
+            },
+            _ => CallToolResult::error(vec![ContentBlock::text(format!(
+                "no tool named {name:?}: the tools are apply_patch, undo and log"
+            ))]),
+        }
+    }
+}
+
+fn bad_arguments(tool: &str, e: &serde_json::Error) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "{tool}: the arguments do not fit its input schema: {e}"
+    ))])
+}
+
+/// A run's report as a tool result: the JSON report as structured content; as text, the
+/// human report without colour (for a refusal, the diagnostic to act on). A run that wrote
+/// nothing because of the patch or the repository is a tool error.
+fn report_result(mut r: Report) -> CallToolResult {
+    r.exit_code = r.status.exit_code();
+    let text = summary(&r);
+    let value = serde_json::to_value(&r).expect("a report always serializes");
+    let failed = matches!(
+        r.status,
+        RunStatus::Refused | RunStatus::Error | RunStatus::Busy
+    );
+    let mut result = if failed {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
+    result.structured_content = Some(value);
+    result
+}
+
+/// The text part of a result: the human report without colour, with a first line a model
+/// can branch on.
+fn summary(r: &Report) -> String {
+    let head = match r.status {
+        RunStatus::Applied if r.undo => "undone".to_string(),
+        RunStatus::Applied => format!(
+            "applied: {} file(s), +{} -{}{}",
+            r.summary.files,
+            r.summary.added,
+            r.summary.removed,
+            r.snapshot
+                .as_deref()
+                .map(|s| format!(
+                    ", snapshot {}",
+                    s.trim_start_matches(crate::snapshot::REF_PREFIX)
+                ))
+                .unwrap_or_default()
+        ),
+        RunStatus::AlreadyApplied => "already applied: nothing to write".to_string(),
+        RunStatus::Checked => "check passed: it would apply; nothing written".to_string(),
+        RunStatus::Partial => "partly applied: some files were refused".to_string(),
+        RunStatus::Refused => "refused: nothing was written".to_string(),
+        RunStatus::Busy => {
+            "busy: another run holds this work tree's lock; retry in a moment".to_string()
+        }
+        RunStatus::Error | RunStatus::Planned => "error: nothing was written".to_string(),
+    };
+    format!("{head}\n{}", report::human::render(r))
+}
+
+fn log_result(l: &LogReport) -> CallToolResult {
+    let value = serde_json::to_value(l).expect("a listing always serializes");
+    let shown = report::human::render_log(l, report::human::Verbosity::Normal);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(shown.stdout)]);
+    result.structured_content = Some(value);
+    result
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "git-llm-apply",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "Apply patches (unified diffs, Codex patches, SEARCH/REPLACE blocks) to this git \
+                 work tree with apply_patch; it refuses rather than guesses, and says why. \
+                 Every apply can be taken back with undo; log lists them.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(Self::definitions()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let server = self.clone();
+        let result = tokio::task::spawn_blocking(move || server.call(&name, arguments))
+            .await
+            .unwrap_or_else(|e| {
+                CallToolResult::error(vec![ContentBlock::text(format!(
+                    "the call failed inside git-llm-apply: {e}; the server goes on"
+                ))])
+            });
+        Ok(result.into())
+    }
+}

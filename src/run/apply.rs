@@ -1,0 +1,500 @@
+//! `git llm-apply [PATCH]...`: read, parse, plan, gate, write, report.
+
+use std::path::PathBuf;
+
+use super::hooks::{self as apply_hooks, HookRuns};
+use super::options::{ApplyOptions, Patches};
+use super::session::{self, Session, SnapshotRequest};
+use crate::gate::hooks::{HookKind, Hooks, Mode};
+use crate::gate::{self, Verdict};
+use crate::patch::{Format, Notice, Patch};
+use crate::plan::{self, Plan};
+use crate::repo::{Repo, WorkTree};
+use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
+use crate::snapshot::PatchDigest;
+use crate::{input, parse, proof, snapshot, write};
+
+/// Apply (or check) a patch: the report of the run, refusals and errors included.
+pub fn run(options: ApplyOptions) -> Report {
+    match apply(options) {
+        Ok(r) => r,
+        Err(r) => *r,
+    }
+}
+
+fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
+    Box::new(Report::error(kind, message))
+}
+
+fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
+    let ApplyOptions {
+        patches,
+        check,
+        partial,
+        format: forced,
+        revert,
+        index,
+        no_snapshot,
+        verify,
+        label,
+        session: tag,
+        dir,
+    } = options;
+    if let Some(t) = &tag {
+        if !snapshot::valid_session(t) {
+            return Err(fail(
+                "usage",
+                format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
+            ));
+        }
+    }
+    let label = label.as_deref().and_then(snapshot::one_line);
+    if index && repo_required(&dir) {
+        return Err(fail("usage", "--index needs a git repository"));
+    }
+    let cwd = match dir {
+        Some(d) => {
+            if !d.is_dir() {
+                return Err(fail(
+                    "usage",
+                    format!("cannot change to '{}': not a directory", d.display()),
+                ));
+            }
+            d
+        }
+        None => std::env::current_dir()
+            .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
+    };
+    let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+    // Before anything else: the lock, and the recovery of an interrupted apply.
+    let records = !check && !no_snapshot;
+    let session = repo
+        .as_ref()
+        .map(|r| session::open(r, records))
+        .transpose()?;
+    let mut extra_notices = session
+        .as_ref()
+        .map(|s| s.notices.clone())
+        .unwrap_or_default();
+    let root = match &repo {
+        Some(r) => r.work_dir.clone(),
+        None => {
+            extra_notices.push(Notice::new(
+                "not-a-repository",
+                "not inside a git repository: text-level strategies only, no snapshot",
+            ));
+            cwd.clone()
+        }
+    };
+    let wt = WorkTree::new(&root);
+    let inputs = match patches {
+        Patches::Files(names) => {
+            input::read(&names, &cwd).map_err(|e| fail("input", e.to_string()))?
+        }
+        Patches::Text(text) => vec![input::Input {
+            name: "<stdin>".into(),
+            text,
+        }],
+    };
+    let mut combined: Option<Patch> = None;
+    for inp in &inputs {
+        let p = parse::parse(&inp.text, forced, &wt).map_err(|e| {
+            let prefix = if inputs.len() > 1 || inp.name != "<stdin>" {
+                format!("{}: ", inp.name)
+            } else {
+                String::new()
+            };
+            let message = format!("{prefix}{e}");
+            match e {
+                // The patch reads but the input stopped before it did: a refusal, not bad
+                // input, and nothing of the patch is written (not even with --partial).
+                parse::ParseError::Truncated { .. } => {
+                    let mut r = fail("truncated", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = RunStatus::Refused.exit_code();
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                // The text does not say which file it edits and several could be meant.
+                parse::ParseError::Ambiguous { .. } => {
+                    let mut r = fail("ambiguous-path", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = 1;
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                _ => fail("parse", message),
+            }
+        })?;
+        match &mut combined {
+            None => combined = Some(p),
+            Some(c) => {
+                c.files.extend(p.files);
+                c.notices.extend(p.notices);
+            }
+        }
+    }
+    let original = combined.expect("at least one input was read");
+    let mut patch = if revert {
+        original.reversed()
+    } else {
+        original.clone()
+    };
+    patch.notices.extend(extra_notices);
+    let mut request = SnapshotRequest {
+        patch_sha256: PatchDigest::of(
+            inputs
+                .iter()
+                .map(|i| i.text.as_str())
+                .collect::<String>()
+                .as_bytes(),
+        ),
+        intent: label.or_else(|| inputs.iter().find_map(|i| input::intent(&i.text))),
+        undoes: None,
+        session: tag,
+        index: Vec::new(),
+        stage_with_write: false,
+    };
+
+    let history_depth = match &repo {
+        Some(repo) => Some(
+            plan::history::depth_from_config(repo).map_err(|e| fail("config", e.to_string()))?,
+        ),
+        None => None,
+    };
+    let mut plan = make_plan(repo.as_ref(), history_depth, &original, &patch, revert, &wt)?;
+
+    let found = match &repo {
+        Some(_) => Some(Hooks::discover(&root).map_err(|e| fail("config", e.to_string()))?),
+        None => None,
+    };
+    let mode = if check {
+        Mode::Check
+    } else if revert {
+        Mode::Revert
+    } else {
+        Mode::Apply
+    };
+    let verify = verify || found.as_ref().is_some_and(|h| h.settings.verify);
+    let mut hooks = HookRuns::new(found.as_ref(), mode, verify);
+    let absent = match &repo {
+        Some(r) if hooks.has(HookKind::Pre) => apply_hooks::absent_preimages(r, &original, revert),
+        _ => Vec::new(),
+    };
+    // A plan that would be refused is shown to the pre hook too when the patch names blobs
+    // we lack: the hook may fetch them, and the plan made with them may apply.
+    if hooks.has(HookKind::Pre)
+        && (apply_hooks::gate_has_work(&plan, partial) || !absent.is_empty())
+    {
+        let planned = apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
+        hooks
+            .run_pre(&patch, &plan, &planned)
+            .map_err(|e| fail("io", e))?;
+        // A pre hook may have fetched preimage blobs (fetch-missing-blobs in a shallow or
+        // partial clone): plan again so the three-way strategy can use them, and let the
+        // hook judge the plan that will actually be written.
+        if hooks.pre_passed() && !absent.is_empty() {
+            let fresh = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+            if let Some(fresh) = fresh.filter(|f| {
+                apply_hooks::absent_preimages(f, &original, revert).len() < absent.len()
+            }) {
+                plan = make_plan(Some(&fresh), history_depth, &original, &patch, revert, &wt)?;
+                if apply_hooks::gate_has_work(&plan, partial) {
+                    let planned =
+                        apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
+                    hooks
+                        .run_pre(&patch, &plan, &planned)
+                        .map_err(|e| fail("io", e))?;
+                }
+            }
+        }
+    }
+    hooks
+        .prepare_post(&patch, &plan)
+        .map_err(|e| fail("io", e))?;
+    #[cfg(debug_assertions)]
+    corrupt_for_tests(&mut plan);
+    // --index: each touched path's index entry is decided before anything is written.
+    let staging = match &repo {
+        Some(r) if index && !plan.changes.is_empty() => {
+            match write::index::plan(r, &plan.changes) {
+                Ok(s) => s,
+                Err(refused) => {
+                    return Ok(index_refused(&plan, patch.format, check, revert, &refused))
+                }
+            }
+        }
+        _ => Vec::new(),
+    };
+    request.index = staging.clone();
+    // Under --verify the post hook may still reject the apply: stage once it passed.
+    request.stage_with_write = !hooks.verify;
+    let record = match &session {
+        Some(s) if !no_snapshot => Some((s, &request)),
+        _ => None,
+    };
+    let mut report = decide_and_write(
+        &plan, &patch, check, partial, revert, &root, record, &mut hooks,
+    );
+    // A recorded write staged under its journal; an unrecorded one stages here.
+    let staged = report.snapshot.is_some() && !hooks.verify;
+    if let (Some(r), true) = (&repo, index && report.written && !staged) {
+        if let Err(message) = write::index::stage(r, &staging) {
+            report.errors.push(ErrorReport {
+                kind: "index".into(),
+                message,
+            });
+        }
+    }
+    Ok(report)
+}
+
+/// Plan `patch` (the reversed one for `--revert`; `original` is what git reads for 3-way):
+/// strategy 2 through git, strategy 3 from history and ghost snapshots, then the text passes.
+fn make_plan(
+    repo: Option<&Repo>,
+    history_depth: Option<usize>,
+    original: &Patch,
+    patch: &Patch,
+    revert: bool,
+    wt: &WorkTree,
+) -> Result<Plan, Box<Report>> {
+    let git3 = repo.map(|repo| plan::three_way::GitThreeWay {
+        repo,
+        originals: &original.files,
+        reverse: revert,
+    });
+    let states = repo.map(|repo| snapshot::SnapshotStates { repo });
+    let history = match (repo, history_depth) {
+        (Some(repo), Some(depth)) => Some(plan::history::History {
+            repo,
+            depth,
+            recorded: states
+                .as_ref()
+                .map(|s| s as &dyn plan::history::RecordedStates),
+        }),
+        _ => None,
+    };
+    let opts = plan::Options {
+        three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
+        history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
+    };
+    plan::plan(patch, wt, &opts)
+        .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))
+}
+
+/// Whether the directory we run in lies outside every repository.
+fn repo_required(dir: &Option<PathBuf>) -> bool {
+    let here = dir.clone().or_else(|| std::env::current_dir().ok());
+    here.is_some_and(|d| matches!(Repo::discover(&d), Ok(None)))
+}
+
+/// The one place where a plan's outcome becomes a run status and an exit code (DESIGN §2):
+/// the plan's own verdict, then the gate (the pre-hook runs), the write, and the post hook.
+#[allow(clippy::too_many_arguments)]
+fn decide_and_write(
+    plan: &Plan,
+    patch: &Patch,
+    check: bool,
+    partial: bool,
+    revert: bool,
+    root: &std::path::Path,
+    record: Option<(&Session, &SnapshotRequest)>,
+    hooks: &mut HookRuns<'_>,
+) -> Report {
+    let format = patch.format;
+    // The proof comes before every verdict: a plan that fails it is refused whatever it says.
+    let proof = match proof::prove(patch, plan) {
+        Ok(p) => p,
+        Err(failure) => {
+            let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
+            r.check = check;
+            r.reverse = revert;
+            r.errors.push(ErrorReport {
+                kind: "internal-check".into(),
+                message: format!(
+                    "the planned result failed its check against the patch ({failure}); nothing \
+                     was written. This is a fault in git-llm-apply, not in the patch as such: \
+                     resending the hunk with more context may avoid it"
+                ),
+            });
+            not_written_because(&mut r, "not written: the plan failed its internal check");
+            return r;
+        }
+    };
+    let all_ok = plan.all_ok();
+    let nothing_to_write = plan.changes.is_empty();
+    let (status, write_it) = if check {
+        if all_ok {
+            (RunStatus::Checked, false)
+        } else if partial && !nothing_to_write {
+            (RunStatus::Partial, false)
+        } else {
+            (RunStatus::Refused, false)
+        }
+    } else if all_ok {
+        if nothing_to_write {
+            (RunStatus::AlreadyApplied, false)
+        } else {
+            (RunStatus::Applied, true)
+        }
+    } else if partial && !nothing_to_write {
+        (RunStatus::Partial, true)
+    } else {
+        (RunStatus::Refused, false)
+    };
+    let refused = |why: &str, kind: &str, message: String, hooks: &HookRuns<'_>| {
+        let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
+        r.check = check;
+        r.reverse = revert;
+        r.errors.push(ErrorReport {
+            kind: kind.into(),
+            message,
+        });
+        r.hooks = hooks.reports.clone();
+        not_written_because(&mut r, why);
+        r
+    };
+    let mut report = Report::from_plan(plan, format, status, false);
+    report.check = check;
+    report.reverse = revert;
+    report.hooks = hooks.reports.clone();
+    // --check asks the gate too, so a harness learns whether the apply would be allowed.
+    let gated = write_it || (check && !nothing_to_write && status != RunStatus::Refused);
+    if !gated {
+        return report;
+    }
+    let token = match gate::approve(plan, &proof, hooks.pre_runs()) {
+        Verdict::Vetoed { kind, reason } => {
+            return refused(
+                "not written: the pre-llm-apply hook refused the apply",
+                kind.as_str(),
+                reason,
+                hooks,
+            );
+        }
+        Verdict::Approved(token) => token,
+    };
+    if !write_it {
+        return report;
+    }
+    let done = match session::write(root, &token, record, &report.summary) {
+        Ok(done) => done,
+        Err(message) => {
+            return refused(
+                "not written: writing another file failed",
+                "write",
+                message,
+                hooks,
+            )
+        }
+    };
+    report.written = true;
+    report.snapshot = done.snapshot.map(|id| id.ref_name());
+    report.notices.extend(done.notices);
+    match hooks.run_post(&report) {
+        Some(run) if !run.status.passed() && hooks.verify => {
+            let recorded = record.zip(done.snapshot).map(|((s, _), id)| (s, id));
+            let back = apply_hooks::roll_back(root, &token, recorded);
+            let mut r = refused(
+                "rolled back: the post-llm-apply hook failed under --verify",
+                "verify",
+                format!(
+                    "{}; --verify rolled the apply back: every file is as it was before",
+                    run.describe()
+                ),
+                hooks,
+            );
+            r.notices.extend(back.notices.iter().cloned());
+            if !back.unrestored.is_empty() {
+                r.written = true;
+                r.snapshot = report.snapshot.clone();
+                r.errors.push(ErrorReport {
+                    kind: "rollback".into(),
+                    message: back.unrestored_message(),
+                });
+            }
+            return r;
+        }
+        Some(run) if !run.status.passed() => {
+            report.notices.push(Notice::new(
+                "post-hook-failed",
+                format!(
+                    "{}; the apply stands (--verify or llm-apply.verify rolls back instead)",
+                    run.describe()
+                ),
+            ));
+        }
+        Some(_) => {}
+        None if hooks.verify => report.notices.push(Notice::new(
+            "nothing-verified",
+            "--verify: there is no post-llm-apply hook, so nothing was verified",
+        )),
+        None => {}
+    }
+    report.hooks = hooks.reports.clone();
+    report
+}
+
+/// `--index` refused: a path's index entry cannot take exactly the patch's change.
+fn index_refused(
+    plan: &Plan,
+    format: Format,
+    check: bool,
+    revert: bool,
+    refused: &[write::index::Unstageable],
+) -> Report {
+    let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
+    r.check = check;
+    r.reverse = revert;
+    for u in refused {
+        r.errors.push(ErrorReport {
+            kind: "index".into(),
+            message: format!("--index: {}: {}; nothing was written", u.path, u.reason),
+        });
+    }
+    not_written_because(
+        &mut r,
+        "not written: --index cannot stage the patch's change alone",
+    );
+    r
+}
+
+/// Say why the files that would have applied were not written (the report's default reason
+/// is another file failing, which is not the case for a gate's or a hook's refusal).
+fn not_written_because(r: &mut Report, why: &str) {
+    for f in &mut r.files {
+        if f.status == FileOutcome::Skipped {
+            f.problems.retain(|p| !p.starts_with("not written:"));
+            f.problems.push(why.to_string());
+        }
+    }
+}
+
+/// Test-only: `GIT_LLM_APPLY_TEST_CORRUPT_PLAN=1` changes one byte of the first planned
+/// write after planning, as a planner bug would, so tests can see the proof refuse it.
+#[cfg(debug_assertions)]
+fn corrupt_for_tests(plan: &mut Plan) {
+    if std::env::var_os("GIT_LLM_APPLY_TEST_CORRUPT_PLAN").is_none() {
+        return;
+    }
+    let flip = |bytes: &mut Vec<u8>| match bytes.last_mut() {
+        Some(b) if *b != b'\n' => *b ^= 0x20,
+        _ => bytes.insert(0, b'#'),
+    };
+    if let Some(f) = plan
+        .files
+        .iter_mut()
+        .find(|f| !f.evidence.writes.is_empty())
+    {
+        if let Some((path, Some(state))) = f.evidence.writes.last_mut() {
+            flip(&mut state.bytes);
+            let path = path.clone();
+            if let Some(c) = plan.changes.iter_mut().find(|c| c.path == path) {
+                if let Some(a) = c.after.as_mut() {
+                    flip(&mut a.bytes);
+                }
+            }
+        }
+    }
+}

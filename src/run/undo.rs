@@ -1,0 +1,501 @@
+//! `git llm-apply undo [ID]` (and `--revert` without PATCH): take one apply's change back
+//! out of the work tree, keeping what was edited since, never touching HEAD or the index.
+
+use std::path::PathBuf;
+
+use super::options::UndoOptions;
+use super::session::{self, fail, Session, SnapshotRequest};
+use crate::gate::{self, Verdict};
+use crate::patch::{Format, Notice};
+use crate::repo::Repo;
+use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
+use crate::snapshot::{self, SnapshotError, SnapshotId, Status};
+use crate::write::{self, restore};
+
+/// Undo one apply (or check that it can be undone): the report of the run.
+pub fn run(options: UndoOptions) -> Report {
+    let UndoOptions {
+        id,
+        session,
+        force,
+        check,
+        worktree,
+        dir,
+    } = options;
+    match undo(
+        id.as_deref(),
+        session.as_deref(),
+        force,
+        check,
+        dir,
+        worktree,
+    ) {
+        Ok(r) => r,
+        Err(r) => *r,
+    }
+}
+
+/// A refusal of a request that was understood but cannot be done: exit 1, nothing written
+/// (an unknown or malformed ID stays a usage error, exit 2).
+fn refuse(kind: &str, message: impl Into<String>) -> Box<Report> {
+    let mut r = fail(kind, message);
+    r.status = RunStatus::Refused;
+    r.exit_code = RunStatus::Refused.exit_code();
+    r
+}
+
+fn undo(
+    id: Option<&str>,
+    tag: Option<&str>,
+    force: bool,
+    check: bool,
+    dir: Option<PathBuf>,
+    worktree: Option<PathBuf>,
+) -> Result<Report, Box<Report>> {
+    let cwd = session::start_dir(dir)?;
+    let mut repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    if let Some(w) = worktree {
+        repo = other_worktree(&repo, &cwd.join(w))?;
+    }
+    if tag.is_some() && id.is_some() {
+        return Err(fail(
+            "usage",
+            "give either a snapshot ID or --session, not both",
+        ));
+    }
+    if tag.is_some() && check {
+        return Err(fail(
+            "usage",
+            "--check does not go with --session yet: each undo of a session depends on the \
+             one before it; check the newest with undo --check ID",
+        ));
+    }
+    let session = session::open(&repo, !check)?;
+    // Whatever happens next, the report says what opening the session did (a recovery).
+    let done = match tag {
+        Some(tag) => undo_session(&repo, &session, tag, force),
+        None => undo_locked(&repo, &session, id, force, check),
+    };
+    done.map_err(|mut r| {
+        let mut notices = session.notices.clone();
+        notices.append(&mut r.notices);
+        r.notices = notices;
+        r
+    })
+}
+
+fn undo_locked(
+    repo: &Repo,
+    session: &Session,
+    id: Option<&str>,
+    force: bool,
+    check: bool,
+) -> Result<Report, Box<Report>> {
+    let here = snapshot::worktree_name(repo);
+    let target = match id {
+        Some(text) => text
+            .parse::<SnapshotId>()
+            .map_err(|e| fail("usage", e.to_string()))?,
+        None => most_recent_apply(repo, &here)?,
+    };
+    let snap = snapshot::read(repo, target).map_err(|e| match e {
+        SnapshotError::NotFound { .. } => fail(
+            "usage",
+            format!("{e}; git llm-apply log lists the snapshots there are"),
+        ),
+        e => fail("snapshot", e.to_string()),
+    })?;
+    if !snapshot::made_in(snap.info(), &here) {
+        // Its paths are another work tree's files: compared with this one's, the undo would
+        // find nothing to restore, or restore the wrong files.
+        let there = snap.info().worktree.clone().unwrap_or_default();
+        return Err(refuse(
+            "other-worktree",
+            format!(
+                "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
+                 nothing was written. Undo it there: git llm-apply undo {target} --worktree \
+                 {there} (or git llm-apply -C {there} undo {target})"
+            ),
+        ));
+    }
+    if let Status::Undone { .. } = snap.info().status {
+        return Err(refuse("already-undone", already_undone(repo, target)));
+    }
+    let plan = restore::plan_undo(repo, &snap, force)
+        .map_err(|e| fail("snapshot", format!("cannot undo snapshot {target}: {e}")))?;
+    let as_plan = plan.to_plan();
+    let mut notices = session.notices.clone();
+
+    let status = if plan.refused() {
+        RunStatus::Refused
+    } else if check {
+        RunStatus::Checked
+    } else if as_plan.changes.is_empty() {
+        RunStatus::AlreadyApplied
+    } else {
+        RunStatus::Applied
+    };
+    let mut report = Report::from_plan(&as_plan, Format::Unified, status, false);
+    report.format = None;
+    report.reverse = true;
+    report.check = check;
+    report.undo = true;
+
+    if plan.refused() {
+        for f in &mut report.files {
+            if f.status == FileOutcome::Skipped {
+                // The apply path's hint (--partial) does not exist for undo.
+                f.problems = vec![
+                    "not written: an undo is all or nothing, and another path stops it".into(),
+                ];
+            }
+        }
+        let paths = plan.refused_paths().join(", ");
+        notices.push(Notice::new(
+            "undo-refused",
+            format!(
+                "snapshot {target} was not undone, nothing was written: {paths} cannot be \
+                 taken back without losing what was written since; git llm-apply undo \
+                 {target} --force restores the pre-apply content anyway and keeps the current \
+                 content in a new snapshot"
+            ),
+        ));
+        report.notices.extend(notices);
+        return Ok(report);
+    }
+    if check {
+        notices.push(Notice::new(
+            "undo-checked",
+            format!("snapshot {target} can be undone; nothing was written"),
+        ));
+        report.notices.extend(notices);
+        return Ok(report);
+    }
+
+    // An --index apply staged its change: the entries that still hold it are put back,
+    // with the files (under the undo's journal) when the undo writes any.
+    let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
+        .map_err(|e| fail("index", format!("cannot undo snapshot {target}: {e}")))?;
+    if !as_plan.changes.is_empty() {
+        // The undo is itself recorded: the snapshot keeps the content it overwrites (later
+        // edits included when forced), makes the undo crash-safe through the journal, and
+        // lets `undo <that snapshot>` bring the change back.
+        let forced = plan
+            .paths
+            .iter()
+            .any(|p| matches!(p.action, restore::Action::Forced { .. }));
+        let meta = session::restore_meta(
+            &plan,
+            format!(
+                "undo of snapshot {target}{}",
+                if forced { " (forced)" } else { "" }
+            ),
+        );
+        let request = SnapshotRequest {
+            patch_sha256: meta.patch_sha256,
+            intent: meta.intent,
+            undoes: Some(target),
+            session: None,
+            index: unstage.clone(),
+            stage_with_write: true,
+        };
+        let token = match gate::approve_restore(as_plan.changes.clone()) {
+            Verdict::Approved(t) => t,
+            Verdict::Vetoed { reason, .. } => return Err(refuse("veto", reason)),
+        };
+        match session::write(
+            &repo.work_dir,
+            &token,
+            Some((session, &request)),
+            &report.summary,
+        ) {
+            Ok(done) => {
+                report.written = true;
+                report.snapshot = done.snapshot.map(SnapshotId::ref_name);
+                notices.extend(done.notices);
+            }
+            Err(message) => {
+                let mut r = Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, false);
+                r.format = None;
+                r.reverse = true;
+                r.undo = true;
+                r.errors.push(ErrorReport {
+                    kind: "write".into(),
+                    message,
+                });
+                r.notices.extend(notices);
+                return Ok(r);
+            }
+        }
+    }
+    // Not staged with a recorded write (nothing to write, or llm-apply.keep = 0): here.
+    let staged = if report.snapshot.is_none() {
+        write::index::stage(repo, &unstage)
+    } else {
+        Ok(())
+    };
+    match staged {
+        Ok(()) => {
+            if !unstage.is_empty() {
+                let paths: Vec<&str> = unstage.iter().map(|s| s.path.as_str()).collect();
+                notices.push(Notice::new(
+                    "index-restored",
+                    format!(
+                        "the index entries the apply staged were put back: {}",
+                        paths.join(", ")
+                    ),
+                ));
+            }
+            if !index_left.is_empty() {
+                notices.push(Notice::new(
+                    "index-kept",
+                    format!(
+                        "the index entries of {} changed since the apply staged them, so they \
+                         were left as they are",
+                        index_left.join(", ")
+                    ),
+                ));
+            }
+        }
+        Err(e) => report.errors.push(ErrorReport {
+            kind: "index".into(),
+            message: format!("the files were restored, but the index was not: {e}"),
+        }),
+    }
+    // A recorded undo marked its target undone before its journal went (write_recorded);
+    // one that wrote nothing, or wrote without a snapshot (llm-apply.keep = 0), does it here.
+    if report.snapshot.is_none() {
+        if let Err(e) = snapshot::record_undo(repo, target) {
+            report.errors.push(ErrorReport {
+                kind: "snapshot".into(),
+                message: format!(
+                    "the files were restored, but marking snapshot {target} undone failed: {e}"
+                ),
+            });
+        }
+    }
+    let mut message = format!("snapshot {target} undone");
+    if let Some(s) = &report.snapshot {
+        let n = s.trim_start_matches(snapshot::REF_PREFIX);
+        message.push_str(&format!(
+            "; the files as they were before this undo are kept in snapshot {n}"
+        ));
+    } else if report.written {
+        // llm-apply.keep = 0: the notice from the writer says no snapshot was recorded.
+    } else {
+        message.push_str(": nothing to undo, its paths already held their pre-apply content");
+    }
+    notices.push(Notice::new("undone", message));
+    report.notices.extend(notices);
+    Ok(report)
+}
+
+/// `undo --session NAME`: every apply of that session still applied in this work tree,
+/// newest first, under one lock. When one cannot be undone, the undos already done are
+/// taken back (newest first) and the whole is refused: nothing of the session is undone.
+fn undo_session(
+    repo: &Repo,
+    session: &Session,
+    tag: &str,
+    force: bool,
+) -> Result<Report, Box<Report>> {
+    let here = snapshot::worktree_name(repo);
+    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let targets: Vec<SnapshotId> = infos
+        .iter()
+        .filter(|i| {
+            i.undoes.is_none()
+                && i.session.as_deref() == Some(tag)
+                && i.status == Status::Applied
+                && snapshot::made_in(i, &here)
+        })
+        .map(|i| i.id)
+        .collect();
+    if targets.is_empty() {
+        return Err(refuse(
+            "nothing-to-undo",
+            format!(
+                "nothing to undo: no apply of session {tag} is still applied here (git \
+                 llm-apply log lists the snapshots and their sessions)"
+            ),
+        ));
+    }
+    let mut reports: Vec<Report> = Vec::new();
+    let mut undos: Vec<SnapshotId> = Vec::new();
+    for target in &targets {
+        let text = target.sequence().to_string();
+        let r = match undo_locked(repo, session, Some(&text), force, false) {
+            Ok(r) => r,
+            Err(r) => *r,
+        };
+        let ok = matches!(r.status, RunStatus::Applied | RunStatus::AlreadyApplied)
+            && r.errors.is_empty();
+        if !ok {
+            let back = take_back(repo, session, &undos);
+            let mut refused = r;
+            refused.status = RunStatus::Refused;
+            refused.exit_code = RunStatus::Refused.exit_code();
+            refused.written = !back.is_empty();
+            let mut message = format!(
+                "session {tag} was not undone: snapshot {target} cannot be undone (see above), \
+                 so the session's undo is refused as a whole"
+            );
+            if undos.is_empty() {
+                message.push_str("; nothing was written");
+            } else if back.is_empty() {
+                message.push_str(&format!(
+                    "; the {} newer undo(s) done first were taken back, so every file is as it \
+                     was",
+                    undos.len()
+                ));
+            } else {
+                message.push_str(&format!(
+                    "; taking back the undos done first failed: {}",
+                    back.join("; ")
+                ));
+            }
+            refused
+                .notices
+                .push(Notice::new("session-undo-refused", message));
+            return Ok(refused);
+        }
+        if let Some(s) = &r.snapshot {
+            if let Ok(id) = s.parse::<SnapshotId>() {
+                undos.push(id);
+            }
+        }
+        reports.push(r);
+    }
+    let mut all = reports.pop().expect("at least one snapshot was undone");
+    for r in reports.into_iter().rev() {
+        all.written |= r.written;
+        all.summary.files += r.summary.files;
+        all.summary.added += r.summary.added;
+        all.summary.removed += r.summary.removed;
+        all.files.splice(0..0, r.files);
+        all.changes.splice(0..0, r.changes);
+        let mut notices = r.notices;
+        notices.append(&mut all.notices);
+        all.notices = notices;
+    }
+    if all.written {
+        all.status = RunStatus::Applied;
+    }
+    let ids: Vec<String> = targets.iter().map(ToString::to_string).collect();
+    all.notices.push(Notice::new(
+        "session-undone",
+        format!(
+            "session {tag} undone: snapshots {} (newest first)",
+            ids.join(", ")
+        ),
+    ));
+    Ok(all)
+}
+
+/// Take back the undos a refused session undo did first, newest first; what could not be.
+fn take_back(repo: &Repo, session: &Session, undos: &[SnapshotId]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for id in undos.iter().rev() {
+        let text = id.sequence().to_string();
+        let r = match undo_locked(repo, session, Some(&text), false, false) {
+            Ok(r) => r,
+            Err(r) => *r,
+        };
+        if !matches!(r.status, RunStatus::Applied | RunStatus::AlreadyApplied) {
+            failed.push(format!(
+                "snapshot {id}: {}",
+                r.errors
+                    .first()
+                    .map(|e| e.message.clone())
+                    .unwrap_or_else(|| "refused".into())
+            ));
+        }
+    }
+    failed
+}
+
+/// `--worktree PATH`: the repository as seen from that work tree, which must be one of this
+/// repository's worktrees.
+fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Report>> {
+    let not_ours = |why: &str| {
+        fail(
+            "usage",
+            format!(
+                "--worktree {}: {why} (git worktree list shows this repository's worktrees)",
+                path.display()
+            ),
+        )
+    };
+    if !path.is_dir() {
+        return Err(not_ours("not a directory"));
+    }
+    let other = Repo::discover(path)
+        .map_err(|e| fail("repository", e.to_string()))?
+        .ok_or_else(|| not_ours("not inside a git repository"))?;
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    };
+    if !same(other.common_dir(), repo.common_dir()) {
+        return Err(not_ours("a worktree of another repository"));
+    }
+    Ok(other)
+}
+
+/// The newest snapshot of an apply made in this work tree (snapshots taken before an undo
+/// are not applies; other worktrees' applies are undone there).
+fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>> {
+    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let elsewhere = infos.iter().any(|i| !snapshot::made_in(i, here));
+    let mut applies = infos
+        .iter()
+        .filter(|i| i.undoes.is_none() && snapshot::made_in(i, here));
+    let newest = applies.next().ok_or_else(|| {
+        let mut message = "nothing to undo: no apply was recorded here (applies record a \
+                           snapshot unless --no-snapshot is given)"
+            .to_string();
+        if elsewhere {
+            message.push_str(
+                "; other worktrees' applies are undone there (git llm-apply log lists them)",
+            );
+        }
+        refuse("nothing-to-undo", message)
+    })?;
+    if let Status::Undone { .. } = newest.status {
+        let next = applies.find(|i| i.status == Status::Applied);
+        let message = match next {
+            Some(next) => format!(
+                "the most recent apply (snapshot {id}) is already undone; the next one still \
+                 applied is snapshot {n}: git llm-apply undo {n} (git llm-apply log lists them)",
+                id = newest.id,
+                n = next.id
+            ),
+            None => format!(
+                "nothing to undo: the most recent apply (snapshot {id}) is already undone and \
+                 no earlier apply is still applied (git llm-apply log lists them)",
+                id = newest.id
+            ),
+        };
+        return Err(refuse("already-undone", message));
+    }
+    Ok(newest.id)
+}
+
+/// Why `undo ID` of an undone snapshot does nothing, and what would bring its change back.
+fn already_undone(repo: &Repo, target: SnapshotId) -> String {
+    let redo = snapshot::list(repo).ok().and_then(|infos| {
+        infos
+            .into_iter()
+            .find(|i| i.undoes == Some(target) && i.status == Status::Applied)
+    });
+    match redo {
+        Some(r) => format!(
+            "snapshot {target} was already undone: nothing to undo (git llm-apply undo {} \
+             brings its change back)",
+            r.id
+        ),
+        None => format!(
+            "snapshot {target} was already undone: nothing to undo (git llm-apply log lists \
+             what is still applied)"
+        ),
+    }
+}

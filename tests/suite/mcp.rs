@@ -1,0 +1,430 @@
+//! `git llm-apply mcp`, driven as a client would: raw JSON-RPC over the child's stdio.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::common::TestRepo;
+
+/// One server process and the client's end of its pipes.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Client {
+    /// Start the server in `repo` (extra arguments before `mcp`) and initialize the session.
+    fn start(repo: &TestRepo, extra: &[&str]) -> Client {
+        let mut args: Vec<&str> = extra.to_vec();
+        args.push("mcp");
+        let mut child = repo
+            .cmd(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the server");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut c = Client {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        };
+        let init = c.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}
+            }),
+        );
+        assert_eq!(
+            init["result"]["serverInfo"]["name"], "git-llm-apply",
+            "{init}"
+        );
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        c.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        c
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Send a request and read until its response (every line must be a JSON-RPC message).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        self.response(id)
+    }
+
+    fn response(&mut self, id: u64) -> Value {
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(
+                n > 0,
+                "the server closed stdout before answering request {id}"
+            );
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC ({e}): {line:?}"));
+            assert_eq!(v["jsonrpc"], "2.0", "{v}");
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(
+            r["result"].is_object(),
+            "a tool call answers with a result: {r}"
+        );
+        r["result"].clone()
+    }
+
+    /// Close stdin (the client disconnects) and wait: the server ends with status 0.
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let out = self.child.wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(0), "the server ends cleanly on EOF");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+const FIX_B: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+
+fn repo() -> TestRepo {
+    TestRepo::with(&[("f.txt", "a\nb\nc\n"), ("g.txt", "one\ntwo\n")])
+}
+
+#[test]
+fn lists_its_three_tools_with_schemas_from_the_argument_types() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    let list = c.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("tools").clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["apply_patch", "undo", "log"]);
+    let apply = &tools[0];
+    assert_eq!(apply["inputSchema"]["type"], "object");
+    assert_eq!(apply["inputSchema"]["required"], json!(["patch"]));
+    // Each format is a described constant, for the model to read.
+    let format = &apply["inputSchema"]["properties"]["format"];
+    let names: Vec<&Value> = format["oneOf"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{format}"))
+        .iter()
+        .map(|v| {
+            assert!(v["description"].is_string(), "{v}");
+            &v["const"]
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            &json!("auto"),
+            &json!("unified"),
+            &json!("codex"),
+            &json!("search-replace")
+        ]
+    );
+    let description = apply["description"].as_str().unwrap();
+    assert!(description.contains("Line numbers"), "{description}");
+    assert!(
+        description.contains("refuses rather than guesses"),
+        "{description}"
+    );
+    assert!(tools[1]["inputSchema"]["properties"]["id"].is_object());
+    assert!(tools[2]["inputSchema"]["properties"]["limit"].is_object());
+    c.finish();
+}
+
+#[test]
+fn applies_logs_and_undoes_like_the_cli() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    let applied = c.call("apply_patch", json!({"patch": FIX_B, "label": "capital b"}));
+    assert_eq!(applied["isError"], false, "{applied}");
+    assert_eq!(applied["structuredContent"]["status"], "applied");
+    assert_eq!(applied["structuredContent"]["snapshot"], "refs/llm-apply/1");
+    assert!(text_of(&applied).starts_with("applied: 1 file(s), +1 -1, snapshot 1\n"));
+    assert_eq!(r.read_str("f.txt"), "a\nB\nc\n");
+
+    let log = c.call("log", json!({}));
+    assert_eq!(log["isError"], false, "{log}");
+    let entries = log["structuredContent"]["snapshots"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(
+        entries[0]["intent"], "capital b",
+        "--label is the description"
+    );
+
+    let undone = c.call("undo", json!({}));
+    assert_eq!(undone["isError"], false, "{undone}");
+    assert_eq!(undone["structuredContent"]["status"], "applied");
+    assert_eq!(undone["structuredContent"]["reverse"], true);
+    assert_eq!(r.read_str("f.txt"), "a\nb\nc\n");
+
+    let limited = c.call("log", json!({"limit": 1}));
+    assert_eq!(
+        limited["structuredContent"]["snapshots"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    c.finish();
+}
+
+#[test]
+fn a_refusal_is_a_tool_error_with_the_human_diagnostic_and_changes_nothing() {
+    let r = repo();
+    let before = r.state();
+    let mut c = Client::start(&r, &[]);
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-x\n+y\n c\n";
+    let refused = c.call("apply_patch", json!({"patch": patch}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(refused["structuredContent"]["status"], "refused");
+    assert_eq!(refused["structuredContent"]["exit_code"], 1);
+    let text = text_of(&refused);
+    // The same words as the CLI's report, without colour.
+    let cli = r.apply(&["--color=never"], patch);
+    assert_eq!(cli.code, 1);
+    for line in cli.stderr.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(text.contains(line), "missing {line:?} in {text}");
+    }
+    assert!(!text.contains('\u{1b}'), "no colour: {text:?}");
+    assert_eq!(r.state(), before);
+    c.finish();
+}
+
+#[test]
+fn survives_malformed_requests_bad_arguments_and_unknown_tools() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    c.send_line("this is not json{");
+    c.send_line("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"no/such/method\"}");
+    let bad = c.call("apply_patch", json!({"patch": 7}));
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert!(text_of(&bad).contains("input schema"), "{bad}");
+    let unknown = c.call("frobnicate", json!({}));
+    assert_eq!(unknown["isError"], true);
+    let garbage = c.call("apply_patch", json!({"patch": "no patch here"}));
+    assert_eq!(garbage["isError"], true, "{garbage}");
+    // Still serving.
+    let ok = c.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(ok["isError"], false, "{ok}");
+    assert_eq!(r.read_str("f.txt"), "a\nB\nc\n");
+    c.finish();
+}
+
+#[test]
+fn session_undo_takes_back_every_apply_of_the_session_newest_first() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    let one = c.call("apply_patch", json!({"patch": FIX_B, "session": "agent-1"}));
+    assert_eq!(one["isError"], false, "{one}");
+    let other = "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
+    let outside = c.call("apply_patch", json!({"patch": other}));
+    assert_eq!(outside["isError"], false, "{outside}");
+    let again = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n B\n-c\n+C\n";
+    let two = c.call("apply_patch", json!({"patch": again, "session": "agent-1"}));
+    assert_eq!(two["isError"], false, "{two}");
+    assert_eq!(r.read_str("f.txt"), "a\nB\nC\n");
+
+    let undone = c.call("undo", json!({"session": "agent-1"}));
+    assert_eq!(undone["isError"], false, "{undone}");
+    assert_eq!(r.read_str("f.txt"), "a\nb\nc\n");
+    assert_eq!(
+        r.read_str("g.txt"),
+        "one\n2\n",
+        "another session's apply stays"
+    );
+    assert!(text_of(&undone).contains("session agent-1 undone: snapshots 3, 1"));
+
+    let log = c.call("log", json!({}));
+    let entries = log["structuredContent"]["snapshots"].as_array().unwrap();
+    let sessions: Vec<&Value> = entries.iter().map(|e| &e["session"]).collect();
+    assert!(sessions.contains(&&json!("agent-1")), "{log}");
+    let nothing = c.call("undo", json!({"session": "agent-1"}));
+    assert_eq!(nothing["isError"], true, "nothing left to undo: {nothing}");
+    c.finish();
+}
+
+#[test]
+fn a_session_undo_that_would_conflict_is_refused_as_a_whole() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    c.call("apply_patch", json!({"patch": FIX_B, "session": "s"}));
+    let g = "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
+    c.call("apply_patch", json!({"patch": g, "session": "s"}));
+    // The older apply's line is edited since: its undo would lose that edit.
+    r.write("f.txt", b"a\nBB\nc\n");
+    let before = r.tree();
+    let refused = c.call("undo", json!({"session": "s"}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        text_of(&refused).contains("refused as a whole"),
+        "{refused}"
+    );
+    assert_eq!(r.tree(), before, "the newer undo was taken back too");
+    c.finish();
+}
+
+#[test]
+fn the_cli_takes_label_and_session_and_undoes_a_session() {
+    let r = repo();
+    r.apply(&["--session", "cli-1", "--label", "first"], FIX_B)
+        .code(0);
+    let log = r.cmd(&["log", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&log.stdout).unwrap();
+    assert_eq!(v["snapshots"][0]["session"], "cli-1");
+    assert_eq!(v["snapshots"][0]["intent"], "first");
+    let out = r.cmd(&["undo", "--session", "cli-1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(r.read_str("f.txt"), "a\nb\nc\n");
+    r.apply(&["--session", "two words"], FIX_B).code(2);
+}
+
+#[test]
+fn two_calls_racing_for_the_lock_one_is_told_to_retry() {
+    let r = repo();
+    r.git(&["config", "llm-apply.lockTimeout", "0"]);
+    // The first server holds the lock for a while once it has it.
+    let mut slow = r.cmd(&["mcp"]);
+    slow.env("GIT_LLM_APPLY_TEST_HOLD_LOCK_MS", "3000");
+    let mut first = {
+        let mut child = slow
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Client {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    };
+    let init = first.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init["result"].is_object());
+    first.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    first.send_line(
+        &json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call",
+                "params": {"name": "apply_patch", "arguments": {"patch": FIX_B}}})
+        .to_string(),
+    );
+    // Wait until the first call holds the lock.
+    let lock = r.abs(".git/llm-apply/lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut second = Client::start(&r, &[]);
+    let busy = second.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(busy["isError"], true, "{busy}");
+    assert_eq!(busy["structuredContent"]["status"], "busy");
+    assert_eq!(busy["structuredContent"]["exit_code"], 4);
+    assert_eq!(busy["structuredContent"]["errors"][0]["kind"], "lock");
+    assert!(text_of(&busy).contains("retry"), "{busy}");
+    let done = first.response(50);
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    // The lock was the call's only: the second server applies now (already applied).
+    let after = second.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(
+        after["structuredContent"]["status"], "already-applied",
+        "{after}"
+    );
+    first.finish();
+    second.finish();
+}
+
+#[test]
+fn a_busy_lock_is_exit_status_4_on_the_cli() {
+    let r = repo();
+    r.git(&["config", "llm-apply.lockTimeout", "0"]);
+    let mut holder = r.cmd(&[]);
+    holder
+        .env("GIT_LLM_APPLY_TEST_HOLD_LOCK_MS", "3000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = holder.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(FIX_B.as_bytes())
+        .unwrap();
+    let lock = r.abs(".git/llm-apply/lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (run, v) = r.apply_json(&[], FIX_B);
+    assert_eq!(run.code, 4, "{run:?}");
+    assert_eq!(v["status"], "busy");
+    assert_eq!(v["errors"][0]["kind"], "lock");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn tools_for_each_api_are_json_schema_tool_definitions() {
+    let r = repo();
+    for api in ["openai", "anthropic", "codex"] {
+        let out = r.cmd(&["tools", "--for", api]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{api}: {out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let tools = v.as_array().unwrap();
+        let schemas: Vec<&Value> = match api {
+            "openai" => tools.iter().map(|t| &t["function"]["parameters"]).collect(),
+            "anthropic" => tools.iter().map(|t| &t["input_schema"]).collect(),
+            _ => {
+                assert_eq!(tools[0]["format"]["syntax"], "lark");
+                let g = tools[0]["format"]["definition"].as_str().unwrap();
+                assert!(g.contains("*** Begin Patch"));
+                Vec::new()
+            }
+        };
+        for s in schemas {
+            assert_eq!(s["type"], "object", "{api}: {s}");
+            assert!(s.get("$ref").is_none() && s.get("$defs").is_none(), "{s}");
+            // A valid call validates against it; a call without the patch does not.
+            if s["required"] == json!(["patch"]) {
+                let ok = json!({"patch": "x", "format": "codex", "check": true});
+                assert!(crate::common::schema::validate(s, &ok).is_empty());
+                assert!(!crate::common::schema::validate(s, &json!({"check": 1})).is_empty());
+            }
+        }
+    }
+}
