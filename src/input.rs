@@ -98,9 +98,14 @@ fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
 
 /// The first line of prose before the patch, if the sender wrote any: what the change is
 /// meant to do, as `log` shows it. A line right before a fence or a SEARCH block that has no
-/// spaces is the block's path, not prose; markdown heading marks are dropped.
+/// spaces is the block's path, not prose; markdown heading marks are dropped. A
+/// `git format-patch` mail says it in its `Subject:` (without the `[PATCH n/m]` tag); the
+/// tags of a tool call (`<replace_in_file>`, `<path>…</path>`) are not prose.
 pub fn intent(text: &str) -> Option<String> {
-    const STARTS: [&str; 9] = [
+    if let Some(subject) = mail_subject(text) {
+        return Some(subject);
+    }
+    const STARTS: [&str; 10] = [
         "```",
         "~~~",
         "diff ",
@@ -110,6 +115,7 @@ pub fn intent(text: &str) -> Option<String> {
         "Index: ",
         "@@",
         "<<<<<<<",
+        "------- SEARCH",
     ];
     let mut prose: Vec<&str> = Vec::new();
     for line in text.lines() {
@@ -127,7 +133,8 @@ pub fn intent(text: &str) -> Option<String> {
             }
             break;
         }
-        if !trimmed.is_empty() {
+        let tag = trimmed.starts_with('<') && trimmed.ends_with('>');
+        if !trimmed.is_empty() && !tag {
             prose.push(trimmed);
         }
     }
@@ -136,6 +143,28 @@ pub fn intent(text: &str) -> Option<String> {
         .map(|l| l.trim_start_matches('#').trim())
         .find(|l| !l.is_empty())
         .map(str::to_string)
+}
+
+/// The `Subject:` of the first mail of a `git format-patch` mailbox, without its
+/// `[PATCH …]` tag.
+fn mail_subject(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    let first = lines.next()?;
+    let from_line = first
+        .strip_prefix("From ")
+        .is_some_and(|r| r.ends_with(" 2001"));
+    if !from_line {
+        return None;
+    }
+    let subject = lines
+        .take_while(|l| !l.is_empty())
+        .find_map(|l| l.strip_prefix("Subject: "))?
+        .trim();
+    let subject = match subject.strip_prefix('[') {
+        Some(r) => r.split_once(']').map_or(subject, |(_, rest)| rest.trim()),
+        None => subject,
+    };
+    (!subject.is_empty()).then(|| subject.to_string())
 }
 
 #[cfg(test)]
@@ -160,5 +189,14 @@ mod tests {
             Some("Rename the helper.".to_string())
         );
         assert_eq!(intent(""), None);
+        assert_eq!(
+            intent("From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH 1/2] build: warn about everything\n\nbody\n---\n"),
+            Some("build: warn about everything".to_string())
+        );
+        assert_eq!(
+            intent("<replace_in_file>\n<path>src/a.ts</path>\n<diff>\n------- SEARCH\n"),
+            None,
+            "a tool call's tags are not prose"
+        );
     }
 }

@@ -46,6 +46,34 @@ pub trait Files {
 
 pub const MODE_FILE: u32 = 0o100644;
 pub const MODE_EXEC: u32 = 0o100755;
+/// A symbolic link: its "content" is the target, as git stores it.
+pub const MODE_LINK: u32 = 0o120000;
+
+/// Whether a link at `link` (relative to the top of the work tree) pointing at `target` stays
+/// inside the work tree: a relative target that never climbs above the top.
+pub fn link_stays_inside(link: &str, target: &[u8]) -> bool {
+    let Ok(target) = std::str::from_utf8(target) else {
+        return false;
+    };
+    if target.is_empty() || target.starts_with('/') {
+        return false;
+    }
+    let mut depth: i64 = link.split('/').count() as i64 - 1;
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            ".git" if depth == 0 => return false,
+            _ => depth += 1,
+        }
+    }
+    true
+}
 
 /// The work tree on disk, rooted at the repository's top level (or the current directory
 /// outside a repository).
@@ -90,7 +118,18 @@ impl Files for WorkTree {
             Err(e) => return Err(e),
         };
         if meta.file_type().is_symlink() {
-            return Ok(Entry::Other("symlink"));
+            // A link inside the tree is a file whose content is its target, as git sees it;
+            // one that leads out is not ours to patch.
+            use std::os::unix::ffi::OsStrExt;
+            let target = std::fs::read_link(&abs)?;
+            let bytes = target.as_os_str().as_bytes().to_vec();
+            if !link_stays_inside(path, &bytes) {
+                return Ok(Entry::Other("symlink leading out of the work tree"));
+            }
+            return Ok(Entry::File(FileState {
+                bytes,
+                mode: MODE_LINK,
+            }));
         }
         if meta.is_dir() {
             return Ok(Entry::Other("directory"));
@@ -116,7 +155,11 @@ impl Files for WorkTree {
         };
         let mut p = self.abs(path);
         if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
-            return true;
+            // The link itself is what a patch changes (its target, as git does); only one
+            // that leads out of the tree is refused.
+            use std::os::unix::ffi::OsStrExt;
+            return std::fs::read_link(&p)
+                .map_or(true, |t| !link_stays_inside(path, t.as_os_str().as_bytes()));
         }
         while !p.exists() {
             if !p.pop() {

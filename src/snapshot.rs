@@ -76,7 +76,7 @@ pub use journal::{Journal, JournalError, Pending};
 pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
-use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE};
+use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE, MODE_LINK};
 
 /// Where snapshot refs live; the rest of the name is the sequence number.
 pub const REF_PREFIX: &str = "refs/llm-apply/";
@@ -445,7 +445,7 @@ pub fn create_with_nonce(
         let after = match &t.after {
             None => Recorded::Absent,
             Some(file) => {
-                if file.mode != MODE_FILE && file.mode != MODE_EXEC {
+                if file.mode != MODE_FILE && file.mode != MODE_EXEC && file.mode != MODE_LINK {
                     return Err(SnapshotError::InvalidMode {
                         path: t.path.clone(),
                         mode: file.mode,
@@ -619,10 +619,10 @@ fn edit_tree<'p>(
     }
     for (path, state) in states {
         if let Recorded::Blob { id, mode } = state {
-            let kind = if mode == MODE_EXEC {
-                EntryKind::BlobExecutable
-            } else {
-                EntryKind::Blob
+            let kind = match mode {
+                MODE_EXEC => EntryKind::BlobExecutable,
+                MODE_LINK => EntryKind::Link,
+                _ => EntryKind::Blob,
             };
             editor
                 .upsert(path.split('/'), kind, id)
@@ -971,6 +971,10 @@ fn check_tree_entry(
             EntryKind::BlobExecutable => Recorded::Blob {
                 id: e.object_id(),
                 mode: MODE_EXEC,
+            },
+            EntryKind::Link => Recorded::Blob {
+                id: e.object_id(),
+                mode: MODE_LINK,
             },
             other => {
                 return Err(inconsistent(

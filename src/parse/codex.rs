@@ -686,7 +686,7 @@ impl Body<'_, '_> {
                 _ => None,
             };
             if let Some(kind) = kind {
-                if kind == LineKind::Context {
+                if kind != LineKind::Add {
                     spaced_at.push(hunk.lines.len());
                 }
                 hunk.lines.push(Line::new(kind, &line[1..]));

@@ -14,7 +14,7 @@
 //! Markers carry 5 to 9 marker characters. Each block becomes one hunk whose old side is
 //! the SEARCH text (all `Remove`) and whose new side is the REPLACE text (all `Add`), so
 //! every SEARCH line must be found; `reindent` lets the planner match it with less
-//! indentation than the file has. Lines that are just `...`, the same number of them in
+//! indentation than the file has. Elision lines (`...`, `// ... existing code ...`), the same number in
 //! SEARCH and REPLACE, split a block into pieces that are located one by one.
 //!
 //! An empty SEARCH creates the file when it does not exist and appends to it when it does
@@ -101,6 +101,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         files: Vec::new(),
         by_path: HashMap::new(),
         notes,
+        ends_mid_line: !text.is_empty() && !text.ends_with('\n'),
         tracked: None,
     };
     p.run()?;
@@ -139,12 +140,20 @@ struct Parser<'a, 'p> {
     files: Vec<FilePatch>,
     by_path: HashMap<String, usize>,
     notes: Notes,
-    /// The tracked text files and their lines, read when a block names no file.
-    tracked: Option<Vec<(String, Vec<String>)>>,
+    /// The text's last line has no terminator.
+    ends_mid_line: bool,
+    /// The tracked text files and their lines, read when a block names no file (`None`
+    /// inside: too many to read).
+    tracked: Option<Option<Vec<TrackedFile>>>,
 }
 
-/// Files larger than this are not searched for a block that names no file.
-const SEARCHED_FILE_LIMIT: usize = 4 * 1024 * 1024;
+/// A tracked file's path and lines.
+type TrackedFile = (String, Vec<String>);
+
+/// A tree whose text files hold more than this, or whose listing may be cut short, is too
+/// large to tell that only one file holds a SEARCH text: such a block is refused.
+const SEARCHED_TOTAL_LIMIT: usize = 256 * 1024 * 1024;
+const SEARCHED_PATHS_LIMIT: usize = 100_000;
 
 impl<'a> Parser<'a, '_> {
     fn run(&mut self) -> Result<(), ParseError> {
@@ -188,7 +197,37 @@ impl<'a> Parser<'a, '_> {
                 )),
             });
         }
-        Ok(())
+        self.cut_before_next_block(after_prev, prev_path.as_deref())
+    }
+
+    /// After the last block, a text that stops mid-line in a word (a path, a fence, a marker
+    /// being written) was cut as the next block began: prose ends in a sentence or a newline.
+    fn cut_before_next_block(&self, after: usize, prev: Option<&str>) -> Result<(), ParseError> {
+        let rest = &self.lines[after.min(self.lines.len())..];
+        let Some(last) = rest.last().map(|l| l.trim()) else {
+            return Ok(());
+        };
+        let word = !last.contains(char::is_whitespace);
+        let path_like = word
+            && (last.contains('/')
+                || last.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty() && ext.chars().all(char::is_alphanumeric) && !ext.is_empty()
+                }));
+        let starting = path_like
+            || (last.starts_with("```") && !is_bare_fence(last))
+            || last.starts_with("<<<<<");
+        if !self.ends_mid_line || !starting {
+            return Ok(());
+        }
+        Err(ParseError::Truncated {
+            path: prev.unwrap_or_default().to_string(),
+            hunk: None,
+            missing: None,
+            what: format!(
+                "the input ends in the middle of '{last}' after the last complete block, where \
+                 another block was beginning"
+            ),
+        })
     }
 
     /// The path named right before the block: on the line before `<<<<<<< SEARCH`, or on
@@ -257,7 +296,12 @@ impl<'a> Parser<'a, '_> {
         if pieces.iter().all(|p| p.is_empty()) {
             return Err(syntax(block.at, no_path));
         }
-        let files = self.tracked_files();
+        let Some(files) = self.tracked_files() else {
+            return Err(syntax(
+                block.at,
+                format!("{no_path}; the work tree is too large to tell which file holds its SEARCH text"),
+            ));
+        };
         let mut found: Vec<String> = Vec::new();
         for norm in [str::trim_end as fn(&str) -> &str, str::trim] {
             found = files
@@ -318,27 +362,40 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// The tracked text files (no NUL byte, not too large) with their lines, read once.
-    fn tracked_files(&mut self) -> &[(String, Vec<String>)] {
+    /// The tracked text files (no NUL byte) with their lines, read once;
+    /// `None` when the tree is too large to read them all.
+    fn tracked_files(&mut self) -> Option<&[TrackedFile]> {
         let probe = self.probe;
-        self.tracked.get_or_insert_with(|| {
-            let mut paths = probe.tracked();
-            paths.sort();
-            paths
-                .into_iter()
-                .filter_map(|p| {
-                    let bytes = probe.content(&p)?;
-                    if bytes.len() > SEARCHED_FILE_LIMIT || bytes.contains(&0) {
+        self.tracked
+            .get_or_insert_with(|| {
+                let mut paths = probe.tracked();
+                if paths.len() >= SEARCHED_PATHS_LIMIT {
+                    return None;
+                }
+                paths.sort();
+                let mut total = 0usize;
+                let mut out = Vec::new();
+                for p in paths {
+                    let Some(bytes) = probe.content(&p) else {
+                        continue;
+                    };
+                    total += bytes.len();
+                    if total > SEARCHED_TOTAL_LIMIT {
                         return None;
+                    }
+                    // A binary file is never the one a SEARCH text edits.
+                    if bytes.contains(&0) {
+                        continue;
                     }
                     let lines = String::from_utf8_lossy(&bytes)
                         .lines()
                         .map(str::to_string)
                         .collect();
-                    Some((p, lines))
-                })
-                .collect()
-        })
+                    out.push((p, lines));
+                }
+                Some(out)
+            })
+            .as_deref()
     }
 
     /// The block's two texts, once Roo Code's `:start_line:` headers and `N | ` line numbers
@@ -480,7 +537,7 @@ impl<'a> Parser<'a, '_> {
                 "elision-split",
                 Some(path),
                 Some(block.at),
-                "'...' lines split a block into pieces located one by one",
+                "elision lines ('...', '// ... existing code ...') split a block into pieces located one by one",
             );
         }
         let fp = &mut self.files[idx];
@@ -598,14 +655,15 @@ fn occurs(lines: &[String], run: &[&str], norm: fn(&str) -> &str) -> bool {
 
 type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
 
-/// Split SEARCH and REPLACE at their `...` lines when both have the same number of them;
-/// otherwise a `...` is ordinary text (Python's `...` body, or REPLACE filling one in).
+/// Split SEARCH and REPLACE at their elision lines (`...`, `// ... existing code ...`) when both
+/// have the same number of them; otherwise such a line is ordinary text (Python's `...` body, or
+/// REPLACE filling one in).
 /// Pieces that change nothing are dropped, unless nothing changes at all.
 fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece<'t>>, String> {
     let elided = |ls: &[&str]| -> Vec<usize> {
         ls.iter()
             .enumerate()
-            .filter(|(_, l)| l.trim() == "...")
+            .filter(|(_, l)| crate::patch::is_elision(l))
             .map(|(i, _)| i)
             .collect()
     };

@@ -49,6 +49,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         open_fence: None,
         file_starts: Vec::new(),
         last_hunk: None,
+        hunkless_end: None,
         target: Target::default(),
     };
     p.run()?;
@@ -63,6 +64,15 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
                     .into(),
             ),
         });
+    }
+    let mails = lines.iter().filter(|l| is_mbox_from(l)).count();
+    if mails > 0 {
+        p.notices.push(Notice::new(
+            "mailbox-read",
+            format!(
+                "read {mails} mail(s) of a 'git format-patch' mailbox: mail headers, commit messages, diffstats and signatures were ignored; the patches apply in order"
+            ),
+        ));
     }
     if p.saw_fence {
         p.notices.push(Notice::new(
@@ -102,6 +112,9 @@ struct Parser<'a> {
     /// The last hunk read, when it was the last thing of its file: where a stream that was
     /// cut off shows it.
     last_hunk: Option<HunkTail>,
+    /// Where the last file section ended, when it is a header that promises hunks (or says
+    /// nothing) and has none.
+    hunkless_end: Option<usize>,
     /// The file the section being read is about, for telling its unprefixed context lines
     /// from prose.
     target: Target,
@@ -195,6 +208,32 @@ struct Header {
     start: usize,
 }
 
+/// `-- ` (or `--` once a mailer dropped its space) alone on line `i`: a mail's signature
+/// separator.
+fn is_mail_signature(lines: &[&str], i: usize) -> bool {
+    matches!(lines.get(i), Some(&"-- ") | Some(&"--"))
+}
+
+/// The version line `git format-patch` writes under the signature: `2.47.3`,
+/// `2.39.2.windows.1`, `2.44.0-rc1`.
+fn is_git_version(line: &str) -> bool {
+    let t = line.trim();
+    let mut parts = t.split(['.', '-']);
+    let numeric =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    numeric(parts.next()) && numeric(parts.next()) && !t.contains(char::is_whitespace)
+}
+
+/// `From <40 hex digits> Mon Sep 17 00:00:00 2001`: the line that opens each mail of a
+/// `git format-patch` mailbox.
+fn is_mbox_from(line: &str) -> bool {
+    line.strip_prefix("From ")
+        .and_then(|r| r.split_once(' '))
+        .is_some_and(|(id, date)| {
+            id.len() >= 7 && id.bytes().all(|b| b.is_ascii_hexdigit()) && date.ends_with(" 2001")
+        })
+}
+
 /// A markdown fence line. Inside a hunk a fence must start in column 0: ` ```` ` with a
 /// leading space is a context line of a markdown file.
 fn is_fence(line: &str) -> bool {
@@ -210,6 +249,28 @@ fn is_file_start(lines: &[&str], i: usize) -> bool {
     let l = lines[i];
     l.starts_with("diff --git ")
         || (l.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
+        || gnu_header(lines, i).is_some()
+}
+
+/// The file headers GNU patch also takes, outside any hunk: `+++` before `---`, or only one
+/// of them, then a hunk header. The paths (old, new) and how many lines they take.
+fn gnu_header(lines: &[&str], i: usize) -> Option<(String, String, usize, &'static str)> {
+    let at = |k: usize| lines.get(i + k).copied().unwrap_or("");
+    let path = |l: &str| header_path(&l[4..]);
+    if at(0).starts_with("+++ ") && at(1).starts_with("--- ") && at(2).starts_with("@@") {
+        return Some((path(at(1)), path(at(0)), 2, "'+++' came before '---'"));
+    }
+    if at(1).starts_with("@@") {
+        if at(0).starts_with("--- ") {
+            let p = path(at(0));
+            return Some((p.clone(), p, 1, "only a '---' line named the file"));
+        }
+        if at(0).starts_with("+++ ") {
+            let p = path(at(0));
+            return Some((p.clone(), p, 1, "only a '+++' line named the file"));
+        }
+    }
+    None
 }
 
 impl Parser<'_> {
@@ -317,18 +378,79 @@ impl Parser<'_> {
             h.minus = Some(header_path(&self.lines[self.pos][4..]));
             h.plus = Some(header_path(&self.lines[self.pos + 1][4..]));
             self.pos += 2;
+        } else if let Some((minus, plus, taken, what)) = gnu_header(self.lines, self.pos) {
+            self.notices.push(Notice::new(
+                "file-header-repaired",
+                format!(
+                    "line {}: {what}; read as GNU patch reads it ('{minus}' to '{plus}')",
+                    self.pos + 1
+                ),
+            ));
+            h.minus = Some(minus);
+            h.plus = Some(plus);
+            self.pos += taken;
         }
         self.target = Target::of(&h);
         let mut hunks = Vec::new();
         let mut body_notices = Vec::new();
-        let mut tail = None;
-        while self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@") {
+        let mut tail: Option<HunkTail> = None;
+        // Input lines that are not the section's (junk between hunks, empty hunks): left out
+        // of the text handed to `git apply`.
+        let mut left_out: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut empty_hunks = 0;
+        loop {
+            if let Some(t) = &tail {
+                if let Some(next) = self.junk_then_hunk(t) {
+                    let at = if next == self.pos + 1 {
+                        format!("line {next}")
+                    } else {
+                        format!("lines {}-{next}", self.pos + 1)
+                    };
+                    body_notices.push(Notice::new(
+                        "junk-between-hunks",
+                        format!(
+                            "{at}: text between two hunks was ignored, as GNU patch ignores it"
+                        ),
+                    ));
+                    left_out.push(self.pos..next);
+                    self.pos = next;
+                }
+            }
+            if !(self.pos < self.lines.len() && self.lines[self.pos].starts_with("@@")) {
+                break;
+            }
+            let at = self.pos;
             let (hunk, t) = self.hunk(&mut body_notices, hunks.len() + 1)?;
+            if hunk.lines.is_empty() {
+                // `@@ -0,0 +0,0 @@` and nothing: a hunk that says it changes nothing.
+                empty_hunks += 1;
+                left_out.push(at..self.pos);
+                body_notices.push(Notice::new(
+                    "empty-hunk-ignored",
+                    format!("line {}: a hunk '@@ -0,0 +0,0 @@' without lines changes nothing and was ignored", at + 1),
+                ));
+                continue;
+            }
             hunks.push(hunk);
             tail = Some(t);
         }
         self.last_hunk = tail;
-        if hunks.is_empty() && h.git_line.is_none() && !h.binary {
+        // `---`/`+++` lines always lead to hunks, and a `diff --git` line alone says nothing:
+        // such a section with no hunk is complete only when more of the patch follows it.
+        let says_nothing = h.old_mode.is_none()
+            && h.new_mode.is_none()
+            && !h.new_file
+            && !h.deleted
+            && h.rename_from.is_none()
+            && h.rename_to.is_none()
+            && h.copy_from.is_none()
+            && h.copy_to.is_none();
+        self.hunkless_end = (hunks.is_empty()
+            && empty_hunks == 0
+            && !h.binary
+            && (h.minus.is_some() || says_nothing))
+            .then_some(self.pos);
+        if hunks.is_empty() && h.git_line.is_none() && !h.binary && empty_hunks == 0 {
             return Err(ParseError::Syntax {
                 line: h.start + 1,
                 message: format!(
@@ -339,8 +461,13 @@ impl Parser<'_> {
         }
         let (start, end) = (h.start, self.pos);
         let mut fp = self.resolve(h, hunks)?;
-        let mut raw = self.lines[start..end].join("\n");
-        raw.push('\n');
+        let mut raw = String::new();
+        for i in start..end {
+            if !left_out.iter().any(|r| r.contains(&i)) {
+                raw.push_str(self.lines[i]);
+                raw.push('\n');
+            }
+        }
         fp.raw = raw;
         for mut n in body_notices {
             n.path = Some(fp.display_path().to_string());
@@ -534,6 +661,18 @@ impl Parser<'_> {
             {
                 break;
             }
+            if is_mail_signature(self.lines, self.pos)
+                && (self
+                    .lines
+                    .get(self.pos + 1)
+                    .is_some_and(|n| is_git_version(n))
+                    || matches!((parsed.old_count, parsed.new_count),
+                        (Some(oc), Some(nc)) if old_seen == oc && new_seen == nc))
+            {
+                // `git format-patch` ends each mail with a `-- ` signature and git's
+                // version: when the counts are met or the version follows, not a removed line.
+                break;
+            }
             if l.starts_with('\\') {
                 match last_kind {
                     Some(LineKind::Remove) => hunk.old_no_newline = true,
@@ -575,7 +714,7 @@ impl Parser<'_> {
                 }
                 _ => break,
             };
-            if kind == LineKind::Context && l.starts_with(' ') {
+            if (kind == LineKind::Context && l.starts_with(' ')) || kind == LineKind::Remove {
                 spaced_at.push(body.len());
             }
             match kind {
@@ -637,13 +776,20 @@ impl Parser<'_> {
             ));
         }
         hunk.lines = body.into_iter().map(|(l, _)| l).collect();
-        // git's rule: context on one side only pins the hunk to that end of the file.
+        // git's rule: context on one side only pins the hunk to that end of the file — unless
+        // the header promises more old lines than the body has: then a context line was
+        // dropped, perhaps the very one on the missing side, and the pin would be a guess.
         let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
+        let old_short = parsed.old_count.is_some_and(|want| want > hunk.old_len());
         if hunk.has_changes() {
-            hunk.at_eof = trail == 0 && lead > 0;
+            hunk.at_eof = trail == 0 && lead > 0 && !old_short;
             hunk.at_bof = lead == 0 && trail > 0 && hunk.old_start.is_some_and(|s| s <= 1);
         }
-        if hunk.lines.is_empty() {
+        let says_nothing = parsed.old_start == Some(0)
+            && parsed.old_count == Some(0)
+            && parsed.new_start == Some(0)
+            && parsed.new_count == Some(0);
+        if hunk.lines.is_empty() && !says_nothing {
             return Err(ParseError::Syntax {
                 line: header_line,
                 message: "hunk has no lines".into(),
@@ -675,12 +821,28 @@ impl Parser<'_> {
     }
 
     /// Whether the input stopped before the patch did. Only the end of the input can show
-    /// it: the last hunk's body runs into the end (nothing but blank lines and fences
-    /// after it) short of its header by more than a miscount, or ends mid-line short of
-    /// its header at all; or a fence opened before the last file is never closed.
+    /// it: the last file's header is all there is of it; the last hunk's body runs into the
+    /// end (nothing but blank lines and fences after it) short of its header by more than a
+    /// miscount, or ends mid-line short of its header at all; or a fence opened before the
+    /// last file is never closed.
     fn truncation(&self, ends_with_newline: bool) -> Option<ParseError> {
         let path = self.files.last()?.display_path().to_string();
         let file_start = *self.file_starts.last()?;
+        let after_only_headers = |from: usize| {
+            self.lines[from.min(self.lines.len())..].iter().all(|l| {
+                l.trim().is_empty() || is_fence(l) || l.starts_with("--- ") || l.starts_with("+++ ")
+            })
+        };
+        if let Some(end) = self.hunkless_end {
+            if after_only_headers(end) {
+                return Some(ParseError::Truncated {
+                    path,
+                    hunk: None,
+                    missing: None,
+                    what: "the input ends in the file's header, before any hunk".to_string(),
+                });
+            }
+        }
         if let Some(t) = &self.last_hunk {
             let rest = &self.lines[t.end.min(self.lines.len())..];
             let at_end = rest.iter().all(|l| l.trim().is_empty() || is_fence(l));
@@ -725,6 +887,34 @@ impl Parser<'_> {
             }),
             _ => None,
         }
+    }
+
+    /// After a hunk, lines that belong to no hunk and start no file, then another hunk header
+    /// for the same file: junk GNU patch skips. The junk may not hold a line that could be a
+    /// hunk line (` `, `-`, `+`), nor follow a hunk shorter than its header's counts (a line
+    /// it lost could be among them). Where the next hunk header is.
+    fn junk_then_hunk(&self, prev: &HunkTail) -> Option<usize> {
+        if prev.want.is_some_and(|w| w != prev.kept) {
+            return None;
+        }
+        let mut i = self.pos;
+        while i < self.lines.len() {
+            let l = self.lines[i];
+            if l.starts_with("@@") {
+                return (i > self.pos).then_some(i);
+            }
+            if l.starts_with([' ', '-', '+', '\\'])
+                || is_file_start(self.lines, i)
+                || l.starts_with("diff ")
+                || l.starts_with("Index: ")
+                || is_fence(l)
+                || is_mbox_from(l)
+            {
+                return None;
+            }
+            i += 1;
+        }
+        None
     }
 
     /// In a hunk whose context lines came without their prefix, read each space-led context
@@ -789,8 +979,8 @@ fn parse_hunk_header(line: &str) -> HunkHeader {
             out.new_start = s;
             out.new_count = c.or(s.map(|_| 1));
         }
-        // A number past any real file (or not a number) makes every number of the header
-        // untrustworthy: the hunk is located by its content alone.
+        // A number past any real file makes every number of the header untrustworthy: the
+        // hunk is located by its content alone.
         if range(tok.get(1..).unwrap_or("")).2 {
             out.old_start = None;
             out.new_start = None;
@@ -930,3 +1120,6 @@ fn strip_one(s: &str) -> String {
         _ => s.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::patch::{CreateMode, FileOp, FilePatch, Hunk, LineKind, Notice, Patch};
-use crate::repo::{Entry, FileState, Files, MODE_FILE};
+use crate::repo::{link_stays_inside, Entry, FileState, Files, MODE_FILE, MODE_LINK};
 use diagnose::{Diagnostic, Warning, WarningKind};
 use locate::{DecidedBy, Fuzz, Haystack, Located, Placement, Query};
 use normalize::Pass;
@@ -571,6 +571,18 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
         bytes: crate::bytes::encode(&content).into_owned(),
         mode,
     };
+    if mode == MODE_LINK && !link_stays_inside(&path, &after.bytes) {
+        return Ok((
+            refused(
+                fp,
+                format!(
+                    "{path} would be a symbolic link to {}, which leads out of the work tree",
+                    String::from_utf8_lossy(&after.bytes)
+                ),
+            ),
+            Vec::new(),
+        ));
+    }
     let mut plan = base_plan(fp);
     match vfs.read(&path)? {
         Entry::Missing => {}
@@ -711,6 +723,21 @@ fn plan_modify(
                 ))
             }
         }
+    }
+    // A symbolic link is patched only by a symlink patch (its target is its content); a text
+    // patch meant for the file it points at names that file.
+    let link = cur.mode == MODE_LINK;
+    if link != (fp.old_mode.or(fp.new_mode) == Some(MODE_LINK)) {
+        let what = if link {
+            format!(
+                "{old} is a symbolic link to {}; patch the file it points at, or send a symlink \
+                 patch (mode 120000)",
+                String::from_utf8_lossy(&cur.bytes)
+            )
+        } else {
+            format!("{old} is a regular file, and the patch treats it as a symbolic link")
+        };
+        return Ok((refused(fp, what), Vec::new()));
     }
     let mut plan = base_plan(fp);
     if replaced.is_some() {
@@ -934,7 +961,7 @@ fn plan_modify(
         });
 
     // A three-way engine reads the work tree, so only for paths this plan has not changed.
-    let untouched = !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
+    let untouched = !link && !vfs.planned.contains_key(&old) && !vfs.planned.contains_key(&new);
     if !exact_everywhere && untouched {
         // Strategy 3 only where the text passes are not certain, as git apply --3way merges
         // only what does not apply directly: context found exactly and in one place stands
@@ -1120,7 +1147,16 @@ fn plan_modify(
         Some(t) => t,
         None => splice::splice(&text, &placed, fp.patch_eols),
     };
-    push_writes(&mut writes, out.encode());
+    let bytes = out.encode();
+    if mode == MODE_LINK && !link_stays_inside(&new, &bytes) {
+        plan.status = FileStatus::Refused;
+        plan.problems.push(format!(
+            "{new} would become a symbolic link to {}, which leads out of the work tree",
+            String::from_utf8_lossy(&bytes)
+        ));
+        return Ok((plan, Vec::new()));
+    }
+    push_writes(&mut writes, bytes);
     Ok((plan, writes))
 }
 

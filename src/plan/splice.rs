@@ -201,6 +201,16 @@ impl IndentMap {
             })
             .collect();
         if let Some(&(tab_width, offset)) = fits.iter().find(|(_, o)| *o == 0).or(fits.first()) {
+            // A shift that only one context line shows is as likely damage to that line as a
+            // different indentation of the whole hunk: the added lines' depth is unknowable.
+            let removed_tell = pairs.iter().any(|(_, _, ctx)| !ctx);
+            if offset != 0 && pairs.len() < 2 && !removed_tell {
+                return Err(
+                    "only one context line shows how the patch's indentation differs from the \
+                     file's, so the added lines' indentation is uncertain"
+                        .into(),
+                );
+            }
             return Ok(IndentMap::Columns {
                 offset,
                 tab_width,

@@ -567,7 +567,10 @@ impl crate::plan::ThreeWay for GitThreeWay<'_> {
         let orig = self.originals.get(index)?;
         let ids = orig.index.as_ref()?;
         let pre = if self.reverse { &ids.new } else { &ids.old };
+        let link = |m: Option<u32>| m == Some(crate::repo::MODE_LINK);
         if orig.raw.trim().is_empty()
+            || link(orig.old_mode)
+            || link(orig.new_mode)
             || orig.binary
             || !git_reads_as_parsed(orig)
             || !blob_present(self.repo, pre)

@@ -609,6 +609,7 @@ fn parse_state(text: &str) -> Option<Recorded> {
     let mode = match mode {
         "100644" => MODE_FILE,
         "100755" => MODE_EXEC,
+        "120000" => crate::repo::MODE_LINK,
         _ => return None,
     };
     Some(Recorded::Blob {

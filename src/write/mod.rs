@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::gate::Approved;
 use crate::plan::Change;
-use crate::repo::{FileState, MODE_EXEC};
+use crate::repo::{FileState, MODE_EXEC, MODE_LINK};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -121,6 +121,9 @@ pub fn set_state(
                 missing.reverse();
                 created_dirs.extend(missing);
             }
+            if st.mode == MODE_LINK {
+                return set_link(dir, &abs, &st.bytes);
+            }
             mutation("work tree: write a temporary file");
             let mut tmp = tempfile::Builder::new()
                 .prefix(".llm-apply-")
@@ -134,6 +137,35 @@ pub fn set_state(
             Ok(())
         }
     }
+}
+
+/// A symbolic link, made under a temporary name beside its place and renamed over it, so the
+/// path is never missing in between.
+#[cfg(unix)]
+fn set_link(dir: &Path, abs: &Path, target: &[u8]) -> io::Result<()> {
+    use crate::snapshot::fault::mutation;
+    use std::os::unix::ffi::OsStrExt;
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".llm-apply-{}-{name}.tmp", std::process::id()));
+    let _ = fs::remove_file(&tmp);
+    mutation("work tree: write a temporary file");
+    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), &tmp)?;
+    mutation("work tree: rename into place");
+    if let Err(e) = fs::rename(&tmp, abs) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn set_link(_dir: &Path, _abs: &Path, _target: &[u8]) -> io::Result<()> {
+    Err(io::Error::other(
+        "symbolic links are not supported on this system",
+    ))
 }
 
 fn apply_one(root: &Path, c: &Change, created_dirs: &mut Vec<PathBuf>) -> io::Result<()> {

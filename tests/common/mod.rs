@@ -232,6 +232,16 @@ impl TestRepo {
         c
     }
 
+    /// Run the binary with `args` and nothing on stdin.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(
+            self.cmd(args)
+                .stdin(Stdio::null())
+                .output()
+                .expect("run the binary"),
+        )
+    }
+
     /// Run the binary with `patch` on stdin.
     pub fn apply(&self, args: &[&str], patch: &str) -> Run {
         self.apply_bytes(args, patch.as_bytes())

@@ -26,6 +26,7 @@ mod three_way_engine;
 mod git_transcripts;
 mod merge_file;
 mod snapshot_store;
+mod symlinks;
 mod snapshot_undo;
 mod snapshot_min_git;
 mod snapshot_wording;

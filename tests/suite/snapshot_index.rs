@@ -2,18 +2,7 @@
 //! three-way merge on the index entry), refuses what cannot be staged that way, and undo
 //! puts back the index entries that still hold what the apply staged.
 
-use std::process::Stdio;
-
-use crate::common::{numbered, Run, TestRepo};
-
-fn run(r: &TestRepo, args: &[&str]) -> Run {
-    Run::from(
-        r.cmd(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the binary"),
-    )
-}
+use crate::common::{numbered, TestRepo};
 
 fn staged(r: &TestRepo, path: &str) -> String {
     r.git(&["show", &format!(":{path}")])
@@ -39,7 +28,7 @@ fn a_clean_index_apply_stages_the_result_and_undo_unstages_it() {
     assert_eq!(r.read_str("f.txt"), want);
     assert_eq!(staged(&r, "f.txt"), want);
     assert_eq!(r.git(&["diff"]), "", "nothing left unstaged");
-    run(&r, &["undo"])
+    r.run(&["undo"])
         .code(0)
         .out_contains("the index entries the apply staged were put back: f.txt");
     assert_eq!(ls_files(&r), before, "the index is as it was");
@@ -66,7 +55,7 @@ fn unstaged_edits_stay_unstaged_and_only_the_patch_is_staged() {
         "{unstaged}"
     );
 
-    run(&r, &["undo"]).code(0);
+    r.run(&["undo"]).code(0);
     assert_eq!(ls_files(&r), before, "the index entry is put back");
     assert_eq!(
         r.read_str("f.txt"),
@@ -119,7 +108,7 @@ fn a_created_file_is_staged_and_undo_removes_its_entry() {
     )
     .code(0);
     assert_eq!(staged(&r, "new.txt"), "new\n");
-    run(&r, &["undo"]).code(0);
+    r.run(&["undo"]).code(0);
     assert_eq!(ls_files(&r), before);
     assert!(!r.exists("new.txt"));
 }
@@ -135,7 +124,7 @@ fn undo_leaves_an_index_entry_that_changed_since_the_apply() {
     r.write("f.txt", later.as_bytes());
     r.git(&["add", "f.txt"]);
     let entry = ls_files(&r);
-    run(&r, &["undo"])
+    r.run(&["undo"])
         .code(0)
         .out_contains("the index entries of f.txt changed since the apply staged them");
     assert_eq!(ls_files(&r), entry, "the user's staged content is kept");
@@ -151,10 +140,10 @@ fn undoing_the_undo_of_an_index_apply_stages_the_change_again() {
     let r = repo();
     r.apply(&["--index"], PATCH).code(0);
     let staged_state = ls_files(&r);
-    run(&r, &["undo"]).code(0);
+    r.run(&["undo"]).code(0);
     assert_ne!(ls_files(&r), staged_state);
     // Snapshot 2 recorded the undo, index entries included.
-    run(&r, &["undo", "2"]).code(0);
+    r.run(&["undo", "2"]).code(0);
     assert_eq!(
         ls_files(&r),
         staged_state,

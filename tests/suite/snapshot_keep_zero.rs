@@ -1,18 +1,7 @@
 //! `llm-apply.keep = 0` keeps no snapshot: an apply records none (as with --no-snapshot)
 //! and says so, promises no undo, and drops the snapshots recorded before.
 
-use std::process::Stdio;
-
-use crate::common::{Run, TestRepo};
-
-fn run(r: &TestRepo, args: &[&str]) -> Run {
-    Run::from(
-        r.cmd(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the binary"),
-    )
-}
+use crate::common::TestRepo;
 
 const PATCH: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n";
 
@@ -30,7 +19,7 @@ fn keep_zero_records_no_snapshot_and_promises_no_undo() {
     assert_eq!(r.git(&["for-each-ref", "refs/llm-apply/"]), "");
     assert!(!r.abs(".git/llm-apply/journal").exists());
     let state = r.state();
-    run(&r, &["undo"])
+    r.run(&["undo"])
         .code(1)
         .out_contains("nothing to undo: no apply was recorded here");
     assert_eq!(r.state(), state);
@@ -58,7 +47,7 @@ fn keep_zero_drops_older_snapshots_at_the_next_apply_but_an_undo_still_finds_its
         .code(0);
     r.git(&["config", "llm-apply.keep", "0"]);
     // An undo under keep = 0 restores, records nothing of its own, and says so.
-    let out = run(&r, &["undo", "2"]);
+    let out = r.run(&["undo", "2"]);
     out.code(0)
         .out_contains("snapshot 2 undone")
         .out_contains("so this undo cannot be undone");

@@ -1,18 +1,7 @@
 //! What `undo` says: "Restored" for what it wrote, "nothing to undo" when there is nothing,
 //! and, when the newest apply is already undone, which one is next.
 
-use std::process::Stdio;
-
-use crate::common::{Run, TestRepo};
-
-fn run(r: &TestRepo, args: &[&str]) -> Run {
-    Run::from(
-        r.cmd(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the binary"),
-    )
-}
+use crate::common::TestRepo;
 
 fn edit(line: usize, from: &str, to: &str) -> String {
     format!("--- a/f{line}.txt\n+++ b/f{line}.txt\n@@ -1 +1 @@\n-{from}\n+{to}\n")
@@ -28,7 +17,7 @@ fn two_applies() -> TestRepo {
 #[test]
 fn a_successful_undo_says_restored_not_applied() {
     let r = two_applies();
-    let out = run(&r, &["undo"]);
+    let out = r.run(&["undo"]);
     out.code(0);
     assert!(
         out.stdout.contains("M f2.txt (+1 -1) restored\n"),
@@ -54,15 +43,15 @@ fn a_successful_undo_says_restored_not_applied() {
 #[test]
 fn a_second_undo_says_the_newest_is_undone_and_names_the_next_one() {
     let r = two_applies();
-    run(&r, &["undo"]).code(0);
+    r.run(&["undo"]).code(0);
     let state = r.state();
-    let out = run(&r, &["undo"]);
+    let out = r.run(&["undo"]);
     out.code(1)
         .out_contains("the most recent apply (snapshot 2) is already undone")
         .out_contains("the next one still applied is snapshot 1: git llm-apply undo 1");
     assert_eq!(r.state(), state, "a refusal writes nothing");
-    run(&r, &["undo", "1"]).code(0);
-    let out = run(&r, &["undo"]);
+    r.run(&["undo", "1"]).code(0);
+    let out = r.run(&["undo"]);
     out.code(1).out_contains(
         "nothing to undo: the most recent apply (snapshot 2) is already undone and no earlier \
          apply is still applied",
@@ -73,8 +62,8 @@ fn a_second_undo_says_the_newest_is_undone_and_names_the_next_one() {
 #[test]
 fn undoing_an_undone_snapshot_names_the_undo_that_brings_it_back() {
     let r = two_applies();
-    run(&r, &["undo", "2"]).code(0);
-    run(&r, &["undo", "2"]).code(1).out_contains(
+    r.run(&["undo", "2"]).code(0);
+    r.run(&["undo", "2"]).code(1).out_contains(
         "snapshot 2 was already undone: nothing to undo (git llm-apply undo 3 brings its change back)",
     );
 }
@@ -85,7 +74,7 @@ fn an_undo_with_nothing_to_write_says_nothing_to_undo() {
     // The user put f2.txt back by hand: the undo finds its paths already restored.
     r.write("f2.txt", b"b\n");
     let state = r.state();
-    let out = run(&r, &["undo"]);
+    let out = r.run(&["undo"]);
     out.code(0);
     assert!(
         out.stdout
@@ -107,7 +96,7 @@ fn an_undo_with_nothing_to_write_says_nothing_to_undo() {
 fn an_undo_in_a_repository_without_applies_says_nothing_to_undo() {
     let r = TestRepo::with(&[("f1.txt", "a\n")]);
     let state = r.state();
-    run(&r, &["undo"])
+    r.run(&["undo"])
         .code(1)
         .out_contains("nothing to undo: no apply was recorded here");
     assert_eq!(r.state(), state);

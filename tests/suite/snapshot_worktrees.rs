@@ -8,19 +8,10 @@ use std::process::Stdio;
 
 use crate::common::{Run, TestRepo};
 
-fn run(r: &TestRepo, args: &[&str]) -> Run {
-    Run::from(
-        r.cmd(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the binary"),
-    )
-}
-
 fn log_json(r: &TestRepo, args: &[&str]) -> serde_json::Value {
     let mut a = args.to_vec();
     a.extend(["log", "--json"]);
-    let out = run(r, &a);
+    let out = r.run(&a);
     out.code(0);
     serde_json::from_str(&out.stdout).expect("log JSON")
 }
@@ -74,7 +65,7 @@ fn another_worktrees_snapshot_is_refused_here_and_undone_there() {
     let entry = &log["snapshots"][0];
     assert_eq!(entry["worktree"], real(&t.wt));
     assert_eq!(entry["this_worktree"], false);
-    let human = run(&t.r, &["log"]);
+    let human = t.r.run(&["log"]);
     assert!(
         human
             .stdout
@@ -89,12 +80,12 @@ fn another_worktrees_snapshot_is_refused_here_and_undone_there() {
 
     let main_state = t.r.state();
     // `undo` without an id in the main worktree: nothing of its own to undo.
-    run(&t.r, &["undo"])
+    t.r.run(&["undo"])
         .code(1)
         .out_contains("nothing to undo: no apply was recorded here")
         .out_contains("other worktrees' applies are undone there");
     // Named, it is refused, naming the way to do it.
-    run(&t.r, &["undo", "1"])
+    t.r.run(&["undo", "1"])
         .code(1)
         .out_contains(&format!(
             "snapshot 1 was made in the worktree {}",
@@ -106,7 +97,7 @@ fn another_worktrees_snapshot_is_refused_here_and_undone_there() {
     assert_eq!(log_json(&t.r, &[])["snapshots"][0]["status"], "applied");
 
     // --worktree undoes it there, from here.
-    run(&t.r, &["undo", "1", "--worktree", t.wt_arg()])
+    t.r.run(&["undo", "1", "--worktree", t.wt_arg()])
         .code(0)
         .out_contains("Restored 1 file");
     assert_eq!(t.wt_read("f.txt"), "a\n");
@@ -129,16 +120,14 @@ fn undo_without_an_id_takes_the_newest_apply_of_this_worktree() {
         "--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-g\n+G\n",
     )
     .code(0); // 2: linked, the newest overall
-    run(&t.r, &["undo"])
-        .code(0)
-        .out_contains("snapshot 1 undone");
+    t.r.run(&["undo"]).code(0).out_contains("snapshot 1 undone");
     assert_eq!(t.r.read_str("f.txt"), "a\n");
     assert_eq!(
         t.wt_read("g.txt"),
         "G\n",
         "the linked worktree's apply stands"
     );
-    run(&t.r, &["-C", t.wt_arg(), "undo"])
+    t.r.run(&["-C", t.wt_arg(), "undo"])
         .code(0)
         .out_contains("snapshot 2 undone");
     assert_eq!(t.wt_read("g.txt"), "g\n");
@@ -150,18 +139,15 @@ fn worktree_must_be_one_of_this_repositorys() {
     t.r.apply(&["-C", t.wt_arg()], F_A_TO_B).code(0);
     let stranger = TestRepo::with(&[("f.txt", "a\n")]);
     let state = t.r.state();
-    run(
-        &t.r,
-        &[
-            "undo",
-            "1",
-            "--worktree",
-            stranger.path().to_str().expect("utf-8"),
-        ],
-    )
+    t.r.run(&[
+        "undo",
+        "1",
+        "--worktree",
+        stranger.path().to_str().expect("utf-8"),
+    ])
     .code(2)
     .out_contains("a worktree of another repository");
-    run(&t.r, &["undo", "--worktree", "/nonexistent/dir"])
+    t.r.run(&["undo", "--worktree", "/nonexistent/dir"])
         .code(2)
         .out_contains("not a directory");
     assert_eq!(t.r.state(), state);
@@ -207,8 +193,8 @@ fn concurrent_applies_in_two_worktrees_keep_separate_correct_histories() {
         assert_eq!(t.r.read_str("f.txt"), "b\n", "round {round}");
         assert_eq!(t.wt_read("f.txt"), "linked\n", "round {round}");
         // Each worktree undoes its own apply, whichever finished last.
-        run(&t.r, &["undo"]).code(0);
-        run(&t.r, &["-C", t.wt_arg(), "undo"]).code(0);
+        t.r.run(&["undo"]).code(0);
+        t.r.run(&["-C", t.wt_arg(), "undo"]).code(0);
         assert_eq!(t.r.read_str("f.txt"), "a\n", "round {round}");
         assert_eq!(t.wt_read("f.txt"), "a\n", "round {round}");
     }
@@ -266,8 +252,6 @@ fn a_snapshot_recorded_before_worktrees_were_is_read_and_undone_anywhere() {
         entry["this_worktree"], true,
         "an old snapshot is every worktree's"
     );
-    run(&t.r, &["undo"])
-        .code(0)
-        .out_contains("snapshot 1 undone");
+    t.r.run(&["undo"]).code(0).out_contains("snapshot 1 undone");
     assert_eq!(t.r.read_str("f.txt"), "a\n");
 }

@@ -102,6 +102,47 @@ fn a_cut_after_a_complete_file_refuses_that_file_too_even_with_partial() {
 }
 
 #[test]
+fn a_cut_in_the_next_file_header_refuses_the_files_before_it() {
+    // The first file is complete; the stream stopped in the second one's header, which
+    // would otherwise read as a file with no change (or, cut inside `diff --git`, a rename).
+    let first = "diff --git a/g.txt b/g.txt\n--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n g1\n-g2\n+G2\n g3\n";
+    for (cut, path) in [
+        (
+            "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n",
+            "f.txt",
+        ),
+        ("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b", "b"),
+        ("diff --git a/f.txt b/f.txt\n--- a/f", "f.txt"),
+        ("diff --git a/f.txt b/f.t", "f.t"),
+    ] {
+        let r = repo();
+        refused_as_truncated(
+            &r,
+            &[],
+            &format!("{first}{cut}"),
+            &format!(
+                "{path}: the input ends in the file's header, before any hunk; the patch looks \
+                 cut off, so nothing was applied (resend it whole)"
+            ),
+        );
+    }
+    // A header-only section that says something (a new empty file) is complete.
+    let r = repo();
+    r.apply(
+        &[],
+        &format!(
+            "{first}diff --git a/e.txt b/e.txt\nnew file mode 100644\nindex 0000000..e69de29\n"
+        ),
+    )
+    .code(0);
+    assert_eq!(r.read_str("e.txt"), "");
+    assert_eq!(
+        r.read_str("g.txt"),
+        numbered("g", 10).replace("g2\n", "G2\n")
+    );
+}
+
+#[test]
 fn a_cut_inside_a_fence_is_refused_whether_or_not_the_fence_is_closed() {
     let r = repo();
     let cut = lines(&full_hunk()[..6]);
@@ -267,6 +308,39 @@ fn a_search_replace_block_open_at_the_end_of_the_input_is_refused() {
          inside its SEARCH text; the patch looks cut off, so nothing was applied (resend it \
          whole)",
     );
+}
+
+#[test]
+fn a_search_replace_text_cut_as_the_next_block_begins_is_refused() {
+    let block = "g.txt\n```\n<<<<<<< SEARCH\ng2\n=======\nG2\n>>>>>>> REPLACE\n```\n\n";
+    for cut in ["src/f.t", "```pyth", "<<<<<<< SEA"] {
+        let r = repo();
+        refused_as_truncated(
+            &r,
+            &[],
+            &format!("{block}{cut}"),
+            &format!(
+                "g.txt: the input ends in the middle of '{cut}' after the last complete block, \
+                 where another block was beginning; the patch looks cut off, so nothing was \
+                 applied (resend it whole)"
+            ),
+        );
+    }
+    // Complete blocks whose text merely lacks its final newline apply.
+    let unfenced = block.trim_end_matches("```\n\n");
+    for text in [
+        format!("{unfenced}```"),
+        format!("{block}Done."),
+        format!("{block}That is all"),
+    ] {
+        let r = repo();
+        r.apply(&[], &text).code(0);
+        assert_eq!(
+            r.read_str("g.txt"),
+            numbered("g", 10).replace("g2\n", "G2\n"),
+            "{text}"
+        );
+    }
 }
 
 #[test]

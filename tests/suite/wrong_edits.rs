@@ -140,3 +140,45 @@ fn a_corrupted_plan_is_refused_by_the_proof_and_nothing_is_written() {
     r.apply(&[], patch).code(0);
     assert_eq!(r.read_str("f.txt"), "one\nTWO\nthree\n");
 }
+
+/// A hunk with leading context only, whose header promises one old line more than it has: the
+/// dropped line may be its trailing context, so git's end-of-file pin is not applied; the
+/// added lines go right after the context (found by scripts/fuzz-wrong.py).
+#[test]
+fn a_one_sided_hunk_short_of_its_header_is_not_pinned_to_the_end_of_the_file() {
+    let file = text(&[
+        "def a():",
+        "    \"\"\"Doc.\"\"\"",
+        "    x = 1",
+        "    return x",
+    ]);
+    let r = TestRepo::with(&[("t.py", &file)]);
+    let patch =
+        "--- a/t.py\n+++ b/t.py\n@@ -2,2 +2,4 @@\n     \"\"\"Doc.\"\"\"\n+    y = 2\n+    z = 3\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("t.py"),
+        text(&[
+            "def a():",
+            "    \"\"\"Doc.\"\"\"",
+            "    y = 2",
+            "    z = 3",
+            "    x = 1",
+            "    return x"
+        ])
+    );
+}
+
+/// One context line that lost its indentation is the only sign of a shift: the added lines'
+/// depth is unknowable, so the hunk is refused rather than re-indented by that one line
+/// (found by scripts/fuzz-wrong.py).
+#[test]
+fn a_shift_shown_by_one_context_line_alone_is_refused() {
+    let file = text(&["fn t() {", "    let f = g();", "", "    let v = 1;", "}"]);
+    let r = TestRepo::with(&[("m.rs", &file)]);
+    let before = r.state();
+    let patch =
+        "--- a/m.rs\n+++ b/m.rs\n@@ -3,2 +3,4 @@\n \n+    assert!(f.is_ok());\n+\n let v = 1;\n";
+    r.apply(&[], patch).code(1);
+    assert_eq!(r.state(), before);
+}

@@ -832,3 +832,36 @@ fn a_hunk_header_inside_an_added_file_is_a_syntax_error() {
         3
     );
 }
+
+#[test]
+fn a_missing_end_is_read_at_the_prose_that_follows_an_update() {
+    let files = crate::repo::MemFiles::default().with("a.txt", "one\ntwo\n");
+    let p = parse(
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n\nThat renames two.\n",
+        &files,
+    )
+    .expect("the prose shows the patch ended");
+    assert_eq!(
+        p.files[0].hunks[0].lines,
+        vec![ctx("one"), rem("two"), add("TWO")]
+    );
+    assert!(kinds(&p).contains(&"end-marker-missing"));
+}
+
+#[test]
+fn a_missing_end_stays_a_cut_when_what_follows_could_be_the_patch() {
+    let files = crate::repo::MemFiles::default().with("a.txt", "one\ntwo\nthree\n");
+    for text in [
+        // The last line is a line of the file: a context line without its space.
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\nthree\n",
+        // A '-' line after the prose may be a removed line.
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\nNotes:\n- more\n",
+        // After an Add, unprefixed lines are its content.
+        "*** Begin Patch\n*** Add File: b.txt\n+x\ny\n",
+    ] {
+        assert!(
+            matches!(parse(text, &files), Err(ParseError::Truncated { .. })),
+            "{text}"
+        );
+    }
+}

@@ -3,9 +3,9 @@
 //!
 //! A line that starts with none of ` `, `-`, `+` is read as context only when the file the
 //! hunk is about has that very line (trailing whitespace aside); anything else ends the
-//! hunk, as before. Once a hunk shows the pattern, its lines that start with a space are
-//! ambiguous: a context line written with its prefix, or an indented line written without
-//! one. The reading under which the hunk's old side occurs in the file decides, and when
+//! hunk, as before. Once a hunk shows the pattern, its lines that start with a space or a
+//! `-` are ambiguous: a context (or removed) line written with its prefix, or an indented
+//! line (a `- item` of a list) written without one. The reading under which the hunk's old side occurs in the file decides, and when
 //! the file has moved on, each line is read the way the file has it.
 
 use std::collections::{HashMap, HashSet};
@@ -101,9 +101,10 @@ pub fn read_spaced(file: &FileLines, old: &[OldLine<'_>]) -> Vec<bool> {
         .collect()
 }
 
-/// Settle a hunk's space-led context lines (`spaced`, indices into `lines`, whose text has
-/// lost the first space) once the hunk has unprefixed context lines: each read as written
-/// gets its space back. How many were.
+/// Settle a hunk's prefixed lines (`spaced`, indices into `lines` of context lines written
+/// with a space and of removed lines, whose text has lost that first character) once the
+/// hunk has unprefixed context lines: each read as written gets its character back and is
+/// context (an indented line; a `- item` line of a list). How many were.
 pub fn settle(
     lines: &mut [&mut Line],
     unprefixed: &[usize],
@@ -118,9 +119,10 @@ pub fn settle(
     if unprefixed.is_empty() || spaced.is_empty() {
         return 0;
     }
+    let prefix = |l: &Line| if l.kind == LineKind::Remove { '-' } else { ' ' };
     let raw: Vec<String> = spaced
         .iter()
-        .map(|&i| format!(" {}", lines[i].text))
+        .map(|&i| format!("{}{}", prefix(lines[i]), lines[i].text))
         .collect();
     let mut next = 0;
     let old: Vec<OldLine<'_>> = lines
@@ -141,6 +143,7 @@ pub fn settle(
     for ((&i, raw), whole) in spaced.iter().zip(&raw).zip(whole) {
         if whole {
             lines[i].text = raw.clone();
+            lines[i].kind = LineKind::Context;
             count += 1;
         }
     }

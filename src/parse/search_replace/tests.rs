@@ -553,3 +553,32 @@ fn own_fixtures_parse() {
     }
     assert!(seen > 0);
 }
+
+#[test]
+fn a_block_without_any_path_goes_to_the_one_file_that_holds_its_search_text() {
+    let files = crate::repo::MemFiles::default()
+        .with("a.py", "x = 1\ny = 2\n")
+        .with("b.py", "x = 1\nz = 3\n");
+    let p = parse_with(
+        "<<<<<<< SEARCH\ny = 2\n=======\ny = 20\n>>>>>>> REPLACE\n",
+        &files,
+    );
+    assert_eq!(paths(&p), vec!["a.py"]);
+    assert!(kinds(&p).contains(&"path-from-content"));
+    match parse(
+        "<<<<<<< SEARCH\nx = 1\n=======\nx = 10\n>>>>>>> REPLACE\n",
+        &files,
+    ) {
+        Err(ParseError::Ambiguous { candidates, .. }) => {
+            assert_eq!(candidates, vec!["a.py".to_string(), "b.py".to_string()])
+        }
+        other => panic!("expected a refusal naming both files, got {other:?}"),
+    }
+    assert!(matches!(
+        parse(
+            "<<<<<<< SEARCH\nnowhere\n=======\nx\n>>>>>>> REPLACE\n",
+            &files
+        ),
+        Err(ParseError::Syntax { .. })
+    ));
+}

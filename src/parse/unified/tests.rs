@@ -1,0 +1,118 @@
+//! Parser tests for the unified-diff dialects of issue 12, on strings and in-memory files.
+
+use super::*;
+use crate::parse::NoFiles;
+use crate::repo::MemFiles;
+
+fn texts(h: &Hunk) -> Vec<(LineKind, &str)> {
+    h.lines.iter().map(|l| (l.kind, l.text.as_str())).collect()
+}
+
+fn kinds(p: &Patch) -> Vec<&str> {
+    p.notices.iter().map(|n| n.kind.as_str()).collect()
+}
+
+const FILE: &str = "def f(x):\n    if x:\n        return 1\n    return 0\n";
+
+#[test]
+fn unprefixed_lines_are_context_only_when_the_file_has_them() {
+    let files = MemFiles::default().with("a.py", FILE);
+    let patch = "--- a/a.py\n+++ b/a.py\n@@ @@\ndef f(x):\n    if x:\n-        return 1\n+        return 2\n    return 0\nThat is the fix.\n";
+    let p = parse(patch, &files).expect("parses");
+    assert_eq!(
+        texts(&p.files[0].hunks[0]),
+        vec![
+            (LineKind::Context, "def f(x):"),
+            (LineKind::Context, "    if x:"),
+            (LineKind::Remove, "        return 1"),
+            (LineKind::Add, "        return 2"),
+            (LineKind::Context, "    return 0"),
+        ],
+        "space-led lines keep their indentation; the prose ends the hunk"
+    );
+    assert!(kinds(&p).contains(&"context-prefix-repaired"));
+    // Without the file, nothing says the unprefixed line is context: the hunk has no lines.
+    assert!(matches!(
+        parse(patch, &NoFiles),
+        Err(ParseError::Syntax { .. })
+    ));
+}
+
+#[test]
+fn a_hunk_with_its_counts_met_ends_before_an_unprefixed_file_line() {
+    let files = MemFiles::default().with("a.py", FILE);
+    let patch = "--- a/a.py\n+++ b/a.py\n@@ -3,1 +3,1 @@\n-        return 1\n+        return 2\ndef f(x):\n";
+    let p = parse(patch, &files).expect("parses");
+    assert_eq!(p.files[0].hunks[0].lines.len(), 2, "the counts are met");
+}
+
+#[test]
+fn the_mail_signature_ends_the_last_hunk() {
+    let patch = "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] x\n\n---\n f | 2 +-\n\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n-- \n2.47.3\n\n";
+    let p = parse(patch, &NoFiles).expect("parses");
+    assert_eq!(
+        texts(&p.files[0].hunks[0]),
+        vec![
+            (LineKind::Context, "a"),
+            (LineKind::Remove, "b"),
+            (LineKind::Add, "c"),
+        ]
+    );
+    assert!(kinds(&p).contains(&"mailbox-read"));
+}
+
+#[test]
+fn a_removed_dash_line_is_no_signature_while_the_counts_want_it() {
+    // `-- ` here removes the line "- ": the header counts it, no version line follows.
+    let patch = "--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n a\n-- \n";
+    let p = parse(patch, &NoFiles).expect("parses");
+    assert_eq!(
+        texts(&p.files[0].hunks[0]),
+        vec![(LineKind::Context, "a"), (LineKind::Remove, "- ")]
+    );
+}
+
+#[test]
+fn gnu_headers_swapped_or_alone_name_the_file() {
+    for patch in [
+        "+++ b/f\n--- a/f\n@@ -1 +1 @@\n-a\n+b\n",
+        "--- f\n@@ -1 +1 @@\n-a\n+b\n",
+        "+++ f\n@@ -1 +1 @@\n-a\n+b\n",
+    ] {
+        let p = parse(patch, &NoFiles).expect("parses");
+        assert_eq!(p.files[0].old_path.as_deref(), Some("f"), "{patch}");
+        assert_eq!(p.files[0].new_path.as_deref(), Some("f"), "{patch}");
+        assert!(kinds(&p).contains(&"file-header-repaired"));
+    }
+}
+
+#[test]
+fn junk_between_hunks_is_skipped_unless_it_could_be_hunk_lines() {
+    let ok = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nnow the other one\n@@ -5 +5 @@\n-e\n+E\n";
+    let p = parse(ok, &NoFiles).expect("parses");
+    assert_eq!(p.files[0].hunks.len(), 2);
+    assert!(
+        !p.files[0].raw.contains("now the other one"),
+        "git apply never sees it"
+    );
+    assert!(kinds(&p).contains(&"junk-between-hunks"));
+    let risky = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nnow\n-c\n+C\n@@ -5 +5 @@\n-e\n+E\n";
+    assert!(matches!(
+        parse(risky, &NoFiles),
+        Err(ParseError::Syntax { .. })
+    ));
+    // A hunk shorter than its counts may have lost a line to the "junk".
+    let short = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+b\nnote\n@@ -5 +5 @@\n-e\n+E\n";
+    assert!(parse(short, &NoFiles).is_err());
+}
+
+#[test]
+fn an_empty_zero_hunk_changes_nothing() {
+    let p = parse("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +0,0 @@\n", &NoFiles).expect("parses");
+    assert_eq!(p.files[0].op(), crate::patch::FileOp::Create);
+    assert!(p.files[0].hunks.is_empty());
+    assert!(matches!(
+        parse("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n", &NoFiles),
+        Err(ParseError::Syntax { .. })
+    ));
+}
