@@ -1209,7 +1209,7 @@ fn place_elided(
     hint: Option<usize>,
     taken: &[(usize, usize)],
 ) -> Result<Vec<(Hunk, Placement)>, String> {
-    place_in_order(elision_pieces(h), text, hint, taken)
+    place_in_order(elision_pieces(h), &Haystack::new(&text.lines), hint, taken)
 }
 
 fn elision_refusal(what: &str) -> String {
@@ -1218,7 +1218,7 @@ fn elision_refusal(what: &str) -> String {
 
 fn place_in_order(
     pieces: Vec<Hunk>,
-    text: &TextFile,
+    hay: &Haystack,
     hint: Option<usize>,
     taken: &[(usize, usize)],
 ) -> Result<Vec<(Hunk, Placement)>, String> {
@@ -1230,7 +1230,6 @@ fn place_in_order(
     {
         return Err(why("a part around it has nothing to anchor it"));
     }
-    let hay = Haystack::new(&text.lines);
     let mut prev_end = 0usize;
     let mut out: Vec<(Hunk, Placement)> = Vec::new();
     for (k, piece) in pieces.into_iter().enumerate() {
@@ -1242,7 +1241,7 @@ fn place_in_order(
             taken,
             context_width: 3,
         };
-        let pl = match locate::locate(&hay, &q) {
+        let pl = match locate::locate(hay, &q) {
             Located::Placed(pl) => pl,
             Located::AlreadyApplied { .. } => {
                 return Err(why("a part of it is already in the file"))
@@ -1316,7 +1315,8 @@ fn place_search_elided(
             ..Hunk::default()
         })
         .collect();
-    let placed = place_in_order(pieces, text, hint, taken)?;
+    let hay = Haystack::new(&text.lines);
+    let placed = place_in_order(pieces, &hay, hint, taken)?;
     // The file's own lines carry the file's indentation: with parts that matched only when
     // ignoring indentation, they would out-vote how the REPLACE text is to be re-indented.
     if placed.iter().any(|(_, pl)| pl.pass.ignores_indentation()) {
@@ -1345,7 +1345,6 @@ fn place_search_elided(
     }
     let rebuilt = Hunk { lines, ..h.clone() };
     let start = placed[0].1.start;
-    let hay = Haystack::new(&text.lines);
     let q = Query {
         hunk: &rebuilt,
         hint: Some(start),

@@ -458,11 +458,7 @@ fn check_text(
                 check_rebuilt(p, i, h, hunk, filled)?;
                 placed.push((i, hunk, placement));
                 if placement.end == cur.len() {
-                    final_newline = match (h.old_no_newline, h.new_no_newline) {
-                        (false, true) => Some(false),
-                        (true, false) => Some(true),
-                        _ => final_newline,
-                    };
+                    final_newline = marker_says(h).or(final_newline);
                 }
             }
             Claim::Elided { pieces } => {
@@ -479,11 +475,7 @@ fn check_text(
                 }
                 if let Some((_, pl)) = pieces.last() {
                     if pl.end == cur.len() {
-                        final_newline = match (h.old_no_newline, h.new_no_newline) {
-                            (false, true) => Some(false),
-                            (true, false) => Some(true),
-                            _ => final_newline,
-                        };
+                        final_newline = marker_says(h).or(final_newline);
                     }
                 }
             }
@@ -494,11 +486,7 @@ fn check_text(
                     placed.push((i, h, pl));
                 }
                 if pl.end == cur.len() || touches_end {
-                    final_newline = match (h.old_no_newline, h.new_no_newline) {
-                        (false, true) => Some(false),
-                        (true, false) => Some(true),
-                        _ => final_newline,
-                    };
+                    final_newline = marker_says(h).or(final_newline);
                 }
             }
         }
@@ -554,6 +542,16 @@ fn check_rebuilt(
         Ok(())
     } else {
         Err(bad())
+    }
+}
+
+/// What a hunk that reaches the end of the file says of the final newline: only a change of
+/// the `\ No newline` marker between its sides says anything.
+fn marker_says(h: &Hunk) -> Option<bool> {
+    match (h.old_no_newline, h.new_no_newline) {
+        (false, true) => Some(false),
+        (true, false) => Some(true),
+        _ => None,
     }
 }
 

@@ -227,20 +227,9 @@ pub fn unstaging(
     if changes.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-    let now = entries(&repo.work_dir, &paths)?;
+    let (holding, left) = still_holding(repo, changes)?;
     let mut back = Vec::new();
-    let mut left = Vec::new();
-    for c in changes {
-        let current: Vec<&IndexEntry> = now
-            .iter()
-            .filter(|(p, _)| *p == c.path)
-            .map(|(_, e)| e)
-            .collect();
-        if !holds(&current, c.after) {
-            left.push(c.path.clone());
-            continue;
-        }
+    for c in holding {
         let after = match c.before {
             Recorded::Absent => None,
             Recorded::Blob { id, mode } => Some(FileState {
@@ -261,6 +250,31 @@ pub fn unstaging(
     Ok((back, left))
 }
 
+/// The changes whose index entries still hold what the apply staged, and the paths of those
+/// whose entries changed since (left alone).
+fn still_holding<'c>(
+    repo: &Repo,
+    changes: &'c [IndexChange],
+) -> Result<(Vec<&'c IndexChange>, Vec<String>), String> {
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let now = entries(&repo.work_dir, &paths)?;
+    let mut holding = Vec::new();
+    let mut left = Vec::new();
+    for c in changes {
+        let current: Vec<&IndexEntry> = now
+            .iter()
+            .filter(|(p, _)| *p == c.path)
+            .map(|(_, e)| e)
+            .collect();
+        if holds(&current, c.after) {
+            holding.push(c);
+        } else {
+            left.push(c.path.clone());
+        }
+    }
+    Ok((holding, left))
+}
+
 /// Whether a path's entries are exactly `state` at stage 0.
 fn holds(current: &[&IndexEntry], state: Recorded) -> bool {
     match (current, state) {
@@ -276,20 +290,9 @@ pub fn restore(repo: &Repo, changes: &[IndexChange]) -> Result<Vec<String>, Stri
     if changes.is_empty() {
         return Ok(Vec::new());
     }
-    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-    let now = entries(&repo.work_dir, &paths)?;
+    let (holding, left) = still_holding(repo, changes)?;
     let mut set = Vec::new();
-    let mut left = Vec::new();
-    for c in changes {
-        let current: Vec<&IndexEntry> = now
-            .iter()
-            .filter(|(p, _)| *p == c.path)
-            .map(|(_, e)| e)
-            .collect();
-        if !holds(&current, c.after) {
-            left.push(c.path.clone());
-            continue;
-        }
+    for c in holding {
         let before = match c.before {
             Recorded::Absent => None,
             Recorded::Blob { id, mode } => Some((mode, id)),
