@@ -107,6 +107,21 @@ impl<'lock> Journal<'lock> {
         paths: impl IntoIterator<Item = S>,
         dirs: &[String],
     ) -> Result<Journal<'lock>, JournalError> {
+        Journal::open(
+            repo,
+            lock,
+            Entries {
+                nonce: Some(nonce.to_string()),
+                snapshot: None,
+                pid: Some(std::process::id()),
+                paths: paths.into_iter().map(|p| p.as_ref().to_string()).collect(),
+                dirs: dirs.to_vec(),
+            },
+        )
+    }
+
+    /// Store a new journal with `text`, under the lock, where none is pending.
+    fn open(repo: &Repo, lock: &'lock Lock, text: Entries) -> Result<Journal<'lock>, JournalError> {
         let dir = super::state_dir(repo);
         let path = dir.join(JOURNAL_FILE);
         check_lock(lock, &dir, &path)?;
@@ -117,13 +132,7 @@ impl<'lock> Journal<'lock> {
             _lock: lock,
             path,
             dir,
-            text: Entries {
-                nonce: Some(nonce.to_string()),
-                snapshot: None,
-                pid: Some(std::process::id()),
-                paths: paths.into_iter().map(|p| p.as_ref().to_string()).collect(),
-                dirs: dirs.to_vec(),
-            },
+            text,
         };
         journal.store()?;
         Ok(journal)
@@ -137,26 +146,17 @@ impl<'lock> Journal<'lock> {
         snapshot: SnapshotId,
         paths: impl IntoIterator<Item = S>,
     ) -> Result<Journal<'lock>, JournalError> {
-        let dir = super::state_dir(repo);
-        let path = dir.join(JOURNAL_FILE);
-        check_lock(lock, &dir, &path)?;
-        if read_pending(&path)?.is_some() {
-            return Err(JournalError::AlreadyPending);
-        }
-        let journal = Journal {
-            _lock: lock,
-            path,
-            dir,
-            text: Entries {
+        Journal::open(
+            repo,
+            lock,
+            Entries {
                 nonce: None,
                 snapshot: Some(snapshot),
                 pid: Some(std::process::id()),
                 paths: paths.into_iter().map(|p| p.as_ref().to_string()).collect(),
                 dirs: Vec::new(),
             },
-        };
-        journal.store()?;
-        Ok(journal)
+        )
     }
 
     /// The snapshot exists: say which it is, durably, before any file is written.
