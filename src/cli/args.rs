@@ -45,6 +45,11 @@ pub struct Args {
     #[arg(short, long, global = true)]
     pub verbose: bool,
 
+    /// Show the whole diff in the human report (by default each file shows its first 300
+    /// diff lines and counts the rest; --json is never cut)
+    #[arg(long, global = true)]
+    pub full_diff: bool,
+
     /// Print the JSON Schema of the --json report and exit
     #[arg(long, exclusive = true)]
     pub json_schema: bool,

@@ -96,6 +96,7 @@ struct Printing<'a> {
     color: &'a dyn Fn(Stream) -> bool,
     colors: &'a Colors,
     verbosity: Verbosity,
+    full_diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +144,7 @@ pub fn main() -> ExitCode {
         color: &color,
         colors: &Colors::default(),
         verbosity,
+        full_diff: args.full_diff,
     };
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::error(
@@ -170,6 +172,7 @@ pub fn main() -> ExitCode {
         color: &color,
         colors: &colors,
         verbosity,
+        full_diff: args.full_diff,
     };
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
@@ -234,6 +237,7 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
                     stdout: palette(Stream::Stdout),
                     stderr: palette(Stream::Stderr),
                     verbosity: printing.verbosity,
+                    full_diff: printing.full_diff,
                 };
                 let shown = report::human::render_with(&r, &options);
                 (shown.stdout, shown.stderr)

@@ -2,13 +2,14 @@
 //! patch), so the report shows what really landed on disk: git's unified format, 3 lines of
 //! context.
 
-use std::time::Duration;
+use similar::DiffOp;
 
 use crate::plan::Change;
 use crate::repo::FileState;
+use crate::textdiff;
 
-/// How long one file's diff may take before it falls back to a coarser one.
-const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
+/// The diff lines the human report shows per file unless asked for everything.
+pub const SHOWN_LINES: usize = 300;
 
 /// One file's diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +17,15 @@ pub struct FileDiff {
     /// The header lines: `diff --git`, mode and rename lines, `---` and `+++`.
     pub header: Vec<String>,
     pub hunks: Vec<DiffHunk>,
+    /// What the line limit left out.
+    pub omitted: Option<Omitted>,
+}
+
+/// Diff lines (and the hunks they belong to) not shown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Omitted {
+    pub hunks: usize,
+    pub lines: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,8 +53,8 @@ pub struct DiffLine {
 
 /// The diffs of a plan's changes, in the order the plan first touched each path. A rename
 /// (`renames`: old and new path) that the plan made, old path gone and new path created,
-/// shows as one diff.
-pub fn diffs(changes: &[Change], renames: &[(&str, &str)]) -> Vec<FileDiff> {
+/// shows as one diff. `limit` caps the lines shown per file (None: all of them).
+pub fn diffs(changes: &[Change], renames: &[(&str, &str)], limit: Option<usize>) -> Vec<FileDiff> {
     // (index of the old path's deletion, index of the new path's creation) per rename.
     let pairs: Vec<(usize, usize)> = renames
         .iter()
@@ -74,6 +84,7 @@ pub fn diffs(changes: &[Change], renames: &[(&str, &str)]) -> Vec<FileDiff> {
                     &made.path,
                     gone.before.as_ref(),
                     made.after.as_ref(),
+                    limit,
                 ));
             }
             None => out.push(file_diff(
@@ -81,6 +92,7 @@ pub fn diffs(changes: &[Change], renames: &[(&str, &str)]) -> Vec<FileDiff> {
                 &c.path,
                 c.before.as_ref(),
                 c.after.as_ref(),
+                limit,
             )),
         }
     }
@@ -92,6 +104,7 @@ fn file_diff(
     new_path: &str,
     before: Option<&FileState>,
     after: Option<&FileState>,
+    limit: Option<usize>,
 ) -> FileDiff {
     let mut header = vec![format!("diff --git a/{old_path} b/{new_path}")];
     match (before, after) {
@@ -115,23 +128,20 @@ fn file_diff(
         return FileDiff {
             header,
             hunks: Vec::new(),
+            omitted: None,
         };
     }
-    // Binary as git judges it: a NUL byte. Text that is not UTF-8 is shown through the
-    // lossless byte mapping the planner uses.
-    let binary = old_bytes.contains(&0) || new_bytes.contains(&0);
-    let (Some(old), Some(new)) = (
-        crate::bytes::decode(old_bytes).filter(|_| !binary),
-        crate::bytes::decode(new_bytes).filter(|_| !binary),
-    ) else {
+    // Binary as git judges it: a NUL byte.
+    if old_bytes.contains(&0) || new_bytes.contains(&0) {
         let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
         let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
         header.push(format!("Binary files {a} and {b} differ"));
         return FileDiff {
             header,
             hunks: Vec::new(),
+            omitted: None,
         };
-    };
+    }
     header.push(match before {
         Some(_) => format!("--- a/{old_path}"),
         None => "--- /dev/null".to_string(),
@@ -140,48 +150,98 @@ fn file_diff(
         Some(_) => format!("+++ b/{new_path}"),
         None => "+++ /dev/null".to_string(),
     });
+    let (hunks, omitted) = hunks(old_bytes, new_bytes, limit);
     FileDiff {
         header,
-        hunks: hunks(&old, &new),
+        hunks,
+        omitted,
     }
 }
 
-fn hunks(old: &str, new: &str) -> Vec<DiffHunk> {
-    let diff = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Myers)
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(old, new);
+/// The hunks of the diff from `old` to `new` (both text), git's way with 3 lines of context,
+/// showing at most `limit` lines; what lies beyond is counted in `omitted`.
+fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option<Omitted>) {
+    let (a, b) = (textdiff::lines(old), textdiff::lines(new));
+    let groups = similar::group_diff_ops(textdiff::diff(&a, &b, textdiff::TIMEOUT), 3);
     let mut out = Vec::new();
-    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+    let mut shown = 0;
+    let mut omitted = Omitted::default();
+    for group in &groups {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (old_range, new_range) = (
+            first.old_range().start..last.old_range().end,
+            first.new_range().start..last.new_range().end,
+        );
+        let size = group.iter().map(|op| op_lines(op)).sum::<usize>();
+        if limit.is_some_and(|l| shown >= l) {
+            omitted.hunks += 1;
+            omitted.lines += size;
+            continue;
+        }
         let mut lines = Vec::new();
-        for change in hunk.iter_changes() {
-            let (kind, sign) = match change.tag() {
-                similar::ChangeTag::Equal => (LineKind::Context, ' '),
-                similar::ChangeTag::Insert => (LineKind::Added, '+'),
-                similar::ChangeTag::Delete => (LineKind::Removed, '-'),
+        let mut push = |kind: LineKind, sign: char, line: &[u8]| {
+            let (text, missing_newline) = match line.strip_suffix(b"\n") {
+                Some(l) => (l.strip_suffix(b"\r").unwrap_or(l), false),
+                None => (line, true),
             };
-            let value = change.value();
-            let text = value
-                .strip_suffix('\n')
-                .map(|v| v.strip_suffix('\r').unwrap_or(v))
-                .unwrap_or(value);
+            let text = crate::bytes::decode(text).unwrap_or_else(|| String::from_utf8_lossy(text));
             lines.push(DiffLine {
                 kind,
                 text: format!("{sign}{text}"),
             });
-            if change.missing_newline() {
+            if missing_newline {
                 lines.push(DiffLine {
                     kind: LineKind::NoNewline,
                     text: "\\ No newline at end of file".into(),
                 });
             }
+        };
+        for op in group {
+            let (o, n) = (op.old_range(), op.new_range());
+            match op {
+                DiffOp::Equal { .. } => a[o].iter().for_each(|l| push(LineKind::Context, ' ', l)),
+                _ => {
+                    a[o].iter().for_each(|l| push(LineKind::Removed, '-', l));
+                    b[n].iter().for_each(|l| push(LineKind::Added, '+', l));
+                }
+            }
         }
+        if let Some(l) = limit {
+            let room = l - shown;
+            if lines.len() > room {
+                omitted.hunks += 1;
+                omitted.lines += lines.len() - room;
+                lines.truncate(room);
+            }
+        }
+        shown += lines.len();
         out.push(DiffHunk {
-            header: hunk.header().to_string(),
+            header: format!(
+                "@@ -{} +{} @@",
+                range(old_range.start, old_range.len()),
+                range(new_range.start, new_range.len())
+            ),
             lines,
         });
     }
-    out
+    (out, (omitted.lines > 0).then_some(omitted))
+}
+
+/// Lines an operation shows.
+fn op_lines(op: &DiffOp) -> usize {
+    op.old_range().len() + if matches!(op, DiffOp::Equal { .. }) { 0 } else { op.new_range().len() }
+}
+
+/// A hunk header's range, as git writes it: `start,count`, the count left out when it is 1,
+/// and for no lines the line before.
+fn range(start: usize, len: usize) -> String {
+    match len {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        _ => format!("{},{len}", start + 1),
+    }
 }
 
 #[cfg(test)]
@@ -206,7 +266,7 @@ mod tests {
 
     #[test]
     fn a_modification_is_a_git_style_unified_diff() {
-        let d = diffs(&[change("f", state("a\nb\nc\n"), state("a\nB\nc\n"))], &[]);
+        let d = diffs(&[change("f", state("a\nb\nc\n"), state("a\nB\nc\n"))], &[], None);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].header, ["diff --git a/f b/f", "--- a/f", "+++ b/f"]);
         assert_eq!(d[0].hunks[0].header, "@@ -1,3 +1,3 @@");
@@ -226,6 +286,7 @@ mod tests {
                 change("old", state("y\n"), None),
             ],
             &[],
+            None,
         );
         assert_eq!(d[0].header[1], "new file mode 100644");
         assert_eq!(d[0].header[2], "--- /dev/null");
@@ -237,7 +298,7 @@ mod tests {
 
     #[test]
     fn crlf_lines_show_without_their_terminator() {
-        let d = diffs(&[change("f", state("a\r\n"), state("b\r\n"))], &[]);
+        let d = diffs(&[change("f", state("a\r\n"), state("b\r\n"))], &[], None);
         let text: Vec<&str> = d[0].hunks[0]
             .lines
             .iter()

@@ -32,6 +32,8 @@ pub struct Options<'c> {
     pub stdout: Palette<'c>,
     pub stderr: Palette<'c>,
     pub verbosity: Verbosity,
+    /// Every diff line, not only the first [`diff::SHOWN_LINES`] of each file.
+    pub full_diff: bool,
 }
 
 impl Options<'static> {
@@ -39,6 +41,7 @@ impl Options<'static> {
         stdout: Palette::PLAIN,
         stderr: Palette::PLAIN,
         verbosity: Verbosity::Normal,
+        full_diff: false,
     };
 }
 
@@ -82,7 +85,8 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             .filter(|f| f.status == FileOutcome::Applied)
             .filter_map(|f| f.old_path.as_deref().map(|o| (o, f.path.as_str())))
             .collect();
-        for d in diff::diffs(&r.changes, &renames) {
+        let limit = (!o.full_diff).then_some(diff::SHOWN_LINES);
+        for d in diff::diffs(&r.changes, &renames, limit) {
             file_diff(&mut out, &d, po);
         }
     }
@@ -313,6 +317,20 @@ fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
             };
             let _ = writeln!(out, "{line}");
         }
+    }
+    if let Some(o) = d.omitted {
+        let hunks = if o.hunks == 1 { "hunk" } else { "hunks" };
+        let _ = writeln!(
+            out,
+            "{}",
+            p.paint(
+                Style::Context,
+                &format!(
+                    "... {} more diff lines in {} {hunks} not shown (--full-diff shows them)",
+                    o.lines, o.hunks
+                )
+            )
+        );
     }
 }
 

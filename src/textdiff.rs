@@ -1,0 +1,321 @@
+//! Line diffs that stay linear on the changes patches make.
+//!
+//! A whole-file Myers diff costs the file's length times the number of differing lines, which
+//! is minutes for a big file with many hunks, and a block of lines replaced wholesale costs
+//! its length squared. Both go away before Myers runs: the common prefix and suffix are cut,
+//! and, inside what is left, a line that does not occur at all on the other side cannot be part
+//! of any match, so it is set aside as removed or added (git's xdiff does the same). What
+//! Myers then sees is only the lines both sides share, which for a patch's edits is the
+//! unchanged text between hunks, matched in one pass. A deadline bounds what remains of the
+//! worst case (many lines that occur on both sides but in another order): the diff stays
+//! correct, only less minimal.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use similar::{Algorithm, DiffOp};
+
+/// How long the matching part of one diff may take before it settles for a coarser result.
+pub const TIMEOUT: Duration = Duration::from_millis(500);
+
+/// `bytes` as lines, each with its terminator (the last one may have none).
+pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// The operations turning `old` into `new` (lines compared with their terminators), in order;
+/// adjacent operations of one kind are merged and a change shows its removed lines before
+/// its added ones.
+pub fn diff<'l>(old: &[&'l [u8]], new: &[&'l [u8]], timeout: Duration) -> Vec<DiffOp> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut ops = Ops::default();
+    ops.equal(0, 0, prefix);
+    middle(
+        &old[prefix..old.len() - suffix],
+        &new[prefix..new.len() - suffix],
+        prefix,
+        timeout,
+        &mut ops,
+    );
+    ops.equal(old.len() - suffix, new.len() - suffix, suffix);
+    ops.0
+}
+
+/// Lines added and removed going from `old` to `new`, as [`diff`] counts them.
+pub fn counts(old: &[u8], new: &[u8]) -> (usize, usize) {
+    let (a, b) = (lines(old), lines(new));
+    let mut added = 0;
+    let mut removed = 0;
+    for op in diff(&a, &b, TIMEOUT) {
+        match op {
+            DiffOp::Equal { .. } => {}
+            DiffOp::Delete { old_len, .. } => removed += old_len,
+            DiffOp::Insert { new_len, .. } => added += new_len,
+            DiffOp::Replace {
+                old_len, new_len, ..
+            } => {
+                removed += old_len;
+                added += new_len;
+            }
+        }
+    }
+    (added, removed)
+}
+
+/// `a` and `b` start at line `at` of both files (the common prefix is equally long).
+fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, timeout: Duration, ops: &mut Ops) {
+    if a.is_empty() || b.is_empty() {
+        ops.change(at, a.len(), at, b.len());
+        return;
+    }
+    let mut ids: HashMap<&'l [u8], u32> = HashMap::with_capacity(a.len() + b.len());
+    let mut seen: Vec<(bool, bool)> = Vec::new();
+    let mut id_of = |line: &'l [u8], side_a: bool, seen: &mut Vec<(bool, bool)>| -> u32 {
+        let next = seen.len() as u32;
+        let id = *ids.entry(line).or_insert(next);
+        if id == next {
+            seen.push((false, false));
+        }
+        let s = &mut seen[id as usize];
+        if side_a {
+            s.0 = true;
+        } else {
+            s.1 = true;
+        }
+        id
+    };
+    let ia: Vec<u32> = a.iter().map(|l| id_of(l, true, &mut seen)).collect();
+    let ib: Vec<u32> = b.iter().map(|l| id_of(l, false, &mut seen)).collect();
+    let shared = |id: u32| {
+        let (x, y) = seen[id as usize];
+        x && y
+    };
+    let ka: Vec<usize> = (0..a.len()).filter(|&i| shared(ia[i])).collect();
+    let kb: Vec<usize> = (0..b.len()).filter(|&i| shared(ib[i])).collect();
+    let ra: Vec<u32> = ka.iter().map(|&i| ia[i]).collect();
+    let rb: Vec<u32> = kb.iter().map(|&i| ib[i]).collect();
+    let deadline = Instant::now() + timeout;
+    let reduced = similar::capture_diff_slices_deadline(Algorithm::Myers, &ra, &rb, Some(deadline));
+    let (mut x, mut y) = (0, 0);
+    for op in reduced {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                let (i, j) = (ka[old_index + k], kb[new_index + k]);
+                ops.change(at + x, i - x, at + y, j - y);
+                ops.equal(at + i, at + j, 1);
+                (x, y) = (i + 1, j + 1);
+            }
+        }
+    }
+    ops.change(at + x, a.len() - x, at + y, b.len() - y);
+}
+
+/// Operations being built, merging neighbours of one kind.
+#[derive(Default)]
+struct Ops(Vec<DiffOp>);
+
+impl Ops {
+    fn equal(&mut self, old_index: usize, new_index: usize, len: usize) {
+        if len == 0 {
+            return;
+        }
+        if let Some(DiffOp::Equal {
+            old_index: o,
+            new_index: n,
+            len: l,
+        }) = self.0.last_mut()
+        {
+            if *o + *l == old_index && *n + *l == new_index {
+                *l += len;
+                return;
+            }
+        }
+        self.0.push(DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        });
+    }
+
+    /// `old_len` lines at `old_index` replaced by `new_len` at `new_index` (either may be 0).
+    fn change(&mut self, old_index: usize, old_len: usize, new_index: usize, new_len: usize) {
+        if old_len == 0 && new_len == 0 {
+            return;
+        }
+        // Merge with a change just before (lines set aside meet lines Myers changed).
+        let (old_index, old_len, new_index, new_len) = match self.0.last() {
+            Some(&DiffOp::Delete {
+                old_index: o,
+                old_len: ol,
+                new_index: n,
+            }) if o + ol == old_index && n == new_index => {
+                self.0.pop();
+                (o, ol + old_len, n, new_len)
+            }
+            Some(&DiffOp::Insert {
+                old_index: o,
+                new_index: n,
+                new_len: nl,
+            }) if o == old_index && n + nl == new_index => {
+                self.0.pop();
+                (o, old_len, n, nl + new_len)
+            }
+            Some(&DiffOp::Replace {
+                old_index: o,
+                old_len: ol,
+                new_index: n,
+                new_len: nl,
+            }) if o + ol == old_index && n + nl == new_index => {
+                self.0.pop();
+                (o, ol + old_len, n, nl + new_len)
+            }
+            _ => (old_index, old_len, new_index, new_len),
+        };
+        self.0.push(match (old_len, new_len) {
+            (_, 0) => DiffOp::Delete {
+                old_index,
+                old_len,
+                new_index,
+            },
+            (0, _) => DiffOp::Insert {
+                old_index,
+                new_index,
+                new_len,
+            },
+            _ => DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `new` rebuilt from `old` and the operations, checking they cover both sides in order.
+    fn replay(old: &[&[u8]], new: &[&[u8]], ops: &[DiffOp]) -> Vec<Vec<u8>> {
+        let (mut x, mut y) = (0, 0);
+        let mut out = Vec::new();
+        for op in ops {
+            let (o, ol, n, nl) = match *op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    for k in 0..len {
+                        assert_eq!(old[old_index + k], new[new_index + k]);
+                    }
+                    (old_index, len, new_index, len)
+                }
+                DiffOp::Delete {
+                    old_index,
+                    old_len,
+                    new_index,
+                } => (old_index, old_len, new_index, 0),
+                DiffOp::Insert {
+                    old_index,
+                    new_index,
+                    new_len,
+                } => (old_index, 0, new_index, new_len),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => (old_index, old_len, new_index, new_len),
+            };
+            assert_eq!((o, n), (x, y), "operations are contiguous");
+            out.extend(new[n..n + nl].iter().map(|l| l.to_vec()));
+            (x, y) = (o + ol, n + nl);
+        }
+        assert_eq!((x, y), (old.len(), new.len()));
+        out
+    }
+
+    #[test]
+    fn a_block_replaced_wholesale_is_one_change() {
+        let old: Vec<Vec<u8>> = (0..3000).map(|i| format!("old {i}\n").into_bytes()).collect();
+        let mut new = old.clone();
+        for (k, l) in new[1000..2000].iter_mut().enumerate() {
+            *l = format!("new {k}\n").into_bytes();
+        }
+        let (a, b): (Vec<&[u8]>, Vec<&[u8]>) = (
+            old.iter().map(|l| &l[..]).collect(),
+            new.iter().map(|l| &l[..]).collect(),
+        );
+        let ops = diff(&a, &b, TIMEOUT);
+        assert_eq!(
+            ops,
+            [
+                DiffOp::Equal {
+                    old_index: 0,
+                    new_index: 0,
+                    len: 1000
+                },
+                DiffOp::Replace {
+                    old_index: 1000,
+                    old_len: 1000,
+                    new_index: 1000,
+                    new_len: 1000
+                },
+                DiffOp::Equal {
+                    old_index: 2000,
+                    new_index: 2000,
+                    len: 1000
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn counts_follow_the_lines_and_their_terminators() {
+        assert_eq!(counts(b"a\nb\nc\n", b"a\nB\nc\n"), (1, 1));
+        assert_eq!(counts(b"", b"x\ny"), (2, 0));
+        assert_eq!(counts(b"a\nb", b"a\nb\n"), (1, 1));
+        assert_eq!(counts(b"a\r\n", b"a\n"), (1, 1));
+        assert_eq!(counts(b"same\n", b"same\n"), (0, 0));
+        assert!(lines(b"").is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn operations_rebuild_the_new_side(
+            old in proptest::collection::vec(0u8..6, 0..40),
+            new in proptest::collection::vec(0u8..6, 0..40),
+        ) {
+            let text = |v: &[u8]| -> Vec<Vec<u8>> {
+                v.iter().map(|&c| if c == 5 { b"x".to_vec() } else { vec![b'a' + c, b'\n'] }).collect()
+            };
+            let (o, n) = (text(&old), text(&new));
+            let a: Vec<&[u8]> = o.iter().map(|l| &l[..]).collect();
+            let b: Vec<&[u8]> = n.iter().map(|l| &l[..]).collect();
+            let ops = diff(&a, &b, TIMEOUT);
+            prop_assert_eq!(replay(&a, &b, &ops), n.clone());
+            // Neighbouring operations of one kind are merged.
+            for w in ops.windows(2) {
+                let same = matches!((&w[0], &w[1]), (DiffOp::Equal { .. }, DiffOp::Equal { .. }))
+                    || !matches!(w[0], DiffOp::Equal { .. }) && !matches!(w[1], DiffOp::Equal { .. });
+                prop_assert!(!same, "{:?}", w);
+            }
+        }
+    }
+}
