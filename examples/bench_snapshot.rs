@@ -31,7 +31,7 @@ fn main() {
         let touched = [Touched {
             path: path.clone(),
             after: Some(FileState {
-                bytes: format!("after run {i}\n").into_bytes(),
+                bytes: format!("after run {i}\n").into_bytes().into(),
                 mode: MODE_FILE,
             }),
         }];

@@ -9,10 +9,14 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// A file's bytes, shared: the plan, the proof, the snapshot, the writer and the report all
+/// hold the same content, so passing a state along never copies the file.
+pub type Content = std::sync::Arc<Vec<u8>>;
+
 /// One file's current state in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileState {
-    pub bytes: Vec<u8>,
+    pub bytes: Content,
     /// 0o100644 or 0o100755 (git's view of the mode).
     pub mode: u32,
 }
@@ -127,7 +131,7 @@ impl Files for WorkTree {
                 return Ok(Entry::Other("symlink leading out of the work tree"));
             }
             return Ok(Entry::File(FileState {
-                bytes,
+                bytes: bytes.into(),
                 mode: MODE_LINK,
             }));
         }
@@ -139,7 +143,7 @@ impl Files for WorkTree {
         }
         let bytes = std::fs::read(&abs)?;
         Ok(Entry::File(FileState {
-            bytes,
+            bytes: bytes.into(),
             mode: git_mode(&meta),
         }))
     }
@@ -184,7 +188,7 @@ impl MemFiles {
         self.files.insert(
             path.to_string(),
             FileState {
-                bytes: text.as_bytes().to_vec(),
+                bytes: text.as_bytes().to_vec().into(),
                 mode: MODE_FILE,
             },
         );

@@ -293,7 +293,7 @@ impl Snapshot {
         match entry.after {
             Recorded::Absent => Ok(None),
             Recorded::Blob { id, mode } => Ok(Some(FileState {
-                bytes: read_blob(repo, id)?,
+                bytes: read_blob(repo, id)?.into(),
                 mode,
             })),
         }
@@ -921,7 +921,7 @@ pub fn read(repo: &Repo, id: SnapshotId) -> Result<Snapshot, SnapshotError> {
         let before = match p.before {
             Recorded::Absent => None,
             Recorded::Blob { id, mode } => Some(FileState {
-                bytes: read_blob(repo, id)?,
+                bytes: read_blob(repo, id)?.into(),
                 mode,
             }),
         };
@@ -1243,7 +1243,7 @@ mod tests {
         Touched {
             path: path.to_string(),
             after: file.then(|| FileState {
-                bytes: Vec::new(),
+                bytes: Vec::new().into(),
                 mode: MODE_FILE,
             }),
         }

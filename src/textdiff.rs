@@ -20,7 +20,16 @@ pub const TIMEOUT: Duration = Duration::from_millis(500);
 
 /// `bytes` as lines, each with its terminator (the last one may have none).
 pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
-    bytes.split_inclusive(|&b| b == b'\n').collect()
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        out.push(&bytes[start..=end]);
+        start = end + 1;
+    }
+    if start < bytes.len() {
+        out.push(&bytes[start..]);
+    }
+    out
 }
 
 /// The operations turning `old` into `new` (lines compared with their terminators), in order;

@@ -7,8 +7,9 @@ use std::path::Path;
 use super::args::ColorArg;
 use crate::git::Git;
 
-/// `is_tty`: whether the stream the report goes to is a terminal.
-pub fn enabled(choice: ColorArg, dir: &Path, is_tty: bool) -> bool {
+/// `is_tty`: whether the stream the report goes to is a terminal. `setting`: what git config
+/// says (`color.diff`, else `color.ui`) when it has been read; None asks git.
+pub fn enabled(choice: ColorArg, dir: &Path, is_tty: bool, setting: Option<Option<&str>>) -> bool {
     match choice {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -16,6 +17,13 @@ pub fn enabled(choice: ColorArg, dir: &Path, is_tty: bool) -> bool {
             // https://no-color.org: any non-empty value turns colour off.
             if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
                 return false;
+            }
+            // Off a terminal only `always` colours (git's `auto` also looks at its pager, which
+            // is asked about when git runs one for us): no need to ask git.
+            if let (false, Some(value), None) =
+                (is_tty, setting, std::env::var_os("GIT_PAGER_IN_USE"))
+            {
+                return value.is_some_and(|v| v.trim().eq_ignore_ascii_case("always"));
             }
             git_says(dir, is_tty).unwrap_or_else(|| is_tty && !dumb_terminal())
         }

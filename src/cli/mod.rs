@@ -129,7 +129,7 @@ pub fn main() -> ExitCode {
             Stream::Stdout => std::io::stdout().is_terminal(),
             Stream::Stderr => std::io::stderr().is_terminal(),
         };
-        color::enabled(choice, &here, tty)
+        color::enabled(choice, &here, tty, None)
     };
     let verbosity = match (args.quiet, args.verbose) {
         (true, _) => Verbosity::Quiet,
@@ -140,6 +140,7 @@ pub fn main() -> ExitCode {
         crate::git::record_commands();
     }
     let mut colors = Colors::default();
+    let mut color_setting: Option<Option<String>> = None;
     let printing = Printing {
         color: &color,
         colors: &Colors::default(),
@@ -159,21 +160,42 @@ pub fn main() -> ExitCode {
     if reads_config(&args) && here.is_dir() {
         let checked = crate::git::config::read(&here)
             .map_err(|e| e.to_string())
-            .and_then(|c| Colors::from_config(&c.colors).map_err(|e| e.to_string()));
+            .and_then(|c| {
+                let colors = Colors::from_config(&c.colors).map_err(|e| e.to_string())?;
+                Ok((colors, c.color_diff))
+            });
         match checked {
-            Ok(c) => colors = c,
+            Ok((c, setting)) => {
+                colors = c;
+                color_setting = Some(setting);
+            }
             Err(message) => {
                 let report = Report::error("config", message);
                 return emit(Outcome::run(report, wants_json(&args)), &printing);
             }
         }
     }
+    // Each stream is asked about once.
+    let asked: [std::cell::OnceCell<bool>; 2] = Default::default();
+    let color = |stream: Stream| {
+        *asked[stream as usize].get_or_init(|| {
+            let tty = match stream {
+                Stream::Stdout => std::io::stdout().is_terminal(),
+                Stream::Stderr => std::io::stderr().is_terminal(),
+            };
+            let setting = color_setting.as_ref().map(|s| s.as_deref());
+            color::enabled(choice, &here, tty, setting)
+        })
+    };
     let printing = Printing {
         color: &color,
         colors: &colors,
         verbosity,
         full_diff: args.full_diff,
     };
+    if matches!(args.command, None | Some(args::Command::Undo(_))) {
+        crate::run::progress::start();
+    }
     let outcome = match args.command {
         None => apply::run(args.apply, args.dir),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
@@ -223,6 +245,7 @@ fn wants_json(args: &args::Args) -> bool {
 
 /// Print the outcome, each part on its stream, and end with its exit status.
 fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
+    crate::run::progress::finish();
     let status = o.status();
     let palette =
         |stream| Palette::with(Some(printing.colors).filter(|_| (printing.color)(stream)));

@@ -110,13 +110,23 @@ pub struct Hooks {
 }
 
 impl Hooks {
-    /// Ask git where it would look for hooks from the work tree at `root`, and read the
-    /// settings: two git calls, so `git -c`, includes and `core.hooksPath` all count.
-    pub fn discover(root: &Path) -> Result<Hooks, HookError> {
+    /// Where git would look for hooks from the work tree at `root`, and the settings, read
+    /// through git so that `git -c`, includes and `core.hooksPath` all count. Without
+    /// `core.hooksPath` the hooks are in `common_dir`'s `hooks`, as git has them; with it,
+    /// git is asked to resolve it.
+    pub fn discover(root: &Path, common_dir: &Path) -> Result<Hooks, HookError> {
+        let entries = read_config(root)?;
+        let hooks_path_set = entries
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("core.hookspath"));
         Ok(Hooks {
-            dir: hooks_dir(root)?,
+            dir: if hooks_path_set {
+                hooks_dir(root)?
+            } else {
+                common_dir.join("hooks")
+            },
             root: root.to_path_buf(),
-            settings: read_settings(root)?,
+            settings: settings_from(&entries)?,
         })
     }
 
@@ -282,10 +292,11 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf, HookError> {
     Ok(root.join(printed))
 }
 
-/// Every `llm-apply.*` value, through one `git config` call (keys come back lower-cased).
+/// Every `llm-apply.*` value and `core.hooksPath`, through one `git config` call (keys come
+/// back lower-cased).
 pub fn read_config(root: &Path) -> Result<Vec<(String, Option<String>)>, HookError> {
     let out = Git::new(root)
-        .args(["config", "-z", "--get-regexp", r"^llm-apply\."])
+        .args(["config", "-z", "--get-regexp", r"^llm-apply\.|^core\.hookspath$"])
         .run()?;
     match out.status {
         Some(0) => {}
@@ -309,10 +320,6 @@ fn parse_config_z(text: &str) -> Vec<(String, Option<String>)> {
             None => (e.to_string(), None),
         })
         .collect()
-}
-
-fn read_settings(root: &Path) -> Result<Settings, HookError> {
-    settings_from(&read_config(root)?)
 }
 
 /// The settings from config entries; the last value of a key wins, as in git.

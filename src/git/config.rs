@@ -137,6 +137,9 @@ pub struct Config {
     pub fetch_remote: Option<String>,
     /// `color.diff.*` and `color.llm-apply.*`, as given (the report's colours read them).
     pub colors: Vec<(String, String)>,
+    /// Whether to colour diffs, as git config says it: `color.diff` (or its old name
+    /// `diff.color`), else `color.ui`; `None` when neither is set.
+    pub color_diff: Option<String>,
 }
 
 impl Default for Config {
@@ -155,6 +158,7 @@ impl Default for Config {
             fetch_depth: 50,
             fetch_remote: None,
             colors: Vec::new(),
+            color_diff: None,
         }
     }
 }
@@ -181,7 +185,7 @@ pub fn read(dir: &Path) -> Result<Config, ConfigError> {
             "config",
             "-z",
             "--get-regexp",
-            r"^(llm-apply|color\.diff|color\.llm-apply)\.",
+            r"^(llm-apply|color\.diff|color\.llm-apply)\.|^(color\.diff|diff\.color|color\.ui)$",
         ])
         .run()
     else {
@@ -212,7 +216,18 @@ fn entries(text: &str) -> Vec<(String, Option<String>)> {
 /// git, but every value given must be valid. Keys we do not know are left alone, as git does.
 pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, ConfigError> {
     let mut c = Config::default();
+    let (mut diff, mut ui) = (None, None);
     for (name, value) in entries {
+        // A key without a value is true.
+        let given = || value.clone().unwrap_or_else(|| "true".into());
+        if name.eq_ignore_ascii_case("color.diff") || name.eq_ignore_ascii_case("diff.color") {
+            diff = Some(given());
+            continue;
+        }
+        if name.eq_ignore_ascii_case("color.ui") {
+            ui = Some(given());
+            continue;
+        }
         if name.starts_with("color.") {
             c.colors
                 .push((name.clone(), value.clone().unwrap_or_default()));
@@ -245,6 +260,7 @@ pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, Conf
             other => unreachable!("{other} is in KEYS but not typed here"),
         }
     }
+    c.color_diff = diff.or(ui);
     Ok(c)
 }
 

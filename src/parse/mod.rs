@@ -108,7 +108,7 @@ fn file_bytes(files: &dyn crate::repo::Files, path: &str) -> Option<Vec<u8>> {
         return None;
     }
     match files.read(path) {
-        Ok(crate::repo::Entry::File(f)) => Some(f.bytes),
+        Ok(crate::repo::Entry::File(f)) => Some(f.bytes.to_vec()),
         _ => None,
     }
 }

@@ -7,7 +7,7 @@
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -18,14 +18,92 @@ use crate::patch::{Hunk, LineKind};
 /// The lines of one file with lazily built per-pass keys and indexes.
 pub struct Haystack<'a> {
     lines: &'a [String],
+    /// Per pass but the exact one, whose keys are the lines themselves.
     keys: [OnceCell<Vec<String>>; 4],
-    index: [OnceCell<HashMap<u64, Vec<u32>>>; 4],
+    index: [OnceCell<LineIndex>; 4],
 }
 
+/// Line key → the positions holding it, ascending: one table of (first, count) per distinct
+/// hash into one array of positions, so building it allocates twice, not once per line.
+struct LineIndex {
+    slots: HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>>,
+    positions: Vec<u32>,
+}
+
+impl LineIndex {
+    fn new<'k>(keys: impl ExactSizeIterator<Item = &'k str> + Clone) -> LineIndex {
+        let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>> =
+            HashMap::with_capacity_and_hasher(keys.len(), Default::default());
+        let hashes: Vec<u64> = keys.map(hash_str).collect();
+        for &h in &hashes {
+            slots.entry(h).or_default().1 += 1;
+        }
+        // Each slot's positions follow the previous slot's; then they are filled in line
+        // order, so they come out ascending.
+        let mut next = 0;
+        for slot in slots.values_mut() {
+            let count = slot.1;
+            *slot = (next, 0);
+            next += count;
+        }
+        let mut positions = vec![0u32; hashes.len()];
+        for (i, h) in hashes.iter().enumerate() {
+            let slot = slots.get_mut(h).expect("every hash was counted");
+            positions[(slot.0 + slot.1) as usize] = i as u32;
+            slot.1 += 1;
+        }
+        LineIndex { slots, positions }
+    }
+
+    fn get(&self, hash: u64) -> &[u32] {
+        match self.slots.get(&hash) {
+            Some(&(first, count)) => &self.positions[first as usize..(first + count) as usize],
+            None => &[],
+        }
+    }
+}
+
+/// A line hash used as it is for the index's table (it is already well mixed).
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A fast hash of a line (the index verifies matches, so collisions cost only time): 8 bytes
+/// at a time, then a full avalanche so that every bit of the result depends on the line.
 fn hash_str(s: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let bytes = s.as_bytes();
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let word = u64::from_le_bytes(c.try_into().expect("chunks of 8"));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    // splitmix64's finaliser.
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
 }
 
 impl<'a> Haystack<'a> {
@@ -54,6 +132,9 @@ impl<'a> Haystack<'a> {
     }
 
     pub fn keys(&self, pass: Pass) -> &[String] {
+        if pass == Pass::Exact {
+            return self.lines;
+        }
         self.keys[pass.index()].get_or_init(|| {
             self.lines
                 .iter()
@@ -62,22 +143,14 @@ impl<'a> Haystack<'a> {
         })
     }
 
-    fn index(&self, pass: Pass) -> &HashMap<u64, Vec<u32>> {
-        self.index[pass.index()].get_or_init(|| {
-            let mut m: HashMap<u64, Vec<u32>> = HashMap::new();
-            for (i, k) in self.keys(pass).iter().enumerate() {
-                m.entry(hash_str(k)).or_default().push(i as u32);
-            }
-            m
-        })
+    fn index(&self, pass: Pass) -> &LineIndex {
+        self.index[pass.index()]
+            .get_or_init(|| LineIndex::new(self.keys(pass).iter().map(String::as_str)))
     }
 
     /// Positions of lines whose key equals `k` (a superset on hash collisions; verify).
     pub fn positions(&self, pass: Pass, k: &str) -> &[u32] {
-        self.index(pass)
-            .get(&hash_str(k))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+        self.index(pass).get(hash_str(k))
     }
 
     pub fn matches_at(&self, pass: Pass, needle: &[String], at: usize) -> bool {

@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::patch::{CreateMode, FileOp, FilePatch, Hunk, LineKind, Notice, Patch};
-use crate::repo::{link_stays_inside, Entry, FileState, Files, MODE_FILE, MODE_LINK};
+use crate::repo::{link_stays_inside, Content, Entry, FileState, Files, MODE_FILE, MODE_LINK};
 use diagnose::{Diagnostic, Warning, WarningKind};
 use locate::{DecidedBy, Fuzz, Haystack, Located, Placement, Query};
 use normalize::Pass;
@@ -312,6 +312,7 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
         files,
         planned: BTreeMap::new(),
         originals: Vec::new(),
+        read: Default::default(),
     };
     let mut out = Vec::new();
     for (index, fp) in patch.files.iter().enumerate() {
@@ -347,6 +348,9 @@ struct Overlay<'a> {
     files: &'a dyn Files,
     planned: BTreeMap<String, Option<FileState>>,
     originals: Vec<String>,
+    /// What each path held when first read: each file is read once, and every state of it
+    /// the plan keeps shares those bytes.
+    read: std::cell::RefCell<BTreeMap<String, Entry>>,
 }
 
 impl Overlay<'_> {
@@ -354,8 +358,18 @@ impl Overlay<'_> {
         match self.planned.get(path) {
             Some(Some(f)) => Ok(Entry::File(f.clone())),
             Some(None) => Ok(Entry::Missing),
-            None => self.files.read(path),
+            None => self.original(path),
         }
+    }
+
+    /// `path` as the work tree has it, before this plan.
+    fn original(&self, path: &str) -> std::io::Result<Entry> {
+        if let Some(e) = self.read.borrow().get(path) {
+            return Ok(e.clone());
+        }
+        let e = self.files.read(path)?;
+        self.read.borrow_mut().insert(path.to_string(), e.clone());
+        Ok(e)
     }
 
     fn set(&mut self, path: &str, after: Option<FileState>) -> std::io::Result<()> {
@@ -369,7 +383,7 @@ impl Overlay<'_> {
     fn changes(&self) -> std::io::Result<Vec<Change>> {
         let mut out = Vec::new();
         for path in &self.originals {
-            let before = match self.files.read(path)? {
+            let before = match self.original(path)? {
                 Entry::File(f) => Some(f),
                 _ => None,
             };
@@ -568,7 +582,7 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
     let after = FileState {
-        bytes: crate::bytes::encode(&content).into_owned(),
+        bytes: crate::bytes::encode(&content).into_owned().into(),
         mode,
     };
     if mode == MODE_LINK && !link_stays_inside(&path, &after.bytes) {
@@ -760,7 +774,7 @@ fn plan_modify(
     };
 
     let mut writes: Writes = Vec::new();
-    let push_writes = |writes: &mut Writes, bytes: Vec<u8>| {
+    let push_writes = |writes: &mut Writes, bytes: Content| {
         if renamed {
             writes.push((old.clone(), None));
         }
@@ -987,10 +1001,10 @@ fn plan_modify(
                     plan.hunks = (1..=fp.hunks.len())
                         .map(|i| HunkResult::new(i, HunkStatus::Applied))
                         .collect();
-                    if bytes == cur.bytes && !renamed && plan.mode_change.is_none() {
+                    if bytes == *cur.bytes && !renamed && plan.mode_change.is_none() {
                         plan.status = FileStatus::AlreadyApplied;
                     } else {
-                        push_writes(&mut writes, bytes);
+                        push_writes(&mut writes, bytes.into());
                     }
                     return Ok((plan, writes));
                 }
@@ -1007,7 +1021,7 @@ fn plan_modify(
                     plan.hunks = (1..=fp.hunks.len())
                         .map(|i| HunkResult::new(i, HunkStatus::Conflicted))
                         .collect();
-                    push_writes(&mut writes, bytes);
+                    push_writes(&mut writes, bytes.into());
                     return Ok((plan, writes));
                 }
             }
@@ -1143,11 +1157,10 @@ fn plan_modify(
             .count();
         (a + adds, r + rems)
     });
-    let out = match sequential_text {
-        Some(t) => t,
-        None => splice::splice(&text, &placed, fp.patch_eols),
+    let bytes = match sequential_text {
+        Some(t) => t.encode(),
+        None => splice::splice_to_bytes(&text, &placed, fp.patch_eols),
     };
-    let bytes = out.encode();
     if mode == MODE_LINK && !link_stays_inside(&new, &bytes) {
         plan.status = FileStatus::Refused;
         plan.problems.push(format!(
@@ -1156,7 +1169,7 @@ fn plan_modify(
         ));
         return Ok((plan, Vec::new()));
     }
-    push_writes(&mut writes, bytes);
+    push_writes(&mut writes, bytes.into());
     Ok((plan, writes))
 }
 

@@ -1,6 +1,8 @@
 //! Bytes out: placed hunks spliced into a file, keeping its line endings, BOM, final-newline
 //! state and (after a whitespace-insensitive match) its indentation style.
 
+use std::borrow::Cow;
+
 use super::locate::Placement;
 use super::normalize::indentation;
 use super::text::{Eol, TextFile};
@@ -9,34 +11,61 @@ use crate::patch::{Hunk, Line, LineKind};
 /// Apply placed hunks (any order; regions must not overlap) to `file`. With `patch_eols`,
 /// added lines keep the ending the patch gave them; otherwise they take the file's own.
 pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool) -> TextFile {
+    let (lines, eols) = spliced(file, placed, patch_eols);
+    TextFile {
+        bom: file.bom,
+        lines: lines.into_iter().map(Cow::into_owned).collect(),
+        eols,
+    }
+}
+
+/// [`splice`] straight to the file's bytes, without a line of its own for each line kept.
+pub fn splice_to_bytes(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool) -> Vec<u8> {
+    let (lines, eols) = spliced(file, placed, patch_eols);
+    TextFile::encode_lines(file.bom, lines.iter().map(|l| &**l), &eols)
+}
+
+/// The lines of the spliced file (those kept borrowed from `file`) and their endings.
+fn spliced<'f>(
+    file: &'f TextFile,
+    placed: &[(&Hunk, &Placement)],
+    patch_eols: bool,
+) -> (Vec<Cow<'f, str>>, Vec<Eol>) {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
     let eol = file.dominant_eol();
-    let mut lines: Vec<String> = Vec::with_capacity(file.len() + 16);
+    let mut lines: Vec<Cow<'f, str>> = Vec::with_capacity(file.len() + 16);
     let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     for &i in &order {
         let (hunk, p) = placed[i];
         while cursor < p.start {
-            lines.push(file.lines[cursor].clone());
+            lines.push(Cow::Borrowed(&file.lines[cursor]));
             eols.push(file.eols[cursor]);
             cursor += 1;
         }
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
         let group_maps = indent.per_group(hunk, p, file);
-        let removed: Vec<usize> = hunk
+        // Per line of the placed region: whether the hunk removes it.
+        let mut removed = vec![false; p.end - p.start];
+        for (_, m) in hunk
             .old_lines()
             .zip(&p.mapping)
             .filter(|(l, _)| l.kind == LineKind::Remove)
-            .filter_map(|(_, m)| *m)
-            .collect();
-        let emit_groups_at = |pos: usize, lines: &mut Vec<String>, eols: &mut Vec<Eol>| {
+        {
+            if let Some(r) = m.and_then(|m| m.checked_sub(p.start)) {
+                if let Some(slot) = removed.get_mut(r) {
+                    *slot = true;
+                }
+            }
+        }
+        let emit_groups_at = |pos: usize, lines: &mut Vec<Cow<'f, str>>, eols: &mut Vec<Eol>| {
             for ((g, &at), map) in groups.iter().zip(&p.inserts).zip(&group_maps) {
                 if at == pos {
                     for l in g {
-                        lines.push(map.apply(&l.text));
+                        lines.push(Cow::Owned(map.apply(&l.text)));
                         eols.push(match (patch_eols, l.crlf) {
                             (false, _) => eol,
                             (true, true) => Eol::Crlf,
@@ -48,8 +77,8 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
         };
         for pos in p.start..p.end {
             emit_groups_at(pos, &mut lines, &mut eols);
-            if !removed.contains(&pos) {
-                lines.push(file.lines[pos].clone());
+            if !removed[pos - p.start] {
+                lines.push(Cow::Borrowed(&file.lines[pos]));
                 eols.push(file.eols[pos]);
             }
         }
@@ -60,7 +89,7 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
         }
     }
     while cursor < file.len() {
-        lines.push(file.lines[cursor].clone());
+        lines.push(Cow::Borrowed(&file.lines[cursor]));
         eols.push(file.eols[cursor]);
         cursor += 1;
     }
@@ -85,11 +114,7 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
             *e = eol;
         }
     }
-    TextFile {
-        bom: file.bom,
-        lines,
-        eols,
-    }
+    (lines, eols)
 }
 
 /// The added lines of a hunk, one vector per run.

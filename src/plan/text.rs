@@ -72,11 +72,20 @@ impl TextFile {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = String::with_capacity(self.lines.iter().map(|l| l.len() + 2).sum());
-        if self.bom {
+        TextFile::encode_lines(self.bom, self.lines.iter().map(String::as_str), &self.eols)
+    }
+
+    /// The bytes of a file made of `lines` ending in `eols`, after a BOM when `bom`.
+    pub fn encode_lines<'l>(
+        bom: bool,
+        lines: impl Iterator<Item = &'l str> + Clone,
+        eols: &[Eol],
+    ) -> Vec<u8> {
+        let mut out = String::with_capacity(lines.clone().map(|l| l.len() + 2).sum());
+        if bom {
             out.push(BOM);
         }
-        for (l, e) in self.lines.iter().zip(&self.eols) {
+        for (l, e) in lines.zip(eols) {
             out.push_str(l);
             out.push_str(e.as_str());
         }

@@ -453,7 +453,7 @@ fn read_back(tree: &Path, path: &str) -> Result<Option<Option<FileState>>, Three
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(&abs).map_err(io_err(&abs))?;
         return Ok(Some(Some(FileState {
-            bytes: target.as_os_str().as_encoded_bytes().to_vec(),
+            bytes: target.as_os_str().as_encoded_bytes().to_vec().into(),
             mode: MODE_SYMLINK,
         })));
     }
@@ -462,7 +462,7 @@ fn read_back(tree: &Path, path: &str) -> Result<Option<Option<FileState>>, Three
     }
     let bytes = std::fs::read(&abs).map_err(io_err(&abs))?;
     Ok(Some(Some(FileState {
-        bytes,
+        bytes: bytes.into(),
         mode: mode_of(&meta),
     })))
 }
@@ -588,7 +588,7 @@ impl crate::plan::ThreeWay for GitThreeWay<'_> {
         .ok()?;
         let target = fp.new_path.as_deref()?;
         let result = out.paths.iter().find(|p| p.path == target)?;
-        let bytes = result.after.as_ref()?.bytes.clone();
+        let bytes = result.after.as_ref()?.bytes.to_vec();
         let base = Some(Base {
             kind: "blob".into(),
             id: pre.clone(),

@@ -36,7 +36,7 @@ pub fn split(bytes: &[u8], keep_bom: bool) -> Split<'_> {
     };
     let mut lines = Vec::new();
     while !rest.is_empty() {
-        match rest.iter().position(|&b| b == b'\n') {
+        match memchr::memchr(b'\n', rest) {
             Some(i) => {
                 let (content, eol) = if i > 0 && rest[i - 1] == b'\r' {
                     (&rest[..i - 1], &rest[i - 1..=i])

@@ -251,7 +251,7 @@ mod tests {
 
     fn state(s: &str) -> Option<FileState> {
         Some(FileState {
-            bytes: s.as_bytes().to_vec(),
+            bytes: s.as_bytes().to_vec().into(),
             mode: MODE_FILE,
         })
     }

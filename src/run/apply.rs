@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::hooks::{self as apply_hooks, HookRuns};
 use super::options::{ApplyOptions, Patches};
+use super::progress;
 use super::session::{self, Session, SnapshotRequest};
 use crate::gate::hooks::{HookKind, Hooks, Mode};
 use crate::gate::{self, Verdict};
@@ -162,10 +163,13 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         ),
         None => None,
     };
+    progress::stage("planning");
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, &patch, revert, &wt)?;
 
     let found = match &repo {
-        Some(_) => Some(Hooks::discover(&root).map_err(|e| fail("config", e.to_string()))?),
+        Some(r) => Some(
+            Hooks::discover(&root, r.common_dir()).map_err(|e| fail("config", e.to_string()))?,
+        ),
         None => None,
     };
     let mode = if check {
@@ -304,6 +308,7 @@ fn decide_and_write(
 ) -> Report {
     let format = patch.format;
     // The proof comes before every verdict: a plan that fails it is refused whatever it says.
+    progress::stage("checking the plan");
     let proof = match proof::prove(patch, plan) {
         Ok(p) => p,
         Err(failure) => {
@@ -364,6 +369,7 @@ fn decide_and_write(
     if !gated {
         return report;
     }
+    progress::stage("approving");
     let token = match gate::approve(plan, &proof, hooks.pre_runs()) {
         Verdict::Vetoed { kind, reason } => {
             return refused(
@@ -378,6 +384,7 @@ fn decide_and_write(
     if !write_it {
         return report;
     }
+    progress::stage("recording the snapshot and writing");
     let done = match session::write(root, &token, record, &report.summary) {
         Ok(done) => done,
         Err(message) => {
@@ -488,11 +495,11 @@ fn corrupt_for_tests(plan: &mut Plan) {
         .find(|f| !f.evidence.writes.is_empty())
     {
         if let Some((path, Some(state))) = f.evidence.writes.last_mut() {
-            flip(&mut state.bytes);
+            flip(std::sync::Arc::make_mut(&mut state.bytes));
             let path = path.clone();
             if let Some(c) = plan.changes.iter_mut().find(|c| c.path == path) {
                 if let Some(a) = c.after.as_mut() {
-                    flip(&mut a.bytes);
+                    flip(std::sync::Arc::make_mut(&mut a.bytes));
                 }
             }
         }

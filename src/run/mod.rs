@@ -7,5 +7,6 @@ pub mod hooks;
 pub mod apply;
 pub mod undo;
 pub mod log;
+pub mod progress;
 
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};

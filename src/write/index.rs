@@ -140,7 +140,7 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
                 .map_err(|err| format!("cannot read its index entry {}: {err}", e.id))?;
             (
                 FileState {
-                    bytes,
+                    bytes: bytes.into(),
                     mode: e.mode,
                 },
                 wt,
@@ -191,7 +191,10 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
     } else {
         index.mode
     };
-    Ok(staging(Some(FileState { bytes, mode })))
+    Ok(staging(Some(FileState {
+        bytes: bytes.into(),
+        mode,
+    })))
 }
 
 /// Write the decided entries into the index (their blobs first). Run after the work tree
@@ -204,7 +207,7 @@ pub fn stage(repo: &Repo, staged: &[Staging]) -> Result<(), String> {
             Some(f) => Some((
                 f.mode,
                 repo.repo
-                    .write_blob(&f.bytes)
+                    .write_blob(&f.bytes[..])
                     .map(|id| id.detach())
                     .map_err(|e| {
                         format!("staging {} failed: cannot write its blob: {e}", s.path)
@@ -237,7 +240,8 @@ pub fn unstaging(
                     .repo
                     .find_blob(id)
                     .map(|mut b| b.take_data())
-                    .map_err(|e| format!("cannot read the blob {id} of {}: {e}", c.path))?,
+                    .map_err(|e| format!("cannot read the blob {id} of {}: {e}", c.path))?
+                    .into(),
                 mode,
             }),
         };

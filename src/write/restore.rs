@@ -335,7 +335,7 @@ fn decide(
     match merge::merge(base, ours, theirs, &labels) {
         MergeOutcome::Clean(text) => {
             let target = FileState {
-                bytes: text.into_bytes(),
+                bytes: text.into_bytes().into(),
                 mode,
             };
             if Some(&target) == current.as_ref() {
@@ -397,7 +397,7 @@ mod tests {
 
     fn file(text: &str) -> FileState {
         FileState {
-            bytes: text.as_bytes().to_vec(),
+            bytes: text.as_bytes().to_vec().into(),
             mode: MODE_FILE,
         }
     }

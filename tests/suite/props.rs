@@ -39,9 +39,9 @@ fn apply(files: &MemFiles, patch_text: &str) -> Option<(FileStatus, Option<Vec<u
     let plan = plan::plan(&patch, files, &Options::default()).expect("in-memory reads");
     let f = &plan.files[0];
     let after = match plan.changes.iter().find(|c| c.path == "f.txt") {
-        Some(c) => c.after.as_ref().map(|s| s.bytes.clone()),
+        Some(c) => c.after.as_ref().map(|s| s.bytes.to_vec()),
         None => match files.read("f.txt").expect("read") {
-            Entry::File(s) => Some(s.bytes),
+            Entry::File(s) => Some(s.bytes.to_vec()),
             _ => None,
         },
     };

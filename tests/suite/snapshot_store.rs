@@ -103,7 +103,7 @@ fn open_at(dir: &Path) -> Repo {
 
 fn file(bytes: &[u8], mode: u32) -> Option<FileState> {
     Some(FileState {
-        bytes: bytes.to_vec(),
+        bytes: bytes.to_vec().into(),
         mode,
     })
 }
@@ -324,7 +324,7 @@ fn unborn_branch_snapshot_has_the_post_commit_as_its_only_parent() {
     let snap = snapshot::read(&repo, id).expect("read");
     assert_eq!(snap.head(), None);
     assert_eq!(
-        snap.paths()[0].before.as_ref().map(|f| f.bytes.clone()),
+        snap.paths()[0].before.as_ref().map(|f| f.bytes.to_vec()),
         Some(b"not committed yet\n".to_vec())
     );
     assert!(t.git(&["status", "--porcelain"]).contains("?? first.txt"));
@@ -451,7 +451,7 @@ fn fsck_is_clean_and_every_ref_peels_to_a_commit_even_after_gc() {
     let after = snap
         .after_content(&repo, &snap.paths()[0])
         .expect("post blob survives gc");
-    assert_eq!(after.map(|f| f.bytes), Some(b"after 2\n".to_vec()));
+    assert_eq!(after.map(|f| f.bytes.to_vec()), Some(b"after 2\n".to_vec()));
     assert_eq!(snapshot::list(&repo).expect("list packed refs").len(), 3);
 }
 

@@ -192,7 +192,7 @@ fn replace_line(text: &str, n: usize, with: &str) -> String {
 
 fn file(bytes: &str) -> Option<FileState> {
     Some(FileState {
-        bytes: bytes.as_bytes().to_vec(),
+        bytes: bytes.as_bytes().to_vec().into(),
         mode: MODE_FILE,
     })
 }
@@ -500,7 +500,7 @@ fn mode_change_comes_back_as_executable() {
     assert_eq!(
         out.paths[0].after,
         Some(FileState {
-            bytes: b"#!/bin/sh\necho hello\n".to_vec(),
+            bytes: b"#!/bin/sh\necho hello\n".to_vec().into(),
             mode: MODE_EXEC
         })
     );
