@@ -541,7 +541,13 @@ fn new_content(fp: &FilePatch) -> Result<String, String> {
     if let Some(c) = &fp.full_content {
         return Ok(c.clone());
     }
-    let mut s = String::new();
+    let size = fp
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .map(|l| l.text.len() + 2)
+        .sum();
+    let mut s = String::with_capacity(size);
     let mut no_newline = false;
     for h in &fp.hunks {
         for l in &h.lines {
@@ -581,8 +587,12 @@ fn plan_create(fp: &FilePatch, vfs: &mut Overlay) -> std::io::Result<(FilePlan, 
         Err(why) => return Ok((refused(fp, why), Vec::new())),
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
+    let bytes = match crate::bytes::encode(&content) {
+        std::borrow::Cow::Borrowed(_) => content.into_bytes(),
+        std::borrow::Cow::Owned(b) => b,
+    };
     let after = FileState {
-        bytes: crate::bytes::encode(&content).into_owned().into(),
+        bytes: bytes.into(),
         mode,
     };
     if mode == MODE_LINK && !link_stays_inside(&path, &after.bytes) {

@@ -180,8 +180,14 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
             omitted.lines += size;
             continue;
         }
+        let room = limit.map_or(usize::MAX, |l| l - shown);
         let mut lines = Vec::new();
+        let mut cut = 0;
         let mut push = |kind: LineKind, sign: char, line: &[u8]| {
+            if lines.len() >= room {
+                cut += 1;
+                return;
+            }
             let (text, missing_newline) = match line.strip_suffix(b"\n") {
                 Some(l) => (l.strip_suffix(b"\r").unwrap_or(l), false),
                 None => (line, true),
@@ -208,13 +214,14 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
                 }
             }
         }
-        if let Some(l) = limit {
-            let room = l - shown;
-            if lines.len() > room {
-                omitted.hunks += 1;
-                omitted.lines += lines.len() - room;
-                lines.truncate(room);
-            }
+        if lines.len() > room {
+            // A missing-newline marker went past the limit.
+            cut += lines.len() - room;
+            lines.truncate(room);
+        }
+        if cut > 0 {
+            omitted.hunks += 1;
+            omitted.lines += cut;
         }
         shown += lines.len();
         out.push(DiffHunk {
