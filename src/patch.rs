@@ -148,7 +148,7 @@ impl FilePatch {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LineKind {
     Context,
@@ -157,7 +157,7 @@ pub enum LineKind {
 }
 
 /// One line of a hunk, without its line terminator.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Line {
     pub kind: LineKind,
     pub text: String,

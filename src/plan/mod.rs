@@ -15,7 +15,7 @@ pub mod splice;
 pub mod text;
 pub mod three_way;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -1387,17 +1387,22 @@ fn place_search_elided(
 /// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it
 /// is meant for another place (the same numbers, or none on either).
 fn repeated_hunks(fp: &FilePatch) -> Vec<Option<usize>> {
+    // Hunks are grouped by their lines first, so each is compared only with its look-alikes.
+    let mut seen: HashMap<&[crate::patch::Line], Vec<usize>> = HashMap::new();
     fp.hunks
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            fp.hunks[..i].iter().position(|e| {
-                e.lines == h.lines
-                    && e.anchors == h.anchors
+            let earlier = seen.entry(&h.lines[..]).or_default();
+            let first = earlier.iter().copied().find(|&j| {
+                let e = &fp.hunks[j];
+                e.anchors == h.anchors
                     && (e.old_start == h.old_start
                         || e.old_start.is_none()
                         || h.old_start.is_none())
-            })
+            });
+            earlier.push(i);
+            first
         })
         .collect()
 }
@@ -1438,10 +1443,19 @@ fn locate_hunks(
     text: &TextFile,
     sequential: bool,
 ) -> (Vec<Located>, Vec<Hint>, Option<TextFile>) {
-    let mut current = text.clone();
+    // The text as the hunks so far left it: only hunks located one after another need it.
+    let mut current = if sequential {
+        text.clone()
+    } else {
+        TextFile::default()
+    };
     let mut delta: i64 = 0;
     let mut prev_end = 0usize;
     let mut taken: Vec<(usize, usize)> = Vec::new();
+    // The same regions ordered, to find an overlap in logarithmic time: they never overlap
+    // one another (the first overlap ends this batch), so only the last region starting
+    // before a placement's end can reach into it.
+    let mut taken_sorted: std::collections::BTreeSet<(usize, usize)> = Default::default();
     let mut out = Vec::new();
     let mut hints = Vec::new();
     // The patch's context width: the widest context side of its hunks, so that a patch
@@ -1492,7 +1506,10 @@ fn locate_hunks(
         };
         match &loc {
             Located::Placed(p) => {
-                let overlaps = taken.iter().any(|&(a, b)| p.start < b && a < p.end);
+                let overlaps = taken_sorted
+                    .range(..(p.end, 0))
+                    .next_back()
+                    .is_some_and(|&(a, b)| p.start < b && a < p.end);
                 if overlaps && !sequential {
                     drop(batch_hay.take());
                     return locate_hunks(fp, text, true);
@@ -1515,6 +1532,7 @@ fn locate_hunks(
                 } else {
                     prev_end = p.end;
                     taken.push((p.start, p.end));
+                    taken_sorted.insert((p.start, p.end));
                 }
             }
             Located::AlreadyApplied { start, .. } => {

@@ -22,7 +22,7 @@ impl Eol {
 const BOM: char = '\u{feff}';
 
 /// A decoded text file. `lines[i]` never contains its terminator; `eols[i]` is it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TextFile {
     pub bom: bool,
     pub lines: Vec<String>,
