@@ -18,6 +18,81 @@ use similar::{Algorithm, DiffOp};
 /// How long the matching part of one diff may take before it settles for a coarser result.
 pub const TIMEOUT: Duration = Duration::from_millis(500);
 
+/// The part of two files a diff needs to read: everything but their common leading and
+/// trailing whole lines, with up to `margin` of those kept on each side (a diff's context).
+/// Found on bytes, so a one-line change to a gigabyte file splits a few lines, not all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window<'a> {
+    pub old: &'a [u8],
+    pub new: &'a [u8],
+    /// Lines before the window (the same number in both files).
+    pub line: usize,
+}
+
+pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
+    // Whole lines in common at the start, then `margin` of them given back.
+    let same = common_prefix(old, new);
+    let mut start = memchr::memrchr(b'\n', &old[..same]).map_or(0, |i| i + 1);
+    let whole = start;
+    for _ in 0..margin {
+        if start == 0 {
+            break;
+        }
+        start = memchr::memrchr(b'\n', &old[..start - 1]).map_or(0, |i| i + 1);
+    }
+    // Whole lines in common at the end, not reaching into the common start.
+    let room = old.len().min(new.len()) - whole;
+    let tail = common_suffix(&old[whole..], &new[whole..]).min(room);
+    let mut cut = old.len() - tail;
+    let new_cut = new.len() - tail;
+    let mid_line = |bytes: &[u8], at: usize| at > whole && bytes[at - 1] != b'\n';
+    if mid_line(old, cut) || mid_line(new, new_cut) {
+        // Inside a line of either file: the rest of that line is not a whole common line.
+        cut = memchr::memchr(b'\n', &old[cut..]).map_or(old.len(), |i| cut + i + 1);
+    }
+    for _ in 0..margin {
+        if cut == old.len() {
+            break;
+        }
+        cut = memchr::memchr(b'\n', &old[cut..]).map_or(old.len(), |i| cut + i + 1);
+    }
+    let kept = old.len() - cut;
+    Window {
+        old: &old[start..cut],
+        new: &new[start..new.len() - kept],
+        line: memchr::memchr_iter(b'\n', &old[..start]).count(),
+    }
+}
+
+/// Bytes in common at the start: compared a page at a time, then byte by byte.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 4096;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a[i..i + CHUNK] == b[i..i + CHUNK] {
+        i += CHUNK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Bytes in common at the end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 4096;
+    let n = a.len().min(b.len());
+    let (ea, eb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a[ea - i - CHUNK..ea - i] == b[eb - i - CHUNK..eb - i] {
+        i += CHUNK;
+    }
+    while i < n && a[ea - i - 1] == b[eb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
 /// `bytes` as lines, each with its terminator (the last one may have none).
 pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();
@@ -60,7 +135,8 @@ pub fn diff<'l>(old: &[&'l [u8]], new: &[&'l [u8]], timeout: Duration) -> Vec<Di
 
 /// Lines added and removed going from `old` to `new`, as [`diff`] counts them.
 pub fn counts(old: &[u8], new: &[u8]) -> (usize, usize) {
-    let (a, b) = (lines(old), lines(new));
+    let w = window(old, new, 0);
+    let (a, b) = (lines(w.old), lines(w.new));
     let mut added = 0;
     let mut removed = 0;
     for op in diff(&a, &b, TIMEOUT) {
@@ -262,7 +338,9 @@ mod tests {
 
     #[test]
     fn a_block_replaced_wholesale_is_one_change() {
-        let old: Vec<Vec<u8>> = (0..3000).map(|i| format!("old {i}\n").into_bytes()).collect();
+        let old: Vec<Vec<u8>> = (0..3000)
+            .map(|i| format!("old {i}\n").into_bytes())
+            .collect();
         let mut new = old.clone();
         for (k, l) in new[1000..2000].iter_mut().enumerate() {
             *l = format!("new {k}\n").into_bytes();
@@ -305,7 +383,56 @@ mod tests {
         assert!(lines(b"").is_empty());
     }
 
+    #[test]
+    fn the_window_keeps_the_changed_lines_and_their_margin() {
+        let w = window(b"a\nb\nc\nd\ne\n", b"a\nb\nC\nd\ne\n", 1);
+        assert_eq!(
+            (w.old, w.new, w.line),
+            (&b"b\nc\nd\n"[..], &b"b\nC\nd\n"[..], 1)
+        );
+        // A change inside a line: the whole line is in the window.
+        let w = window(b"one\ntwo\n", b"one\ntwa\n", 0);
+        assert_eq!((w.old, w.new, w.line), (&b"two\n"[..], &b"twa\n"[..], 1));
+        let w = window(b"x\n", b"x\n", 3);
+        assert_eq!((w.old, w.new), (&b"x\n"[..], &b"x\n"[..]));
+        // A final newline added: the last line differs.
+        let w = window(b"a\nb", b"a\nb\n", 0);
+        assert_eq!((w.old, w.new, w.line), (&b"b"[..], &b"b\n"[..], 1));
+    }
+
     proptest! {
+        #[test]
+        fn a_window_diff_counts_as_the_whole_diff(
+            old in proptest::collection::vec(0u8..4, 0..30),
+            new in proptest::collection::vec(0u8..4, 0..30),
+            margin in 0usize..4,
+        ) {
+            let text = |v: &[u8]| -> Vec<u8> {
+                v.iter().flat_map(|&c| if c == 3 { b"x".to_vec() } else { vec![b'a' + c, b'\n'] }).collect()
+            };
+            let (o, n) = (text(&old), text(&new));
+            let w = window(&o, &n, margin);
+            // The window cuts both files at the same lines, and only common lines are cut.
+            let (ol, nl) = (lines(&o), lines(&n));
+            let (wo, wn) = (lines(w.old), lines(w.new));
+            prop_assert_eq!(&ol[..w.line], &nl[..w.line]);
+            let (to, tn) = (ol.len() - w.line - wo.len(), nl.len() - w.line - wn.len());
+            prop_assert_eq!(to, tn);
+            prop_assert_eq!(&ol[ol.len() - to..], &nl[nl.len() - tn..]);
+            prop_assert_eq!(&ol[w.line..w.line + wo.len()], &wo[..]);
+            let full = {
+                let mut c = (0, 0);
+                for op in diff(&ol, &nl, TIMEOUT) {
+                    match op {
+                        DiffOp::Equal { .. } => {}
+                        other => { c.0 += other.new_range().len(); c.1 += other.old_range().len(); }
+                    }
+                }
+                c
+            };
+            prop_assert_eq!(counts(&o, &n), full);
+        }
+
         #[test]
         fn operations_rebuild_the_new_side(
             old in proptest::collection::vec(0u8..6, 0..40),

@@ -296,7 +296,12 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf, HookError> {
 /// back lower-cased).
 pub fn read_config(root: &Path) -> Result<Vec<(String, Option<String>)>, HookError> {
     let out = Git::new(root)
-        .args(["config", "-z", "--get-regexp", r"^llm-apply\.|^core\.hookspath$"])
+        .args([
+            "config",
+            "-z",
+            "--get-regexp",
+            r"^llm-apply\.|^core\.hookspath$",
+        ])
         .run()?;
     match out.status {
         Some(0) => {}

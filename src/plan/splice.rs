@@ -20,7 +20,11 @@ pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool)
 }
 
 /// [`splice`] straight to the file's bytes, without a line of its own for each line kept.
-pub fn splice_to_bytes(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool) -> Vec<u8> {
+pub fn splice_to_bytes(
+    file: &TextFile,
+    placed: &[(&Hunk, &Placement)],
+    patch_eols: bool,
+) -> Vec<u8> {
     let (lines, eols) = spliced(file, placed, patch_eols);
     TextFile::encode_lines(file.bom, lines.iter().map(|l| &**l), &eols)
 }

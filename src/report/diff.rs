@@ -161,7 +161,8 @@ fn file_diff(
 /// The hunks of the diff from `old` to `new` (both text), git's way with 3 lines of context,
 /// showing at most `limit` lines; what lies beyond is counted in `omitted`.
 fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option<Omitted>) {
-    let (a, b) = (textdiff::lines(old), textdiff::lines(new));
+    let w = textdiff::window(old, new, 3);
+    let (a, b) = (textdiff::lines(w.old), textdiff::lines(w.new));
     let groups = similar::group_diff_ops(textdiff::diff(&a, &b, textdiff::TIMEOUT), 3);
     let mut out = Vec::new();
     let mut shown = 0;
@@ -227,8 +228,8 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
         out.push(DiffHunk {
             header: format!(
                 "@@ -{} +{} @@",
-                range(old_range.start, old_range.len()),
-                range(new_range.start, new_range.len())
+                range(w.line + old_range.start, old_range.len()),
+                range(w.line + new_range.start, new_range.len())
             ),
             lines,
         });
@@ -238,7 +239,12 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
 
 /// Lines an operation shows.
 fn op_lines(op: &DiffOp) -> usize {
-    op.old_range().len() + if matches!(op, DiffOp::Equal { .. }) { 0 } else { op.new_range().len() }
+    op.old_range().len()
+        + if matches!(op, DiffOp::Equal { .. }) {
+            0
+        } else {
+            op.new_range().len()
+        }
 }
 
 /// A hunk header's range, as git writes it: `start,count`, the count left out when it is 1,
@@ -273,7 +279,11 @@ mod tests {
 
     #[test]
     fn a_modification_is_a_git_style_unified_diff() {
-        let d = diffs(&[change("f", state("a\nb\nc\n"), state("a\nB\nc\n"))], &[], None);
+        let d = diffs(
+            &[change("f", state("a\nb\nc\n"), state("a\nB\nc\n"))],
+            &[],
+            None,
+        );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].header, ["diff --git a/f b/f", "--- a/f", "+++ b/f"]);
         assert_eq!(d[0].hunks[0].header, "@@ -1,3 +1,3 @@");
