@@ -35,3 +35,4 @@ mod snapshot_worktrees;
 mod snapshot_index;
 mod snapshot_crash;
 mod mcp;
+mod scale;
