@@ -95,16 +95,30 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 
 /// `bytes` as lines, each with its terminator (the last one may have none).
 pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    first_lines(bytes, usize::MAX)
+}
+
+/// The first `n` lines of `bytes` (all of them when it has fewer).
+pub fn first_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
     let mut out = Vec::new();
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', bytes) {
+        if out.len() == n {
+            return out;
+        }
         out.push(&bytes[start..=end]);
         start = end + 1;
     }
-    if start < bytes.len() {
+    if start < bytes.len() && out.len() < n {
         out.push(&bytes[start..]);
     }
     out
+}
+
+/// How many lines `bytes` has (a last one without its newline counts).
+pub fn count_lines(bytes: &[u8]) -> usize {
+    let ends = memchr::memchr_iter(b'\n', bytes).count();
+    ends + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// The operations turning `old` into `new` (lines compared with their terminators), in order;
@@ -381,6 +395,16 @@ mod tests {
         assert_eq!(counts(b"a\r\n", b"a\n"), (1, 1));
         assert_eq!(counts(b"same\n", b"same\n"), (0, 0));
         assert!(lines(b"").is_empty());
+        assert_eq!(first_lines(b"a\nb\nc", 2), [&b"a\n"[..], &b"b\n"[..]]);
+        assert_eq!(first_lines(b"a\nb\nc", 5).len(), 3);
+        assert_eq!(
+            (
+                count_lines(b"a\nb\nc"),
+                count_lines(b"a\n"),
+                count_lines(b"")
+            ),
+            (3, 1, 0)
+        );
     }
 
     #[test]

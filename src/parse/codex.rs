@@ -34,11 +34,12 @@ const MOVE: &str = "*** Move to:";
 /// True when the text carries a `*** Begin Patch` line that is not itself the content of
 /// another format: a unified diff or a SEARCH block that edits a document about this one.
 pub fn looks_like(text: &str) -> bool {
-    let lines: Vec<&str> = text.lines().collect();
-    lines
-        .iter()
-        .position(|l| l.trim() == BEGIN)
-        .is_some_and(|at| !unified_header_before(&lines, at) && !search_block_before(&lines, at))
+    // Most input has no begin marker at all: look for it before keeping any lines.
+    let Some(at) = text.lines().position(|l| l.trim() == BEGIN) else {
+        return false;
+    };
+    let lines: Vec<&str> = text.lines().take(at + 1).collect();
+    !unified_header_before(&lines, at) && !search_block_before(&lines, at)
 }
 
 /// A `<<<<<<< SEARCH` line (5 to 9 `<`) before line `at`.

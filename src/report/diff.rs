@@ -162,8 +162,34 @@ fn file_diff(
 /// showing at most `limit` lines; what lies beyond is counted in `omitted`.
 fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option<Omitted>) {
     let w = textdiff::window(old, new, 3);
-    let (a, b) = (textdiff::lines(w.old), textdiff::lines(w.new));
-    let groups = similar::group_diff_ops(textdiff::diff(&a, &b, textdiff::TIMEOUT), 3);
+    // A file created or deleted is one run of lines: only those shown are split out.
+    let (a, b, ops) = if w.old.is_empty() != w.new.is_empty() {
+        let most = limit.map_or(usize::MAX, |l| l + 1);
+        let (a, b) = (
+            textdiff::first_lines(w.old, most),
+            textdiff::first_lines(w.new, most),
+        );
+        let (old_len, new_len) = (textdiff::count_lines(w.old), textdiff::count_lines(w.new));
+        let op = if old_len == 0 {
+            DiffOp::Insert {
+                old_index: 0,
+                new_index: 0,
+                new_len,
+            }
+        } else {
+            DiffOp::Delete {
+                old_index: 0,
+                old_len,
+                new_index: 0,
+            }
+        };
+        (a, b, vec![op])
+    } else {
+        let (a, b) = (textdiff::lines(w.old), textdiff::lines(w.new));
+        let ops = textdiff::diff(&a, &b, textdiff::TIMEOUT);
+        (a, b, ops)
+    };
+    let groups = similar::group_diff_ops(ops, 3);
     let mut out = Vec::new();
     let mut shown = 0;
     let mut omitted = Omitted::default();
@@ -205,16 +231,25 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
                 });
             }
         };
+        // Lines not split out (past the limit) are counted as cut.
+        let mut each = |side: &[&[u8]], r: std::ops::Range<usize>, kind: LineKind, sign: char| {
+            let there = r.start.min(side.len())..r.end.min(side.len());
+            let missing = r.len() - there.len();
+            side[there].iter().for_each(|l| push(kind, sign, l));
+            missing
+        };
+        let mut missing = 0;
         for op in group {
             let (o, n) = (op.old_range(), op.new_range());
             match op {
-                DiffOp::Equal { .. } => a[o].iter().for_each(|l| push(LineKind::Context, ' ', l)),
+                DiffOp::Equal { .. } => missing += each(&a, o, LineKind::Context, ' '),
                 _ => {
-                    a[o].iter().for_each(|l| push(LineKind::Removed, '-', l));
-                    b[n].iter().for_each(|l| push(LineKind::Added, '+', l));
+                    missing += each(&a, o, LineKind::Removed, '-');
+                    missing += each(&b, n, LineKind::Added, '+');
                 }
             }
         }
+        cut += missing;
         if lines.len() > room {
             // A missing-newline marker went past the limit.
             cut += lines.len() - room;
