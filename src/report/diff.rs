@@ -201,7 +201,7 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
             first.old_range().start..last.old_range().end,
             first.new_range().start..last.new_range().end,
         );
-        let size = group.iter().map(|op| op_lines(op)).sum::<usize>();
+        let size = group.iter().map(op_lines).sum::<usize>();
         if limit.is_some_and(|l| shown >= l) {
             omitted.hunks += 1;
             omitted.lines += size;
