@@ -461,7 +461,8 @@ impl Parser<'_> {
         }
         let (start, end) = (h.start, self.pos);
         let mut fp = self.resolve(h, hunks)?;
-        let mut raw = String::new();
+        let size = (start..end).map(|i| self.lines[i].len() + 1).sum();
+        let mut raw = String::with_capacity(size);
         for i in start..end {
             if !left_out.iter().any(|r| r.contains(&i)) {
                 raw.push_str(self.lines[i]);

@@ -42,8 +42,9 @@ impl TextFile {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        let mut lines = Vec::new();
-        let mut eols = Vec::new();
+        let count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+        let mut lines = Vec::with_capacity(count);
+        let mut eols = Vec::with_capacity(count);
         let mut rest = text;
         while !rest.is_empty() {
             match rest.find('\n') {

@@ -34,7 +34,7 @@ pub fn split(bytes: &[u8], keep_bom: bool) -> Split<'_> {
         Some(r) if !keep_bom => (true, r),
         _ => (false, bytes),
     };
-    let mut lines = Vec::new();
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', rest).count() + 1);
     while !rest.is_empty() {
         match memchr::memchr(b'\n', rest) {
             Some(i) => {

@@ -135,21 +135,17 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             }
         }
     }
-    let original = combined.expect("at least one input was read");
-    let mut patch = if revert {
-        original.reversed()
-    } else {
-        original.clone()
-    };
-    patch.notices.extend(extra_notices);
+    let mut original = combined.expect("at least one input was read");
+    // What is applied: the patch itself, or for --revert its reverse (git reads the original
+    // for three-way either way).
+    let mut reversed = revert.then(|| original.reversed());
+    match &mut reversed {
+        Some(r) => r.notices.extend(extra_notices),
+        None => original.notices.extend(extra_notices),
+    }
+    let patch: &Patch = reversed.as_ref().unwrap_or(&original);
     let mut request = SnapshotRequest {
-        patch_sha256: PatchDigest::of(
-            inputs
-                .iter()
-                .map(|i| i.text.as_str())
-                .collect::<String>()
-                .as_bytes(),
-        ),
+        patch_sha256: PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes())),
         intent: label.or_else(|| inputs.iter().find_map(|i| input::intent(&i.text))),
         undoes: None,
         session: tag,

@@ -15,6 +15,16 @@ impl PatchDigest {
     pub fn of(bytes: &[u8]) -> PatchDigest {
         PatchDigest(sha256(bytes))
     }
+
+    /// The digest of `parts` one after another, as if joined (without joining them).
+    pub fn of_parts<'a>(parts: impl Iterator<Item = &'a [u8]>) -> PatchDigest {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for p in parts {
+            h.update(p);
+        }
+        PatchDigest(h.finalize().into())
+    }
 }
 
 impl fmt::Display for PatchDigest {
@@ -70,6 +80,15 @@ mod tests {
 
     fn hex(bytes: &[u8]) -> String {
         PatchDigest::of(bytes).to_string()
+    }
+
+    #[test]
+    fn parts_hash_as_their_concatenation() {
+        let parts: [&[u8]; 3] = [b"diff --git", b"", b" a/x b/x\n"];
+        assert_eq!(
+            PatchDigest::of_parts(parts.into_iter()),
+            PatchDigest::of(b"diff --git a/x b/x\n")
+        );
     }
 
     #[test]
