@@ -6,7 +6,7 @@
 //! proportion to the occurrences of its rarest line, not to the file's length.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use schemars::JsonSchema;
@@ -16,11 +16,20 @@ use super::normalize::{is_trivial, key, Pass};
 use crate::patch::{Hunk, LineKind};
 
 /// The lines of one file with lazily built per-pass keys and indexes.
+///
+/// Made for a patch ([`Haystack::for_lines`]), the index holds only the file lines whose
+/// key is one of the patch's lines, which is what a search asks for; a key from anywhere
+/// else builds the whole index once and is answered from it, so the answer never depends
+/// on which index was built.
 pub struct Haystack<'a> {
     lines: &'a [String],
     /// Per pass but the exact one, whose keys are the lines themselves.
     keys: [OnceCell<Vec<String>>; 4],
     index: [OnceCell<LineIndex>; 4],
+    /// Per pass, the hashes of the keys of the lines searches will ask for (None: any).
+    wanted: Option<[HashSet<u64, BuildHasherDefault<Prehashed>>; 4]>,
+    /// The index of every line, for a key outside `wanted`.
+    full: [OnceCell<LineIndex>; 4],
 }
 
 /// Line key → the positions holding it, ascending: one table of (first, count) per distinct
@@ -31,11 +40,20 @@ struct LineIndex {
 }
 
 impl LineIndex {
-    fn new<'k>(keys: impl ExactSizeIterator<Item = &'k str> + Clone) -> LineIndex {
+    /// The positions of the keys whose hash `keep` accepts.
+    fn new<'k>(
+        keys: impl ExactSizeIterator<Item = &'k str>,
+        keep: impl Fn(u64) -> bool,
+    ) -> LineIndex {
         let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>> =
-            HashMap::with_capacity_and_hasher(keys.len(), Default::default());
-        let hashes: Vec<u64> = keys.map(hash_str).collect();
-        for &h in &hashes {
+            HashMap::with_hasher(Default::default());
+        // (hash, line) of the lines kept.
+        let hashes: Vec<(u64, u32)> = keys
+            .enumerate()
+            .map(|(i, k)| (hash_str(k), i as u32))
+            .filter(|&(h, _)| keep(h))
+            .collect();
+        for &(h, _) in &hashes {
             slots.entry(h).or_default().1 += 1;
         }
         // Each slot's positions follow the previous slot's; then they are filled in line
@@ -47,9 +65,9 @@ impl LineIndex {
             next += count;
         }
         let mut positions = vec![0u32; hashes.len()];
-        for (i, h) in hashes.iter().enumerate() {
+        for (h, i) in &hashes {
             let slot = slots.get_mut(h).expect("every hash was counted");
-            positions[(slot.0 + slot.1) as usize] = i as u32;
+            positions[(slot.0 + slot.1) as usize] = *i;
             slot.1 += 1;
         }
         LineIndex { slots, positions }
@@ -112,6 +130,25 @@ impl<'a> Haystack<'a> {
             lines,
             keys: Default::default(),
             index: Default::default(),
+            wanted: None,
+            full: Default::default(),
+        }
+    }
+
+    /// A haystack searched for `wanted` lines (a patch's lines and anchors), in any pass.
+    pub fn for_lines<'w>(
+        lines: &'a [String],
+        wanted: impl Iterator<Item = &'w str>,
+    ) -> Haystack<'a> {
+        let mut sets: [HashSet<u64, BuildHasherDefault<Prehashed>>; 4] = Default::default();
+        for w in wanted {
+            for pass in Pass::LINE_PASSES {
+                sets[pass.index()].insert(hash_str(&key(pass, w)));
+            }
+        }
+        Haystack {
+            wanted: Some(sets),
+            ..Haystack::new(lines)
         }
     }
 
@@ -143,14 +180,22 @@ impl<'a> Haystack<'a> {
         })
     }
 
-    fn index(&self, pass: Pass) -> &LineIndex {
-        self.index[pass.index()]
-            .get_or_init(|| LineIndex::new(self.keys(pass).iter().map(String::as_str)))
-    }
-
     /// Positions of lines whose key equals `k` (a superset on hash collisions; verify).
     pub fn positions(&self, pass: Pass, k: &str) -> &[u32] {
-        self.index(pass).get(hash_str(k))
+        let h = hash_str(k);
+        let i = pass.index();
+        let keys = || self.keys(pass).iter().map(String::as_str);
+        match &self.wanted {
+            Some(sets) if sets[i].contains(&h) => self.index[i]
+                .get_or_init(|| LineIndex::new(keys(), |h| sets[i].contains(&h)))
+                .get(h),
+            Some(_) => self.full[i]
+                .get_or_init(|| LineIndex::new(keys(), |_| true))
+                .get(h),
+            None => self.index[i]
+                .get_or_init(|| LineIndex::new(keys(), |_| true))
+                .get(h),
+        }
     }
 
     pub fn matches_at(&self, pass: Pass, needle: &[String], at: usize) -> bool {

@@ -1482,7 +1482,14 @@ fn locate_hunks(
     } else {
         widest
     };
-    let mut batch_hay = (!sequential).then(|| Haystack::new(&text.lines));
+    let wanted = fp.hunks.iter().flat_map(|h| {
+        h.lines
+            .iter()
+            .map(|l| l.text.as_str())
+            .chain(h.anchors.iter().map(String::as_str))
+            .chain(h.section.as_deref())
+    });
+    let mut batch_hay = (!sequential).then(|| Haystack::for_lines(&text.lines, wanted));
     for h in &fp.hunks {
         let stated = h.old_start.map(|s| {
             if h.old_len() == 0 {
