@@ -13,6 +13,7 @@
 pub mod patch;
 pub mod bytes;
 pub mod textdiff;
+pub mod hash;
 pub mod quote;
 pub mod git;
 pub mod repo;

@@ -11,6 +11,7 @@
 //! correct, only less minimal.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffOp};
@@ -175,7 +176,8 @@ fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, timeout: Duration, ops:
         ops.change(at, a.len(), at, b.len());
         return;
     }
-    let mut ids: HashMap<&'l [u8], u32> = HashMap::with_capacity(a.len() + b.len());
+    let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::hash::Fast>> =
+        HashMap::with_capacity_and_hasher(a.len() + b.len(), Default::default());
     let mut seen: Vec<(bool, bool)> = Vec::new();
     let mut id_of = |line: &'l [u8], side_a: bool, seen: &mut Vec<(bool, bool)>| -> u32 {
         let next = seen.len() as u32;

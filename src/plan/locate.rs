@@ -7,7 +7,7 @@
 
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -27,7 +27,7 @@ pub struct Haystack<'a> {
     keys: [OnceCell<Vec<String>>; 4],
     index: [OnceCell<LineIndex>; 4],
     /// Per pass, the hashes of the keys of the lines searches will ask for (None: any).
-    wanted: Option<[HashSet<u64, BuildHasherDefault<Prehashed>>; 4]>,
+    wanted: Option<[HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>; 4]>,
     /// The index of every line, for a key outside `wanted`.
     full: [OnceCell<LineIndex>; 4],
 }
@@ -35,7 +35,7 @@ pub struct Haystack<'a> {
 /// Line key → the positions holding it, ascending: one table of (first, count) per distinct
 /// hash into one array of positions, so building it allocates twice, not once per line.
 struct LineIndex {
-    slots: HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>>,
+    slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::Prehashed>>,
     positions: Vec<u32>,
 }
 
@@ -45,7 +45,7 @@ impl LineIndex {
         keys: impl ExactSizeIterator<Item = &'k str>,
         keep: impl Fn(u64) -> bool,
     ) -> LineIndex {
-        let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>> =
+        let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::Prehashed>> =
             HashMap::with_hasher(Default::default());
         // (hash, line) of the lines kept.
         let hashes: Vec<(u64, u32)> = keys
@@ -81,47 +81,8 @@ impl LineIndex {
     }
 }
 
-/// A line hash used as it is for the index's table (it is already well mixed).
-#[derive(Default)]
-struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-/// A fast hash of a line (the index verifies matches, so collisions cost only time): 8 bytes
-/// at a time, then a full avalanche so that every bit of the result depends on the line.
 fn hash_str(s: &str) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let bytes = s.as_bytes();
-    let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let word = u64::from_le_bytes(c.try_into().expect("chunks of 8"));
-        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
-    // splitmix64's finaliser.
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+    crate::hash::of(s.as_bytes())
 }
 
 impl<'a> Haystack<'a> {
@@ -140,7 +101,8 @@ impl<'a> Haystack<'a> {
         lines: &'a [String],
         wanted: impl Iterator<Item = &'w str>,
     ) -> Haystack<'a> {
-        let mut sets: [HashSet<u64, BuildHasherDefault<Prehashed>>; 4] = Default::default();
+        let mut sets: [HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>; 4] =
+            Default::default();
         for w in wanted {
             for pass in Pass::LINE_PASSES {
                 sets[pass.index()].insert(hash_str(&key(pass, w)));
