@@ -12,6 +12,7 @@
 
 pub mod patch;
 pub mod bytes;
+pub mod line_diff;
 pub mod quote;
 pub mod git;
 pub mod repo;

@@ -2,12 +2,15 @@
 //! patch), so the report shows what really landed on disk: git's unified format, 3 lines of
 //! context.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use similar::{udiff::UnifiedHunkHeader, DiffTag};
 
 use crate::plan::Change;
 use crate::repo::FileState;
 
-/// How long one file's diff may take before it falls back to a coarser one.
+/// How long one file's diff may take before it falls back to a coarser one
+/// ([`crate::line_diff`]: Myers for small changes, patience anchors for large ones).
 const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// One file's diff.
@@ -147,20 +150,13 @@ fn file_diff(
 }
 
 fn hunks(old: &str, new: &str) -> Vec<DiffHunk> {
-    let diff = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Myers)
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(old, new);
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let ops = crate::line_diff::diff(&a, &b, Instant::now() + DIFF_TIMEOUT);
     let mut out = Vec::new();
-    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+    for group in similar::group_diff_ops(ops, 3) {
         let mut lines = Vec::new();
-        for change in hunk.iter_changes() {
-            let (kind, sign) = match change.tag() {
-                similar::ChangeTag::Equal => (LineKind::Context, ' '),
-                similar::ChangeTag::Insert => (LineKind::Added, '+'),
-                similar::ChangeTag::Delete => (LineKind::Removed, '-'),
-            };
-            let value = change.value();
+        let mut push = |kind: LineKind, sign: char, value: &str| {
             let text = value
                 .strip_suffix('\n')
                 .map(|v| v.strip_suffix('\r').unwrap_or(v))
@@ -169,15 +165,34 @@ fn hunks(old: &str, new: &str) -> Vec<DiffHunk> {
                 kind,
                 text: format!("{sign}{text}"),
             });
-            if change.missing_newline() {
+            if !value.ends_with('\n') {
                 lines.push(DiffLine {
                     kind: LineKind::NoNewline,
                     text: "\\ No newline at end of file".into(),
                 });
             }
+        };
+        for op in &group {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            if matches!(tag, DiffTag::Equal) {
+                a[old_range]
+                    .iter()
+                    .for_each(|l| push(LineKind::Context, ' ', l));
+                continue;
+            }
+            if matches!(tag, DiffTag::Delete | DiffTag::Replace) {
+                a[old_range]
+                    .iter()
+                    .for_each(|l| push(LineKind::Removed, '-', l));
+            }
+            if matches!(tag, DiffTag::Insert | DiffTag::Replace) {
+                b[new_range]
+                    .iter()
+                    .for_each(|l| push(LineKind::Added, '+', l));
+            }
         }
         out.push(DiffHunk {
-            header: hunk.header().to_string(),
+            header: UnifiedHunkHeader::new(&group).to_string(),
             lines,
         });
     }

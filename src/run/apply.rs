@@ -154,6 +154,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         session: tag,
         index: Vec::new(),
         stage_with_write: false,
+        lines: Default::default(),
     };
 
     let history_depth = match &repo {
@@ -227,6 +228,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => Vec::new(),
     };
     request.index = staging.clone();
+    if session.is_some() && !no_snapshot {
+        request.lines = super::lines::path_lines(&plan);
+    }
     // Under --verify the post hook may still reject the apply: stage once it passed.
     request.stage_with_write = !hooks.verify;
     let record = match &session {

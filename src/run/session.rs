@@ -3,10 +3,12 @@
 //! that an earlier run left unfinished. Also the one door to the writer for commands that
 //! record a snapshot.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::gate::{self, Approved, Verdict};
+use crate::line_diff::LineCounts;
 use crate::patch::Notice;
 use crate::repo::Repo;
 use crate::report::{Report, Summary};
@@ -466,6 +468,11 @@ pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
         added,
         removed,
         index: Vec::new(),
+        lines: plan
+            .paths
+            .iter()
+            .map(|p| (p.path.clone(), p.lines))
+            .collect(),
     }
 }
 
@@ -482,6 +489,8 @@ pub struct SnapshotRequest {
     /// Stage `index` with the write, under its journal; otherwise the caller stages later
     /// (after a `--verify` hook passed).
     pub stage_with_write: bool,
+    /// Per touched path, the lines the write adds and removes ([`super::lines::path_lines`]).
+    pub lines: BTreeMap<String, LineCounts>,
 }
 
 /// A write that went through.
@@ -563,6 +572,7 @@ pub fn write(
                 .iter()
                 .map(|s| s.change(session.repo))
                 .collect(),
+            lines: request.lines.clone(),
         },
     };
     let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;

@@ -3,7 +3,9 @@
 //! three-way merge can. Reads only; the writes go through [`super::write`] like any apply.
 
 use std::io;
+use std::time::{Duration, Instant};
 
+use crate::line_diff::{self, LineCounts};
 use crate::patch::FileOp;
 use crate::plan::diagnose::{Warning, WarningKind};
 use crate::plan::merge::{self, Labels, MergeOutcome};
@@ -24,6 +26,11 @@ pub enum RestoreError {
     #[error("the journal names {path}, which snapshot {snapshot} did not record")]
     UnknownPath { path: String, snapshot: SnapshotId },
 }
+
+/// How long one undo may spend diffing to count lines, over all its paths. Only paths edited
+/// since the apply need a diff (the others report the counts their snapshot recorded); past
+/// this, what is still to count is counted coarsely ([`line_diff`]).
+const COUNT_BUDGET: Duration = Duration::from_secs(1);
 
 /// What happens to one touched path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +62,11 @@ pub struct PathRestore {
     pub current: Option<FileState>,
     /// What the path becomes (`None`: no file). For a refused path, the pre-apply state.
     pub target: Option<FileState>,
+    /// Lines added and removed going from `current` to `target`. A path that still holds
+    /// what the apply left reports the apply's own counts reversed (from the snapshot), so
+    /// undo states exactly what it takes out; otherwise (edited since, or a snapshot without
+    /// counts) they are those of a diff, bounded in time (see [`line_diff`]).
+    pub lines: LineCounts,
 }
 
 impl PathRestore {
@@ -124,7 +136,7 @@ impl RestorePlan {
     }
 
     fn file_plan(&self, p: &PathRestore) -> FilePlan {
-        let (added, removed) = line_counts(p.current.as_ref(), p.target.as_ref());
+        let LineCounts { added, removed } = p.lines;
         let (op, old_path, new_path) = match (&p.current, &p.target) {
             (None, Some(_)) => (FileOp::Create, None, Some(p.path.clone())),
             (Some(_), None) => (FileOp::Delete, Some(p.path.clone()), None),
@@ -198,10 +210,11 @@ pub fn plan_undo(
     snapshot: &Snapshot,
     force: bool,
 ) -> Result<RestorePlan, RestoreError> {
+    let deadline = Instant::now() + COUNT_BUDGET;
     let paths = snapshot
         .paths()
         .iter()
-        .map(|p| decide(repo, snapshot, p, force))
+        .map(|p| decide(repo, snapshot, p, force, deadline))
         .collect::<Result<_, _>>()?;
     Ok(RestorePlan {
         snapshot: snapshot.id(),
@@ -225,11 +238,13 @@ pub fn plan_recovery(
             });
         }
     }
+    let deadline = Instant::now() + COUNT_BUDGET;
+    let named: std::collections::HashSet<&str> = journal.iter().map(String::as_str).collect();
     let paths = snapshot
         .paths()
         .iter()
-        .filter(|p| journal.is_empty() || journal.contains(&p.path))
-        .map(|p| decide(repo, snapshot, p, true))
+        .filter(|p| named.is_empty() || named.contains(p.path.as_str()))
+        .map(|p| decide(repo, snapshot, p, true, deadline))
         .collect::<Result<_, _>>()?;
     Ok(RestorePlan {
         snapshot: snapshot.id(),
@@ -242,14 +257,23 @@ fn decide(
     snapshot: &Snapshot,
     entry: &SnapshotPath,
     force: bool,
+    deadline: Instant,
 ) -> Result<PathRestore, RestoreError> {
     let work = WorkTree::new(&repo.work_dir);
     let path = entry.path.clone();
     let before = entry.before.clone();
     let after = snapshot.after_content(repo, entry)?;
+    let diffed = |from: Option<&FileState>, to: Option<&FileState>| {
+        line_diff::count_change(
+            from.map(|f| &f.bytes[..]),
+            to.map(|f| &f.bytes[..]),
+            deadline,
+        )
+    };
     let unsafe_path = |reason: String, current: Option<FileState>| PathRestore {
         path: path.clone(),
         action: Action::Unsafe { reason },
+        lines: diffed(current.as_ref(), before.as_ref()),
         current,
         target: before.clone(),
     };
@@ -276,6 +300,11 @@ fn decide(
     let done = |action: Action, target: Option<FileState>| PathRestore {
         path: path.clone(),
         action,
+        lines: if target == current {
+            LineCounts::default()
+        } else {
+            diffed(current.as_ref(), target.as_ref())
+        },
         current: current.clone(),
         target,
     };
@@ -283,7 +312,17 @@ fn decide(
         return Ok(done(Action::AlreadyRestored, before.clone()));
     }
     if current == after {
-        return Ok(done(Action::Restore, before.clone()));
+        // The apply's own change, taken out: its recorded counts, reversed.
+        return Ok(match entry.lines {
+            Some(counts) => PathRestore {
+                path: path.clone(),
+                action: Action::Restore,
+                current: current.clone(),
+                target: before.clone(),
+                lines: counts.reversed(),
+            },
+            None => done(Action::Restore, before.clone()),
+        });
     }
     let refuse = |reasons: Vec<String>| {
         if force {
@@ -363,52 +402,5 @@ fn decide(
                 })
                 .collect(),
         )),
-    }
-}
-
-/// Lines added and removed going from `from` to `to`, as `diff` counts them; binary
-/// content counts as no lines.
-fn line_counts(from: Option<&FileState>, to: Option<&FileState>) -> (usize, usize) {
-    fn text(f: Option<&FileState>) -> Option<&str> {
-        match f {
-            None => Some(""),
-            Some(f) => std::str::from_utf8(&f.bytes).ok(),
-        }
-    }
-    let (Some(a), Some(b)) = (text(from), text(to)) else {
-        return (0, 0);
-    };
-    let diff = similar::TextDiff::from_lines(a, b);
-    let mut counts = (0, 0);
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => counts.0 += 1,
-            similar::ChangeTag::Delete => counts.1 += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    counts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::repo::MODE_FILE;
-
-    fn file(text: &str) -> FileState {
-        FileState {
-            bytes: text.as_bytes().to_vec(),
-            mode: MODE_FILE,
-        }
-    }
-
-    #[test]
-    fn line_counts_follow_the_diff() {
-        assert_eq!(
-            line_counts(Some(&file("a\nb\nc\n")), Some(&file("a\nB\nc\nd\n"))),
-            (2, 1)
-        );
-        assert_eq!(line_counts(None, Some(&file("x\ny\n"))), (2, 0));
-        assert_eq!(line_counts(Some(&file("x\n")), None), (0, 1));
     }
 }
