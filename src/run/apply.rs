@@ -89,7 +89,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let wt = WorkTree::new(&root);
     let inputs = match patches {
         Patches::Files(names) => {
-            input::read(&names, &cwd).map_err(|e| fail("input", e.to_string()))?
+            let limit = crate::git::config::read(&cwd)
+                .map_err(|e| fail("config", e.to_string()))?
+                .max_patch_size;
+            input::read(&names, &cwd, limit).map_err(|e| fail("input", e.to_string()))?
         }
         Patches::Text(text) => vec![input::Input {
             name: "<stdin>".into(),

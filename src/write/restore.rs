@@ -32,6 +32,26 @@ pub enum RestoreError {
 /// this, what is still to count is counted coarsely ([`line_diff`]).
 const COUNT_BUDGET: Duration = Duration::from_secs(1);
 
+/// What is left of [`COUNT_BUDGET`]: only the counting spends it, not the merges between.
+struct Budget(std::cell::Cell<Duration>);
+
+impl Budget {
+    fn new() -> Budget {
+        Budget(std::cell::Cell::new(COUNT_BUDGET))
+    }
+
+    fn count(&self, from: Option<&FileState>, to: Option<&FileState>) -> LineCounts {
+        let started = Instant::now();
+        let counts = line_diff::count_change(
+            from.map(|f| &f.bytes[..]),
+            to.map(|f| &f.bytes[..]),
+            started + self.0.get(),
+        );
+        self.0.set(self.0.get().saturating_sub(started.elapsed()));
+        counts
+    }
+}
+
 /// What happens to one touched path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -210,11 +230,11 @@ pub fn plan_undo(
     snapshot: &Snapshot,
     force: bool,
 ) -> Result<RestorePlan, RestoreError> {
-    let deadline = Instant::now() + COUNT_BUDGET;
+    let budget = Budget::new();
     let paths = snapshot
         .paths()
         .iter()
-        .map(|p| decide(repo, snapshot, p, force, deadline))
+        .map(|p| decide(repo, snapshot, p, force, &budget))
         .collect::<Result<_, _>>()?;
     Ok(RestorePlan {
         snapshot: snapshot.id(),
@@ -238,13 +258,13 @@ pub fn plan_recovery(
             });
         }
     }
-    let deadline = Instant::now() + COUNT_BUDGET;
+    let budget = Budget::new();
     let named: std::collections::HashSet<&str> = journal.iter().map(String::as_str).collect();
     let paths = snapshot
         .paths()
         .iter()
         .filter(|p| named.is_empty() || named.contains(p.path.as_str()))
-        .map(|p| decide(repo, snapshot, p, true, deadline))
+        .map(|p| decide(repo, snapshot, p, true, &budget))
         .collect::<Result<_, _>>()?;
     Ok(RestorePlan {
         snapshot: snapshot.id(),
@@ -257,19 +277,13 @@ fn decide(
     snapshot: &Snapshot,
     entry: &SnapshotPath,
     force: bool,
-    deadline: Instant,
+    budget: &Budget,
 ) -> Result<PathRestore, RestoreError> {
     let work = WorkTree::new(&repo.work_dir);
     let path = entry.path.clone();
     let before = entry.before.clone();
     let after = snapshot.after_content(repo, entry)?;
-    let diffed = |from: Option<&FileState>, to: Option<&FileState>| {
-        line_diff::count_change(
-            from.map(|f| &f.bytes[..]),
-            to.map(|f| &f.bytes[..]),
-            deadline,
-        )
-    };
+    let diffed = |from: Option<&FileState>, to: Option<&FileState>| budget.count(from, to);
     let unsafe_path = |reason: String, current: Option<FileState>| PathRestore {
         path: path.clone(),
         action: Action::Unsafe { reason },
