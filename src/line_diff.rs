@@ -243,12 +243,12 @@ impl<D: DiffHook> DiffHook for Shifted<'_, D> {
     }
 }
 
-/// How often one line id occurs in the region being split, and where (the last place).
+/// How often one line id occurs on each side of the region being split (counting stops at
+/// 255: only 1 matters), and where on the new side (the last place).
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
-    in_a: u32,
-    in_b: u32,
-    at_a: usize,
+    in_a: u8,
+    in_b: u8,
     at_b: usize,
 }
 
@@ -350,7 +350,6 @@ impl Engine<'_> {
         for i in ra.clone() {
             let s = &mut self.slots[a[i] as usize];
             s.in_a = s.in_a.saturating_add(1);
-            s.at_a = i;
         }
         for j in rb.clone() {
             let s = &mut self.slots[b[j] as usize];

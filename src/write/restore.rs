@@ -32,7 +32,8 @@ pub enum RestoreError {
 /// this, what is still to count is counted coarsely ([`line_diff`]).
 const COUNT_BUDGET: Duration = Duration::from_secs(1);
 
-/// What is left of [`COUNT_BUDGET`]: only the counting spends it, not the merges between.
+/// What is left of [`COUNT_BUDGET`]: only the counting spends it, not the merges between
+/// (a cell, as every path's decision holds it shared).
 struct Budget(std::cell::Cell<Duration>);
 
 impl Budget {
@@ -311,30 +312,28 @@ fn decide(
         }
         Err(source) => return Err(RestoreError::Io { path, source }),
     };
-    let done = |action: Action, target: Option<FileState>| PathRestore {
+    let counted = |action: Action, target: Option<FileState>, lines: LineCounts| PathRestore {
         path: path.clone(),
         action,
-        lines: if target == current {
+        lines,
+        current: current.clone(),
+        target,
+    };
+    let done = |action: Action, target: Option<FileState>| {
+        let lines = if target == current {
             LineCounts::default()
         } else {
             diffed(current.as_ref(), target.as_ref())
-        },
-        current: current.clone(),
-        target,
+        };
+        counted(action, target, lines)
     };
     if current == before {
         return Ok(done(Action::AlreadyRestored, before.clone()));
     }
     if current == after {
-        // The apply's own change, taken out: its recorded counts, reversed.
+        // The apply's own change, taken out: its recorded counts reversed, without a diff.
         return Ok(match entry.lines {
-            Some(counts) => PathRestore {
-                path: path.clone(),
-                action: Action::Restore,
-                current: current.clone(),
-                target: before.clone(),
-                lines: counts.reversed(),
-            },
+            Some(counts) => counted(Action::Restore, before.clone(), counts.reversed()),
             None => done(Action::Restore, before.clone()),
         });
     }
