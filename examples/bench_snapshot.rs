@@ -44,6 +44,7 @@ fn main() {
             added: 1,
             removed: 1,
             index: Vec::new(),
+            lines: Default::default(),
         };
         let start = Instant::now();
         snapshot::create(&repo, &touched, &meta).expect("snapshot");

@@ -4,8 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 
-/// Larger inputs are refused: no agent writes a 64 MiB patch on purpose.
-pub const MAX_INPUT: u64 = 64 * 1024 * 1024;
+pub use crate::git::config::{DEFAULT_MAX_PATCH_SIZE, MAX_PATCH_SIZE_KEY};
 
 /// One patch text and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,62 +22,126 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{name} is larger than {MAX_INPUT} bytes")]
-    TooLarge { name: String },
+    #[error(
+        "{name} is {}larger than the patch size limit of {} that git config \
+         {MAX_PATCH_SIZE_KEY} sets; nothing was written. To apply it, raise the limit \
+         (git's k, m and g suffixes), e.g. git -c {MAX_PATCH_SIZE_KEY}={} llm-apply ...",
+        size.map(|n| format!("{}, ", with_bytes(n))).unwrap_or_default(),
+        with_bytes(*limit),
+        config_spelling(size.unwrap_or(limit.saturating_mul(2)).max(1))
+    )]
+    TooLarge {
+        name: String,
+        /// The input's size, when known before reading it (a regular file); stdin is read
+        /// only up to the limit.
+        size: Option<u64>,
+        limit: u64,
+    },
     #[error("{name} is not UTF-8 text (byte {offset})")]
     NotUtf8 { name: String, offset: usize },
 }
 
+const UNITS: [(char, &str, u64); 3] = [
+    ('g', "GiB", 1 << 30),
+    ('m', "MiB", 1 << 20),
+    ('k', "KiB", 1 << 10),
+];
+
+/// `n` bytes as people read sizes: `512 bytes`, `1 KiB (1024 bytes)`, `1.5 MiB (… bytes)`.
+fn with_bytes(n: u64) -> String {
+    for (_, unit, size) in UNITS {
+        if n >= size {
+            return if n % size == 0 {
+                format!("{} {unit} ({n} bytes)", n / size)
+            } else {
+                format!("{:.1} {unit} ({n} bytes)", n as f64 / size as f64)
+            };
+        }
+    }
+    format!("{n} bytes")
+}
+
+/// The shortest git config spelling of a size of at least `n` bytes: `3m` for 2.5 MiB.
+fn config_spelling(n: u64) -> String {
+    for (suffix, _, size) in UNITS {
+        if n >= size {
+            return format!("{}{suffix}", n.div_ceil(size));
+        }
+    }
+    n.to_string()
+}
+
 /// Read each source (`-` is stdin); no sources means stdin. Relative paths are taken
-/// relative to `base` (the `-C` directory).
-pub fn read(sources: &[String], base: &Path) -> Result<Vec<Input>, InputError> {
+/// relative to `base` (the `-C` directory). An input of more than `limit` bytes is refused
+/// ([`MAX_PATCH_SIZE_KEY`]).
+pub fn read(sources: &[String], base: &Path, limit: u64) -> Result<Vec<Input>, InputError> {
     if sources.is_empty() {
-        return Ok(vec![read_stdin()?]);
+        return Ok(vec![read_stdin(limit)?]);
     }
     sources
         .iter()
         .map(|s| {
             if s == "-" {
-                read_stdin()
+                read_stdin(limit)
             } else {
-                read_file(&base.join(s), s)
+                read_file(&base.join(s), s, limit)
             }
         })
         .collect()
 }
 
-fn read_stdin() -> Result<Input, InputError> {
+fn read_stdin(limit: u64) -> Result<Input, InputError> {
     let name = "<stdin>".to_string();
-    let mut buf = Vec::new();
-    std::io::stdin()
-        .take(MAX_INPUT + 1)
-        .read_to_end(&mut buf)
-        .map_err(|source| InputError::Io {
-            name: name.clone(),
-            source,
-        })?;
+    let buf = read_at_most(std::io::stdin(), &name, limit, 0)?;
     decode(name, buf)
 }
 
-fn read_file(path: &Path, name: &str) -> Result<Input, InputError> {
+fn read_file(path: &Path, name: &str, limit: u64) -> Result<Input, InputError> {
     let f = std::fs::File::open(path).map_err(|source| InputError::Io {
         name: name.to_string(),
         source,
     })?;
-    let mut buf = Vec::new();
-    f.take(MAX_INPUT + 1)
+    // A regular file says its size: refused before reading any of it, else read into a
+    // buffer of that size (not one doubled past it).
+    let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+    if let Some(size) = size.filter(|&s| s > limit) {
+        return Err(InputError::TooLarge {
+            name: name.to_string(),
+            size: Some(size),
+            limit,
+        });
+    }
+    let expected = size.and_then(|s| usize::try_from(s).ok()).unwrap_or(0);
+    let buf = read_at_most(f, name, limit, expected)?;
+    decode(name.to_string(), buf)
+}
+
+/// Everything `from` gives (`expected` bytes, if known), refused once it passes `limit` bytes
+/// (a pipe, or a file that grew: read one byte past the limit to know).
+fn read_at_most(
+    from: impl Read,
+    name: &str,
+    limit: u64,
+    expected: usize,
+) -> Result<Vec<u8>, InputError> {
+    let mut buf = Vec::with_capacity(expected);
+    from.take(limit.saturating_add(1))
         .read_to_end(&mut buf)
         .map_err(|source| InputError::Io {
             name: name.to_string(),
             source,
         })?;
-    decode(name.to_string(), buf)
+    if buf.len() as u64 > limit {
+        return Err(InputError::TooLarge {
+            name: name.to_string(),
+            size: None,
+            limit,
+        });
+    }
+    Ok(buf)
 }
 
 fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
-    if buf.len() as u64 > MAX_INPUT {
-        return Err(InputError::TooLarge { name });
-    }
     // A patch to a Latin-1 or Shift-JIS file carries those bytes: they are kept, byte for
     // byte, through the same mapping the files get (crate::bytes).
     match String::from_utf8(buf) {
@@ -169,7 +232,37 @@ fn mail_subject(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::intent;
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(with_bytes(512), "512 bytes");
+        assert_eq!(with_bytes(1024), "1 KiB (1024 bytes)");
+        assert_eq!(with_bytes(1536), "1.5 KiB (1536 bytes)");
+        assert_eq!(
+            with_bytes(DEFAULT_MAX_PATCH_SIZE),
+            "256 MiB (268435456 bytes)"
+        );
+        assert_eq!(with_bytes(1 << 30), "1 GiB (1073741824 bytes)");
+        assert_eq!(config_spelling(2_500_000), "3m");
+        assert_eq!(config_spelling(1024), "1k");
+        assert_eq!(config_spelling(100), "100");
+    }
+
+    #[test]
+    fn an_input_over_the_limit_is_refused_naming_the_limit_and_the_key() {
+        let err = read_at_most(&b"0123456789"[..], "<stdin>", 4, 0).expect_err("too large");
+        assert_eq!(
+            err.to_string(),
+            "<stdin> is larger than the patch size limit of 4 bytes that git config \
+             llm-apply.maxPatchSize sets; nothing was written. To apply it, raise the limit \
+             (git's k, m and g suffixes), e.g. git -c llm-apply.maxPatchSize=8 llm-apply ..."
+        );
+        assert_eq!(
+            read_at_most(&b"0123"[..], "<stdin>", 4, 4).expect("at the limit"),
+            b"0123"
+        );
+    }
 
     #[test]
     fn intent_is_the_first_prose_line_before_the_patch() {

@@ -77,6 +77,7 @@ pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE, MODE_LINK};
+pub use crate::textdiff::LineCounts;
 
 /// Where snapshot refs live; the rest of the name is the sequence number.
 pub const REF_PREFIX: &str = "refs/llm-apply/";
@@ -170,6 +171,10 @@ pub struct Meta {
     pub removed: u64,
     /// The index entries an `--index` apply changes (empty otherwise).
     pub index: Vec<IndexChange>,
+    /// Per touched path, the lines the apply adds and removes there, as its report counts
+    /// them; undo reports them reversed instead of diffing the file. A path missing here is
+    /// recorded without counts (undo then counts by diff).
+    pub lines: BTreeMap<String, LineCounts>,
 }
 
 /// One index entry (stage 0) an `--index` apply changes: what it held before and what the
@@ -239,6 +244,9 @@ pub struct SnapshotPath {
     pub before_blob: Recorded,
     /// Blob id and mode the apply left; the bytes come from [`read_blob`].
     pub after: Recorded,
+    /// The lines the apply added and removed at this path; `None` in snapshots made before
+    /// they were recorded, or where the apply could not tell.
+    pub lines: Option<LineCounts>,
 }
 
 /// A snapshot read back and checked against its commit and trees. Only [`read`] makes one,
@@ -461,6 +469,7 @@ pub fn create_with_nonce(
             path: t.path.clone(),
             before,
             after,
+            lines: meta.lines.get(&t.path).copied(),
         });
     }
 
@@ -509,6 +518,7 @@ pub fn create_with_nonce(
                 path: c.path.clone(),
                 before: c.before,
                 after: c.after,
+                lines: None,
             })
             .collect(),
     };
@@ -930,6 +940,7 @@ pub fn read(repo: &Repo, id: SnapshotId) -> Result<Snapshot, SnapshotError> {
             before,
             before_blob: p.before,
             after: p.after,
+            lines: p.lines,
         });
     }
     let index = record

@@ -126,6 +126,11 @@ pub fn count_lines(bytes: &[u8]) -> usize {
 /// adjacent operations of one kind are merged and a change shows its removed lines before
 /// its added ones.
 pub fn diff<'l>(old: &[&'l [u8]], new: &[&'l [u8]], timeout: Duration) -> Vec<DiffOp> {
+    diff_until(old, new, Instant::now() + timeout)
+}
+
+/// [`diff`], the matching done by `deadline`.
+pub fn diff_until<'l>(old: &[&'l [u8]], new: &[&'l [u8]], deadline: Instant) -> Vec<DiffOp> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let room = old.len().min(new.len()) - prefix;
     let suffix = old
@@ -141,7 +146,7 @@ pub fn diff<'l>(old: &[&'l [u8]], new: &[&'l [u8]], timeout: Duration) -> Vec<Di
         &old[prefix..old.len() - suffix],
         &new[prefix..new.len() - suffix],
         prefix,
-        timeout,
+        deadline,
         &mut ops,
     );
     ops.equal(old.len() - suffix, new.len() - suffix, suffix);
@@ -150,28 +155,89 @@ pub fn diff<'l>(old: &[&'l [u8]], new: &[&'l [u8]], timeout: Duration) -> Vec<Di
 
 /// Lines added and removed going from `old` to `new`, as [`diff`] counts them.
 pub fn counts(old: &[u8], new: &[u8]) -> (usize, usize) {
+    let c = counts_until(old, new, Instant::now() + TIMEOUT);
+    (c.added, c.removed)
+}
+
+/// [`counts`], the matching done by `deadline` (past it, the counts are an upper bound).
+pub fn counts_until(old: &[u8], new: &[u8], deadline: Instant) -> LineCounts {
     let w = window(old, new, 0);
+    if w.old.is_empty() || w.new.is_empty() {
+        return LineCounts::new(count_lines(w.new), count_lines(w.old));
+    }
     let (a, b) = (lines(w.old), lines(w.new));
-    let mut added = 0;
-    let mut removed = 0;
-    for op in diff(&a, &b, TIMEOUT) {
-        match op {
-            DiffOp::Equal { .. } => {}
-            DiffOp::Delete { old_len, .. } => removed += old_len,
-            DiffOp::Insert { new_len, .. } => added += new_len,
-            DiffOp::Replace {
-                old_len, new_len, ..
-            } => {
-                removed += old_len;
-                added += new_len;
-            }
+    LineCounts::of_ops(&diff_until(&a, &b, deadline))
+}
+
+/// Lines added and removed, as a diff counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl LineCounts {
+    pub fn new(added: usize, removed: usize) -> LineCounts {
+        LineCounts { added, removed }
+    }
+
+    /// The counts of the opposite change (what undoing it adds and removes).
+    pub fn reversed(self) -> LineCounts {
+        LineCounts {
+            added: self.removed,
+            removed: self.added,
         }
     }
-    (added, removed)
+
+    /// The counts of `ops`.
+    pub fn of_ops(ops: &[DiffOp]) -> LineCounts {
+        let mut c = LineCounts::default();
+        for op in ops {
+            if !matches!(op, DiffOp::Equal { .. }) {
+                c.removed += op.old_range().len();
+                c.added += op.new_range().len();
+            }
+        }
+        c
+    }
+}
+
+impl std::ops::Add for LineCounts {
+    type Output = LineCounts;
+
+    fn add(self, other: LineCounts) -> LineCounts {
+        LineCounts::new(self.added + other.added, self.removed + other.removed)
+    }
+}
+
+/// How many lines a file holds as a report counts them: no file holds none, and content
+/// that is not UTF-8 is binary, which has no lines (`None`).
+pub fn text_lines(file: Option<&[u8]>) -> Option<usize> {
+    match file {
+        None => Some(0),
+        Some(bytes) => std::str::from_utf8(bytes)
+            .ok()
+            .map(|t| count_lines(t.as_bytes())),
+    }
+}
+
+/// The lines added and removed going from file `old` to file `new` (`None`: no file), as a
+/// report counts them: where either side is binary (not UTF-8), none.
+pub fn count_change(old: Option<&[u8]>, new: Option<&[u8]>, deadline: Instant) -> LineCounts {
+    fn text(f: Option<&[u8]>) -> Option<&[u8]> {
+        match f {
+            None => Some(&[]),
+            Some(bytes) => std::str::from_utf8(bytes).is_ok().then_some(bytes),
+        }
+    }
+    match (text(old), text(new)) {
+        (Some(a), Some(b)) => counts_until(a, b, deadline),
+        _ => LineCounts::default(),
+    }
 }
 
 /// `a` and `b` start at line `at` of both files (the common prefix is equally long).
-fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, timeout: Duration, ops: &mut Ops) {
+fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, deadline: Instant, ops: &mut Ops) {
     if a.is_empty() || b.is_empty() {
         ops.change(at, a.len(), at, b.len());
         return;
@@ -203,7 +269,6 @@ fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, timeout: Duration, ops:
     let kb: Vec<usize> = (0..b.len()).filter(|&i| shared(ib[i])).collect();
     let ra: Vec<u32> = ka.iter().map(|&i| ia[i]).collect();
     let rb: Vec<u32> = kb.iter().map(|&i| ib[i]).collect();
-    let deadline = Instant::now() + timeout;
     let reduced = similar::capture_diff_slices_deadline(Algorithm::Myers, &ra, &rb, Some(deadline));
     let (mut x, mut y) = (0, 0);
     for op in reduced {

@@ -7,6 +7,18 @@ use std::time::Duration;
 
 use super::Git;
 
+/// The key that sets the largest patch read (file or stdin), in bytes.
+pub const MAX_PATCH_SIZE_KEY: &str = "llm-apply.maxPatchSize";
+
+/// The default largest patch: 256 MiB, four times the old fixed 64 MiB. A run holds the patch
+/// text, its parsed form (and, for three-way, the original too), the files it touches before
+/// and after, and copies of those in the gate and the report: memory grows linearly, about 12
+/// bytes at peak per byte of a patch that creates one large file (measured: a 105 MiB patch,
+/// 1.25 GiB resident; 21 MiB, 252 MiB). 256 MiB so stays near 3 GiB, which a laptop or a CI
+/// runner has; 1 GiB would need some 12 GiB. A larger patch can be allowed for one run with
+/// `git -c llm-apply.maxPatchSize=…`.
+pub const DEFAULT_MAX_PATCH_SIZE: u64 = 256 * 1024 * 1024;
+
 /// What a key's value must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -44,7 +56,7 @@ pub struct Key {
 }
 
 /// Every key git-llm-apply and its ready-made hooks read.
-pub const KEYS: [Key; 12] = [
+pub const KEYS: [Key; 13] = [
     Key {
         name: "llm-apply.keep",
         kind: Kind::Count,
@@ -62,6 +74,12 @@ pub const KEYS: [Key; 12] = [
         kind: Kind::WholeSeconds,
         default: "10",
         about: "how long to wait for another run holding the worktree's lock",
+    },
+    Key {
+        name: "llm-apply.maxPatchSize",
+        kind: Kind::Count,
+        default: "256m",
+        about: "the largest patch read, from a file or standard input, in bytes (git's k, m, g suffixes); a larger one is refused, exit 2",
     },
     Key {
         name: "llm-apply.hookTimeout",
@@ -125,6 +143,8 @@ pub struct Config {
     pub keep: u64,
     pub history_depth: u64,
     pub lock_timeout: Duration,
+    /// The largest patch read, in bytes.
+    pub max_patch_size: u64,
     /// `None`: no limit.
     pub hook_timeout: Option<Duration>,
     pub verify: bool,
@@ -148,6 +168,7 @@ impl Default for Config {
             keep: 50,
             history_depth: 50,
             lock_timeout: Duration::from_secs(10),
+            max_patch_size: DEFAULT_MAX_PATCH_SIZE,
             hook_timeout: Some(Duration::from_secs(60)),
             verify: false,
             protect: Vec::new(),
@@ -248,6 +269,7 @@ pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, Conf
             "llm-apply.lockTimeout" => {
                 c.lock_timeout = Duration::from_secs(count(v).ok_or_else(bad)?)
             }
+            "llm-apply.maxPatchSize" => c.max_patch_size = count(v).ok_or_else(bad)?,
             "llm-apply.hookTimeout" => c.hook_timeout = seconds(v).ok_or_else(bad)?,
             "llm-apply.verify" => c.verify = boolean(v).ok_or_else(bad)?,
             "llm-apply.protect" => c.protect.push(v.unwrap_or("").to_string()),
@@ -319,6 +341,7 @@ mod tests {
             e("llm-apply.keep", "3"),
             e("llm-apply.historydepth", "1k"),
             e("llm-apply.locktimeout", "0"),
+            e("llm-apply.maxpatchsize", "2m"),
             e("llm-apply.hooktimeout", "0.25"),
             ("llm-apply.verify".into(), None),
             e("llm-apply.protect", "a/**"),
@@ -335,12 +358,19 @@ mod tests {
         assert_eq!(c.keep, 3);
         assert_eq!(c.history_depth, 1024);
         assert_eq!(c.lock_timeout, Duration::ZERO);
+        assert_eq!(c.max_patch_size, 2 * 1024 * 1024);
         assert_eq!(c.hook_timeout, Some(Duration::from_millis(250)));
         assert!(c.verify && c.protect_lock_files);
         assert_eq!(c.protect, ["a/**", "b"]);
         assert_eq!((c.max_files, c.max_lines), (Some(2), Some(40)));
         assert_eq!(c.verify_command.as_deref(), Some("make -s"));
         assert_eq!((c.fetch_depth, c.fetch_remote.as_deref()), (7, Some("up")));
+        let documented = KEYS.iter().find(|k| k.name == MAX_PATCH_SIZE_KEY);
+        assert_eq!(
+            count(documented.map(|k| k.default)),
+            Some(DEFAULT_MAX_PATCH_SIZE),
+            "the manual's default is the one in force"
+        );
         let none = from_entries(&[e("llm-apply.hooktimeout", "0")]).expect("valid");
         assert_eq!(none.hook_timeout, None);
     }
@@ -352,6 +382,8 @@ mod tests {
             ("llm-apply.keep", "-1"),
             ("llm-apply.historyDepth", "deep"),
             ("llm-apply.lockTimeout", "-5"),
+            ("llm-apply.maxPatchSize", "1t"),
+            ("llm-apply.maxPatchSize", "big"),
             ("llm-apply.hookTimeout", "soon"),
             ("llm-apply.verify", "maybe"),
             ("llm-apply.protectLockFiles", "2"),

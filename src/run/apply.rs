@@ -90,7 +90,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let wt = WorkTree::new(&root);
     let inputs = match patches {
         Patches::Files(names) => {
-            input::read(&names, &cwd).map_err(|e| fail("input", e.to_string()))?
+            let limit = crate::git::config::read(&cwd)
+                .map_err(|e| fail("config", e.to_string()))?
+                .max_patch_size;
+            input::read(&names, &cwd, limit).map_err(|e| fail("input", e.to_string()))?
         }
         Patches::Text(text) => vec![input::Input {
             name: "<stdin>".into(),
@@ -151,6 +154,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         session: tag,
         index: Vec::new(),
         stage_with_write: false,
+        lines: Default::default(),
     };
 
     let history_depth = match &repo {
@@ -227,6 +231,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => Vec::new(),
     };
     request.index = staging.clone();
+    if session.is_some() && !no_snapshot {
+        request.lines = super::lines::path_lines(&plan);
+    }
     // Under --verify the post hook may still reject the apply: stage once it passed.
     request.stage_with_write = !hooks.verify;
     let record = match &session {

@@ -3,6 +3,7 @@
 
 pub mod options;
 pub mod session;
+pub mod lines;
 pub mod hooks;
 pub mod apply;
 pub mod undo;

@@ -3,6 +3,7 @@
 //! that an earlier run left unfinished. Also the one door to the writer for commands that
 //! record a snapshot.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use crate::report::{Report, Summary};
 use crate::snapshot::{
     self, Journal, Lock, LockError, Meta, PatchDigest, Pending, SnapshotError, SnapshotId, Touched,
 };
+use crate::textdiff::LineCounts;
 use crate::write;
 use crate::write::recorded::{self, Recording};
 use crate::write::restore::{self, RestorePlan};
@@ -466,6 +468,11 @@ pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
         added,
         removed,
         index: Vec::new(),
+        lines: plan
+            .paths
+            .iter()
+            .map(|p| (p.path.clone(), p.lines))
+            .collect(),
     }
 }
 
@@ -482,6 +489,8 @@ pub struct SnapshotRequest {
     /// Stage `index` with the write, under its journal; otherwise the caller stages later
     /// (after a `--verify` hook passed).
     pub stage_with_write: bool,
+    /// Per touched path, the lines the write adds and removes ([`super::lines::path_lines`]).
+    pub lines: BTreeMap<String, LineCounts>,
 }
 
 /// A write that went through.
@@ -563,6 +572,7 @@ pub fn write(
                 .iter()
                 .map(|s| s.change(session.repo))
                 .collect(),
+            lines: request.lines.clone(),
         },
     };
     let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;

@@ -198,6 +198,7 @@ fn undo_locked(
             session: None,
             index: unstage.clone(),
             stage_with_write: true,
+            lines: meta.lines,
         };
         let token = match gate::approve_restore(as_plan.changes.clone()) {
             Verdict::Approved(t) => t,

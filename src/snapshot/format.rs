@@ -24,6 +24,7 @@
 //! llm-apply-head: <commit id> | unborn
 //! llm-apply-post-commit: <commit id>
 //! llm-apply-path: <before> <after> <path>                   (one per touched path)
+//! llm-apply-lines: <added>,<removed> ...                    (optional, one per touched path)
 //! llm-apply-worktree: <work-tree path>                      (optional)
 //! llm-apply-index: <before> <after> <path>                  (optional, one per staged path)
 //! ```
@@ -36,6 +37,12 @@
 //! `llm-apply-index` records, for an `--index` apply, each index entry the apply changed:
 //! stage 0 before and after (`absent` when the path had none). Undo puts an entry back when
 //! it still holds what the apply staged.
+//!
+//! `llm-apply-lines` records, for each `llm-apply-path` line in order, the lines the apply
+//! added and removed at that path as its report counted them, or `-` where it could not
+//! tell: undo reports the reversed counts without diffing the file. One key for all paths,
+//! not one per path, because readers before it reject a key they do not know that appears
+//! twice. Snapshots without it undo as before, counting by diff.
 //!
 //! `llm-apply-undoes` marks the snapshot taken before an undo: the sequence of the snapshot
 //! that undo rolled back. Undoing such a snapshot brings the rolled-back change back.
@@ -60,6 +67,7 @@ use gix::ObjectId;
 
 use super::digest::PatchDigest;
 use crate::repo::{MODE_EXEC, MODE_FILE};
+use crate::textdiff::LineCounts;
 
 /// The newest metadata format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -87,6 +95,9 @@ pub(crate) struct PathRecord {
     pub path: String,
     pub before: Recorded,
     pub after: Recorded,
+    /// The lines the apply added and removed here (`llm-apply-lines`); `None` when not
+    /// recorded. Always `None` for index records.
+    pub lines: Option<LineCounts>,
 }
 
 /// Everything a snapshot commit's message records.
@@ -177,6 +188,7 @@ const K_POST: &str = "llm-apply-post-commit";
 const K_PATH: &str = "llm-apply-path";
 const K_WORKTREE: &str = "llm-apply-worktree";
 const K_INDEX: &str = "llm-apply-index";
+const K_LINES: &str = "llm-apply-lines";
 
 const NONCE_HEX_DIGITS: usize = 16;
 
@@ -279,6 +291,17 @@ pub(crate) fn render_snapshot(r: &SnapshotRecord) -> String {
     };
     for p in &r.paths {
         line(K_PATH, &state_line(p));
+    }
+    if r.paths.iter().any(|p| p.lines.is_some()) {
+        let counts: Vec<String> = r
+            .paths
+            .iter()
+            .map(|p| match p.lines {
+                Some(c) => format!("{},{}", c.added, c.removed),
+                None => "-".to_string(),
+            })
+            .collect();
+        line(K_LINES, &counts.join(" "));
     }
     if let Some(w) = &r.worktree {
         line(K_WORKTREE, &quote_path(w));
@@ -521,6 +544,30 @@ pub(crate) fn parse_snapshot(message: &[u8]) -> Result<SnapshotRecord, MetaError
         }
         paths.push(record);
     }
+    if let Some(value) = f.single.get(K_LINES) {
+        let bad = || MetaError::BadValue {
+            key: K_LINES,
+            value: value.to_string(),
+            reason: "expected one `<added>,<removed>` or `-` per touched path",
+        };
+        let entries: Vec<&str> = value.split(' ').collect();
+        if entries.len() != paths.len() {
+            return Err(bad());
+        }
+        for (p, entry) in paths.iter_mut().zip(entries) {
+            p.lines = match entry {
+                "-" => None,
+                counts => {
+                    let (a, r) = counts.split_once(',').ok_or_else(bad)?;
+                    let number = |t| parse_decimal(t).and_then(|n| usize::try_from(n).ok());
+                    Some(LineCounts::new(
+                        number(a).ok_or_else(bad)?,
+                        number(r).ok_or_else(bad)?,
+                    ))
+                }
+            };
+        }
+    }
     let worktree = match f.single.get(K_WORKTREE) {
         None => None,
         Some(text) => Some(unquote_path(text).ok_or_else(|| MetaError::BadValue {
@@ -591,6 +638,7 @@ fn parse_path_line(key: &'static str, value: &str) -> Result<PathRecord, MetaErr
         path,
         before,
         after,
+        lines: None,
     })
 }
 
@@ -756,6 +804,7 @@ mod tests {
                         id: id(4),
                         mode: MODE_EXEC,
                     },
+                    lines: Some(LineCounts::new(3, 1)),
                 },
                 PathRecord {
                     path: "new dir/ü \"quoted\"\nline\\x\u{1}".to_string(),
@@ -764,6 +813,7 @@ mod tests {
                         id: id(5),
                         mode: MODE_FILE,
                     },
+                    lines: None,
                 },
                 PathRecord {
                     path: " gone ".to_string(),
@@ -772,6 +822,7 @@ mod tests {
                         mode: MODE_FILE,
                     },
                     after: Recorded::Absent,
+                    lines: Some(LineCounts::new(0, 12)),
                 },
             ],
             worktree: Some("/work/tree with space".to_string()),
@@ -785,7 +836,57 @@ mod tests {
                     id: id(4),
                     mode: MODE_EXEC,
                 },
+                lines: None,
             }],
+        }
+    }
+
+    #[test]
+    fn line_counts_are_one_key_in_path_order_and_optional() {
+        let text = render_snapshot(&record());
+        assert_eq!(
+            text.matches("llm-apply-lines:").count(),
+            1,
+            "one key: readers before it refuse an unknown key that repeats"
+        );
+        assert!(text.contains("\nllm-apply-lines: 3,1 - 0,12\n"));
+        assert_eq!(parse_snapshot(text.as_bytes()), Ok(record()));
+
+        // A snapshot from before the key: every path without counts.
+        let old: String = text
+            .lines()
+            .filter(|l| !l.starts_with(K_LINES))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let mut expected = record();
+        for p in &mut expected.paths {
+            p.lines = None;
+        }
+        assert_eq!(parse_snapshot(old.as_bytes()), Ok(expected.clone()));
+        assert!(
+            !render_snapshot(&expected).contains(K_LINES),
+            "no counts, no key"
+        );
+
+        for bad in [
+            "3,1 -",
+            "3,1 - 0,12 1,1",
+            "3;1 - 0,12",
+            "03,1 - 0,12",
+            "3,x - 0,12",
+            "",
+        ] {
+            let text = text.replace(
+                "llm-apply-lines: 3,1 - 0,12",
+                &format!("llm-apply-lines: {bad}"),
+            );
+            assert!(
+                matches!(
+                    parse_snapshot(text.as_bytes()),
+                    Err(MetaError::BadValue { key: K_LINES, .. })
+                ),
+                "{bad:?}"
+            );
         }
     }
 

@@ -3,6 +3,7 @@
 //! three-way merge can. Reads only; the writes go through [`super::write`] like any apply.
 
 use std::io;
+use std::time::{Duration, Instant};
 
 use crate::patch::FileOp;
 use crate::plan::diagnose::{Warning, WarningKind};
@@ -10,6 +11,7 @@ use crate::plan::merge::{self, Labels, MergeOutcome};
 use crate::plan::{Base, Change, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree};
 use crate::snapshot::{Snapshot, SnapshotError, SnapshotId, SnapshotPath};
+use crate::textdiff::{self, LineCounts};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
@@ -23,6 +25,32 @@ pub enum RestoreError {
     },
     #[error("the journal names {path}, which snapshot {snapshot} did not record")]
     UnknownPath { path: String, snapshot: SnapshotId },
+}
+
+/// How long one undo may spend diffing to count lines, over all its paths. Only paths edited
+/// since the apply need a diff (the others report the counts their snapshot recorded); past
+/// this, what is still to count is counted coarsely ([`textdiff`]).
+const COUNT_BUDGET: Duration = Duration::from_secs(1);
+
+/// What is left of [`COUNT_BUDGET`]: only the counting spends it, not the merges between
+/// (a cell, as every path's decision holds it shared).
+struct Budget(std::cell::Cell<Duration>);
+
+impl Budget {
+    fn new() -> Budget {
+        Budget(std::cell::Cell::new(COUNT_BUDGET))
+    }
+
+    fn count(&self, from: Option<&FileState>, to: Option<&FileState>) -> LineCounts {
+        let started = Instant::now();
+        let counts = textdiff::count_change(
+            from.map(|f| &f.bytes[..]),
+            to.map(|f| &f.bytes[..]),
+            started + self.0.get(),
+        );
+        self.0.set(self.0.get().saturating_sub(started.elapsed()));
+        counts
+    }
 }
 
 /// What happens to one touched path.
@@ -55,6 +83,11 @@ pub struct PathRestore {
     pub current: Option<FileState>,
     /// What the path becomes (`None`: no file). For a refused path, the pre-apply state.
     pub target: Option<FileState>,
+    /// Lines added and removed going from `current` to `target`. A path that still holds
+    /// what the apply left reports the apply's own counts reversed (from the snapshot), so
+    /// undo states exactly what it takes out; otherwise (edited since, or a snapshot without
+    /// counts) they are those of a diff, bounded in time (see [`textdiff`]).
+    pub lines: LineCounts,
 }
 
 impl PathRestore {
@@ -124,7 +157,7 @@ impl RestorePlan {
     }
 
     fn file_plan(&self, p: &PathRestore) -> FilePlan {
-        let (added, removed) = line_counts(p.current.as_ref(), p.target.as_ref());
+        let LineCounts { added, removed } = p.lines;
         let (op, old_path, new_path) = match (&p.current, &p.target) {
             (None, Some(_)) => (FileOp::Create, None, Some(p.path.clone())),
             (Some(_), None) => (FileOp::Delete, Some(p.path.clone()), None),
@@ -198,10 +231,11 @@ pub fn plan_undo(
     snapshot: &Snapshot,
     force: bool,
 ) -> Result<RestorePlan, RestoreError> {
+    let budget = Budget::new();
     let paths = snapshot
         .paths()
         .iter()
-        .map(|p| decide(repo, snapshot, p, force))
+        .map(|p| decide(repo, snapshot, p, force, &budget))
         .collect::<Result<_, _>>()?;
     Ok(RestorePlan {
         snapshot: snapshot.id(),
@@ -225,11 +259,13 @@ pub fn plan_recovery(
             });
         }
     }
+    let budget = Budget::new();
+    let named: std::collections::HashSet<&str> = journal.iter().map(String::as_str).collect();
     let paths = snapshot
         .paths()
         .iter()
-        .filter(|p| journal.is_empty() || journal.contains(&p.path))
-        .map(|p| decide(repo, snapshot, p, true))
+        .filter(|p| named.is_empty() || named.contains(p.path.as_str()))
+        .map(|p| decide(repo, snapshot, p, true, &budget))
         .collect::<Result<_, _>>()?;
     Ok(RestorePlan {
         snapshot: snapshot.id(),
@@ -242,14 +278,17 @@ fn decide(
     snapshot: &Snapshot,
     entry: &SnapshotPath,
     force: bool,
+    budget: &Budget,
 ) -> Result<PathRestore, RestoreError> {
     let work = WorkTree::new(&repo.work_dir);
     let path = entry.path.clone();
     let before = entry.before.clone();
     let after = snapshot.after_content(repo, entry)?;
+    let diffed = |from: Option<&FileState>, to: Option<&FileState>| budget.count(from, to);
     let unsafe_path = |reason: String, current: Option<FileState>| PathRestore {
         path: path.clone(),
         action: Action::Unsafe { reason },
+        lines: diffed(current.as_ref(), before.as_ref()),
         current,
         target: before.clone(),
     };
@@ -273,17 +312,30 @@ fn decide(
         }
         Err(source) => return Err(RestoreError::Io { path, source }),
     };
-    let done = |action: Action, target: Option<FileState>| PathRestore {
+    let counted = |action: Action, target: Option<FileState>, lines: LineCounts| PathRestore {
         path: path.clone(),
         action,
+        lines,
         current: current.clone(),
         target,
+    };
+    let done = |action: Action, target: Option<FileState>| {
+        let lines = if target == current {
+            LineCounts::default()
+        } else {
+            diffed(current.as_ref(), target.as_ref())
+        };
+        counted(action, target, lines)
     };
     if current == before {
         return Ok(done(Action::AlreadyRestored, before.clone()));
     }
     if current == after {
-        return Ok(done(Action::Restore, before.clone()));
+        // The apply's own change, taken out: its recorded counts reversed, without a diff.
+        return Ok(match entry.lines {
+            Some(counts) => counted(Action::Restore, before.clone(), counts.reversed()),
+            None => done(Action::Restore, before.clone()),
+        });
     }
     let refuse = |reasons: Vec<String>| {
         if force {
@@ -363,52 +415,5 @@ fn decide(
                 })
                 .collect(),
         )),
-    }
-}
-
-/// Lines added and removed going from `from` to `to`, as `diff` counts them; binary
-/// content counts as no lines.
-fn line_counts(from: Option<&FileState>, to: Option<&FileState>) -> (usize, usize) {
-    fn text(f: Option<&FileState>) -> Option<&str> {
-        match f {
-            None => Some(""),
-            Some(f) => std::str::from_utf8(&f.bytes).ok(),
-        }
-    }
-    let (Some(a), Some(b)) = (text(from), text(to)) else {
-        return (0, 0);
-    };
-    let diff = similar::TextDiff::from_lines(a, b);
-    let mut counts = (0, 0);
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => counts.0 += 1,
-            similar::ChangeTag::Delete => counts.1 += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    counts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::repo::MODE_FILE;
-
-    fn file(text: &str) -> FileState {
-        FileState {
-            bytes: text.as_bytes().to_vec().into(),
-            mode: MODE_FILE,
-        }
-    }
-
-    #[test]
-    fn line_counts_follow_the_diff() {
-        assert_eq!(
-            line_counts(Some(&file("a\nb\nc\n")), Some(&file("a\nB\nc\nd\n"))),
-            (2, 1)
-        );
-        assert_eq!(line_counts(None, Some(&file("x\ny\n"))), (2, 0));
-        assert_eq!(line_counts(Some(&file("x\n")), None), (0, 1));
     }
 }

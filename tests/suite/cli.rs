@@ -415,6 +415,7 @@ fn every_invalid_config_value_is_a_usage_error_naming_the_key_and_the_value() {
         ("llm-apply.hookTimeout", "soon"),
         ("llm-apply.verify", "maybe"),
         ("llm-apply.maxLines", "lots"),
+        ("llm-apply.maxPatchSize", "1x"),
     ] {
         let r = repo();
         r.git(&["config", key, value]);

@@ -125,6 +125,7 @@ fn meta(intent: Option<&str>) -> Meta {
         added: 2,
         removed: 1,
         index: Vec::new(),
+        lines: Default::default(),
     }
 }
 
