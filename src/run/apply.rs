@@ -164,7 +164,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         None => None,
     };
     progress::stage("planning");
-    let mut plan = make_plan(repo.as_ref(), history_depth, &original, &patch, revert, &wt)?;
+    let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
 
     let found = match &repo {
         Some(r) => Some(
@@ -192,7 +192,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     {
         let planned = apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
         hooks
-            .run_pre(&patch, &plan, &planned)
+            .run_pre(patch, &plan, &planned)
             .map_err(|e| fail("io", e))?;
         // A pre hook may have fetched preimage blobs (fetch-missing-blobs in a shallow or
         // partial clone): plan again so the three-way strategy can use them, and let the
@@ -202,19 +202,19 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             if let Some(fresh) = fresh.filter(|f| {
                 apply_hooks::absent_preimages(f, &original, revert).len() < absent.len()
             }) {
-                plan = make_plan(Some(&fresh), history_depth, &original, &patch, revert, &wt)?;
+                plan = make_plan(Some(&fresh), history_depth, &original, patch, revert, &wt)?;
                 if apply_hooks::gate_has_work(&plan, partial) {
                     let planned =
                         apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
                     hooks
-                        .run_pre(&patch, &plan, &planned)
+                        .run_pre(patch, &plan, &planned)
                         .map_err(|e| fail("io", e))?;
                 }
             }
         }
     }
     hooks
-        .prepare_post(&patch, &plan)
+        .prepare_post(patch, &plan)
         .map_err(|e| fail("io", e))?;
     #[cfg(debug_assertions)]
     corrupt_for_tests(&mut plan);
@@ -241,7 +241,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => None,
     };
     let mut report = decide_and_write(
-        &plan, &patch, check, partial, revert, &root, record, &mut hooks,
+        &plan, patch, check, partial, revert, &root, record, &mut hooks,
     );
     // A recorded write staged under its journal; an unrecorded one stages here.
     let staged = report.snapshot.is_some() && !hooks.verify;
