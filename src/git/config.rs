@@ -11,11 +11,11 @@ use super::Git;
 pub const MAX_PATCH_SIZE_KEY: &str = "llm-apply.maxPatchSize";
 
 /// The default largest patch: 256 MiB, four times the old fixed 64 MiB. A run holds the patch
-/// text, its parsed form (and, for three-way, the original too), the files it touches before
-/// and after, and copies of those in the gate and the report: memory grows linearly, about 12
-/// bytes at peak per byte of a patch that creates one large file (measured: a 105 MiB patch,
-/// 1.25 GiB resident; 21 MiB, 252 MiB). 256 MiB so stays near 3 GiB, which a laptop or a CI
-/// runner has; 1 GiB would need some 12 GiB. A larger patch can be allowed for one run with
+/// text, its parsed form, and the files it touches before and after (shared, not copied, by
+/// the plan, the proof, the snapshot and the report): memory grows linearly, about 6 bytes at
+/// peak per byte of a patch that creates one large file (measured: a 64 MB patch, 390 MB
+/// resident). 256 MiB so stays near 1.5 GiB, which a laptop or a CI runner has; 1 GiB would
+/// need some 6 GiB. A larger patch can be allowed for one run with
 /// `git -c llm-apply.maxPatchSize=…`.
 pub const DEFAULT_MAX_PATCH_SIZE: u64 = 256 * 1024 * 1024;
 
