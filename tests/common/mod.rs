@@ -340,6 +340,18 @@ pub fn text(lines: &[&str]) -> String {
     s
 }
 
+/// Make `change` in the work tree of `r`, take `git diff` of it (with renames), and put the
+/// committed state back: a patch exactly as git writes it.
+pub fn diff_of(r: &TestRepo, change: impl FnOnce(&TestRepo)) -> String {
+    change(r);
+    r.git(&["add", "-A"]);
+    let patch = r.git(&["diff", "--cached", "-M", "HEAD"]);
+    r.git(&["reset", "-q", "--hard", "HEAD"]);
+    r.git(&["clean", "-qfd"]);
+    assert!(!patch.is_empty(), "the change must show in git diff");
+    patch
+}
+
 /// A numbered file: `numbered("l", 5)` is "l1\nl2\n…l5\n".
 pub fn numbered(prefix: &str, n: usize) -> String {
     (1..=n).map(|i| format!("{prefix}{i}\n")).collect()

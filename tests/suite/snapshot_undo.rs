@@ -5,7 +5,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{numbered, text, Run, TestRepo};
+use crate::common::{diff_of, numbered, text, Run, TestRepo};
 
 /// Run the binary without input (undo, log, --revert without a patch).
 fn run(r: &TestRepo, args: &[&str]) -> Run {
@@ -31,18 +31,6 @@ fn log_ids(r: &TestRepo) -> Vec<u64> {
         .iter()
         .map(|s| s["id"].as_u64().expect("numeric id"))
         .collect()
-}
-
-/// Make `change` in the work tree, take `git diff` of it (with renames), and put the
-/// committed state back: a patch exactly as git writes it.
-fn diff_of(r: &TestRepo, change: impl FnOnce(&TestRepo)) -> String {
-    change(r);
-    r.git(&["add", "-A"]);
-    let patch = r.git(&["diff", "--cached", "-M", "HEAD"]);
-    r.git(&["reset", "-q", "--hard", "HEAD"]);
-    r.git(&["clean", "-qfd"]);
-    assert!(!patch.is_empty(), "the change must show in git diff");
-    patch
 }
 
 /// Files the user has around the apply that it must never touch: an untracked file, an

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::process::Stdio;
 
-use crate::common::{numbered, Run, TestRepo};
+use crate::common::{diff_of, numbered, Run, TestRepo};
 
 fn run(r: &TestRepo, args: &[&str]) -> Run {
     Run::from(
@@ -14,18 +14,6 @@ fn run(r: &TestRepo, args: &[&str]) -> Run {
             .output()
             .expect("run the binary"),
     )
-}
-
-/// Make `change` in the work tree, take `git diff` of it (with renames), and put the
-/// committed state back.
-fn diff_of(r: &TestRepo, change: impl FnOnce(&TestRepo)) -> String {
-    change(r);
-    r.git(&["add", "-A"]);
-    let patch = r.git(&["diff", "--cached", "-M", "HEAD"]);
-    r.git(&["reset", "-q", "--hard", "HEAD"]);
-    r.git(&["clean", "-qfd"]);
-    assert!(!patch.is_empty(), "the change must show in git diff");
-    patch
 }
 
 /// `path -> (added, removed)` for every file of a `--json` report.
