@@ -88,12 +88,21 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         }
     };
     let wt = WorkTree::new(&root);
+    let limit = crate::git::config::read(&cwd)
+        .map_err(|e| fail("config", e.to_string()))?
+        .max_patch_size;
     let inputs = match patches {
         Patches::Files(names) => {
-            let limit = crate::git::config::read(&cwd)
-                .map_err(|e| fail("config", e.to_string()))?
-                .max_patch_size;
             input::read(&names, &cwd, limit).map_err(|e| fail("input", e.to_string()))?
+        }
+        // A tool call's argument is held to the same limit as a file.
+        Patches::Text(text) if text.len() as u64 > limit => {
+            let e = input::InputError::TooLarge {
+                name: "the patch".into(),
+                size: Some(text.len() as u64),
+                limit,
+            };
+            return Err(fail("input", e.to_string()));
         }
         Patches::Text(text) => vec![input::Input {
             name: "<stdin>".into(),

@@ -428,3 +428,22 @@ fn tools_for_each_api_are_json_schema_tool_definitions() {
         }
     }
 }
+
+#[test]
+fn a_patch_argument_over_the_size_limit_is_refused_like_a_file() {
+    let r = repo();
+    r.git(&["config", "llm-apply.maxPatchSize", "16"]);
+    let before = r.state();
+    let mut c = Client::start(&r, &[]);
+    let big = c.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(big["isError"], true, "{big}");
+    assert_eq!(big["structuredContent"]["exit_code"], 2, "{big}");
+    let text = text_of(&big);
+    assert!(
+        text.contains("larger than the patch size limit of 16 bytes")
+            && text.contains("llm-apply.maxPatchSize"),
+        "{text}"
+    );
+    assert_eq!(r.state(), before);
+    c.finish();
+}
