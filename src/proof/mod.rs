@@ -22,7 +22,7 @@ use crate::plan::locate::Placement;
 use crate::plan::normalize::{key, Pass};
 use crate::plan::{Claim, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{FileState, MODE_FILE};
-use lines::{split, Split};
+use lines::{split, Line, Split};
 
 /// Evidence that a plan was checked. Its field is private: only [`prove`] makes one, and the
 /// gate needs one to approve a write.
@@ -355,13 +355,12 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
 /// the patch adds (compared modulo the pass that placed its hunk).
 #[derive(Debug, Clone, Copy)]
 enum Expected<'a> {
-    Kept {
-        content: &'a [u8],
-        eol: &'a [u8],
-    },
+    /// A line of the original file (its content and terminator), kept.
+    Kept(&'a Line<'a>),
     Added {
         text: &'a str,
-        hunk: usize,
+        /// Patch order, 0-based (u32 keeps a file's worth of these small).
+        hunk: u32,
         loose: Option<Pass>,
     },
 }
@@ -369,9 +368,7 @@ enum Expected<'a> {
 impl Expected<'_> {
     fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Expected::Kept { content, .. } => {
-                crate::bytes::decode(content).unwrap_or_else(|| String::from_utf8_lossy(content))
-            }
+            Expected::Kept(line) => line.text(),
             Expected::Added { text, .. } => std::borrow::Cow::Borrowed(text),
         }
     }
@@ -401,14 +398,7 @@ fn check_text(
     if old.bom != new.bom {
         return Err(fail(p, None, "the byte-order mark changed"));
     }
-    let mut cur: Vec<Expected> = old
-        .lines
-        .iter()
-        .map(|l| Expected::Kept {
-            content: l.content,
-            eol: l.eol,
-        })
-        .collect();
+    let mut cur: Vec<Expected> = old.lines.iter().map(Expected::Kept).collect();
     let mut touches_end = false;
     let mut final_newline: Option<bool> = None;
     let mut placed: Vec<(usize, &Hunk, &Placement)> = Vec::new();
@@ -658,7 +648,7 @@ fn apply_claims<'a>(
             for (run, _) in runs.iter().zip(&pl.inserts).filter(|(_, &x)| x == pos) {
                 out.extend(run.iter().map(|text| Expected::Added {
                     text,
-                    hunk: i,
+                    hunk: i as u32,
                     loose,
                 }));
             }
@@ -878,7 +868,7 @@ fn compare(
     for (idx, (d, got)) in derived.iter().zip(&planned.lines).enumerate() {
         let last = idx + 1 == n;
         match *d {
-            Expected::Kept { content, eol } => {
+            Expected::Kept(&Line { content, eol }) => {
                 if content != got.content {
                     return Err(fail(
                         p,
@@ -904,7 +894,7 @@ fn compare(
                 if !same {
                     return Err(fail(
                         p,
-                        Some(hunk + 1),
+                        Some(hunk as usize + 1),
                         format!(
                             "line {} of the planned file should be the added line {text:?}",
                             idx + 1
@@ -914,7 +904,7 @@ fn compare(
                 if got.eol.is_empty() && !last {
                     return Err(fail(
                         p,
-                        Some(hunk + 1),
+                        Some(hunk as usize + 1),
                         "an added line lost its line ending",
                     ));
                 }
