@@ -327,19 +327,17 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
         };
     }
     let file = split(&after.bytes, false);
-    let added: Vec<&str> = fp
+    let mut added = fp
         .hunks
         .iter()
         .flat_map(|h| &h.lines)
-        .filter(|l| l.kind == LineKind::Add)
-        .map(|l| l.text.as_str())
-        .collect();
-    let same = file.lines.len() == added.len()
-        && file
-            .lines
-            .iter()
-            .zip(&added)
-            .all(|(a, b)| a.content == &*crate::bytes::encode(b));
+        .filter(|l| l.kind == LineKind::Add);
+    // Line for line, and neither side longer.
+    let same = file.lines.iter().all(|a| {
+        added
+            .next()
+            .is_some_and(|b| a.content == &*crate::bytes::encode(&b.text))
+    }) && added.next().is_none();
     if same {
         Ok(())
     } else {
