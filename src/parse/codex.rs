@@ -34,7 +34,11 @@ const MOVE: &str = "*** Move to:";
 /// True when the text carries a `*** Begin Patch` line that is not itself the content of
 /// another format: a unified diff or a SEARCH block that edits a document about this one.
 pub fn looks_like(text: &str) -> bool {
-    // Most input has no begin marker at all: look for it before keeping any lines.
+    // Most input has no begin marker at all: one substring search says so, before any line
+    // is looked at (a marker line holds the marker's text).
+    if !text.contains(BEGIN) {
+        return false;
+    }
     let Some(at) = text.lines().position(|l| l.trim() == BEGIN) else {
         return false;
     };

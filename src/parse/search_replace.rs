@@ -37,8 +37,9 @@ const REPLACE: &str = "REPLACE";
 /// context lines) unless the marker stands at column 0, where no hunk line can: a reply
 /// that quotes a diff in its prose and then gives SEARCH/REPLACE blocks edits with the blocks.
 pub fn looks_like(text: &str) -> bool {
-    // Most input has no SEARCH line at all: look for one before keeping any lines.
-    if !text.lines().any(is_search) {
+    // Most input has no SEARCH line at all: a marker line holds the word, so one substring
+    // search says so; then look for a marker before keeping any lines.
+    if !text.contains(SEARCH) || !text.lines().any(is_search) {
         return false;
     }
     let lines: Vec<&str> = text.lines().collect();
