@@ -153,13 +153,8 @@ pub fn diff_until<'l>(old: &[&'l [u8]], new: &[&'l [u8]], deadline: Instant) -> 
     ops.0
 }
 
-/// Lines added and removed going from `old` to `new`, as [`diff`] counts them.
-pub fn counts(old: &[u8], new: &[u8]) -> (usize, usize) {
-    let c = counts_until(old, new, Instant::now() + TIMEOUT);
-    (c.added, c.removed)
-}
-
-/// [`counts`], the matching done by `deadline` (past it, the counts are an upper bound).
+/// Lines added and removed going from `old` to `new`, as [`diff`] counts them, the matching
+/// done by `deadline` (past it, the counts are an upper bound).
 pub fn counts_until(old: &[u8], new: &[u8], deadline: Instant) -> LineCounts {
     let w = window(old, new, 0);
     if w.old.is_empty() || w.new.is_empty() {
@@ -375,6 +370,12 @@ impl Ops {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// (added, removed) with time to spare.
+    fn counts(old: &[u8], new: &[u8]) -> (usize, usize) {
+        let c = counts_until(old, new, Instant::now() + TIMEOUT);
+        (c.added, c.removed)
+    }
 
     /// `new` rebuilt from `old` and the operations, checking they cover both sides in order.
     fn replay(old: &[&[u8]], new: &[&[u8]], ops: &[DiffOp]) -> Vec<Vec<u8>> {

@@ -12,6 +12,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::git::config::Config;
 use crate::git::{Git, GitError};
 
 /// How long a hook may run unless `llm-apply.hookTimeout` says otherwise.
@@ -89,14 +90,6 @@ pub enum HookError {
     Git(#[from] GitError),
     #[error("cannot find the hooks directory: git rev-parse --git-path hooks failed: {stderr}")]
     HooksDir { stderr: String },
-    #[error("cannot read the llm-apply.* configuration: {stderr}")]
-    Config { stderr: String },
-    #[error("bad config value for '{key}': '{value}' ({expected})")]
-    BadValue {
-        key: String,
-        value: String,
-        expected: &'static str,
-    },
 }
 
 /// Where the hooks of this repository live and how to run them.
@@ -110,23 +103,27 @@ pub struct Hooks {
 }
 
 impl Hooks {
-    /// Where git would look for hooks from the work tree at `root`, and the settings, read
-    /// through git so that `git -c`, includes and `core.hooksPath` all count. Without
-    /// `core.hooksPath` the hooks are in `common_dir`'s `hooks`, as git has them; with it,
-    /// git is asked to resolve it.
-    pub fn discover(root: &Path, common_dir: &Path) -> Result<Hooks, HookError> {
-        let entries = read_config(root)?;
-        let hooks_path_set = entries
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("core.hookspath"));
+    /// Where git would look for hooks from the work tree at `root`, with the settings of
+    /// `config` (read through git, so `git -c` and includes count). Without `core.hooksPath`
+    /// the hooks are in `common_dir`'s `hooks`, as git has them; with it, git is asked to
+    /// resolve it.
+    pub fn from_config(
+        root: &Path,
+        common_dir: &Path,
+        config: &Config,
+    ) -> Result<Hooks, HookError> {
         Ok(Hooks {
-            dir: if hooks_path_set {
+            dir: if config.hooks_path_set {
                 hooks_dir(root)?
             } else {
                 common_dir.join("hooks")
             },
             root: root.to_path_buf(),
-            settings: settings_from(&entries)?,
+            settings: Settings {
+                timeout: config.hook_timeout,
+                verify: config.verify,
+                ..Settings::default()
+            },
         })
     }
 
@@ -290,82 +287,6 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf, HookError> {
     }
     let printed = out.stdout.trim_end_matches(['\n', '\r']);
     Ok(root.join(printed))
-}
-
-/// Every `llm-apply.*` value and `core.hooksPath`, through one `git config` call (keys come
-/// back lower-cased).
-pub fn read_config(root: &Path) -> Result<Vec<(String, Option<String>)>, HookError> {
-    let out = Git::new(root)
-        .args([
-            "config",
-            "-z",
-            "--get-regexp",
-            r"^llm-apply\.|^core\.hookspath$",
-        ])
-        .run()?;
-    match out.status {
-        Some(0) => {}
-        // Exit 1: no such key, which is the common case.
-        Some(1) if out.stderr.trim().is_empty() => return Ok(Vec::new()),
-        _ => {
-            return Err(HookError::Config {
-                stderr: out.stderr.trim().to_string(),
-            })
-        }
-    }
-    Ok(parse_config_z(&out.stdout))
-}
-
-/// `git config -z` writes `key\nvalue\0`, or `key\0` for a key without a value (true).
-fn parse_config_z(text: &str) -> Vec<(String, Option<String>)> {
-    text.split('\0')
-        .filter(|e| !e.is_empty())
-        .map(|e| match e.split_once('\n') {
-            Some((k, v)) => (k.to_string(), Some(v.to_string())),
-            None => (e.to_string(), None),
-        })
-        .collect()
-}
-
-/// The settings from config entries; the last value of a key wins, as in git.
-pub fn settings_from(entries: &[(String, Option<String>)]) -> Result<Settings, HookError> {
-    let mut s = Settings::default();
-    for (key, value) in entries {
-        match key.as_str() {
-            "llm-apply.hooktimeout" => s.timeout = parse_timeout(key, value.as_deref())?,
-            "llm-apply.verify" => s.verify = parse_bool(key, value.as_deref())?,
-            _ => {}
-        }
-    }
-    Ok(s)
-}
-
-fn bad(key: &str, value: &str, expected: &'static str) -> HookError {
-    HookError::BadValue {
-        key: key.to_string(),
-        value: value.to_string(),
-        expected,
-    }
-}
-
-/// Git's boolean spellings; a key with no value is true.
-pub fn parse_bool(key: &str, value: Option<&str>) -> Result<bool, HookError> {
-    let Some(v) = value else { return Ok(true) };
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "yes" | "on" | "1" => Ok(true),
-        "false" | "no" | "off" | "0" | "" => Ok(false),
-        _ => Err(bad(key, v, "expected a boolean")),
-    }
-}
-
-fn parse_timeout(key: &str, value: Option<&str>) -> Result<Option<Duration>, HookError> {
-    const EXPECTED: &str = "expected seconds, e.g. 60 or 0.5; 0 means no limit";
-    let v = value.ok_or_else(|| bad(key, "", EXPECTED))?;
-    let secs: f64 = v.trim().parse().map_err(|_| bad(key, v, EXPECTED))?;
-    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
-        return Err(bad(key, v, EXPECTED));
-    }
-    Ok((secs > 0.0).then(|| Duration::from_secs_f64(secs)))
 }
 
 /// Start `path` (through `/bin/sh` when it is a script without `#!`, as git does), feed it
@@ -631,35 +552,6 @@ fn kill_group(child: &mut Child) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn config_z_output_splits_keys_values_and_valueless_keys() {
-        let parsed = parse_config_z("llm-apply.verify\0llm-apply.hooktimeout\n2\0");
-        assert_eq!(
-            parsed,
-            vec![
-                ("llm-apply.verify".to_string(), None),
-                ("llm-apply.hooktimeout".to_string(), Some("2".to_string())),
-            ]
-        );
-    }
-
-    #[test]
-    fn settings_take_the_last_value_and_reject_nonsense() {
-        let e = |k: &str, v: &str| (k.to_string(), Some(v.to_string()));
-        let s = settings_from(&[
-            e("llm-apply.hooktimeout", "5"),
-            e("llm-apply.hooktimeout", "0.25"),
-            e("llm-apply.verify", "yes"),
-        ])
-        .expect("valid");
-        assert_eq!(s.timeout, Some(Duration::from_millis(250)));
-        assert!(s.verify);
-        let none = settings_from(&[e("llm-apply.hooktimeout", "0")]).expect("valid");
-        assert_eq!(none.timeout, None, "0 disables the limit");
-        assert!(settings_from(&[e("llm-apply.hooktimeout", "soon")]).is_err());
-        assert!(settings_from(&[e("llm-apply.verify", "maybe")]).is_err());
-    }
 
     #[test]
     fn capture_keeps_the_limit_and_counts_the_rest() {

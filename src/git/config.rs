@@ -157,6 +157,8 @@ pub struct Config {
     pub fetch_remote: Option<String>,
     /// `color.diff.*` and `color.llm-apply.*`, as given (the report's colours read them).
     pub colors: Vec<(String, String)>,
+    /// `core.hooksPath` is set: git resolves where the hooks are.
+    pub hooks_path_set: bool,
     /// Whether to colour diffs, as git config says it: `color.diff` (or its old name
     /// `diff.color`), else `color.ui`; `None` when neither is set.
     pub color_diff: Option<String>,
@@ -179,6 +181,7 @@ impl Default for Config {
             fetch_depth: 50,
             fetch_remote: None,
             colors: Vec::new(),
+            hooks_path_set: false,
             color_diff: None,
         }
     }
@@ -206,7 +209,7 @@ pub fn read(dir: &Path) -> Result<Config, ConfigError> {
             "config",
             "-z",
             "--get-regexp",
-            r"^(llm-apply|color\.diff|color\.llm-apply)\.|^(color\.diff|diff\.color|color\.ui)$",
+            r"^(llm-apply|color\.diff|color\.llm-apply)\.|^(color\.diff|diff\.color|color\.ui|core\.hookspath)$",
         ])
         .run()
     else {
@@ -243,6 +246,10 @@ pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, Conf
         let given = || value.clone().unwrap_or_else(|| "true".into());
         if name.eq_ignore_ascii_case("color.diff") || name.eq_ignore_ascii_case("diff.color") {
             diff = Some(given());
+            continue;
+        }
+        if name.eq_ignore_ascii_case("core.hookspath") {
+            c.hooks_path_set = true;
             continue;
         }
         if name.eq_ignore_ascii_case("color.ui") {

@@ -38,8 +38,8 @@ const REPLACE: &str = "REPLACE";
 /// that quotes a diff in its prose and then gives SEARCH/REPLACE blocks edits with the blocks.
 pub fn looks_like(text: &str) -> bool {
     // Most input has no SEARCH line at all: a marker line holds the word, so one substring
-    // search says so; then look for a marker before keeping any lines.
-    if !text.contains(SEARCH) || !text.lines().any(is_search) {
+    // search says so before any line is kept.
+    if !text.contains(SEARCH) {
         return false;
     }
     let lines: Vec<&str> = text.lines().collect();

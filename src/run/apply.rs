@@ -88,9 +88,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         }
     };
     let wt = WorkTree::new(&root);
-    let limit = crate::git::config::read(&cwd)
-        .map_err(|e| fail("config", e.to_string()))?
-        .max_patch_size;
+    // One read of git config serves the whole run (the size limit, the hooks' settings).
+    let config = crate::git::config::read(&cwd).map_err(|e| fail("config", e.to_string()))?;
+    let limit = config.max_patch_size;
     let inputs = match patches {
         Patches::Files(names) => {
             input::read(&names, &cwd, limit).map_err(|e| fail("input", e.to_string()))?
@@ -177,7 +177,8 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
 
     let found = match &repo {
         Some(r) => Some(
-            Hooks::discover(&root, r.common_dir()).map_err(|e| fail("config", e.to_string()))?,
+            Hooks::from_config(&root, r.common_dir(), &config)
+                .map_err(|e| fail("config", e.to_string()))?,
         ),
         None => None,
     };

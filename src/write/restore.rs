@@ -284,11 +284,10 @@ fn decide(
     let path = entry.path.clone();
     let before = entry.before.clone();
     let after = snapshot.after_content(repo, entry)?;
-    let diffed = |from: Option<&FileState>, to: Option<&FileState>| budget.count(from, to);
     let unsafe_path = |reason: String, current: Option<FileState>| PathRestore {
         path: path.clone(),
         action: Action::Unsafe { reason },
-        lines: diffed(current.as_ref(), before.as_ref()),
+        lines: budget.count(current.as_ref(), before.as_ref()),
         current,
         target: before.clone(),
     };
@@ -323,7 +322,7 @@ fn decide(
         let lines = if target == current {
             LineCounts::default()
         } else {
-            diffed(current.as_ref(), target.as_ref())
+            budget.count(current.as_ref(), target.as_ref())
         };
         counted(action, target, lines)
     };
