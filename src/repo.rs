@@ -111,6 +111,46 @@ fn git_mode(_meta: &std::fs::Metadata) -> u32 {
     MODE_FILE
 }
 
+impl WorkTree {
+    /// Whether `path` holds exactly `state` (a regular file of these bytes and mode, or a
+    /// link to this target), read in pieces and compared as it goes: a check of a large
+    /// file that costs no copy of it.
+    pub fn holds(&self, path: &str, state: &FileState) -> io::Result<bool> {
+        use std::io::Read as _;
+        if state.mode == MODE_LINK {
+            return Ok(matches!(self.read(path)?, Entry::File(f) if f == *state));
+        }
+        let abs = self.abs(path);
+        let meta = match std::fs::symlink_metadata(&abs) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) if e.raw_os_error() == Some(20) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        if !meta.is_file()
+            || git_mode(&meta) != state.mode
+            || meta.len() != state.bytes.len() as u64
+        {
+            return Ok(false);
+        }
+        let mut file = std::fs::File::open(&abs)?;
+        let mut buf = vec![0u8; 1 << 16];
+        let mut at = 0usize;
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => return Ok(at == state.bytes.len()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if state.bytes.get(at..at + n) != Some(&buf[..n]) {
+                return Ok(false);
+            }
+            at += n;
+        }
+    }
+}
+
 impl Files for WorkTree {
     fn read(&self, path: &str) -> io::Result<Entry> {
         let abs = self.abs(path);

@@ -151,6 +151,9 @@ fn parse_sequence(s: &str) -> Option<u64> {
 pub struct Touched {
     /// Repository-relative, `/`-separated.
     pub path: String,
+    /// The state the plan read, when known: while the work tree still holds it, it is
+    /// recorded from memory (a large file is then compared in pieces, not read again whole).
+    pub before: Option<FileState>,
     /// Content and mode after the apply; `None` when the apply leaves no file there.
     pub after: Option<FileState>,
 }
@@ -428,7 +431,22 @@ pub fn create_with_nonce(
 
     let mut records = Vec::with_capacity(touched.len());
     for t in touched {
-        let before = match work.read(&t.path) {
+        // Still the plan's state: recorded from memory (checked in pieces, not read again).
+        let known = match &t.before {
+            Some(k) => work
+                .holds(&t.path, k)
+                .map_err(|source| SnapshotError::ReadWorkTree {
+                    path: t.path.clone(),
+                    source,
+                })?
+                .then_some(k),
+            None => None,
+        };
+        let read = match known {
+            Some(k) => Ok(Entry::File(k.clone())),
+            None => work.read(&t.path),
+        };
+        let before = match read {
             Ok(Entry::File(file)) => Recorded::Blob {
                 id: write_blob(r, &file.bytes)?,
                 mode: file.mode,
@@ -1253,6 +1271,7 @@ mod tests {
     fn touched(path: &str, file: bool) -> Touched {
         Touched {
             path: path.to_string(),
+            before: None,
             after: file.then(|| FileState {
                 bytes: Vec::new().into(),
                 mode: MODE_FILE,

@@ -12,6 +12,7 @@ use similar::{Algorithm, DiffTag};
 
 use super::locate::{DecidedBy, Haystack, Located, Placement};
 use super::normalize::{fold, is_trivial, key, Pass};
+use super::text::Line;
 use crate::patch::{FilePatch, Hunk, LineKind};
 
 /// A hunk placed this far (in lines) from where its numbers and earlier hunks put it gets a
@@ -320,7 +321,7 @@ impl DifferenceKind {
 /// `searched[i]` is where hunk i's search started (0-based).
 pub fn diagnose(
     fp: &FilePatch,
-    lines: &[String],
+    lines: &[Line],
     located: &[Located],
     searched: &[Option<usize>],
 ) -> Vec<Option<Diagnostic>> {
@@ -633,9 +634,7 @@ fn already_applied(
     let old_len = h.old_len();
     // Every distinctive added line must be there, and the new side must fit better than the
     // old side does: otherwise this is drift, not an earlier application.
-    let region: Vec<&str> = (start..end)
-        .map(|f| hay.keys(Pass::Unicode)[f].as_str())
-        .collect();
+    let region: Vec<&str> = (start..end).map(|f| &*hay.keys(Pass::Unicode)[f]).collect();
     let added_there = h
         .lines
         .iter()
@@ -753,9 +752,11 @@ fn cluster(hay: &Haystack, texts: &[String], near: Option<usize>) -> Option<Clus
 }
 
 /// Match `wanted` against `file` (keys of one pass), as (wanted index, file line) pairs.
-fn align(wanted: &[String], file: &[String], file_base: usize) -> Vec<(usize, usize)> {
+fn align(wanted: &[String], file: &[Line], file_base: usize) -> Vec<(usize, usize)> {
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let file: Vec<&str> = file.iter().map(|l| &**l).collect();
     let mut out = Vec::new();
-    for op in similar::capture_diff_slices(Algorithm::Myers, wanted, file) {
+    for op in similar::capture_diff_slices(Algorithm::Myers, &wanted, &file) {
         if let similar::DiffOp::Equal {
             old_index,
             new_index,
@@ -773,7 +774,11 @@ fn closest_region(hay: &Haystack, old: &[String], near: Option<usize>) -> Option
     let (start, end, _) = cluster(hay, old, near)?;
     let region: Vec<&str> = (start..end).map(|f| hay.line(f)).collect();
     let wanted = keyed(Pass::Unicode, old);
-    let region_keys: Vec<String> = hay.keys(Pass::Unicode)[start..end].to_vec();
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let region_keys: Vec<&str> = hay.keys(Pass::Unicode)[start..end]
+        .iter()
+        .map(|l| &**l)
+        .collect();
     let ops = similar::capture_diff_slices(Algorithm::Myers, &wanted, &region_keys);
     let mut diffs: Vec<Difference> = Vec::new();
     let mut matched = 0usize;
@@ -1028,9 +1033,9 @@ fn alike(a: &str, b: &str) -> bool {
 pub fn look_in_other_files(
     patches: &[FilePatch],
     plans: &mut [super::FilePlan],
-    read: impl Fn(&str) -> Option<Vec<String>>,
+    read: impl Fn(&str) -> Option<Vec<Line<'static>>>,
 ) {
-    let mut cache: Vec<(String, Option<Vec<String>>)> = Vec::new();
+    let mut cache: Vec<(String, Option<Vec<Line<'static>>>)> = Vec::new();
     for (i, plan) in plans.iter_mut().enumerate() {
         for (k, h) in plan.hunks.iter_mut().enumerate() {
             let Some(d) = h.diagnostic.as_deref_mut() else {

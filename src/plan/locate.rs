@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::normalize::{is_trivial, key, Pass};
+use super::text::Line;
 use crate::patch::{Hunk, LineKind};
 
 /// The lines of one file with lazily built per-pass keys and indexes.
@@ -22,9 +23,10 @@ use crate::patch::{Hunk, LineKind};
 /// else builds the whole index once and is answered from it, so the answer never depends
 /// on which index was built.
 pub struct Haystack<'a> {
-    lines: &'a [String],
-    /// Per pass but the exact one, whose keys are the lines themselves.
-    keys: [OnceCell<Vec<String>>; 4],
+    lines: &'a [Line<'a>],
+    /// Per pass but the exact one, whose keys are the lines themselves (borrowed where a
+    /// key is its line).
+    keys: [OnceCell<Vec<Line<'a>>>; 4],
     index: [OnceCell<LineIndex>; 4],
     /// Per pass, the hashes of the keys of the lines searches will ask for (None: any).
     wanted: Option<[HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>; 4]>,
@@ -86,7 +88,7 @@ fn hash_str(s: &str) -> u64 {
 }
 
 impl<'a> Haystack<'a> {
-    pub fn new(lines: &'a [String]) -> Haystack<'a> {
+    pub fn new(lines: &'a [Line<'a>]) -> Haystack<'a> {
         Haystack {
             lines,
             keys: Default::default(),
@@ -98,7 +100,7 @@ impl<'a> Haystack<'a> {
 
     /// A haystack searched for `wanted` lines (a patch's lines and anchors), in any pass.
     pub fn for_lines<'w>(
-        lines: &'a [String],
+        lines: &'a [Line<'a>],
         wanted: impl Iterator<Item = &'w str>,
     ) -> Haystack<'a> {
         let mut sets: [HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>; 4] =
@@ -122,7 +124,7 @@ impl<'a> Haystack<'a> {
         self.lines.is_empty()
     }
 
-    pub fn lines(&self) -> &[String] {
+    pub fn lines(&self) -> &'a [Line<'a>] {
         self.lines
     }
 
@@ -130,23 +132,19 @@ impl<'a> Haystack<'a> {
         &self.lines[i]
     }
 
-    pub fn keys(&self, pass: Pass) -> &[String] {
+    pub fn keys(&self, pass: Pass) -> &[Line<'a>] {
         if pass == Pass::Exact {
             return self.lines;
         }
-        self.keys[pass.index()].get_or_init(|| {
-            self.lines
-                .iter()
-                .map(|l| key(pass, l).into_owned())
-                .collect()
-        })
+        let lines: &'a [Line<'a>] = self.lines;
+        self.keys[pass.index()].get_or_init(|| lines.iter().map(|l| key(pass, l)).collect())
     }
 
     /// Positions of lines whose key equals `k` (a superset on hash collisions; verify).
     pub fn positions(&self, pass: Pass, k: &str) -> &[u32] {
         let h = hash_str(k);
         let i = pass.index();
-        let keys = || self.keys(pass).iter().map(String::as_str);
+        let keys = || self.keys(pass).iter().map(|k| &**k);
         match &self.wanted {
             Some(sets) if sets[i].contains(&h) => self.index[i]
                 .get_or_init(|| LineIndex::new(keys(), |h| sets[i].contains(&h)))
@@ -919,10 +917,8 @@ pub fn insertion_points(
                     // next to a blank line) leave nothing to decide.
                     let commutes = gaps.as_ref().is_some_and(|g| {
                         before <= g.file.len() && {
-                            let between: Vec<&str> = g.file[after + 1..before]
-                                .iter()
-                                .map(String::as_str)
-                                .collect();
+                            let between: Vec<&str> =
+                                g.file[after + 1..before].iter().map(|l| &**l).collect();
                             let added = &texts[gi];
                             let mut one = between.clone();
                             one.extend(added.iter().copied());
@@ -953,7 +949,7 @@ pub fn insertion_points(
 /// and the file's lines, to see whether an insertion's side of a gap matters at all.
 pub struct Gaps<'a> {
     pub shortfall: Shortfall,
-    pub file: &'a [String],
+    pub file: &'a [Line<'a>],
 }
 
 /// The text of each run of added lines.
@@ -1338,7 +1334,7 @@ fn keep_compact(mapping: &mut [Option<usize>], anchor_off: usize, anchor_len: us
 /// (the left side of an anchor), so repeated lines pair with the copy next to the anchor.
 fn align(
     old: &[String],
-    file: &[String],
+    file: &[Line],
     old_base: usize,
     file_base: usize,
     mapping: &mut [Option<usize>],
@@ -1347,10 +1343,16 @@ fn align(
     if old.is_empty() || file.is_empty() {
         return;
     }
-    let (o, f): (Vec<&String>, Vec<&String>) = if toward_end {
-        (old.iter().rev().collect(), file.iter().rev().collect())
+    let (o, f): (Vec<&str>, Vec<&str>) = if toward_end {
+        (
+            old.iter().rev().map(String::as_str).collect(),
+            file.iter().rev().map(|l| &**l).collect(),
+        )
     } else {
-        (old.iter().collect(), file.iter().collect())
+        (
+            old.iter().map(String::as_str).collect(),
+            file.iter().map(|l| &**l).collect(),
+        )
     };
     for (a, b) in lcs_pairs(&o, &f) {
         let (oi, fi) = if toward_end {
@@ -1440,7 +1442,7 @@ fn validate(
     hunk: &Hunk,
     old: &Old,
     mapping: &[Option<usize>],
-    lines: &[String],
+    lines: &[Line],
     strong_anchor: bool,
     context_width: usize,
 ) -> Result<Validated, String> {

@@ -15,6 +15,7 @@ pub mod splice;
 pub mod text;
 pub mod three_way;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;
@@ -332,7 +333,12 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
         out.push(file_plan);
     }
     diagnose::look_in_other_files(&patch.files, &mut out, |path| match files.read(path) {
-        Ok(Entry::File(f)) => TextFile::decode(&f.bytes).map(|t| t.lines),
+        Ok(Entry::File(f)) => TextFile::decode(&f.bytes).map(|t| {
+            t.lines
+                .into_iter()
+                .map(|l| Cow::Owned(l.into_owned()))
+                .collect()
+        }),
         _ => None,
     });
     let changes = vfs.changes()?;
@@ -821,7 +827,7 @@ fn plan_modify(
     if bom_moved {
         text.bom = false;
         if let Some(first) = text.lines.first_mut() {
-            first.insert(0, '\u{feff}');
+            first.to_mut().insert(0, '\u{feff}');
         }
     }
 
@@ -1438,11 +1444,11 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
 /// left (as `git apply` does), and that text is returned: the way to apply hunks whose
 /// regions overlap. Without it, all are located in the original text (no quadratic cost);
 /// the caller switches to sequential when two placements overlap.
-fn locate_hunks(
+fn locate_hunks<'a>(
     fp: &FilePatch,
-    text: &TextFile,
+    text: &TextFile<'a>,
     sequential: bool,
-) -> (Vec<Located>, Vec<Hint>, Option<TextFile>) {
+) -> (Vec<Located>, Vec<Hint>, Option<TextFile<'a>>) {
     // The text as the hunks so far left it: only hunks located one after another need it.
     let mut current = if sequential {
         text.clone()

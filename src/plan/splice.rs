@@ -5,16 +5,20 @@ use std::borrow::Cow;
 
 use super::locate::Placement;
 use super::normalize::indentation;
-use super::text::{Eol, TextFile};
+use super::text::{Eol, Line as TextLine, TextFile};
 use crate::patch::{Hunk, Line, LineKind};
 
 /// Apply placed hunks (any order; regions must not overlap) to `file`. With `patch_eols`,
 /// added lines keep the ending the patch gave them; otherwise they take the file's own.
-pub fn splice(file: &TextFile, placed: &[(&Hunk, &Placement)], patch_eols: bool) -> TextFile {
+pub fn splice<'a>(
+    file: &TextFile<'a>,
+    placed: &[(&Hunk, &Placement)],
+    patch_eols: bool,
+) -> TextFile<'a> {
     let (lines, eols) = spliced(file, placed, patch_eols);
     TextFile {
         bom: file.bom,
-        lines: lines.into_iter().map(Cow::into_owned).collect(),
+        lines,
         eols,
     }
 }
@@ -29,23 +33,24 @@ pub fn splice_to_bytes(
     TextFile::encode_lines(file.bom, lines.iter().map(|l| &**l), &eols)
 }
 
-/// The lines of the spliced file (those kept borrowed from `file`) and their endings.
-fn spliced<'f>(
-    file: &'f TextFile,
+/// The lines of the spliced file (those kept borrow what `file`'s lines borrow) and their
+/// endings.
+fn spliced<'a>(
+    file: &TextFile<'a>,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
-) -> (Vec<Cow<'f, str>>, Vec<Eol>) {
+) -> (Vec<TextLine<'a>>, Vec<Eol>) {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
     let eol = file.dominant_eol();
-    let mut lines: Vec<Cow<'f, str>> = Vec::with_capacity(file.len() + 16);
+    let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
     let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     for &i in &order {
         let (hunk, p) = placed[i];
         while cursor < p.start {
-            lines.push(Cow::Borrowed(&file.lines[cursor]));
+            lines.push(file.lines[cursor].clone());
             eols.push(file.eols[cursor]);
             cursor += 1;
         }
@@ -65,7 +70,7 @@ fn spliced<'f>(
                 }
             }
         }
-        let emit_groups_at = |pos: usize, lines: &mut Vec<Cow<'f, str>>, eols: &mut Vec<Eol>| {
+        let emit_groups_at = |pos: usize, lines: &mut Vec<TextLine<'a>>, eols: &mut Vec<Eol>| {
             for ((g, &at), map) in groups.iter().zip(&p.inserts).zip(&group_maps) {
                 if at == pos {
                     for l in g {
@@ -82,7 +87,7 @@ fn spliced<'f>(
         for pos in p.start..p.end {
             emit_groups_at(pos, &mut lines, &mut eols);
             if !removed[pos - p.start] {
-                lines.push(Cow::Borrowed(&file.lines[pos]));
+                lines.push(file.lines[pos].clone());
                 eols.push(file.eols[pos]);
             }
         }
@@ -93,7 +98,7 @@ fn spliced<'f>(
         }
     }
     while cursor < file.len() {
-        lines.push(Cow::Borrowed(&file.lines[cursor]));
+        lines.push(file.lines[cursor].clone());
         eols.push(file.eols[cursor]);
         cursor += 1;
     }
@@ -174,7 +179,7 @@ impl IndentMap {
                 m.map(|f| {
                     (
                         l.text.as_str(),
-                        file.lines[f].as_str(),
+                        &*file.lines[f],
                         l.kind == LineKind::Context,
                     )
                 })

@@ -1,4 +1,9 @@
 //! A text file as lines plus the conventions to write it back: BOM, per-line endings, final newline.
+//!
+//! The lines borrow the bytes they were decoded from (UTF-8 text, the common case, is not
+//! copied): a file costs a slice per line, not an allocation per line.
+
+use std::borrow::Cow;
 
 /// A line terminator as the file has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,23 +26,33 @@ impl Eol {
 
 const BOM: char = '\u{feff}';
 
+/// One line of a [`TextFile`]: borrowed from the decoded bytes, owned only where the
+/// planner changed it (or where the bytes were not UTF-8).
+pub type Line<'a> = Cow<'a, str>;
+
 /// A decoded text file. `lines[i]` never contains its terminator; `eols[i]` is it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TextFile {
+pub struct TextFile<'a> {
     pub bom: bool,
-    pub lines: Vec<String>,
+    pub lines: Vec<Line<'a>>,
     pub eols: Vec<Eol>,
 }
 
-impl TextFile {
+impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
     /// [`crate::bytes`]); `None` for binary content (a NUL byte).
-    pub fn decode(bytes: &[u8]) -> Option<TextFile> {
-        if bytes.contains(&0) {
+    pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
+        if memchr::memchr(0, bytes).is_some() {
             return None;
         }
-        let decoded = crate::bytes::decode(bytes)?;
-        let text: &str = &decoded;
+        match crate::bytes::decode(bytes)? {
+            Cow::Borrowed(text) => Some(TextFile::split(text, Cow::Borrowed)),
+            Cow::Owned(text) => Some(TextFile::split(&text, |l| Cow::Owned(l.to_string()))),
+        }
+    }
+
+    /// Split decoded text into lines made by `line`.
+    fn split<'t>(text: &'t str, line: impl Fn(&'t str) -> Line<'a>) -> TextFile<'a> {
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -47,33 +62,33 @@ impl TextFile {
         let mut eols = Vec::with_capacity(count);
         let mut rest = text;
         while !rest.is_empty() {
-            match rest.find('\n') {
+            match memchr::memchr(b'\n', rest.as_bytes()) {
                 Some(i) => {
-                    let line = &rest[..i];
-                    match line.strip_suffix('\r') {
+                    let l = &rest[..i];
+                    match l.strip_suffix('\r') {
                         Some(l) => {
-                            lines.push(l.to_string());
+                            lines.push(line(l));
                             eols.push(Eol::Crlf);
                         }
                         None => {
-                            lines.push(line.to_string());
+                            lines.push(line(l));
                             eols.push(Eol::Lf);
                         }
                     }
                     rest = &rest[i + 1..];
                 }
                 None => {
-                    lines.push(rest.to_string());
+                    lines.push(line(rest));
                     eols.push(Eol::None);
                     rest = "";
                 }
             }
         }
-        Some(TextFile { bom, lines, eols })
+        TextFile { bom, lines, eols }
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        TextFile::encode_lines(self.bom, self.lines.iter().map(String::as_str), &self.eols)
+        TextFile::encode_lines(self.bom, self.lines.iter().map(|l| &**l), &self.eols)
     }
 
     /// The bytes of a file made of `lines` ending in `eols`, after a BOM when `bom`.

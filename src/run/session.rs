@@ -248,6 +248,7 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
             .iter()
             .map(|c| Touched {
                 path: c.path.clone(),
+                before: c.before.clone(),
                 after: c.after.clone(),
             })
             .collect();

@@ -74,6 +74,7 @@ pub fn write_recorded(
         .iter()
         .map(|c| Touched {
             path: c.path.clone(),
+            before: c.before.clone(),
             after: c.after.clone(),
         })
         .collect();
