@@ -30,6 +30,7 @@ fn main() {
         std::fs::write(repo.work_dir.join(path), &content).expect("edit the touched file");
         let touched = [Touched {
             path: path.clone(),
+            before: None,
             after: Some(FileState {
                 bytes: format!("after run {i}\n").into_bytes().into(),
                 mode: MODE_FILE,

@@ -1282,6 +1282,10 @@ mod tests {
         s.lines().map(str::to_string).collect()
     }
 
+    fn file_lines(s: &str) -> Vec<Line<'_>> {
+        s.lines().map(Line::Borrowed).collect()
+    }
+
     #[test]
     fn the_closest_region_is_found_near_the_hint_and_its_differences_named() {
         let mut file = String::new();
@@ -1289,7 +1293,7 @@ mod tests {
             file.push_str(&format!("line {i}\n"));
         }
         file = file.replace("line 120\n", "line 120 changed\n");
-        let hay_lines = lines(&file);
+        let hay_lines = file_lines(&file);
         let hay = Haystack::new(&hay_lines);
         let old = lines("line 118\nline 119\nline 120\nline 121\n");
         let c = closest_region(&hay, &old, Some(117)).expect("a region");
@@ -1305,14 +1309,14 @@ mod tests {
 
     #[test]
     fn no_region_when_no_distinctive_line_is_there() {
-        let hay_lines = lines("a\nb\nc\n");
+        let hay_lines = file_lines("a\nb\nc\n");
         let hay = Haystack::new(&hay_lines);
         assert!(closest_region(&hay, &lines("something else\n"), None).is_none());
     }
 
     #[test]
     fn a_missing_blank_line_is_named() {
-        let hay_lines = lines("fn a() {\n    one();\n    two();\n}\n");
+        let hay_lines = file_lines("fn a() {\n    one();\n    two();\n}\n");
         let hay = Haystack::new(&hay_lines);
         let old = lines("fn a() {\n    one();\n\n    two();\n}\n");
         let c = closest_region(&hay, &old, None).expect("a region");

@@ -111,6 +111,7 @@ fn file(bytes: &[u8], mode: u32) -> Option<FileState> {
 fn touched(path: &str, after: Option<FileState>) -> Touched {
     Touched {
         path: path.to_string(),
+        before: None,
         after,
     }
 }
@@ -258,6 +259,47 @@ fn create_list_read_round_trip_keeps_exact_bytes_and_modes() {
             "post ids are git's blob ids"
         );
     }
+}
+
+/// The state the plan read is recorded only while the work tree still holds it, byte for
+/// byte and mode for mode: otherwise what is really there is.
+#[test]
+fn a_known_before_state_is_recorded_only_when_the_work_tree_holds_it() {
+    let t = TestRepo::empty();
+    t.write("a.txt", b"as planned\n");
+    t.write("b.txt", b"changed since the plan\n");
+    t.write("c.sh", b"same bytes\n");
+    t.commit_all("base");
+    let repo = t.open();
+    let with = |path: &str, before: &[u8], mode: u32| Touched {
+        path: path.to_string(),
+        before: file(before, mode),
+        after: file(b"after\n", MODE_FILE),
+    };
+    let touched = [
+        with("a.txt", b"as planned\n", MODE_FILE),
+        with("b.txt", b"as the plan read it\n", MODE_FILE),
+        // Same bytes, another mode than the file has: not held.
+        with("c.sh", b"same bytes\n", MODE_EXEC),
+        // Planned as present, but there is no file.
+        with("gone.txt", b"planned\n", MODE_FILE),
+    ];
+    let id = snapshot::create(&repo, &touched, &meta(None)).expect("snapshot");
+    let snap = snapshot::read(&repo, id).expect("read");
+    let before = |p: &str| {
+        snap.path(p)
+            .expect("recorded")
+            .before
+            .as_ref()
+            .map(|f| (f.bytes.to_vec(), f.mode))
+    };
+    assert_eq!(before("a.txt"), Some((b"as planned\n".to_vec(), MODE_FILE)));
+    assert_eq!(
+        before("b.txt"),
+        Some((b"changed since the plan\n".to_vec(), MODE_FILE))
+    );
+    assert_eq!(before("c.sh"), Some((b"same bytes\n".to_vec(), MODE_FILE)));
+    assert_eq!(before("gone.txt"), None);
 }
 
 #[test]
