@@ -142,7 +142,7 @@ pub fn diff_until<'l>(old: &[&'l [u8]], new: &[&'l [u8]], deadline: Instant) -> 
         .count();
     let mut ops = Ops::default();
     ops.equal(0, 0, prefix);
-    middle(
+    sparse(
         &old[prefix..old.len() - suffix],
         &new[prefix..new.len() - suffix],
         prefix,
@@ -231,10 +231,68 @@ pub fn count_change(old: Option<&[u8]>, new: Option<&[u8]>, deadline: Instant) -
     }
 }
 
-/// `a` and `b` start at line `at` of both files (the common prefix is equally long).
-fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, deadline: Instant, ops: &mut Ops) {
+/// Below this many lines on both sides, the middle of a diff goes to [`middle`] whole.
+const SPARSE_FROM: usize = 2_000;
+/// How far apart, in lines of both sides together, two runs of common lines may be for
+/// [`sparse`] to step from one to the next.
+const RESYNC_WITHIN: usize = 32;
+/// Common lines in a row that [`sparse`] takes as the two sides being in step again.
+const RESYNC_RUN: usize = 4;
+
+/// The middle of a big diff, walked in step: runs of common lines are taken as they come,
+/// and each difference between them (the nearest place where both sides run on together
+/// for [`RESYNC_RUN`] lines, within [`RESYNC_WITHIN`] lines) goes to [`middle`] alone. A
+/// file with thousands of scattered one-line hunks so costs its length, not a table of all
+/// its lines. Where the sides do not fall back in step soon (a block rewritten), the rest
+/// goes to [`middle`]. Small middles go there whole, so small diffs read as they always did.
+fn sparse<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, deadline: Instant, ops: &mut Ops) {
+    if a.len() + b.len() < SPARSE_FROM {
+        return middle(a, b, (at, at), deadline, ops);
+    }
+    let in_step = |i: usize, j: usize| {
+        let run = RESYNC_RUN.min(a.len() - i).min(b.len() - j);
+        // Near the end only the whole rest of both sides counts.
+        let whole = run == RESYNC_RUN || (a.len() - i == b.len() - j);
+        run > 0 && whole && a[i..i + run] == b[j..j + run]
+    };
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() && j < b.len() {
+        let same = a[i..]
+            .iter()
+            .zip(&b[j..])
+            .take_while(|(x, y)| x == y)
+            .count();
+        if same > 0 {
+            ops.equal(at + i, at + j, same);
+            (i, j) = (i + same, j + same);
+            continue;
+        }
+        let next = (1..=RESYNC_WITHIN).find_map(|d| {
+            (0..=d)
+                .map(|di| (i + di, j + d - di))
+                .find(|&(x, y)| x < a.len() && y < b.len() && in_step(x, y))
+        });
+        match next {
+            Some((x, y)) => {
+                middle(&a[i..x], &b[j..y], (at + i, at + j), deadline, ops);
+                (i, j) = (x, y);
+            }
+            None => break,
+        }
+    }
+    middle(&a[i..], &b[j..], (at + i, at + j), deadline, ops);
+}
+
+/// `a` starts at line `at.0` of the old file, `b` at line `at.1` of the new one.
+fn middle<'l>(
+    a: &[&'l [u8]],
+    b: &[&'l [u8]],
+    at: (usize, usize),
+    deadline: Instant,
+    ops: &mut Ops,
+) {
     if a.is_empty() || b.is_empty() {
-        ops.change(at, a.len(), at, b.len());
+        ops.change(at.0, a.len(), at.1, b.len());
         return;
     }
     let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::hash::Fast>> =
@@ -275,13 +333,13 @@ fn middle<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, deadline: Instant, ops:
         {
             for k in 0..len {
                 let (i, j) = (ka[old_index + k], kb[new_index + k]);
-                ops.change(at + x, i - x, at + y, j - y);
-                ops.equal(at + i, at + j, 1);
+                ops.change(at.0 + x, i - x, at.1 + y, j - y);
+                ops.equal(at.0 + i, at.1 + j, 1);
                 (x, y) = (i + 1, j + 1);
             }
         }
     }
-    ops.change(at + x, a.len() - x, at + y, b.len() - y);
+    ops.change(at.0 + x, a.len() - x, at.1 + y, b.len() - y);
 }
 
 /// Operations being built, merging neighbours of one kind.
@@ -456,6 +514,28 @@ mod tests {
     }
 
     #[test]
+    fn scattered_one_line_changes_in_a_big_file_count_one_line_each() {
+        let old: Vec<Vec<u8>> = (0..10_000)
+            .map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let mut new = old.clone();
+        for i in (5..10_000).step_by(50) {
+            new[i] = format!("line {i} edited\n").into_bytes();
+        }
+        let (o, n) = (old.concat(), new.concat());
+        assert_eq!(counts(&o, &n), (200, 200));
+        let a: Vec<&[u8]> = old.iter().map(|l| &l[..]).collect();
+        let b: Vec<&[u8]> = new.iter().map(|l| &l[..]).collect();
+        let ops = diff(&a, &b, TIMEOUT);
+        assert_eq!(
+            ops.len(),
+            401,
+            "200 one-line replacements between 201 common runs"
+        );
+        assert_eq!(replay(&a, &b, &ops), new);
+    }
+
+    #[test]
     fn counts_follow_the_lines_and_their_terminators() {
         assert_eq!(counts(b"a\nb\nc\n", b"a\nB\nc\n"), (1, 1));
         assert_eq!(counts(b"", b"x\ny"), (2, 0));
@@ -523,6 +603,44 @@ mod tests {
                 c
             };
             prop_assert_eq!(counts(&o, &n), full);
+        }
+
+        /// Big files with scattered edits go through the in-step walk: its operations
+        /// rebuild the new side too, and a lone changed line costs one line each way.
+        #[test]
+        fn a_big_sparse_diff_rebuilds_the_new_side(
+            seed in 0u64..1_000,
+            edits in proptest::collection::vec((0usize..3_000, 0u8..4, 0usize..40), 1..30),
+        ) {
+            // Lines with repeats (blank lines, braces) among distinct ones.
+            let base: Vec<Vec<u8>> = (0..3_000u64)
+                .map(|i| match (i * 7 + seed) % 11 {
+                    0 => b"\n".to_vec(),
+                    1 => b"}\n".to_vec(),
+                    _ => format!("line {}\n", (i * 31 + seed) % 2_000).into_bytes(),
+                })
+                .collect();
+            let mut new = base.clone();
+            for &(at, kind, n) in &edits {
+                let at = at.min(new.len());
+                match kind {
+                    0 => { new.insert(at, format!("added {n}\n").into_bytes()); }
+                    1 => { if at < new.len() { new.remove(at); } }
+                    2 => { if at < new.len() { new[at] = format!("changed {n}\n").into_bytes(); } }
+                    _ => {
+                        for k in 0..n { new.insert(at, format!("block {k}\n").into_bytes()); }
+                    }
+                }
+            }
+            let a: Vec<&[u8]> = base.iter().map(|l| &l[..]).collect();
+            let b: Vec<&[u8]> = new.iter().map(|l| &l[..]).collect();
+            let ops = diff(&a, &b, TIMEOUT);
+            prop_assert_eq!(replay(&a, &b, &ops), new.clone());
+            for w in ops.windows(2) {
+                let same = matches!((&w[0], &w[1]), (DiffOp::Equal { .. }, DiffOp::Equal { .. }))
+                    || !matches!(w[0], DiffOp::Equal { .. }) && !matches!(w[1], DiffOp::Equal { .. });
+                prop_assert!(!same, "{:?}", w);
+            }
         }
 
         #[test]
