@@ -103,7 +103,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
 /// the writer keeps each file's own line endings.
 fn split_lines<'t>(text: &'t str, notes: &mut Notes) -> Vec<&'t str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines: Vec<&str> = text.split('\n').collect();
+    let mut lines: Vec<&str> = super::split_at_newlines(text);
     if text.ends_with('\n') {
         lines.pop();
     }

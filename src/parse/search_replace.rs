@@ -120,7 +120,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
 /// Input lines without terminators; a CR before the LF is transport, not content.
 fn split_lines(text: &str) -> Vec<&str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines: Vec<&str> = text.split('\n').collect();
+    let mut lines: Vec<&str> = super::split_at_newlines(text);
     if text.ends_with('\n') {
         lines.pop();
     }
@@ -389,7 +389,7 @@ impl<'a> Parser<'a, '_> {
                         return None;
                     }
                     // A binary file is never the one a SEARCH text edits.
-                    if bytes.contains(&0) {
+                    if memchr::memchr(0, &bytes).is_some() {
                         continue;
                     }
                     let lines = String::from_utf8_lossy(&bytes)

@@ -13,7 +13,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notices = Vec::new();
     // CRLF on the diff's own header lines means the whole text was converted in transit:
     // its CRs say nothing about the files. CRs only on body lines are the files' own.
-    let mut lines: Vec<&str> = text.split('\n').collect();
+    let mut lines: Vec<&str> = super::split_at_newlines(text);
     // The text's final newline ends the last line; it does not start an empty one.
     if text.ends_with('\n') {
         lines.pop();

@@ -255,7 +255,7 @@ fn fit_bytes(fp: &FilePatch, bytes: &[u8]) -> bool {
 /// anything else.
 fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
     let text = std::str::from_utf8(bytes).ok()?;
-    if text.contains('\0') {
+    if memchr::memchr(0, text.as_bytes()).is_some() {
         return None;
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

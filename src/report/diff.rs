@@ -132,7 +132,7 @@ fn file_diff(
         };
     }
     // Binary as git judges it: a NUL byte.
-    if old_bytes.contains(&0) || new_bytes.contains(&0) {
+    if memchr::memchr(0, old_bytes).is_some() || memchr::memchr(0, new_bytes).is_some() {
         let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
         let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
         header.push(format!("Binary files {a} and {b} differ"));
