@@ -15,7 +15,25 @@ pub fn splice<'a>(
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
 ) -> TextFile<'a> {
-    let (lines, eols) = spliced(file, placed, patch_eols);
+    let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
+    let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
+    let ends = walk(file, placed, patch_eols, |line, e| {
+        lines.push(line);
+        eols.push(e);
+    });
+    // Only the last line may lack an ending, and it lacks one as `ends` says.
+    let n = eols.len();
+    for (i, e) in eols.iter_mut().enumerate() {
+        if i + 1 < n {
+            if *e == Eol::None {
+                *e = ends.eol;
+            }
+        } else if !ends.final_newline {
+            *e = Eol::None;
+        } else if *e == Eol::None {
+            *e = ends.eol;
+        }
+    }
     TextFile {
         bom: file.bom,
         lines,
@@ -23,35 +41,74 @@ pub fn splice<'a>(
     }
 }
 
-/// [`splice`] straight to the file's bytes, without a line of its own for each line kept.
+/// [`splice`] straight to the file's bytes, written as the lines come: no vector of the
+/// spliced lines, and the lines kept are copied once.
 pub fn splice_to_bytes(
     file: &TextFile,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
 ) -> Vec<u8> {
-    let (lines, eols) = spliced(file, placed, patch_eols);
-    TextFile::encode_lines(file.bom, lines.iter().map(|l| &**l), &eols)
+    let added: usize = placed
+        .iter()
+        .flat_map(|(h, _)| &h.lines)
+        .filter(|l| l.kind == LineKind::Add)
+        .map(|l| l.text.len() + 2)
+        .sum();
+    let kept: usize = file.lines.iter().map(|l| l.len() + 2).sum();
+    let mut out = String::with_capacity(kept + added + 3);
+    if file.bom {
+        out.push('\u{feff}');
+    }
+    // The ending of the line last written, when it was left off: written once a line
+    // follows, as the file's.
+    let mut open = false;
+    let mut last_eol_len = 0usize;
+    let dominant = file.dominant_eol();
+    let ends = walk(file, placed, patch_eols, |line, e| {
+        if open {
+            out.push_str(dominant.as_str());
+        }
+        out.push_str(&line);
+        open = e == Eol::None;
+        out.push_str(e.as_str());
+        last_eol_len = e.as_str().len();
+    });
+    if !ends.final_newline {
+        out.truncate(out.len() - last_eol_len);
+    } else if open {
+        out.push_str(ends.eol.as_str());
+    }
+    match crate::bytes::encode(&out) {
+        Cow::Borrowed(_) => out.into_bytes(),
+        Cow::Owned(b) => b,
+    }
 }
 
-/// The lines of the spliced file (those kept borrow what `file`'s lines borrow) and their
-/// endings.
-fn spliced<'a>(
+/// How a spliced file ends: whether its last line has a newline, and the ending new lines
+/// (and a line that stops being the last) take.
+struct Ends {
+    final_newline: bool,
+    eol: Eol,
+}
+
+/// Walk the spliced file's lines in order, giving each (the lines kept borrow what
+/// `file`'s lines borrow) with the ending it has in `file` or the patch; the caller settles
+/// the last line's ending by the returned [`Ends`].
+fn walk<'a>(
     file: &TextFile<'a>,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
-) -> (Vec<TextLine<'a>>, Vec<Eol>) {
+    mut emit: impl FnMut(TextLine<'a>, Eol),
+) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
     let eol = file.dominant_eol();
-    let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
-    let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     for &i in &order {
         let (hunk, p) = placed[i];
         while cursor < p.start {
-            lines.push(file.lines[cursor].clone());
-            eols.push(file.eols[cursor]);
+            emit(file.lines[cursor].clone(), file.eols[cursor]);
             cursor += 1;
         }
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
@@ -70,60 +127,45 @@ fn spliced<'a>(
                 }
             }
         }
-        let emit_groups_at = |pos: usize, lines: &mut Vec<TextLine<'a>>, eols: &mut Vec<Eol>| {
+        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(TextLine<'a>, Eol)| {
             for ((g, &at), map) in groups.iter().zip(&p.inserts).zip(&group_maps) {
                 if at == pos {
                     for l in g {
-                        lines.push(Cow::Owned(map.apply(&l.text)));
-                        eols.push(match (patch_eols, l.crlf) {
+                        let e = match (patch_eols, l.crlf) {
                             (false, _) => eol,
                             (true, true) => Eol::Crlf,
                             (true, false) => Eol::Lf,
-                        });
+                        };
+                        emit(Cow::Owned(map.apply(&l.text)), e);
                     }
                 }
             }
         };
         for pos in p.start..p.end {
-            emit_groups_at(pos, &mut lines, &mut eols);
+            emit_groups_at(pos, &mut emit);
             if !removed[pos - p.start] {
-                lines.push(file.lines[pos].clone());
-                eols.push(file.eols[pos]);
+                emit(file.lines[pos].clone(), file.eols[pos]);
             }
         }
-        emit_groups_at(p.end, &mut lines, &mut eols);
+        emit_groups_at(p.end, &mut emit);
         cursor = p.end;
         if p.end == file.len() {
             touches_end = Some(hunk);
         }
     }
     while cursor < file.len() {
-        lines.push(file.lines[cursor].clone());
-        eols.push(file.eols[cursor]);
+        emit(file.lines[cursor].clone(), file.eols[cursor]);
         cursor += 1;
     }
-    // Line endings: only the last line may lack one, and whether it does is the file's
-    // choice unless a hunk at the end of the file says otherwise.
-    // Only a change of the marker between the sides changes it: a marker on a context line
-    // (both sides) says the file already ends that way, not that it must.
+    // Whether the file ends with a newline is the file's choice unless a hunk at its end
+    // says otherwise. Only a change of the marker between the sides changes it: a marker on
+    // a context line (both sides) says the file already ends that way, not that it must.
     let final_newline = match touches_end {
         Some(h) if h.new_no_newline && !h.old_no_newline => false,
         Some(h) if h.old_no_newline && !h.new_no_newline => true,
         _ => file.ends_with_newline(),
     };
-    let n = eols.len();
-    for (i, e) in eols.iter_mut().enumerate() {
-        if i + 1 < n {
-            if *e == Eol::None {
-                *e = eol;
-            }
-        } else if !final_newline {
-            *e = Eol::None;
-        } else if *e == Eol::None {
-            *e = eol;
-        }
-    }
-    (lines, eols)
+    Ends { final_newline, eol }
 }
 
 /// The added lines of a hunk, one vector per run.
