@@ -8,8 +8,10 @@
 //! The planner hands over its claims ([`Evidence`]): where each hunk landed, which file
 //! lines its old side matched, where its added lines went, and the bytes it means to write.
 //! This module re-derives the result from those claims with its own, simple rules and
-//! compares. Its cost is linear in the file plus the patch. The gate approves a write only
-//! with a [`Proof`], which only [`prove`] makes.
+//! compares. Its cost is linear in the file plus the patch; what it holds follows the hunks:
+//! the derived result is runs (kept stretches of the original, runs of added lines), the
+//! original has an index of line starts, and the planned file is only walked. The gate
+//! approves a write only with a [`Proof`], which only [`prove`] makes.
 
 mod derived;
 mod lines;
