@@ -8,9 +8,12 @@
 //! The planner hands over its claims ([`Evidence`]): where each hunk landed, which file
 //! lines its old side matched, where its added lines went, and the bytes it means to write.
 //! This module re-derives the result from those claims with its own, simple rules and
-//! compares. Its cost is linear in the file plus the patch. The gate approves a write only
-//! with a [`Proof`], which only [`prove`] makes.
+//! compares. Its cost is linear in the file plus the patch; what it holds follows the hunks:
+//! the derived result is runs (kept stretches of the original, runs of added lines), the
+//! original has an index of line starts, and the planned file is only walked. The gate
+//! approves a write only with a [`Proof`], which only [`prove`] makes.
 
+mod derived;
 mod lines;
 #[cfg(test)]
 mod tests;
@@ -22,7 +25,8 @@ use crate::plan::locate::Placement;
 use crate::plan::normalize::{key, Pass};
 use crate::plan::{Claim, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{FileState, MODE_FILE};
-use lines::{split, Line, Split};
+use derived::{Derived, Seg};
+use lines::{strip_bom, Index, Line, Lines};
 
 /// Evidence that a plan was checked. Its field is private: only [`prove`] makes one, and the
 /// gate needs one to approve a write.
@@ -289,16 +293,17 @@ fn check_deleted_content(fp: &FilePatch, p: &FilePlan, before: &FileState) -> Re
     if fp.hunks.is_empty() {
         return Ok(());
     }
-    let file = split(&before.bytes, false);
-    let expected: Vec<&str> = fp
+    let (_, bytes) = strip_bom(&before.bytes, false);
+    let mut expected = fp
         .hunks
         .iter()
-        .flat_map(|h| h.old_lines().map(|l| l.text.as_str()))
-        .collect();
-    let same = file.lines.len() == expected.len()
-        && file.lines.iter().zip(&expected).all(|(a, b)| {
+        .flat_map(|h| h.old_lines().map(|l| l.text.as_str()));
+    // Line for line, and neither side longer.
+    let same = Lines::new(bytes).all(|a| {
+        expected.next().is_some_and(|b| {
             key(Pass::TrailingWhitespace, &a.text()) == key(Pass::TrailingWhitespace, b)
-        });
+        })
+    }) && expected.next().is_none();
     if same {
         Ok(())
     } else {
@@ -326,14 +331,14 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
             ))
         };
     }
-    let file = split(&after.bytes, false);
+    let (_, bytes) = strip_bom(&after.bytes, false);
     let mut added = fp
         .hunks
         .iter()
         .flat_map(|h| &h.lines)
         .filter(|l| l.kind == LineKind::Add);
     // Line for line, and neither side longer.
-    let same = file.lines.iter().all(|a| {
+    let same = Lines::new(bytes).all(|a| {
         added
             .next()
             .is_some_and(|b| a.content == &*crate::bytes::encode(&b.text))
@@ -346,29 +351,6 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
             None,
             "the created file's lines are not the patch's",
         ))
-    }
-}
-
-/// One line of the result the proof derives: a line of the file kept as it is, or a line
-/// the patch adds (compared modulo the pass that placed its hunk).
-#[derive(Debug, Clone, Copy)]
-enum Expected<'a> {
-    /// A line of the original file (its content and terminator), kept.
-    Kept(&'a Line<'a>),
-    Added {
-        text: &'a str,
-        /// Patch order, 0-based (u32 keeps a file's worth of these small).
-        hunk: u32,
-        loose: Option<Pass>,
-    },
-}
-
-impl Expected<'_> {
-    fn text(&self) -> std::borrow::Cow<'_, str> {
-        match self {
-            Expected::Kept(line) => line.text(),
-            Expected::Added { text, .. } => std::borrow::Cow::Borrowed(text),
-        }
     }
 }
 
@@ -391,12 +373,15 @@ fn check_text(
             ),
         ));
     }
-    let old = split(&before.bytes, ev.bom_in_text);
-    let new = split(&after.bytes, ev.bom_in_text);
-    if old.bom != new.bom {
+    let (old_bom, old) = strip_bom(&before.bytes, ev.bom_in_text);
+    let (new_bom, new) = strip_bom(&after.bytes, ev.bom_in_text);
+    if old_bom != new_bom {
         return Err(fail(p, None, "the byte-order mark changed"));
     }
-    let mut cur: Vec<Expected> = old.lines.iter().map(Expected::Kept).collect();
+    // The original is indexed (4 bytes a line); the planned file is only ever walked.
+    let orig = Index::new(old);
+    let new_len = lines::count(new);
+    let mut cur = Derived::original(&orig);
     let mut touches_end = false;
     let mut final_newline: Option<bool> = None;
     let mut placed: Vec<(usize, &Hunk, &Placement)> = Vec::new();
@@ -483,9 +468,9 @@ fn check_text(
         placed.sort_by_key(|(i, _, pl)| (pl.start, pl.end, *i));
         cur = apply_claims(p, &cur, &placed, &mut touches_end)?;
     }
-    compare(p, &cur, &new, touches_end, final_newline)?;
+    compare(p, &cur, new, new_len, touches_end, final_newline)?;
     if !ev.sequential {
-        reverse(p, &placed, &old, &new)?;
+        reverse(p, &placed, &orig, new, new_len)?;
     }
     Ok(())
 }
@@ -580,14 +565,15 @@ fn check_pieces(
     }
 }
 
-/// Apply non-overlapping placements, sorted by start, to `cur`: the proof's own splice.
+/// Apply non-overlapping placements, sorted by start, to `cur`: the proof's own splice. Runs
+/// outside the regions are carried over whole; a region is walked line by line.
 fn apply_claims<'a>(
     p: &FilePlan,
-    cur: &[Expected<'a>],
+    cur: &Derived<'a>,
     placed: &[(usize, &'a Hunk, &Placement)],
     touches_end: &mut bool,
-) -> Result<Vec<Expected<'a>>, Failure> {
-    let mut out: Vec<Expected<'a>> = Vec::with_capacity(cur.len() + 16);
+) -> Result<Derived<'a>, Failure> {
+    let mut out = Derived::empty(cur.orig());
     let mut cursor = 0usize;
     for &(i, h, pl) in placed {
         let at = Some(i + 1);
@@ -617,7 +603,7 @@ fn apply_claims<'a>(
                 "the hunk must end the file but was placed earlier",
             ));
         }
-        out.extend_from_slice(&cur[cursor..pl.start]);
+        out.extend_from(cur, cursor, pl.start);
         let removed = check_mapping(p, i, h, pl, cur)?;
         let runs = added_runs(h);
         if runs.len() != pl.inserts.len() {
@@ -642,28 +628,32 @@ fn apply_claims<'a>(
         }
         let loose =
             (h.reindent || pl.pass.ignores_indentation()).then_some(pl.pass.max(Pass::Whitespace));
-        let emit = |pos: usize, out: &mut Vec<Expected<'a>>| {
-            for (run, _) in runs.iter().zip(&pl.inserts).filter(|(_, &x)| x == pos) {
-                out.extend(run.iter().map(|text| Expected::Added {
-                    text,
-                    hunk: i as u32,
-                    loose,
-                }));
-            }
-        };
-        for pos in pl.start..pl.end {
-            emit(pos, &mut out);
-            if !removed[pos - pl.start] {
-                out.push(cur[pos]);
+        // Region lines from `keep` on are kept up to the next removed line or insertion
+        // point; the insertion points are in order, so the runs go in as the walk reaches
+        // them.
+        let mut next = 0usize;
+        let mut keep = pl.start;
+        for pos in pl.start..=pl.end {
+            let gone = pos < pl.end && removed[pos - pl.start];
+            if gone || pos == pl.end || pl.inserts.get(next) == Some(&pos) {
+                out.extend_from(cur, keep, pos);
+                while pl.inserts.get(next) == Some(&pos) {
+                    out.push(Seg::Added {
+                        lines: runs[next],
+                        hunk: i as u32,
+                        loose,
+                    });
+                    next += 1;
+                }
+                keep = if gone { pos + 1 } else { pos };
             }
         }
-        emit(pl.end, &mut out);
         cursor = pl.end;
         if pl.end == cur.len() {
             *touches_end = true;
         }
     }
-    out.extend_from_slice(&cur[cursor..]);
+    out.extend_from(cur, cursor, cur.len());
     Ok(out)
 }
 
@@ -675,7 +665,7 @@ fn check_mapping(
     i: usize,
     h: &Hunk,
     pl: &Placement,
-    cur: &[Expected],
+    cur: &Derived,
 ) -> Result<Vec<bool>, Failure> {
     let at = Some(i + 1);
     let old: Vec<_> = h.old_lines().collect();
@@ -705,7 +695,7 @@ fn check_mapping(
         }
         last = Some(m);
         matched += 1;
-        if key(pl.pass, &line.text) != key(pl.pass, &cur[m].text()) {
+        if key(pl.pass, &line.text) != key(pl.pass, &cur.text(cur.at(m))) {
             return Err(fail(
                 p,
                 at,
@@ -739,23 +729,11 @@ fn check_mapping(
 }
 
 /// The runs of added lines of a hunk, in order.
-fn added_runs(h: &Hunk) -> Vec<Vec<&str>> {
-    let mut runs: Vec<Vec<&str>> = Vec::new();
-    let mut open = false;
-    for l in &h.lines {
-        if l.kind == LineKind::Add {
-            if !open {
-                runs.push(Vec::new());
-                open = true;
-            }
-            runs.last_mut()
-                .expect("a run was just opened")
-                .push(&l.text);
-        } else {
-            open = false;
-        }
-    }
-    runs
+fn added_runs(h: &Hunk) -> Vec<&[crate::patch::Line]> {
+    h.lines
+        .chunk_by(|a, b| (a.kind == LineKind::Add) == (b.kind == LineKind::Add))
+        .filter(|run| run[0].kind == LineKind::Add)
+        .collect()
 }
 
 /// An already-applied hunk: its new side is at `start`, where it would land by its pins, and
@@ -764,7 +742,7 @@ fn check_already(
     p: &FilePlan,
     i: usize,
     h: &Hunk,
-    cur: &[Expected],
+    cur: &Derived,
     start: usize,
     pass: Pass,
 ) -> Result<(), Failure> {
@@ -781,8 +759,8 @@ fn check_already(
         start + n <= cur.len()
             && new[..n]
                 .iter()
-                .zip(&cur[start..start + n])
-                .all(|(a, b)| key(pass, a) == key(pass, &b.text()))
+                .zip(cur.items(start, start + n))
+                .all(|(a, b)| key(pass, a) == key(pass, &cur.text(b)))
     };
     let n = if fits(new.len()) {
         new.len()
@@ -821,13 +799,14 @@ fn check_already(
         let old_there = start + old.len() <= cur.len()
             && old
                 .iter()
-                .zip(&cur[start..start + old.len()])
-                .all(|(a, b)| key(Pass::Unicode, a) == key(Pass::Unicode, &b.text()));
+                .zip(cur.items(start, start + old.len()))
+                .all(|(a, b)| key(Pass::Unicode, a) == key(Pass::Unicode, &cur.text(b)));
         let same_bytes = old.len() == new.len()
+            && start + new.len() <= cur.len()
             && new
                 .iter()
-                .zip(&cur[start..start + new.len()])
-                .all(|(a, b)| *a == b.text());
+                .zip(cur.items(start, start + new.len()))
+                .all(|(a, b)| *a == cur.text(b));
         if old_there && !same_bytes {
             return Err(fail(
                 p,
@@ -842,75 +821,104 @@ fn check_already(
     Ok(())
 }
 
-/// The derived lines against the planned file: kept lines byte for byte (their terminators
-/// too, but for a line that stops or starts being the last), added lines modulo their pass.
+/// The derived lines against the planned file (`planned`, of `planned_len` lines): kept lines
+/// byte for byte (their terminators too, but for a line that stops or starts being the
+/// last), added lines modulo their pass. The planned file is walked once; a kept run is one
+/// comparison of bytes, line by line only where that finds a difference.
 fn compare(
     p: &FilePlan,
-    derived: &[Expected],
-    planned: &Split,
+    derived: &Derived,
+    planned: &[u8],
+    planned_len: usize,
     touches_end: bool,
     final_newline: Option<bool>,
 ) -> Result<(), Failure> {
-    if derived.len() != planned.lines.len() {
+    if derived.len() != planned_len {
         return Err(fail(
             p,
             None,
             format!(
                 "the planned file has {} lines where applying the hunks gives {}",
-                planned.lines.len(),
+                planned_len,
                 derived.len()
             ),
         ));
     }
     let n = derived.len();
-    for (idx, (d, got)) in derived.iter().zip(&planned.lines).enumerate() {
-        let last = idx + 1 == n;
-        match *d {
-            Expected::Kept(&Line { content, eol }) => {
-                if content != got.content {
-                    return Err(fail(
-                        p,
-                        None,
-                        format!("line {} of the planned file is not the file's own", idx + 1),
-                    ));
+    let orig = derived.orig();
+    let mut got_lines = Lines::new(planned);
+    let mut idx = 0usize;
+    for seg in derived.segs() {
+        match *seg {
+            Seg::Kept { from, len } => {
+                // All but the run's last line end in a newline (only the original's last
+                // line may not) and none is the file's last: equal bytes are equal lines.
+                let mut k = from;
+                if len > 1 {
+                    let span = orig.span(from, from + len - 1);
+                    if got_lines.rest().starts_with(span) {
+                        got_lines.skip_bytes(span.len());
+                        idx += len - 1;
+                        k += len - 1;
+                    }
                 }
-                let eol_free =
-                    (last && touches_end) || eol.is_empty() || (last && got.eol.is_empty());
-                if !eol_free && eol != got.eol {
-                    return Err(fail(
-                        p,
-                        None,
-                        format!("the line ending of line {} changed", idx + 1),
-                    ));
+                for k in k..from + len {
+                    let Line { content, eol } = orig.line(k);
+                    let got = next_planned(&mut got_lines);
+                    let last = idx + 1 == n;
+                    if content != got.content {
+                        return Err(fail(
+                            p,
+                            None,
+                            format!("line {} of the planned file is not the file's own", idx + 1),
+                        ));
+                    }
+                    let eol_free =
+                        (last && touches_end) || eol.is_empty() || (last && got.eol.is_empty());
+                    if !eol_free && eol != got.eol {
+                        return Err(fail(
+                            p,
+                            None,
+                            format!("the line ending of line {} changed", idx + 1),
+                        ));
+                    }
+                    idx += 1;
                 }
             }
-            Expected::Added { text, hunk, loose } => {
-                let same = match loose {
-                    None => *crate::bytes::encode(text) == *got.content,
-                    Some(pass) => key(pass, text) == key(pass, &got.text()),
-                };
-                if !same {
-                    return Err(fail(
-                        p,
-                        Some(hunk as usize + 1),
-                        format!(
-                            "line {} of the planned file should be the added line {text:?}",
-                            idx + 1
-                        ),
-                    ));
-                }
-                if got.eol.is_empty() && !last {
-                    return Err(fail(
-                        p,
-                        Some(hunk as usize + 1),
-                        "an added line lost its line ending",
-                    ));
+            Seg::Added { lines, hunk, loose } => {
+                for l in lines {
+                    let text = l.text.as_str();
+                    let got = next_planned(&mut got_lines);
+                    let last = idx + 1 == n;
+                    let same = match loose {
+                        None => *crate::bytes::encode(text) == *got.content,
+                        Some(pass) => key(pass, text) == key(pass, &got.text()),
+                    };
+                    if !same {
+                        return Err(fail(
+                            p,
+                            Some(hunk as usize + 1),
+                            format!(
+                                "line {} of the planned file should be the added line {text:?}",
+                                idx + 1
+                            ),
+                        ));
+                    }
+                    if got.eol.is_empty() && !last {
+                        return Err(fail(
+                            p,
+                            Some(hunk as usize + 1),
+                            "an added line lost its line ending",
+                        ));
+                    }
+                    idx += 1;
                 }
             }
         }
     }
-    if let (Some(want), Some(l)) = (final_newline, planned.lines.last()) {
-        if want == l.eol.is_empty() {
+    if let (Some(want), Some(&end)) = (final_newline, planned.last()) {
+        // The last line lacks its terminator exactly when the bytes do not end in one.
+        if want == (end != b'\n') {
             return Err(fail(
                 p,
                 None,
@@ -921,49 +929,86 @@ fn compare(
     Ok(())
 }
 
+/// The next planned line, when the planned file has as many lines as the derived one.
+fn next_planned<'a>(walk: &mut Lines<'a>) -> Line<'a> {
+    walk.next()
+        .expect("the planned file has as many lines as the derived one, counted above")
+}
+
 /// Going back: walking the planned lines with the same placements, dropping the added lines
-/// and putting back the file lines the hunks removed, must give the original lines.
+/// and putting back the file lines the hunks removed, must give the original lines. The
+/// restored lines are compared with the original's as the walk makes them.
 fn reverse(
     p: &FilePlan,
     placed: &[(usize, &Hunk, &Placement)],
-    old: &Split,
-    new: &Split,
+    orig: &Index,
+    planned: &[u8],
+    planned_len: usize,
 ) -> Result<(), Failure> {
+    let mut walk = Lines::new(planned);
     let mut n = 0usize; // position in the planned lines
     let mut o = 0usize; // position in the original lines
-    let mut restored: Vec<&[u8]> = Vec::with_capacity(old.lines.len());
+    let mut r = 0usize; // lines restored so far
+                        // Whether the restored lines so far are the original's; once not, only the counting
+                        // goes on (a planned file too short still says so).
+    let mut same = true;
     for &(i, h, pl) in placed {
-        while o < pl.start {
-            restored.push(new.lines[n].content);
-            n += 1;
-            o += 1;
+        let k = pl.start.saturating_sub(o);
+        if same {
+            same = same_contents(orig, r, k, &mut walk);
         }
-        let removed: Vec<usize> = h
+        n += k;
+        o += k;
+        r += k;
+        let mut removed = vec![false; pl.end - pl.start];
+        for (_, m) in h
             .old_lines()
             .zip(&pl.mapping)
             .filter(|(l, _)| l.kind == LineKind::Remove)
-            .filter_map(|(_, m)| *m)
-            .collect();
+        {
+            if let Some(slot) = m
+                .and_then(|m| m.checked_sub(pl.start))
+                .and_then(|m| removed.get_mut(m))
+            {
+                *slot = true;
+            }
+        }
         let runs = added_runs(h);
-        let skip_at = |pos: usize| -> usize {
-            runs.iter()
-                .zip(&pl.inserts)
-                .filter(|(_, &x)| x == pos)
-                .map(|(r, _)| r.len())
-                .sum()
+        // The added lines standing before `pos` (insertion points are in order).
+        let mut next = 0usize;
+        let mut skip_at = |pos: usize| -> usize {
+            let mut skip = 0;
+            while pl.inserts.get(next) == Some(&pos) {
+                skip += runs.get(next).map_or(0, |r| r.len());
+                next += 1;
+            }
+            skip
         };
-        for pos in pl.start..pl.end {
-            n += skip_at(pos);
-            if removed.contains(&pos) {
-                restored.push(old.lines[pos].content);
+        for pos in pl.start..=pl.end {
+            let skip = skip_at(pos);
+            n += skip;
+            if same {
+                for _ in 0..skip {
+                    walk.next();
+                }
+            }
+            if pos == pl.end {
+                break;
+            }
+            if removed[pos - pl.start] {
+                // The original's own line goes back in.
+                same = same && r < orig.len() && orig.line(pos).content == orig.line(r).content;
             } else {
-                restored.push(new.lines.get(n).map(|l| l.content).unwrap_or_default());
+                if same {
+                    let got = walk.next().map(|l| l.content).unwrap_or_default();
+                    same = r < orig.len() && got == orig.line(r).content;
+                }
                 n += 1;
             }
             o += 1;
+            r += 1;
         }
-        n += skip_at(pl.end);
-        if n > new.lines.len() {
+        if n > planned_len {
             return Err(fail(
                 p,
                 Some(i + 1),
@@ -971,15 +1016,8 @@ fn reverse(
             ));
         }
     }
-    while n < new.lines.len() {
-        restored.push(new.lines[n].content);
-        n += 1;
-    }
-    let same = restored.len() == old.lines.len()
-        && restored
-            .iter()
-            .zip(&old.lines)
-            .all(|(a, b)| *a == b.content);
+    let tail = planned_len - n;
+    let same = same && r + tail == orig.len() && same_contents(orig, r, tail, &mut walk);
     if same {
         Ok(())
     } else {
@@ -991,6 +1029,29 @@ fn reverse(
     }
 }
 
+/// Whether the next `k` planned lines read as the original's lines `from..from + k`
+/// (content, not terminators): one comparison of bytes when they are the same, line by line
+/// when not.
+fn same_contents(orig: &Index, from: usize, k: usize, walk: &mut Lines) -> bool {
+    if k == 0 {
+        return true;
+    }
+    if from + k > orig.len() {
+        return false;
+    }
+    let mut at = from;
+    // All but the last of these lines end in a newline, so equal bytes are equal lines.
+    let span = orig.span(from, from + k - 1);
+    if walk.rest().starts_with(span) {
+        walk.skip_bytes(span.len());
+        at += k - 1;
+    }
+    (at..from + k).all(|o| {
+        walk.next()
+            .is_some_and(|l| l.content == orig.line(o).content)
+    })
+}
+
 /// A three-way merge changes the file by the patch's lines and no others: no line's count
 /// grows by more than the patch adds of it, or shrinks by more than the patch removes, and
 /// every run of added lines stands in the result.
@@ -1000,13 +1061,13 @@ fn check_merge(
     before: &FileState,
     after: &FileState,
 ) -> Result<(), Failure> {
-    let old = split(&before.bytes, false);
-    let new = split(&after.bytes, false);
+    let (_, old) = strip_bom(&before.bytes, false);
+    let (_, new) = strip_bom(&after.bytes, false);
     let mut delta: HashMap<&[u8], i64> = HashMap::new();
-    for l in &new.lines {
+    for l in Lines::new(new) {
         *delta.entry(l.content).or_default() += 1;
     }
-    for l in &old.lines {
+    for l in Lines::new(old) {
         *delta.entry(l.content).or_default() -= 1;
     }
     let mut budget: HashMap<Vec<u8>, (i64, i64)> = HashMap::new();
@@ -1035,15 +1096,26 @@ fn check_merge(
             ));
         }
     }
-    let mut at: HashMap<&[u8], Vec<usize>> = HashMap::new();
-    for (i, l) in new.lines.iter().enumerate() {
-        at.entry(l.content).or_default().push(i);
+    drop(delta);
+    // Where each added line stands in the result (only those: the rest is not looked for),
+    // by the byte offset of its line.
+    let mut at: HashMap<&[u8], Vec<usize>> = budget
+        .iter()
+        .filter(|(_, (add, _))| *add > 0)
+        .map(|(line, _)| (line.as_slice(), Vec::new()))
+        .collect();
+    let mut offset = 0usize;
+    for l in Lines::new(new) {
+        if let Some(positions) = at.get_mut(l.content) {
+            positions.push(offset);
+        }
+        offset += l.content.len() + l.eol.len();
     }
     for (i, h) in fp.hunks.iter().enumerate() {
         for run in added_runs(h) {
             let run: Vec<Vec<u8>> = run
                 .iter()
-                .map(|t| crate::bytes::encode(t).into_owned())
+                .map(|l| crate::bytes::encode(&l.text).into_owned())
                 .collect();
             let (k, rare) = run
                 .iter()
@@ -1052,12 +1124,11 @@ fn check_merge(
                 .expect("a run has a line");
             let present = at.get(rare.as_slice()).is_some_and(|positions| {
                 positions.iter().any(|&pos| {
-                    pos >= k
-                        && pos - k + run.len() <= new.lines.len()
-                        && run
-                            .iter()
-                            .zip(&new.lines[pos - k..])
-                            .all(|(t, l)| t.as_slice() == l.content)
+                    lines_back(new, pos, k).is_some_and(|start| {
+                        let mut walk = Lines::new(&new[start..]);
+                        run.iter()
+                            .all(|t| walk.next().is_some_and(|l| t.as_slice() == l.content))
+                    })
                 })
             });
             if !present {
@@ -1070,4 +1141,15 @@ fn check_merge(
         }
     }
     Ok(())
+}
+
+/// The offset of the line `k` lines before the line starting at `offset`, if there is one.
+fn lines_back(bytes: &[u8], offset: usize, k: usize) -> Option<usize> {
+    let mut start = offset;
+    for _ in 0..k {
+        // The newline that ends the line before, then the start of that line.
+        let before = start.checked_sub(1)?;
+        start = memchr::memrchr(b'\n', &bytes[..before]).map_or(0, |j| j + 1);
+    }
+    Some(start)
 }

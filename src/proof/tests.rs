@@ -151,3 +151,203 @@ fn loose_passes_compare_added_lines_modulo_the_pass() {
     );
     prove(&patch, &plan).expect("proven");
 }
+
+/// The derived result of a plan's placements, applied to the original as the proof does.
+fn derived_runs<'a>(orig: &'a Index<'a>, patch: &'a Patch, plan: &'a Plan) -> Derived<'a> {
+    let placed: Vec<(usize, &Hunk, &Placement)> = patch.files[0]
+        .hunks
+        .iter()
+        .zip(&plan.files[0].evidence.claims)
+        .enumerate()
+        .map(|(i, (h, c))| match c {
+            Claim::Placed(pl) => (i, h, pl),
+            other => panic!("hunk {i} is not placed: {other:?}"),
+        })
+        .collect();
+    let mut touches_end = false;
+    apply_claims(
+        &plan.files[0],
+        &Derived::original(orig),
+        &placed,
+        &mut touches_end,
+    )
+    .expect("the placements apply")
+}
+
+#[test]
+fn the_derived_result_is_runs_split_at_the_placements() {
+    let (patch, plan) = planned(FILE, PATCH);
+    let orig = Index::new(FILE.as_bytes());
+    let derived = derived_runs(&orig, &patch, &plan);
+    let shape: Vec<String> = derived
+        .segs()
+        .iter()
+        .map(|s| match s {
+            Seg::Kept { from, len } => format!("kept {from}+{len}"),
+            Seg::Added { lines, hunk, .. } => format!("hunk {hunk} adds {}", lines.len()),
+        })
+        .collect();
+    // The kept stretch between the hunks is one run, though hunk 2's region starts inside
+    // it: its context line joins the run before.
+    assert_eq!(
+        shape,
+        [
+            "kept 0+2",
+            "hunk 0 adds 1",
+            "kept 2+7",
+            "hunk 1 adds 1",
+            "kept 10+1"
+        ]
+    );
+    assert_eq!(derived.len(), 12);
+}
+
+/// A file of `n` numbered lines, and a patch adding a line after the first and changing the
+/// last but one: the kept run between them is long.
+fn long_file(n: usize, eol: &str) -> (String, String) {
+    let file: String = (1..=n).map(|k| format!("line {k}{eol}")).collect();
+    let patch = format!(
+        "--- a/f.rs\n+++ b/f.rs\n@@ -1,2 +1,3 @@\n line 1\n+added\n line 2\n@@ -{a},3 +{b},3 @@\n line {x}\n-line {y}\n+changed\n line {n}\n",
+        a = n - 2,
+        b = n - 1,
+        x = n - 2,
+        y = n - 1,
+    );
+    (file, patch)
+}
+
+#[test]
+fn a_change_in_the_middle_of_a_long_kept_run_names_its_line() {
+    let (file, patch) = long_file(1000, "\n");
+    let (patch, mut plan) = planned(&file, &patch);
+    prove(&patch, &plan).expect("proven");
+    corrupt_after(&mut plan, |b| {
+        let at = b
+            .windows(9)
+            .position(|w| w == b"line 500\n")
+            .expect("line 500 is there");
+        b[at + 5] = b'6';
+    });
+    let e = prove(&patch, &plan).expect_err("corrupted");
+    // The original's line 500 is the planned file's 501st, after the added line.
+    assert_eq!(
+        e.message,
+        "line 501 of the planned file is not the file's own"
+    );
+    assert_eq!(e.hunk, None);
+}
+
+#[test]
+fn a_changed_line_ending_in_a_long_kept_run_names_its_line() {
+    let (file, patch) = long_file(1000, "\r\n");
+    let (patch, mut plan) = planned(&file, &patch);
+    prove(&patch, &plan).expect("proven");
+    corrupt_after(&mut plan, |b| {
+        let at = b
+            .windows(10)
+            .position(|w| w == b"line 700\r\n")
+            .expect("line 700 is there");
+        b.remove(at + 8);
+    });
+    let e = prove(&patch, &plan).expect_err("corrupted");
+    assert_eq!(e.message, "the line ending of line 701 changed");
+}
+
+#[test]
+fn a_dropped_line_in_a_long_kept_run_is_refused_by_the_count() {
+    let (file, patch) = long_file(1000, "\n");
+    let (patch, mut plan) = planned(&file, &patch);
+    corrupt_after(&mut plan, |b| {
+        let s = String::from_utf8(b.clone())
+            .expect("utf-8")
+            .replace("line 300\n", "");
+        *b = s.into_bytes();
+    });
+    let e = prove(&patch, &plan).expect_err("corrupted");
+    assert_eq!(
+        e.message,
+        "the planned file has 1000 lines where applying the hunks gives 1001"
+    );
+}
+
+#[test]
+fn overlapping_hunks_applied_one_after_another_are_proven() {
+    // The hunks share a context line, so their regions overlap: the planner places each in
+    // the text the one before leaves, and so does the proof.
+    let file = "def a():\n    x = 1\n    y = 2\n    z = 3\n    return x\n";
+    let patch = "--- a/f.rs\n+++ b/f.rs\n@@ -1,3 +1,3 @@\n def a():\n-    x = 1\n+    x = 10\n     y = 2\n@@ -3,3 +3,3 @@\n     y = 2\n-    z = 3\n+    z = 30\n     return x\n";
+    let (patch, mut plan) = planned(file, patch);
+    assert!(
+        plan.files[0].evidence.sequential,
+        "the planner went hunk by hunk"
+    );
+    assert_eq!(
+        after_text(&plan),
+        "def a():\n    x = 10\n    y = 2\n    z = 30\n    return x\n"
+    );
+    prove(&patch, &plan).expect("proven");
+    corrupt_after(&mut plan, |b| {
+        *b = b"def a():\n    x = 10\n    y = 2\n    z = 3\n    return x\n".to_vec();
+    });
+    let e = prove(&patch, &plan).expect_err("the second hunk is missing");
+    assert_eq!(e.hunk, Some(2), "{e}");
+    assert_eq!(
+        e.message,
+        "line 4 of the planned file should be the added line \"    z = 30\""
+    );
+}
+
+#[test]
+fn a_file_without_a_final_newline_keeps_its_last_line_as_it_was() {
+    let file = "a\nb\nc";
+    let patch = "--- a/f.rs\n+++ b/f.rs\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n";
+    let (patch, plan) = planned(file, patch);
+    assert_eq!(after_text(&plan), "A\nb\nc");
+    prove(&patch, &plan).expect("proven");
+}
+
+#[test]
+fn a_hunk_that_adds_the_final_newline_must_leave_it() {
+    let file = "a\nb\nc";
+    let patch =
+        "--- a/f.rs\n+++ b/f.rs\n@@ -2,2 +2,2 @@\n b\n-c\n\\ No newline at end of file\n+c\n";
+    let (patch, mut plan) = planned(file, patch);
+    assert_eq!(after_text(&plan), "a\nb\nc\n");
+    prove(&patch, &plan).expect("proven");
+    corrupt_after(&mut plan, |b| {
+        b.pop();
+    });
+    let e = prove(&patch, &plan).expect_err("the newline is missing");
+    assert_eq!(
+        e.message,
+        "the file's final newline is not what the patch's end-of-file marker says"
+    );
+}
+
+#[test]
+fn a_hunk_that_removes_the_final_newline_must_remove_it() {
+    let file = "a\nb\nc\n";
+    let patch =
+        "--- a/f.rs\n+++ b/f.rs\n@@ -2,2 +2,2 @@\n b\n-c\n+c\n\\ No newline at end of file\n";
+    let (patch, mut plan) = planned(file, patch);
+    assert_eq!(after_text(&plan), "a\nb\nc");
+    prove(&patch, &plan).expect("proven");
+    corrupt_after(&mut plan, |b| b.push(b'\n'));
+    let e = prove(&patch, &plan).expect_err("the newline is still there");
+    assert_eq!(
+        e.message,
+        "the file's final newline is not what the patch's end-of-file marker says"
+    );
+}
+
+#[test]
+fn the_last_line_of_a_long_run_may_gain_its_newline_only_at_the_end() {
+    // The original's last line has no newline and a hunk at the top leaves it be: the long
+    // run that ends the file ends in that line, compared line by line.
+    let (file, patch) = long_file(300, "\n");
+    let file = file.trim_end_matches('\n').to_string();
+    let patch = patch.replace(" line 300\n", " line 300\n\\ No newline at end of file\n");
+    let (patch, plan) = planned(&file, &patch);
+    assert!(after_text(&plan).ends_with("line 300"));
+    prove(&patch, &plan).expect("proven");
+}
