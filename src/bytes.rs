@@ -17,7 +17,7 @@ fn is_escape(c: char) -> bool {
 /// Whether UTF-8 text may hold an escape character: they all encode with a first byte of
 /// 0xF4, which ordinary text rarely has, so one fast scan usually settles it.
 fn may_escape(s: &str) -> bool {
-    s.as_bytes().contains(&0xF4) && s.chars().any(is_escape)
+    memchr::memchr(0xF4, s.as_bytes()).is_some() && s.chars().any(is_escape)
 }
 
 /// The text of `bytes`, losslessly: `None` only when valid UTF-8 in it already uses the

@@ -1175,7 +1175,12 @@ fn plan_modify(
     });
     let bytes = match sequential_text {
         Some(t) => t.encode(),
-        None => splice::splice_to_bytes(&text, &placed, fp.patch_eols),
+        None => {
+            let pieces = splice::pieces(&text, &placed, fp.patch_eols, &cur.bytes);
+            // The decoded lines go before the new bytes come.
+            drop(text);
+            pieces.bytes(&cur.bytes)
+        }
     };
     if mode == MODE_LINK && !link_stays_inside(&new, &bytes) {
         plan.status = FileStatus::Refused;

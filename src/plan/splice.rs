@@ -41,23 +41,106 @@ pub fn splice<'a>(
     }
 }
 
-/// [`splice`] straight to the file's bytes, written as the lines come: no vector of the
-/// spliced lines, and the lines kept are copied once.
-pub fn splice_to_bytes(
+/// A spliced file as pieces: runs of the original file's bytes, kept as ranges, and text of
+/// its own (added lines, endings that changed). Made while the decoded file is at hand and
+/// turned into bytes after it is dropped, so a big file's lines and its new bytes are never
+/// in memory at once.
+#[derive(Debug, Default)]
+pub struct Pieces {
+    parts: Vec<Piece>,
+}
+
+#[derive(Debug)]
+enum Piece {
+    Original(std::ops::Range<usize>),
+    Text(String),
+}
+
+impl Pieces {
+    fn push_original(&mut self, r: std::ops::Range<usize>) {
+        if let Some(Piece::Original(last)) = self.parts.last_mut() {
+            if last.end == r.start {
+                last.end = r.end;
+                return;
+            }
+        }
+        self.parts.push(Piece::Original(r));
+    }
+
+    fn push_text(&mut self, t: &str) {
+        if t.is_empty() {
+            return;
+        }
+        match self.parts.last_mut() {
+            Some(Piece::Text(last)) => last.push_str(t),
+            _ => self.parts.push(Piece::Text(t.to_string())),
+        }
+    }
+
+    /// Take `n` bytes off the end (a last line's ending).
+    fn truncate_end(&mut self, mut n: usize) {
+        while n > 0 {
+            let Some(last) = self.parts.last_mut() else {
+                return;
+            };
+            let len = match last {
+                Piece::Original(r) => r.len(),
+                Piece::Text(t) => t.len(),
+            };
+            if len > n {
+                match last {
+                    Piece::Original(r) => r.end -= n,
+                    Piece::Text(t) => t.truncate(t.len() - n),
+                }
+                return;
+            }
+            n -= len;
+            self.parts.pop();
+        }
+    }
+
+    /// The file's bytes: the original's runs copied from `original` (the bytes the file was
+    /// decoded from), the rest encoded back to the bytes it stands for.
+    pub fn bytes(&self, original: &[u8]) -> Vec<u8> {
+        let len = self
+            .parts
+            .iter()
+            .map(|p| match p {
+                Piece::Original(r) => r.len(),
+                Piece::Text(t) => t.len(),
+            })
+            .sum();
+        let mut out = Vec::with_capacity(len);
+        for p in &self.parts {
+            match p {
+                Piece::Original(r) => out.extend_from_slice(&original[r.clone()]),
+                Piece::Text(t) => out.extend_from_slice(&crate::bytes::encode(t)),
+            }
+        }
+        out
+    }
+}
+
+/// [`splice`] as [`Pieces`] of `original`, the bytes `file` was decoded from: a kept line
+/// that is a slice of `original` followed there by its ending is taken as that range, so
+/// runs of kept lines cost one piece, not a copy per line.
+pub fn pieces(
     file: &TextFile,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
-) -> Vec<u8> {
-    let added: usize = placed
-        .iter()
-        .flat_map(|(h, _)| &h.lines)
-        .filter(|l| l.kind == LineKind::Add)
-        .map(|l| l.text.len() + 2)
-        .sum();
-    let kept: usize = file.lines.iter().map(|l| l.len() + 2).sum();
-    let mut out = String::with_capacity(kept + added + 3);
+    original: &[u8],
+) -> Pieces {
+    let base = original.as_ptr() as usize;
+    // Where `line` followed by `eol` stands in `original`, if it does.
+    let in_original = |line: &str, eol: Eol| -> Option<std::ops::Range<usize>> {
+        let start = (line.as_ptr() as usize).checked_sub(base)?;
+        let end = start + line.len() + eol.as_str().len();
+        (end <= original.len() && original[start + line.len()..end] == *eol.as_str().as_bytes())
+            .then_some(start..end)
+    };
+    let mut out = Pieces::default();
     if file.bom {
-        out.push('\u{feff}');
+        out.push_text("\u{feff}");
     }
     // The ending of the line last written, when it was left off: written once a line
     // follows, as the file's.
@@ -66,22 +149,24 @@ pub fn splice_to_bytes(
     let dominant = file.dominant_eol();
     let ends = walk(file, placed, patch_eols, |line, e| {
         if open {
-            out.push_str(dominant.as_str());
+            out.push_text(dominant.as_str());
         }
-        out.push_str(&line);
+        match in_original(&line, e) {
+            Some(r) => out.push_original(r),
+            None => {
+                out.push_text(&line);
+                out.push_text(e.as_str());
+            }
+        }
         open = e == Eol::None;
-        out.push_str(e.as_str());
         last_eol_len = e.as_str().len();
     });
     if !ends.final_newline {
-        out.truncate(out.len() - last_eol_len);
+        out.truncate_end(last_eol_len);
     } else if open {
-        out.push_str(ends.eol.as_str());
+        out.push_text(ends.eol.as_str());
     }
-    match crate::bytes::encode(&out) {
-        Cow::Borrowed(_) => out.into_bytes(),
-        Cow::Owned(b) => b,
-    }
+    out
 }
 
 /// How a spliced file ends: whether its last line has a newline, and the ending new lines
@@ -388,5 +473,123 @@ impl IndentMap {
             " ".repeat(cols)
         };
         format!("{lead}{rest}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::locate::DecidedBy;
+    use crate::plan::normalize::Pass;
+    use proptest::prelude::*;
+
+    /// One region to edit: the gap after the previous region, its length, which of its lines
+    /// are removed, runs of added lines (before which line, how many), CRLF added lines.
+    type Edit = (usize, usize, Vec<bool>, Vec<(usize, u8)>, bool);
+
+    /// Hunks over regions of `file` (one region per entry of `edits`, in order, apart):
+    /// each region's lines kept or removed, and runs of added lines put before some of them.
+    fn hunks(n_lines: usize, edits: &[Edit]) -> Vec<(Hunk, Placement)> {
+        let mut out = Vec::new();
+        let mut next_free = 0usize;
+        for (k, (gap, len, removes, adds, crlf)) in edits.iter().enumerate() {
+            let start = next_free + gap;
+            if start > n_lines {
+                break;
+            }
+            let end = (start + len).min(n_lines);
+            let mut lines = Vec::new();
+            let mut inserts = Vec::new();
+            let add_at = |pos: usize, lines: &mut Vec<Line>, inserts: &mut Vec<usize>| {
+                for &(at, count) in adds {
+                    if start + at.min(end - start) == pos && count > 0 {
+                        inserts.push(pos);
+                        for c in 0..count {
+                            let mut l = Line::new(LineKind::Add, format!("added {k}.{at}.{c}"));
+                            l.crlf = *crlf;
+                            lines.push(l);
+                        }
+                    }
+                }
+            };
+            for pos in start..end {
+                add_at(pos, &mut lines, &mut inserts);
+                let removed = removes.get(pos - start).copied().unwrap_or(false);
+                let kind = if removed {
+                    LineKind::Remove
+                } else {
+                    LineKind::Context
+                };
+                lines.push(Line::new(kind, format!("old {pos}")));
+            }
+            add_at(end, &mut lines, &mut inserts);
+            let mapping = (start..end).map(Some).collect();
+            let hunk = Hunk {
+                lines,
+                new_no_newline: end == n_lines && *crlf,
+                ..Hunk::default()
+            };
+            let placement = Placement {
+                start,
+                end,
+                mapping,
+                inserts,
+                pass: Pass::Exact,
+                occurrences: 1,
+                decided_by: DecidedBy::Unique,
+                fuzz: None,
+            };
+            out.push((hunk, placement));
+            next_free = end + 1;
+        }
+        out
+    }
+
+    proptest! {
+        /// The pieces of a splice are its bytes, whatever the file's endings, final newline,
+        /// byte-order mark or encoding, and wherever the hunks fall.
+        #[test]
+        fn pieces_make_the_spliced_bytes(
+            eols in proptest::collection::vec(0u8..3, 0..40),
+            final_newline in any::<bool>(),
+            bom in any::<bool>(),
+            bom_in_line in any::<bool>(),
+            latin1 in any::<bool>(),
+            patch_eols in any::<bool>(),
+            edits in proptest::collection::vec(
+                (0usize..4, 0usize..5, proptest::collection::vec(any::<bool>(), 0..5),
+                 proptest::collection::vec((0usize..5, 0u8..3), 0..3), any::<bool>()),
+                0..5),
+        ) {
+            let mut bytes = Vec::new();
+            if bom {
+                bytes.extend_from_slice("\u{feff}".as_bytes());
+            }
+            for (i, e) in eols.iter().enumerate() {
+                bytes.extend_from_slice(format!("old {i}").as_bytes());
+                if latin1 && i % 3 == 1 {
+                    bytes.push(0xe9);
+                }
+                let last = i + 1 == eols.len();
+                if !last || final_newline {
+                    bytes.extend_from_slice(if *e == 0 { b"\r\n" } else { b"\n" });
+                }
+            }
+            let Some(mut file) = TextFile::decode(&bytes) else {
+                return Ok(());
+            };
+            if file.bom && bom_in_line {
+                // As the planner does for a patch that shows the mark.
+                file.bom = false;
+                if let Some(first) = file.lines.first_mut() {
+                    first.to_mut().insert(0, '\u{feff}');
+                }
+            }
+            let hs = hunks(file.len(), &edits);
+            let placed: Vec<(&Hunk, &Placement)> = hs.iter().map(|(h, p)| (h, p)).collect();
+            let want = splice(&file, &placed, patch_eols).encode();
+            let got = pieces(&file, &placed, patch_eols, &bytes).bytes(&bytes);
+            prop_assert_eq!(got, want);
+        }
     }
 }
