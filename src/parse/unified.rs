@@ -627,8 +627,15 @@ impl Parser<'_> {
             ));
         }
         self.pos += 1;
-        // Body lines, each remembering whether it came from an empty input line.
-        let mut body: Vec<(Line, bool)> = Vec::new();
+        // Body lines, and for each whether it came from an empty input line. Sized by the
+        // header's counts (a hint from untrusted text: never past the input).
+        let stated = parsed
+            .old_count
+            .unwrap_or(0)
+            .saturating_add(parsed.new_count.unwrap_or(0))
+            .min(self.lines.len() - self.pos);
+        let mut body: Vec<Line> = Vec::with_capacity(stated);
+        let mut empty: Vec<bool> = Vec::with_capacity(stated);
         let mut old_seen = 0usize;
         let mut new_seen = 0usize;
         let mut last_kind: Option<LineKind> = None;
@@ -729,11 +736,12 @@ impl Parser<'_> {
             last_kind = Some(kind);
             let mut line = Line::new(kind, text);
             line.crlf = self.crs[self.pos];
-            body.push((line, from_empty));
+            body.push(line);
+            empty.push(from_empty);
             self.pos += 1;
         }
         // Trailing empty lines belong to the hunk only when the header's counts say so.
-        let trailing_empty = body.iter().rev().take_while(|(_, e)| *e).count();
+        let trailing_empty = empty.iter().rev().take_while(|e| **e).count();
         // For telling a miscount from a cut: the body as written, blank lines included.
         let written = (old_seen, new_seen);
         if trailing_empty > 0 {
@@ -750,6 +758,7 @@ impl Parser<'_> {
             };
             let drop = trailing_empty - keep;
             body.truncate(body.len() - drop);
+            empty.truncate(body.len());
             old_seen -= drop;
             new_seen -= drop;
         }
@@ -763,7 +772,7 @@ impl Parser<'_> {
                 ),
             ));
         }
-        let empties = body.iter().filter(|(_, e)| *e).count();
+        let empties = empty.iter().filter(|e| **e).count();
         if empties > 0 {
             notices.push(Notice::new(
                 "blank-context-repaired",
@@ -776,7 +785,7 @@ impl Parser<'_> {
                 format!("hunk at line {header_line}: {repaired_tabs} line(s) without a leading ' ' read as context"),
             ));
         }
-        hunk.lines = body.into_iter().map(|(l, _)| l).collect();
+        hunk.lines = body;
         // git's rule: context on one side only pins the hunk to that end of the file — unless
         // the header promises more old lines than the body has: then a context line was
         // dropped, perhaps the very one on the missing side, and the pin would be a guess.
@@ -922,7 +931,7 @@ impl Parser<'_> {
     /// line the way the file has it; how many were read as written.
     fn settle_unprefixed(
         &mut self,
-        body: &mut [(Line, bool)],
+        body: &mut [Line],
         unprefixed_at: &[usize],
         spaced_at: &[usize],
     ) -> usize {
@@ -932,7 +941,7 @@ impl Parser<'_> {
         let Some(file) = self.target.lines(self.probe) else {
             return 0;
         };
-        let mut lines: Vec<&mut Line> = body.iter_mut().map(|(l, _)| l).collect();
+        let mut lines: Vec<&mut Line> = body.iter_mut().collect();
         unprefixed::settle(&mut lines, unprefixed_at, spaced_at, file)
     }
 

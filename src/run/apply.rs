@@ -109,45 +109,20 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             text,
         }],
     };
-    let mut combined: Option<Patch> = None;
-    for inp in &inputs {
-        let p = parse::parse(&inp.text, forced, &wt).map_err(|e| {
-            let prefix = if inputs.len() > 1 || inp.name != "<stdin>" {
-                format!("{}: ", inp.name)
-            } else {
-                String::new()
-            };
-            let message = format!("{prefix}{e}");
-            match e {
-                // The patch reads but the input stopped before it did: a refusal, not bad
-                // input, and nothing of the patch is written (not even with --partial).
-                parse::ParseError::Truncated { .. } => {
-                    let mut r = fail("truncated", message);
-                    r.status = RunStatus::Refused;
-                    r.exit_code = RunStatus::Refused.exit_code();
-                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                    r
-                }
-                // The text does not say which file it edits and several could be meant.
-                parse::ParseError::Ambiguous { .. } => {
-                    let mut r = fail("ambiguous-path", message);
-                    r.status = RunStatus::Refused;
-                    r.exit_code = 1;
-                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                    r
-                }
-                _ => fail("parse", message),
-            }
-        })?;
-        match &mut combined {
-            None => combined = Some(p),
-            Some(c) => {
-                c.files.extend(p.files);
-                c.notices.extend(p.notices);
-            }
-        }
-    }
-    let mut original = combined.expect("at least one input was read");
+    // A big patch's digest (the snapshot records it) is taken on a second thread while the
+    // patch is parsed: hashing it costs no wall time.
+    let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
+    let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 20;
+    let (parsed, patch_sha256) = std::thread::scope(|s| {
+        let digest = big.then(|| s.spawn(digest_of));
+        let parsed = parse_inputs(&inputs, forced, &wt);
+        let sha = match digest {
+            Some(d) => d.join().expect("hashing a patch does not panic"),
+            None => digest_of(),
+        };
+        (parsed, sha)
+    });
+    let mut original = parsed?;
     // What is applied: the patch itself, or for --revert its reverse (git reads the original
     // for three-way either way).
     let mut reversed = revert.then(|| original.reversed());
@@ -157,7 +132,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     }
     let patch: &Patch = reversed.as_ref().unwrap_or(&original);
     let mut request = SnapshotRequest {
-        patch_sha256: PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes())),
+        patch_sha256,
         intent: label.or_else(|| inputs.iter().find_map(|i| input::intent(&i.text))),
         undoes: None,
         session: tag,
@@ -264,6 +239,53 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         }
     }
     Ok(report)
+}
+
+/// Parse every input and put their file patches together, in order.
+fn parse_inputs(
+    inputs: &[input::Input],
+    forced: Option<Format>,
+    wt: &WorkTree,
+) -> Result<Patch, Box<Report>> {
+    let mut combined: Option<Patch> = None;
+    for inp in inputs {
+        let p = parse::parse(&inp.text, forced, wt).map_err(|e| {
+            let prefix = if inputs.len() > 1 || inp.name != "<stdin>" {
+                format!("{}: ", inp.name)
+            } else {
+                String::new()
+            };
+            let message = format!("{prefix}{e}");
+            match e {
+                // The patch reads but the input stopped before it did: a refusal, not bad
+                // input, and nothing of the patch is written (not even with --partial).
+                parse::ParseError::Truncated { .. } => {
+                    let mut r = fail("truncated", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = RunStatus::Refused.exit_code();
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                // The text does not say which file it edits and several could be meant.
+                parse::ParseError::Ambiguous { .. } => {
+                    let mut r = fail("ambiguous-path", message);
+                    r.status = RunStatus::Refused;
+                    r.exit_code = 1;
+                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
+                    r
+                }
+                _ => fail("parse", message),
+            }
+        })?;
+        match &mut combined {
+            None => combined = Some(p),
+            Some(c) => {
+                c.files.extend(p.files);
+                c.notices.extend(p.notices);
+            }
+        }
+    }
+    Ok(combined.expect("at least one input was read"))
 }
 
 /// Plan `patch` (the reversed one for `--revert`; `original` is what git reads for 3-way):
