@@ -429,64 +429,57 @@ pub fn create_with_nonce(
         None => ObjectId::empty_tree(r.object_hash()),
     };
 
+    // Whether the work tree still holds each state the plan read, and that state's blob id,
+    // are found on a second thread (for big files) while this one writes the post-states.
+    let hash_kind = r.object_hash();
+    let known_ids = || -> Vec<io::Result<Option<ObjectId>>> {
+        touched
+            .iter()
+            .map(|t| match &t.before {
+                Some(k) if work.holds(&t.path, k)? => Ok(Some(
+                    gix::objs::compute_hash(hash_kind, gix::objs::Kind::Blob, &k.bytes)
+                        .expect("hashing bytes in memory cannot fail"),
+                )),
+                _ => Ok(None),
+            })
+            .collect()
+    };
+    let big = touched
+        .iter()
+        .filter_map(|t| t.before.as_ref())
+        .map(|b| b.bytes.len())
+        .sum::<usize>()
+        >= 1 << 20;
+    let (known, afters) = std::thread::scope(|s| {
+        let known = big.then(|| s.spawn(known_ids));
+        let afters: Vec<Result<Recorded, SnapshotError>> =
+            touched.iter().map(|t| record_after(r, t)).collect();
+        let known = match known {
+            Some(k) => k.join().expect("comparing and hashing do not panic"),
+            None => known_ids(),
+        };
+        (known, afters)
+    });
+
     let mut records = Vec::with_capacity(touched.len());
-    for t in touched {
-        // Still the plan's state: recorded from memory (checked in pieces, not read again).
-        let known = match &t.before {
-            Some(k) => work
-                .holds(&t.path, k)
-                .map_err(|source| SnapshotError::ReadWorkTree {
-                    path: t.path.clone(),
-                    source,
-                })?
-                .then_some(k),
-            None => None,
-        };
-        let read = match known {
-            Some(k) => Ok(Entry::File(k.clone())),
-            None => work.read(&t.path),
-        };
-        let before = match read {
-            Ok(Entry::File(file)) => Recorded::Blob {
-                id: write_blob(r, &file.bytes)?,
-                mode: file.mode,
+    for ((t, known), after) in touched.iter().zip(known).zip(afters) {
+        let known = known.map_err(|source| SnapshotError::ReadWorkTree {
+            path: t.path.clone(),
+            source,
+        })?;
+        let before = match (known, &t.before) {
+            // Still the plan's state: recorded from memory, written only if git lacks it.
+            (Some(id), Some(k)) if r.has_object(id) => Recorded::Blob { id, mode: k.mode },
+            (Some(_), Some(k)) => Recorded::Blob {
+                id: write_blob(r, &k.bytes)?,
+                mode: k.mode,
             },
-            Ok(Entry::Missing) => Recorded::Absent,
-            // A directory where the apply puts a file (after deleting what was in it): there
-            // was no file at this path, and the directory's own files are touched paths too.
-            Ok(Entry::Other("directory")) => Recorded::Absent,
-            Ok(Entry::Other(kind)) => {
-                return Err(SnapshotError::Unsupported {
-                    path: t.path.clone(),
-                    kind,
-                })
-            }
-            Err(source) => {
-                return Err(SnapshotError::ReadWorkTree {
-                    path: t.path.clone(),
-                    source,
-                })
-            }
-        };
-        let after = match &t.after {
-            None => Recorded::Absent,
-            Some(file) => {
-                if file.mode != MODE_FILE && file.mode != MODE_EXEC && file.mode != MODE_LINK {
-                    return Err(SnapshotError::InvalidMode {
-                        path: t.path.clone(),
-                        mode: file.mode,
-                    });
-                }
-                Recorded::Blob {
-                    id: write_blob(r, &file.bytes)?,
-                    mode: file.mode,
-                }
-            }
+            _ => record_work_tree(r, &work, &t.path)?,
         };
         records.push(format::PathRecord {
             path: t.path.clone(),
             before,
-            after,
+            after: after?,
             lines: meta.lines.get(&t.path).copied(),
         });
     }
@@ -615,6 +608,51 @@ fn head_commit(r: &gix::Repository) -> Result<Option<ObjectId>, SnapshotError> {
         .peel_to_commit()
         .map_err(git_err("resolve HEAD to a commit"))?;
     Ok(Some(commit.id))
+}
+
+/// What the work tree holds at `path`, as a snapshot records it (its blob written).
+fn record_work_tree(
+    r: &gix::Repository,
+    work: &WorkTree,
+    path: &str,
+) -> Result<Recorded, SnapshotError> {
+    match work.read(path) {
+        Ok(Entry::File(file)) => Ok(Recorded::Blob {
+            id: write_blob(r, &file.bytes)?,
+            mode: file.mode,
+        }),
+        Ok(Entry::Missing) => Ok(Recorded::Absent),
+        // A directory where the apply puts a file (after deleting what was in it): there
+        // was no file at this path, and the directory's own files are touched paths too.
+        Ok(Entry::Other("directory")) => Ok(Recorded::Absent),
+        Ok(Entry::Other(kind)) => Err(SnapshotError::Unsupported {
+            path: path.to_string(),
+            kind,
+        }),
+        Err(source) => Err(SnapshotError::ReadWorkTree {
+            path: path.to_string(),
+            source,
+        }),
+    }
+}
+
+/// The state the apply leaves at a touched path, its blob written.
+fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotError> {
+    match &t.after {
+        None => Ok(Recorded::Absent),
+        Some(file) => {
+            if file.mode != MODE_FILE && file.mode != MODE_EXEC && file.mode != MODE_LINK {
+                return Err(SnapshotError::InvalidMode {
+                    path: t.path.clone(),
+                    mode: file.mode,
+                });
+            }
+            Ok(Recorded::Blob {
+                id: write_blob(r, &file.bytes)?,
+                mode: file.mode,
+            })
+        }
+    }
 }
 
 fn write_blob(r: &gix::Repository, bytes: &[u8]) -> Result<ObjectId, SnapshotError> {

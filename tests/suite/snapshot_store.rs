@@ -302,6 +302,34 @@ fn a_known_before_state_is_recorded_only_when_the_work_tree_holds_it() {
     assert_eq!(before("gone.txt"), None);
 }
 
+/// A big file (checked and hashed beside the post-state's writing) that the plan read and
+/// that git does not have yet (edited since the last commit) is recorded with its blob.
+#[test]
+fn a_big_uncommitted_before_state_is_recorded_with_its_blob() {
+    let t = TestRepo::empty();
+    t.write("big.txt", b"committed\n");
+    t.commit_all("base");
+    let big: Vec<u8> = (0..60_000)
+        .flat_map(|i| format!("edited line {i}\n").into_bytes())
+        .collect();
+    assert!(big.len() > 1 << 20);
+    t.write("big.txt", &big);
+    let repo = t.open();
+    let touched = [Touched {
+        path: "big.txt".to_string(),
+        before: file(&big, MODE_FILE),
+        after: file(b"after\n", MODE_FILE),
+    }];
+    let id = snapshot::create(&repo, &touched, &meta(None)).expect("snapshot");
+    let snap = snapshot::read(&repo, id).expect("read");
+    let before = snap.path("big.txt").expect("recorded").before.as_ref();
+    assert_eq!(before.map(|f| f.bytes.to_vec()), Some(big.clone()));
+    assert_eq!(
+        t.ls_tree(&id.ref_name(), "big.txt").map(|(_, blob)| blob),
+        Some(t.hash(&big))
+    );
+}
+
 #[test]
 fn a_deleted_path_is_absent_and_its_emptied_directory_disappears() {
     let t = TestRepo::empty();
