@@ -9,7 +9,11 @@ use crate::patch::Format;
 use crate::report::Report;
 use crate::run::{self, ApplyOptions, Patches};
 
-pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
+pub fn run(
+    args: ApplyArgs,
+    dir: Option<PathBuf>,
+    config: Option<crate::git::config::Config>,
+) -> Outcome {
     let ApplyArgs {
         patches,
         check,
@@ -70,6 +74,7 @@ pub fn run(args: ApplyArgs, dir: Option<PathBuf>) -> Outcome {
         label,
         session,
         dir,
+        config,
     };
     Outcome::run(run::apply::run(options), json)
 }

@@ -141,6 +141,7 @@ pub fn main() -> ExitCode {
     }
     let mut colors = Colors::default();
     let mut color_setting: Option<Option<String>> = None;
+    let mut config = None;
     let printing = Printing {
         color: &color,
         colors: &Colors::default(),
@@ -162,12 +163,13 @@ pub fn main() -> ExitCode {
             .map_err(|e| e.to_string())
             .and_then(|c| {
                 let colors = Colors::from_config(&c.colors).map_err(|e| e.to_string())?;
-                Ok((colors, c.color_diff))
+                Ok((colors, c))
             });
         match checked {
-            Ok((c, setting)) => {
+            Ok((c, read)) => {
                 colors = c;
-                color_setting = Some(setting);
+                color_setting = Some(read.color_diff.clone());
+                config = Some(read);
             }
             Err(message) => {
                 let report = Report::error("config", message);
@@ -197,7 +199,7 @@ pub fn main() -> ExitCode {
         crate::run::progress::start();
     }
     let outcome = match args.command {
-        None => apply::run(args.apply, args.dir),
+        None => apply::run(args.apply, args.dir, config),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),

@@ -181,6 +181,7 @@ impl ApplyPatchArgs {
             label,
             session,
             dir,
+            config: None,
         }
     }
 }

@@ -40,6 +40,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         label,
         session: tag,
         dir,
+        config,
     } = options;
     if let Some(t) = &tag {
         if !snapshot::valid_session(t) {
@@ -89,7 +90,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     };
     let wt = WorkTree::new(&root);
     // One read of git config serves the whole run (the size limit, the hooks' settings).
-    let config = crate::git::config::read(&cwd).map_err(|e| fail("config", e.to_string()))?;
+    let config = match config {
+        Some(c) => c,
+        None => crate::git::config::read(&cwd).map_err(|e| fail("config", e.to_string()))?,
+    };
     let limit = config.max_patch_size;
     let inputs = match patches {
         Patches::Files(names) => {

@@ -39,6 +39,9 @@ pub struct ApplyOptions {
     pub session: Option<String>,
     /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
+    /// The git config as the caller already read it there (the CLI does, to check it first);
+    /// `None` reads it.
+    pub config: Option<crate::git::config::Config>,
 }
 
 /// `git llm-apply undo [ID]`.

@@ -396,6 +396,23 @@ fn verbose_says_each_files_strategies_and_the_git_commands_run() {
     );
 }
 
+/// A run reads git config once: the CLI's read (made to check every key first) is the one
+/// the apply uses.
+#[test]
+fn an_apply_reads_git_config_once() {
+    let r = TestRepo::with(&[("f.txt", &format!("top\n{}", numbered("l", 6)))]);
+    for args in [&["--check", "-v"][..], &["-v"][..]] {
+        let run = r.apply(args, PATCH);
+        run.code(0);
+        let configs = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("verbose: ran git ") && l.contains(" config "))
+            .count();
+        assert_eq!(configs, 1, "{args:?}: {}", run.stderr);
+    }
+}
+
 #[test]
 fn quiet_and_verbose_together_are_a_usage_error() {
     let r = repo();
