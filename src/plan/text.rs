@@ -57,32 +57,25 @@ impl<'a> TextFile<'a> {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        let count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+        let bytes = text.as_bytes();
+        let count = memchr::memchr_iter(b'\n', bytes).count() + 1;
         let mut lines = Vec::with_capacity(count);
         let mut eols = Vec::with_capacity(count);
-        let mut rest = text;
-        while !rest.is_empty() {
-            match memchr::memchr(b'\n', rest.as_bytes()) {
-                Some(i) => {
-                    let l = &rest[..i];
-                    match l.strip_suffix('\r') {
-                        Some(l) => {
-                            lines.push(line(l));
-                            eols.push(Eol::Crlf);
-                        }
-                        None => {
-                            lines.push(line(l));
-                            eols.push(Eol::Lf);
-                        }
-                    }
-                    rest = &rest[i + 1..];
-                }
-                None => {
-                    lines.push(line(rest));
-                    eols.push(Eol::None);
-                    rest = "";
-                }
+        let mut start = 0usize;
+        // One pass of the vectorised search over the whole text, not one search per line.
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            if end > start && bytes[end - 1] == b'\r' {
+                lines.push(line(&text[start..end - 1]));
+                eols.push(Eol::Crlf);
+            } else {
+                lines.push(line(&text[start..end]));
+                eols.push(Eol::Lf);
             }
+            start = end + 1;
+        }
+        if start < text.len() {
+            lines.push(line(&text[start..]));
+            eols.push(Eol::None);
         }
         TextFile { bom, lines, eols }
     }
