@@ -436,10 +436,13 @@ pub fn create_with_nonce(
         touched
             .iter()
             .map(|t| match &t.before {
-                Some(k) if work.holds(&t.path, k)? => Ok(Some(
+                // Hashing fails only when SHA-1 collision detection fires: an error, as a
+                // blob write would give.
+                Some(k) if work.holds(&t.path, k)? => {
                     gix::objs::compute_hash(hash_kind, gix::objs::Kind::Blob, &k.bytes)
-                        .expect("hashing bytes in memory cannot fail"),
-                )),
+                        .map(Some)
+                        .map_err(io::Error::other)
+                }
                 _ => Ok(None),
             })
             .collect()

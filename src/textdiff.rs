@@ -231,7 +231,8 @@ pub fn count_change(old: Option<&[u8]>, new: Option<&[u8]>, deadline: Instant) -
     }
 }
 
-/// Below this many lines on both sides, the middle of a diff goes to [`middle`] whole.
+/// Below this many lines on its two sides together, the middle of a diff goes to [`middle`]
+/// whole.
 const SPARSE_FROM: usize = 2_000;
 /// How far apart, in lines of both sides together, two runs of common lines may be for
 /// [`sparse`] to step from one to the next.

@@ -633,7 +633,8 @@ impl Parser<'_> {
             .old_count
             .unwrap_or(0)
             .saturating_add(parsed.new_count.unwrap_or(0))
-            .min(self.lines.len() - self.pos);
+            .min(self.lines.len() - self.pos)
+            .min(1 << 12);
         let mut body: Vec<Line> = Vec::with_capacity(stated);
         let mut empty: Vec<bool> = Vec::with_capacity(stated);
         let mut old_seen = 0usize;
@@ -784,6 +785,11 @@ impl Parser<'_> {
                 "context-prefix-repaired",
                 format!("hunk at line {header_line}: {repaired_tabs} line(s) without a leading ' ' read as context"),
             ));
+        }
+        // An honest header reserves at most twice the body (context counts on both sides);
+        // one that overstates its counts must not keep the rest of the input reserved.
+        if body.capacity() > 2 * body.len() + 16 {
+            body.shrink_to_fit();
         }
         hunk.lines = body;
         // git's rule: context on one side only pins the hunk to that end of the file — unless

@@ -556,6 +556,7 @@ mod tests {
             bom_in_line in any::<bool>(),
             latin1 in any::<bool>(),
             patch_eols in any::<bool>(),
+            markers in (any::<bool>(), any::<bool>()),
             edits in proptest::collection::vec(
                 (0usize..4, 0usize..5, proptest::collection::vec(any::<bool>(), 0..5),
                  proptest::collection::vec((0usize..5, 0u8..3), 0..3), any::<bool>()),
@@ -585,7 +586,13 @@ mod tests {
                     first.to_mut().insert(0, '\u{feff}');
                 }
             }
-            let hs = hunks(file.len(), &edits);
+            let mut hs = hunks(file.len(), &edits);
+            // A hunk at the end of the file with any pair of `\ No newline` markers.
+            if let Some((h, p)) = hs.last_mut() {
+                if p.end == file.len() {
+                    (h.old_no_newline, h.new_no_newline) = markers;
+                }
+            }
             let placed: Vec<(&Hunk, &Placement)> = hs.iter().map(|(h, p)| (h, p)).collect();
             let want = splice(&file, &placed, patch_eols).encode();
             let got = pieces(&file, &placed, patch_eols, &bytes).bytes(&bytes);

@@ -154,3 +154,35 @@ proptest! {
         prop_assert_eq!(after.expect("untouched"), text.into_bytes());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A file with a byte-order mark and a CRLF line among LF ones, patched by a diff that
+    /// shows the mark (of the files as they are) or not (of their text): the result is the
+    /// new file exactly, or the file is left as it was.
+    #[test]
+    fn bom_files_apply_exactly_or_not_at_all(a in file("\n"), b in file("\n"), shows in any::<bool>(), crlf_at in 0usize..40) {
+        prop_assume!(a != b);
+        // One CRLF line in a, kept in b when that line is unchanged.
+        let crlf = |s: &str| -> String {
+            let mut lines: Vec<String> = s.split_inclusive('\n').map(String::from).collect();
+            if let Some(l) = lines.get_mut(crlf_at) {
+                if l.ends_with('\n') { l.pop(); l.push_str("\r\n"); }
+            }
+            lines.concat()
+        };
+        let (a, b) = (crlf(&a), crlf(&b));
+        prop_assume!(a != b);
+        let (ab, bb) = (format!("\u{feff}{a}"), format!("\u{feff}{b}"));
+        let files = MemFiles::default().with("f.txt", &ab);
+        let patch = if shows { unified(&ab, &bb) } else { unified(&a, &b) };
+        if let Some((status, after)) = apply(&files, &patch) {
+            if status == FileStatus::Applied {
+                prop_assert_eq!(after.expect("file exists"), bb.into_bytes());
+            } else {
+                prop_assert_eq!(after.expect("file untouched"), ab.into_bytes());
+            }
+        }
+    }
+}

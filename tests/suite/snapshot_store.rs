@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use git_llm_apply::repo::{FileState, Repo, MODE_EXEC, MODE_FILE};
+use git_llm_apply::repo::{FileState, Repo, MODE_EXEC, MODE_FILE, MODE_LINK};
 use git_llm_apply::snapshot::{
     self, Holder, Journal, JournalError, Lock, LockError, Meta, MetaError, PatchDigest, Recorded,
     SnapshotError, SnapshotId, Status, Touched,
@@ -1049,4 +1049,42 @@ fn two_racing_undos_of_one_snapshot_let_exactly_one_win() {
             .iter()
             .any(|r| matches!(r, Err(SnapshotError::AlreadyUndone { .. }))));
     }
+}
+
+/// A known before-state at a path that is now a symlink, a directory, or a link whose target
+/// changed, is recorded as the work tree has it.
+#[test]
+fn a_known_before_state_gives_way_to_links_and_directories() {
+    let t = TestRepo::empty();
+    t.write("f.txt", b"file\n");
+    t.write("d/inner.txt", b"inner\n");
+    t.commit_all("base");
+    std::os::unix::fs::symlink("f.txt", t.root().join("link")).expect("symlink");
+    std::os::unix::fs::symlink("f.txt", t.root().join("was_file")).expect("symlink");
+    let repo = t.open();
+    let with = |path: &str, before: &[u8], mode: u32| Touched {
+        path: path.to_string(),
+        before: file(before, mode),
+        after: file(b"after\n", MODE_FILE),
+    };
+    let touched = [
+        // The plan read a link to another target.
+        with("link", b"other.txt", MODE_LINK),
+        // The plan read a regular file holding the link's target bytes.
+        with("was_file", b"f.txt", MODE_FILE),
+        // The plan read a file where there is now a directory.
+        with("d", b"inner\n", MODE_FILE),
+    ];
+    let id = snapshot::create(&repo, &touched, &meta(None)).expect("snapshot");
+    let snap = snapshot::read(&repo, id).expect("read");
+    let before = |p: &str| {
+        snap.path(p)
+            .expect("recorded")
+            .before
+            .as_ref()
+            .map(|f| (f.bytes.to_vec(), f.mode))
+    };
+    assert_eq!(before("link"), Some((b"f.txt".to_vec(), MODE_LINK)));
+    assert_eq!(before("was_file"), Some((b"f.txt".to_vec(), MODE_LINK)));
+    assert_eq!(before("d"), None);
 }

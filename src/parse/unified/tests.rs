@@ -116,3 +116,27 @@ fn an_empty_zero_hunk_changes_nothing() {
         Err(ParseError::Syntax { .. })
     ));
 }
+
+/// Header counts are untrusted: hunks that each promise millions of lines must not each
+/// reserve room for the rest of the input (quadratic memory in the patch's size).
+#[test]
+fn overstated_hunk_counts_do_not_reserve_the_rest_of_the_input() {
+    let mut patch = String::from("--- a/f.txt\n+++ b/f.txt\n");
+    let n = 2_000;
+    for k in 0..n {
+        let at = k * 3 + 1;
+        patch.push_str(&format!(
+            "@@ -{at},99999999 +{at},99999999 @@\n-line {k}\n+line {k} x\n"
+        ));
+    }
+    patch.push_str(&format!("@@ -{0},1 +{0},1 @@\n-end\n+END\n", n * 3 + 1));
+    let p = parse(&patch, &NoFiles).expect("parses");
+    let hunks = &p.files[0].hunks;
+    let lines: usize = hunks.iter().map(|h| h.lines.len()).sum();
+    let reserved: usize = hunks.iter().map(|h| h.lines.capacity()).sum();
+    assert!(
+        reserved <= 4 * lines,
+        "{} hunks of {lines} lines in all reserve room for {reserved}",
+        hunks.len()
+    );
+}
