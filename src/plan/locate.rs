@@ -662,6 +662,11 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         }
         if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
             if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), false) {
+                // Numbers that are near another fit than the heading's are a second opinion
+                // against it: then nothing decides.
+                if nearest_near(&pool, q.hint).is_some_and(|n| n != c) {
+                    return None;
+                }
                 return Some((c, DecidedBy::Anchor));
             }
         }
@@ -685,6 +690,20 @@ fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
         [(0, s), (d2, _), ..] if *d2 >= 3 => Some(*s),
         // Off by some lines: another fit ten times as far is needed to trust them.
         [(d1, s), (d2, _), ..] if *d1 <= NEAR && *d2 >= 10 * d1 => Some(*s),
+        _ => None,
+    }
+}
+
+/// The one candidate nearest the hint, when it is near (within the distance [`by_hint`]
+/// trusts): the fit the numbers point at, even where they do not decide alone.
+fn nearest_near(starts: &[usize], hint: Option<usize>) -> Option<usize> {
+    const NEAR: usize = 20;
+    let hint = hint?;
+    let mut by_dist: Vec<(usize, usize)> = starts.iter().map(|&s| (s.abs_diff(hint), s)).collect();
+    by_dist.sort();
+    match by_dist.as_slice() {
+        [(d1, s), (d2, _), ..] if d1 < d2 && *d1 <= NEAR => Some(*s),
+        [(d1, s)] if *d1 <= NEAR => Some(*s),
         _ => None,
     }
 }

@@ -253,3 +253,20 @@ fn a_two_line_context_patch_does_not_look_short_of_context() {
     r.apply(&[], patch).code(1);
     assert_eq!(r.state(), before);
 }
+
+/// A heading that opens a block decides between two fits only when the line numbers do not
+/// point near the other one: here a copy of a function's last lines sits inside the function
+/// (a `}` there ends the block the heading opens), the numbers point 6 lines from the real end
+/// of the file and 15 from the copy. Nothing decides, so the hunk is refused, not applied to
+/// the copy.
+#[test]
+fn a_heading_against_numbers_near_another_fit_decides_nothing() {
+    let file = "const parse = require('./parse')\nconst eq = require('./eq')\n\nconst diff = (version1, version2) => {\n  const v1 = parse(version1)\n  const v2 = parse(version2)\n  if (eq(v1, v2)) {\n    return null\n  } else {\n    const hasPre = v1.prerelease.length || v2.prerelease.length\n    const prefix = hasPre ? 'pre' : ''\n    const defaultResult = hasPre ? 'prerelease' : ''\n\n    if (v1.major !== v2.major) {\n      return prefix + 'major'\n    }\n    if (v1.minor !== v2.minor) {\n      return prefix + 'minor'\n      }\n    }\n    return defaultResult // may be undefined\n  }\n}\nmodule.exports = diff\n    }\n\n    if (v1.patch !== v2.patch) {\n      return prefix + 'patch'\n    }\n\n    if (!v1.prerelease.length || !v2.prerelease.length) {\n      if (v1.patch) {\n        return 'patch'\n      }\n      if (v1.minor) {\n        return 'minor'\n      }\n      if (v1.major) {\n        return 'major'\n      }\n    }\n    return defaultResult // may be undefined\n  }\n}\nmodule.exports = diff\n";
+    let r = TestRepo::with(&[("src/diff.js", file)]);
+    let before = r.state();
+    let patch = "diff --git a/src/diff.js b/src/diff.js\n--- a/src/diff.js\n+++ b/src/diff.js\n@@ -35,5 +35,7 @@ const diff = (version1, version2) => {\n     }\n     return defaultResult // may be undefined\n   }\n+# note 86\n+# note 36\n }\n module.exports = diff\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+    assert_eq!(r.state(), before);
+}
