@@ -675,16 +675,22 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
     by_hint(&pool, q.hint).map(|c| (c, DecidedBy::Hint))
 }
 
+/// How far from the hint a fit may be for the numbers to point at it.
+const NEAR: usize = 20;
+
+/// The candidates as (distance from the hint, start), nearest first.
+fn by_distance(starts: &[usize], hint: usize) -> Vec<(usize, usize)> {
+    let mut by_dist: Vec<(usize, usize)> = starts.iter().map(|&s| (s.abs_diff(hint), s)).collect();
+    by_dist.sort();
+    by_dist
+}
+
 /// The nearest candidate to the hint, when the hint is close to it (numbers a model got a
 /// little wrong) and every other fit is many times further away. A hint midway between
 /// two fits, or far from all of them, decides nothing: numbers that are off by much may be
 /// off towards the wrong copy.
 fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
-    const NEAR: usize = 20;
-    let hint = hint?;
-    let mut by_dist: Vec<(usize, usize)> = starts.iter().map(|&s| (s.abs_diff(hint), s)).collect();
-    by_dist.sort();
-    match by_dist.as_slice() {
+    match by_distance(starts, hint?).as_slice() {
         [(_, s)] => Some(*s),
         // Exactly at the numbers (git's own rule): any other fit a few lines off loses.
         [(0, s), (d2, _), ..] if *d2 >= 3 => Some(*s),
@@ -694,14 +700,10 @@ fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
     }
 }
 
-/// The one candidate nearest the hint, when it is near (within the distance [`by_hint`]
-/// trusts): the fit the numbers point at, even where they do not decide alone.
+/// The one candidate nearest the hint, when it is within [`NEAR`]: the fit the numbers
+/// point at, even where they do not decide alone.
 fn nearest_near(starts: &[usize], hint: Option<usize>) -> Option<usize> {
-    const NEAR: usize = 20;
-    let hint = hint?;
-    let mut by_dist: Vec<(usize, usize)> = starts.iter().map(|&s| (s.abs_diff(hint), s)).collect();
-    by_dist.sort();
-    match by_dist.as_slice() {
+    match by_distance(starts, hint?).as_slice() {
         [(d1, s), (d2, _), ..] if d1 < d2 && *d1 <= NEAR => Some(*s),
         [(d1, s)] if *d1 <= NEAR => Some(*s),
         _ => None,

@@ -116,6 +116,28 @@ fn touched(path: &str, after: Option<FileState>) -> Touched {
     }
 }
 
+/// A touched path with the state the plan read there (and some content after).
+fn known(path: &str, before: &[u8], mode: u32) -> Touched {
+    Touched {
+        path: path.to_string(),
+        before: file(before, mode),
+        after: file(b"after\n", MODE_FILE),
+    }
+}
+
+/// Snapshot `touched` and read back the pre-state recorded for each path (bytes and mode).
+fn befores_recorded(repo: &Repo, touched: &[Touched]) -> BTreeMap<String, Option<(Vec<u8>, u32)>> {
+    let id = snapshot::create(repo, touched, &meta(None)).expect("snapshot");
+    let snap = snapshot::read(repo, id).expect("read");
+    touched
+        .iter()
+        .map(|t| {
+            let before = snap.path(&t.path).expect("recorded").before.as_ref();
+            (t.path.clone(), before.map(|f| (f.bytes.to_vec(), f.mode)))
+        })
+        .collect()
+}
+
 fn meta(intent: Option<&str>) -> Meta {
     Meta {
         session: None,
@@ -271,28 +293,16 @@ fn a_known_before_state_is_recorded_only_when_the_work_tree_holds_it() {
     t.write("c.sh", b"same bytes\n");
     t.commit_all("base");
     let repo = t.open();
-    let with = |path: &str, before: &[u8], mode: u32| Touched {
-        path: path.to_string(),
-        before: file(before, mode),
-        after: file(b"after\n", MODE_FILE),
-    };
     let touched = [
-        with("a.txt", b"as planned\n", MODE_FILE),
-        with("b.txt", b"as the plan read it\n", MODE_FILE),
+        known("a.txt", b"as planned\n", MODE_FILE),
+        known("b.txt", b"as the plan read it\n", MODE_FILE),
         // Same bytes, another mode than the file has: not held.
-        with("c.sh", b"same bytes\n", MODE_EXEC),
+        known("c.sh", b"same bytes\n", MODE_EXEC),
         // Planned as present, but there is no file.
-        with("gone.txt", b"planned\n", MODE_FILE),
+        known("gone.txt", b"planned\n", MODE_FILE),
     ];
-    let id = snapshot::create(&repo, &touched, &meta(None)).expect("snapshot");
-    let snap = snapshot::read(&repo, id).expect("read");
-    let before = |p: &str| {
-        snap.path(p)
-            .expect("recorded")
-            .before
-            .as_ref()
-            .map(|f| (f.bytes.to_vec(), f.mode))
-    };
+    let recorded = befores_recorded(&repo, &touched);
+    let before = |p: &str| recorded[p].clone();
     assert_eq!(before("a.txt"), Some((b"as planned\n".to_vec(), MODE_FILE)));
     assert_eq!(
         before("b.txt"),
@@ -315,11 +325,7 @@ fn a_big_uncommitted_before_state_is_recorded_with_its_blob() {
     assert!(big.len() > 1 << 20);
     t.write("big.txt", &big);
     let repo = t.open();
-    let touched = [Touched {
-        path: "big.txt".to_string(),
-        before: file(&big, MODE_FILE),
-        after: file(b"after\n", MODE_FILE),
-    }];
+    let touched = [known("big.txt", &big, MODE_FILE)];
     let id = snapshot::create(&repo, &touched, &meta(None)).expect("snapshot");
     let snap = snapshot::read(&repo, id).expect("read");
     let before = snap.path("big.txt").expect("recorded").before.as_ref();
@@ -1062,28 +1068,16 @@ fn a_known_before_state_gives_way_to_links_and_directories() {
     std::os::unix::fs::symlink("f.txt", t.root().join("link")).expect("symlink");
     std::os::unix::fs::symlink("f.txt", t.root().join("was_file")).expect("symlink");
     let repo = t.open();
-    let with = |path: &str, before: &[u8], mode: u32| Touched {
-        path: path.to_string(),
-        before: file(before, mode),
-        after: file(b"after\n", MODE_FILE),
-    };
     let touched = [
         // The plan read a link to another target.
-        with("link", b"other.txt", MODE_LINK),
+        known("link", b"other.txt", MODE_LINK),
         // The plan read a regular file holding the link's target bytes.
-        with("was_file", b"f.txt", MODE_FILE),
+        known("was_file", b"f.txt", MODE_FILE),
         // The plan read a file where there is now a directory.
-        with("d", b"inner\n", MODE_FILE),
+        known("d", b"inner\n", MODE_FILE),
     ];
-    let id = snapshot::create(&repo, &touched, &meta(None)).expect("snapshot");
-    let snap = snapshot::read(&repo, id).expect("read");
-    let before = |p: &str| {
-        snap.path(p)
-            .expect("recorded")
-            .before
-            .as_ref()
-            .map(|f| (f.bytes.to_vec(), f.mode))
-    };
+    let recorded = befores_recorded(&repo, &touched);
+    let before = |p: &str| recorded[p].clone();
     assert_eq!(before("link"), Some((b"f.txt".to_vec(), MODE_LINK)));
     assert_eq!(before("was_file"), Some((b"f.txt".to_vec(), MODE_LINK)));
     assert_eq!(before("d"), None);
