@@ -797,6 +797,7 @@ impl Parser<'_> {
         // dropped, perhaps the very one on the missing side, and the pin would be a guess.
         let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
         let old_short = parsed.old_count.is_some_and(|want| want > hunk.old_len());
+        hunk.body_short = old_short || parsed.new_count.is_some_and(|want| want > hunk.new_len());
         if hunk.has_changes() {
             hunk.at_eof = trail == 0 && lead > 0 && !old_short;
             hunk.at_bof = lead == 0 && trail > 0 && hunk.old_start.is_some_and(|s| s <= 1);

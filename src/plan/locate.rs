@@ -302,6 +302,9 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         match decide(hay, q, &starts) {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
+                    if q.hunk.body_short {
+                        return short_body_refusal(start);
+                    }
                     return Located::AlreadyApplied { start, pass };
                 }
                 // The old side matched only loosely where the new side is there more strictly:
@@ -318,7 +321,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                         };
                     }
                 }
-                if let Some(rival) = nearer_loose_fit(hay, q, &old, pass, start) {
+                if let Some(rival) = nearer_loose_fit(hay, q, &old, pass, start, decided_by) {
                     let mut starts = vec![start, rival];
                     starts.sort();
                     return Located::Ambiguous {
@@ -380,11 +383,12 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             // function the patch does not mean. Nearer the hint, that is the place; with no
             // hint to tell them apart, it is two places.
             let end = start + needle.len();
-            if let Located::Placed(p) = fuzzy(hay, q, &old) {
+            let old_fit = fuzzy(hay, q, &old);
+            if let Located::Placed(p) = &old_fit {
                 let elsewhere = p.end <= start || p.start >= end;
                 match q.hint {
                     Some(h) if elsewhere && p.start.abs_diff(h) + 3 <= start.abs_diff(h) => {
-                        return Located::Placed(p);
+                        return old_fit;
                     }
                     None if elsewhere => {
                         let mut starts = vec![start, p.start];
@@ -397,11 +401,31 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                     _ => {}
                 }
             }
+            // The old side fits loosely too, perhaps with the line the body lacks in a gap:
+            // then "not yet applied" explains the file as well as "already applied".
+            if q.hunk.body_short && !matches!(old_fit, Located::NotFound { .. }) {
+                return short_body_refusal(start);
+            }
             return Located::AlreadyApplied { start, pass };
         }
     }
 
     fuzzy(hay, q, &old)
+}
+
+/// A hunk whose body is short of its header looks already applied at `start`. The lines it
+/// lacks may be the ones that, put back, show the change is not there yet (a line the
+/// change duplicates, dropped from the context, leaves a body whose new side the unchanged
+/// file already has). Neither reading is safe, so the hunk is refused.
+fn short_body_refusal(start: usize) -> Located {
+    Located::NotFound {
+        reason: Some(format!(
+            "the hunk's new side is already at line {}, but its header counts more lines than \
+             its body has, and a missing line may be what shows the change is not there yet; \
+             resend the hunk with all its lines (or with counts that match them)",
+            start + 1
+        )),
+    }
 }
 
 /// Where `needle` (keyed for `pass`) occurs, keeping only ends of the file the hunk is
@@ -500,13 +524,22 @@ fn nearer_loose_fit(
     old: &Old,
     pass: Pass,
     start: usize,
+    decided_by: DecidedBy,
 ) -> Option<usize> {
     let hint = q.hint?;
     let dist = start.abs_diff(hint);
-    if dist <= FAR_FROM_HINT {
+    // A fit picked from several by its numbers or heading is a weaker choice than the only
+    // one: a looser fit nearer the numbers (within NEAR) contests it. Damage to the
+    // indentation of a whole hunk moves its true place to a looser pass, while a short
+    // context (`}` lines) still fits exactly somewhere else nearby.
+    let contested = matches!(decided_by, DecidedBy::Hint | DecidedBy::Anchor);
+    if dist <= FAR_FROM_HINT && !(contested && dist > 0) {
         return None;
     }
-    let nearer = |s: usize| s != start && s.abs_diff(hint) * 2 < dist;
+    let nearer = |s: usize| {
+        let d = s.abs_diff(hint);
+        s != start && (d * 2 < dist || (contested && d < dist && d <= NEAR))
+    };
     for looser in Pass::LINE_PASSES.into_iter().filter(|p| *p > pass) {
         let needle = keyed(looser, &old.texts);
         if let Some(s) = hay

@@ -1230,6 +1230,8 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
             at_eof: k + 1 == n && h.at_eof,
             at_bof: k == 0 && h.at_bof,
             reindent: h.reindent,
+            // An elision stands for the lines the header counts; the parts are whole.
+            body_short: false,
         })
         .collect()
 }

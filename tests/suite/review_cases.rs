@@ -270,3 +270,66 @@ fn a_heading_against_numbers_near_another_fit_decides_nothing() {
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
     assert_eq!(r.state(), before);
 }
+
+/// Fuzz lead (a dropped context line, the change a duplicated line): the change inserts a
+/// copy of `def new_func`, and the context line dropped from the body is that very line. The
+/// body's new side is then exactly what the unchanged file has, so it looked already applied.
+/// The header counts one line more than the body on each side: the body proves nothing, and
+/// the hunk is refused. With counts that match the body, it is already applied, as before.
+#[test]
+fn a_body_short_of_its_header_is_no_proof_of_an_applied_hunk() {
+    let file = "import inspect\n\n\ndef pass_obj(f):\n    \"\"\"Pass the object.\n    \"\"\"\n\n    def new_func(*args):\n        return f(*args)\n\n    return new_func\n";
+    let r = TestRepo::with(&[("d.py", file)]);
+    let before = r.state();
+    let short = "--- a/d.py\n+++ b/d.py\n@@ -6,4 +6,5 @@ def pass_obj(f):\n     \"\"\"\n \n+    def new_func(*args):\n         return f(*args)\n";
+    let (run, v) = r.apply_json(&[], short);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "not-found");
+    assert!(
+        hunk["reason"]
+            .as_str()
+            .unwrap()
+            .contains("header counts more lines than its body has"),
+        "{hunk}"
+    );
+    assert_eq!(r.state(), before);
+
+    let whole = short.replace("-6,4 +6,5", "-6,3 +6,4");
+    let (run, v) = r.apply_json(&[], &whole);
+    run.code(0);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "already-applied");
+    assert_eq!(r.state(), before);
+}
+
+/// The same with no trailing context left: the body's one context line fits, and the added
+/// lines follow it in the file, because they copy the lines after it and the dropped trailing
+/// context line is the first of those.
+#[test]
+fn a_short_body_without_trailing_context_is_not_called_applied() {
+    let file = "impl Chain {\n    fn len(&self) -> usize {\n        match &self.state {\n            Linked { next } => {\n                let mut len = 0;\n                len\n            }\n        }\n    }\n}\n";
+    let r = TestRepo::with(&[("s.rs", file)]);
+    let before = r.state();
+    let patch = "--- a/s.rs\n+++ b/s.rs\n@@ -2,2 +2,5 @@ impl Chain {\n     fn len(&self) -> usize {\n+        match &self.state {\n+            Linked { next } => {\n+                let mut len = 0;\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "not-found");
+    assert_eq!(r.state(), before);
+}
+
+/// Fuzz lead (the whole hunk's indentation stripped by four columns): its context `    }` /
+/// `}` fits exactly at two closing braces (one in `main`, one at the end of `probe`), and the
+/// heading picked the one in `probe`, five lines past the numbers. The true place is where the
+/// numbers point, and fits once the indentation is ignored. A looser fit nearer the numbers
+/// contests a fit chosen from several, so nothing decides.
+#[test]
+fn a_looser_fit_at_the_numbers_contests_an_exact_fit_chosen_by_the_heading() {
+    let file = "fn main() {\n    if a {\n        if b {\n            x();\n        }\n    }\n}\n\nfn probe(flag: bool) -> bool {\n    if c {\n        for arg in args {\n            cmd.arg(arg);\n        }\n    }\n\n    match cmd.status() {\n        Ok(s) => s,\n    }\n}\n";
+    let r = TestRepo::with(&[("m.rs", file)]);
+    let before = r.state();
+    let patch = "--- a/m.rs\n+++ b/m.rs\n@@ -13,2 +13,3 @@ fn probe(flag: bool) -> bool {\n     }\n+value = 1\n }\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+    assert_eq!(r.state(), before);
+}
