@@ -792,15 +792,17 @@ impl Parser<'_> {
             body.shrink_to_fit();
         }
         hunk.lines = body;
-        // git's rule: context on one side only pins the hunk to that end of the file — unless
-        // the header promises more old lines than the body has: then a context line was
-        // dropped, perhaps the very one on the missing side, and the pin would be a guess.
+        // git's rule: context on one side only pins the hunk to that end of the file (either
+        // end) — unless the header promises more old lines than the body has: then a context
+        // line was dropped, perhaps the very one on the missing side, and the pin would be a
+        // guess.
         let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
         let old_short = parsed.old_count.is_some_and(|want| want > hunk.old_len());
         hunk.body_short = old_short || parsed.new_count.is_some_and(|want| want > hunk.new_len());
         if hunk.has_changes() {
             hunk.at_eof = trail == 0 && lead > 0 && !old_short;
-            hunk.at_bof = lead == 0 && trail > 0 && hunk.old_start.is_some_and(|s| s <= 1);
+            hunk.at_bof =
+                lead == 0 && trail > 0 && !old_short && hunk.old_start.is_some_and(|s| s <= 1);
         }
         let says_nothing = parsed.old_start == Some(0)
             && parsed.old_count == Some(0)

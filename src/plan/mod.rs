@@ -1503,6 +1503,8 @@ fn locate_hunks<'a>(
             .chain(h.section.as_deref())
     });
     let mut batch_hay = (!sequential).then(|| Haystack::for_lines(&text.lines, wanted));
+    // What each hunk's query saw besides its hint, for `numbers_against_neighbours`.
+    let mut seen: Vec<(Option<i64>, usize, usize)> = Vec::new();
     for h in &fp.hunks {
         let stated = h.old_start.map(|s| {
             if h.old_len() == 0 {
@@ -1512,6 +1514,7 @@ fn locate_hunks<'a>(
             }
         });
         let hint = stated.map(|s| (s + delta).max(0) as usize);
+        seen.push((stated, prev_end, taken.len()));
         let q = Query {
             hunk: h,
             hint,
@@ -1566,5 +1569,76 @@ fn locate_hunks<'a>(
             searched: hint,
         });
     }
+    if let Some(hay) = &batch_hay {
+        numbers_against_neighbours(fp, hay, &mut out, &seen, &taken, context_width);
+    }
     (out, hints, sequential.then_some(current))
+}
+
+/// A hunk placed by its numbers among several fits trusts them; the nearest hunks of the same
+/// file that fit in one place only (before and after it in the patch) show how far the numbers
+/// are off around it. Where either offset points the hunk at another of its fits, the numbers
+/// say two things and nothing decides: a patch whose numbers are stale for the whole file (lines
+/// added at its top) must not land its first hunk on a copy that happens to sit at the stale
+/// number.
+fn numbers_against_neighbours(
+    fp: &FilePatch,
+    hay: &Haystack,
+    out: &mut [Located],
+    seen: &[(Option<i64>, usize, usize)],
+    taken: &[(usize, usize)],
+    context_width: usize,
+) {
+    let offsets: Vec<Option<i64>> = out
+        .iter()
+        .zip(seen)
+        .map(|(loc, (stated, ..))| match (loc, stated) {
+            (Located::Placed(p), Some(s))
+                if p.decided_by == DecidedBy::Unique && !p.mapping.is_empty() =>
+            {
+                Some(p.start as i64 - s)
+            }
+            _ => None,
+        })
+        .collect();
+    for i in 0..out.len() {
+        let Located::Placed(p) = &out[i] else {
+            continue;
+        };
+        let (Some(stated), prev_end, taken_then) = seen[i] else {
+            continue;
+        };
+        if p.decided_by != DecidedBy::Hint || p.occurrences < 2 || p.mapping.is_empty() {
+            continue;
+        }
+        let own = p.start as i64 - stated;
+        let before = offsets[..i].iter().rev().flatten().next();
+        let after = offsets[i + 1..].iter().flatten().next();
+        let rival = [before, after]
+            .into_iter()
+            .flatten()
+            .filter(|&&o| o.abs_diff(own) >= 3)
+            .find_map(|&o| {
+                let q = Query {
+                    hunk: &fp.hunks[i],
+                    hint: Some((stated + o).max(0) as usize),
+                    prev_end,
+                    ordered: fp.ordered,
+                    taken: &taken[..taken_then],
+                    context_width,
+                };
+                match locate::locate(hay, &q) {
+                    Located::Placed(other) if other.start != p.start => Some(other.start),
+                    _ => None,
+                }
+            });
+        if let Some(r) = rival {
+            let mut starts = vec![p.start, r];
+            starts.sort_unstable();
+            out[i] = Located::Ambiguous {
+                pass: p.pass,
+                starts,
+            };
+        }
+    }
 }

@@ -333,3 +333,58 @@ fn a_looser_fit_at_the_numbers_contests_an_exact_fit_chosen_by_the_heading() {
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
     assert_eq!(r.state(), before);
 }
+
+/// Fuzz lead (a context line dropped from a hunk at the top of the file): without its first
+/// line the hunk has only trailing context and starts at line 1, which git's rule pins to the
+/// start of the file, so the added line went above the file's first line. The header counts
+/// one old line more than the body: the dropped line may be the one above, so nothing pins the
+/// hunk, and its two context lines place it after the first line.
+#[test]
+fn a_short_hunk_at_line_one_is_not_pinned_to_the_start_of_the_file() {
+    let file = "// Note: the spec version\n// Not the package version.\nconst SPEC = '2.0.0'\n\nconst MAX = 256\n";
+    let r = TestRepo::with(&[("c.js", file)]);
+    let patch = "--- a/c.js\n+++ b/c.js\n@@ -1,3 +1,4 @@\n+return None\n // Not the package version.\n const SPEC = '2.0.0'\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("c.js"),
+        "// Note: the spec version\nreturn None\n// Not the package version.\nconst SPEC = '2.0.0'\n\nconst MAX = 256\n"
+    );
+}
+
+/// Fuzz lead (lines added at the top of the file since the patch was made): the first hunk's
+/// context is in two places, one right at its stale numbers, so the numbers chose it; the second
+/// hunk fits once, twenty lines below its numbers. Read with that offset, the first hunk's
+/// numbers point at its other place: the numbers say two things, so nothing decides.
+#[test]
+fn numbers_a_later_hunk_shows_stale_do_not_decide_an_earlier_one() {
+    let mut lines: Vec<String> = Vec::new();
+    let filler = |lines: &mut Vec<String>, upto: usize| {
+        while lines.len() < upto {
+            let n = lines.len() + 1;
+            lines.push(format!("line_{n} = {n}"));
+        }
+    };
+    filler(&mut lines, 4);
+    lines.extend(["    x = 1".to_string(), "    y = 2".to_string()]); // lines 5-6
+    filler(&mut lines, 24);
+    lines.extend(["    x = 1".to_string(), "    y = 2".to_string()]); // lines 25-26
+    filler(&mut lines, 59);
+    lines.push("def only_here():".to_string()); // line 60
+    filler(&mut lines, 70);
+    let file = lines.join("\n") + "\n";
+    let r = TestRepo::with(&[("m.py", &file)]);
+    let before = r.state();
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -5,2 +5,3 @@\n     x = 1\n+    z = 3\n     y = 2\n@@ -40,2 +41,3 @@\n def only_here():\n+    pass\n line_61 = 61\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+    assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
+    assert_eq!(r.state(), before);
+
+    // With numbers that agree with the second hunk's, the first hunk's place is decided.
+    let fixed = patch.replace("@@ -5,2 +5,3 @@", "@@ -25,2 +25,3 @@");
+    r.apply(&[], &fixed).code(0);
+    assert!(r
+        .read_str("m.py")
+        .contains("line_24 = 24\n    x = 1\n    z = 3\n    y = 2\n"));
+}
