@@ -197,10 +197,11 @@ pub struct Hunk {
     pub at_bof: bool,
     /// SEARCH/REPLACE: the old block may match with less indentation than the file has.
     pub reindent: bool,
-    /// The header counts more old or new lines than the body has: lines were dropped (or
-    /// the counts are wrong). A missing context line may be the very line that tells an
-    /// applied hunk from one not yet applied, so such a body is no proof of either.
-    pub body_short: bool,
+    /// How many lines the header counts beyond the body (on the side short of more): lines
+    /// were dropped, or the counts are wrong. A missing context line may be the very line
+    /// that tells an applied hunk from one not yet applied, so such a body is no proof of
+    /// either; and a dropped leading line moves the body's start off the numbers.
+    pub short_by: usize,
 }
 
 impl Hunk {
@@ -313,7 +314,7 @@ impl Hunk {
             at_eof: self.at_eof,
             at_bof: self.at_bof,
             reindent: self.reindent,
-            body_short: self.body_short,
+            short_by: self.short_by,
         }
     }
 }

@@ -302,7 +302,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         match decide(hay, q, &starts) {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
-                    if q.hunk.body_short {
+                    if q.hunk.short_by > 0 {
                         return short_body_refusal(start);
                     }
                     return Located::AlreadyApplied { start, pass };
@@ -403,7 +403,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             }
             // The old side fits loosely too, perhaps with the line the body lacks in a gap:
             // then "not yet applied" explains the file as well as "already applied".
-            if q.hunk.body_short && !matches!(old_fit, Located::NotFound { .. }) {
+            if q.hunk.short_by > 0 && !matches!(old_fit, Located::NotFound { .. }) {
                 return short_body_refusal(start);
             }
             return Located::AlreadyApplied { start, pass };
@@ -690,7 +690,7 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         }
     } else {
         // Line numbers first: a heading decides only what the numbers cannot.
-        if let Some(c) = by_hint(&pool, q.hint) {
+        if let Some(c) = by_hint(&pool, q.hint, q.hunk.short_by) {
             return Some((c, DecidedBy::Hint));
         }
         if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
@@ -705,7 +705,7 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         }
         return None;
     }
-    by_hint(&pool, q.hint).map(|c| (c, DecidedBy::Hint))
+    by_hint(&pool, q.hint, q.hunk.short_by).map(|c| (c, DecidedBy::Hint))
 }
 
 /// How far from the hint a fit may be for the numbers to point at it.
@@ -721,9 +721,17 @@ fn by_distance(starts: &[usize], hint: usize) -> Vec<(usize, usize)> {
 /// The nearest candidate to the hint, when the hint is close to it (numbers a model got a
 /// little wrong) and every other fit is many times further away. A hint midway between
 /// two fits, or far from all of them, decides nothing: numbers that are off by much may be
-/// off towards the wrong copy.
-fn by_hint(starts: &[usize], hint: Option<usize>) -> Option<usize> {
-    match by_distance(starts, hint?).as_slice() {
+/// off towards the wrong copy. A body `short_by` lines short of its header may start that many
+/// lines off its numbers (its dropped leading lines): fits that much nearer or further are
+/// as near as each other.
+fn by_hint(starts: &[usize], hint: Option<usize>, short_by: usize) -> Option<usize> {
+    let by = by_distance(starts, hint?);
+    if let [(d1, _), (d2, _), ..] = by.as_slice() {
+        if short_by > 0 && *d2 <= d1 + short_by {
+            return None;
+        }
+    }
+    match by.as_slice() {
         [(_, s)] => Some(*s),
         // Exactly at the numbers (git's own rule): any other fit a few lines off loses.
         [(0, s), (d2, _), ..] if *d2 >= 3 => Some(*s),

@@ -1231,7 +1231,7 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
             at_bof: k == 0 && h.at_bof,
             reindent: h.reindent,
             // An elision stands for the lines the header counts; the parts are whole.
-            body_short: false,
+            short_by: 0,
         })
         .collect()
 }

@@ -365,6 +365,21 @@ impl IndentMap {
             // A shift that only one context line shows is as likely damage to that line as a
             // different indentation of the whole hunk: the added lines' depth is unknowable.
             let removed_tell = pairs.iter().any(|(_, _, ctx)| !ctx);
+            // Lines that lost all their indentation and a line that kept exactly the file's:
+            // as likely the first stripped (damage to them) as the whole hunk shifted with
+            // the kept line damaged the other way, so the added lines' depth is unknowable.
+            let kept_exactly = pairs.iter().any(|(pa, fi, _)| pa == fi);
+            let shift_only_stripped = pairs.iter().all(|(pa, fi, _)| {
+                columns(fi, tab_width) as isize - columns(pa, tab_width) as isize != offset
+                    || pa.is_empty()
+            });
+            if offset != 0 && kept_exactly && shift_only_stripped {
+                return Err(
+                    "some context lines have the file's indentation and others none at all, so \
+                     the added lines' indentation is uncertain"
+                        .into(),
+                );
+            }
             if offset != 0 && pairs.len() < 2 && !removed_tell {
                 return Err(
                     "only one context line shows how the patch's indentation differs from the \

@@ -388,3 +388,55 @@ fn numbers_a_later_hunk_shows_stale_do_not_decide_an_earlier_one() {
         .read_str("m.py")
         .contains("line_24 = 24\n    x = 1\n    z = 3\n    y = 2\n"));
 }
+
+/// Fuzz lead (two context lines lost all their indentation, a third kept it): two lines said
+/// the file is indented eight columns deeper than the patch, so the added comment was pushed
+/// to sixteen columns, though the line right after it (`return self.ok`) has the file's
+/// indentation in the patch. Lines stripped to column 0 against a line that kept the file's
+/// indentation do not tell how deep the added lines go: refused, not guessed.
+#[test]
+fn stripped_context_against_context_that_kept_its_indentation_is_not_a_shift() {
+    let file = "class R:\n    def ok(self):\n        \"\"\"Returns True.\n\n        is not a check.\n        \"\"\"\n        return self.ok\n\n    def other(self):\n        pass\n";
+    let r = TestRepo::with(&[("r.py", file)]);
+    let before = r.state();
+    let patch = "--- a/r.py\n+++ b/r.py\n@@ -5,4 +5,5 @@ class R:\n is not a check.\n \"\"\"\n+        # note\n         return self.ok\n \n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert!(
+        hunk["reason"]
+            .as_str()
+            .unwrap()
+            .contains("indentation is uncertain"),
+        "{hunk}"
+    );
+    assert_eq!(r.state(), before);
+
+    // Every context line stripped the same way: one shift for the whole hunk, as before.
+    let uniform = "--- a/r.py\n+++ b/r.py\n@@ -5,4 +5,5 @@ class R:\n is not a check.\n \"\"\"\n+# note\n return self.ok\n \n";
+    r.apply(&[], uniform).code(0);
+    assert_eq!(
+        r.read_str("r.py"),
+        file.replace(
+            "        return self.ok\n",
+            "        # note\n        return self.ok\n"
+        )
+    );
+}
+
+/// Fuzz lead (the leading context line of a hunk dropped): the body is an added line and one
+/// blank line of context, and its numbers point at the first of two blank lines; the dropped
+/// line was that first blank, so the change belongs between them. A body one line short of
+/// its header may start a line past its numbers: the two blank lines are as near as each
+/// other, and nothing decides.
+#[test]
+fn a_body_short_of_its_header_does_not_trust_its_numbers_to_the_line() {
+    let file = "def a():\n    return 0\n\n\nclass B:\n    pass\n";
+    let r = TestRepo::with(&[("b.py", file)]);
+    let before = r.state();
+    let patch = "--- a/b.py\n+++ b/b.py\n@@ -3,2 +3,3 @@ def a():\n+value = 1\n \n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+    assert_eq!(r.state(), before);
+}
