@@ -4,6 +4,10 @@ hunks...), the target optionally drifted, and the tool's result compared with gi
 
     GIT_LLM_APPLY_BIN=target/debug/git-llm-apply python3 scripts/fuzz-wrong.py START COUNT WORKDIR
 
+FUZZ_DIALECT=sr (aider SEARCH/REPLACE blocks), codex (a `*** Begin Patch` patch) or mixed (each
+case one of unified, sr, codex) re-expresses the damaged patch in that dialect; unset, it stays
+a unified diff. The same damage then reaches the dialect's parser and the same planner.
+
 Prints one JSON line per case that is not plainly right (WRONG, DAMAGED, PANIC...), keeping its
 directory in WORKDIR, and a tally at the end. A WRONG here is a lead, not a verdict: some
 damage makes the intended place truly unknowable. Needs the corpus cache built by
@@ -125,6 +129,41 @@ def damage(rng, patch):
                     if isbody(pl[i]): pl[i]=pl[i][0]+pl[i][1+ind:]
     return '\n'.join(pl), choice
 
+def hunks_of(patch):
+    """(section, body lines) for each hunk of a unified patch, as damaged."""
+    out=[]; cur=None
+    for l in patch.split('\n'):
+        if l.startswith('@@'):
+            m=re.match(r'^@@[^@]*@@ ?(.*)$',l)
+            cur=(m.group(1) if m else '',[]); out.append(cur)
+        elif cur is not None and (l[:1] in (' ','-','+') or l=='') and not l.startswith('---') and not l.startswith('+++'):
+            cur[1].append(l)
+        elif cur is not None and l.startswith('\\'):
+            continue
+        else:
+            cur=None
+    for _,body in out:
+        while body and body[-1]=='': body.pop()
+    return out
+
+def in_dialect(patch, name, dialect):
+    hs=hunks_of(patch)
+    if dialect=='sr':
+        blocks=[]
+        for _,body in hs:
+            old=[l[1:] for l in body if l[:1]!='+']
+            new=[l[1:] for l in body if l[:1]!='-']
+            # A SEARCH of blank lines only means "append" in aider's dialect: not this hunk.
+            if not ''.join(old).strip(): return None
+            blocks.append('\n'.join([name,'<<<<<<< SEARCH']+old+['=======']+new+['>>>>>>> REPLACE']))
+        return '\n\n'.join(blocks)+'\n'
+    out=['*** Begin Patch','*** Update File: '+name]
+    for section,body in hs:
+        out.append(('@@ '+section.strip()) if section.strip() else '@@')
+        out.extend(l if l else ' ' for l in body)
+    out.append('*** End Patch')
+    return '\n'.join(out)+'\n'
+
 def state(d):
     out={}
     for root,_,fs in os.walk(d):
@@ -161,6 +200,12 @@ def one(seed, workdir):
         p=p.replace('a/a/','a/').replace('b/b/','b/')
         p='\n'.join(l for l in p.split('\n') if not l.startswith('index '))
         patch,dmg=damage(rng,p)
+        dialect=os.environ.get('FUZZ_DIALECT','unified')
+        if dialect=='mixed': dialect=rng.choice(['unified','sr','codex'])
+        if dialect!='unified':
+            converted=in_dialect(patch,name,dialect)
+            if converted is None: dialect='unified'
+            else: patch=converted
         # expected via merge-file
         open(d+'/T','w',newline='').write(enc(target)); open(d+'/B','w',newline='').write(enc(base)); open(d+'/N','w',newline='').write(enc(new))
         if target is base:
@@ -188,7 +233,7 @@ def one(seed, workdir):
             if after!=before: verdict='DAMAGED'
         else: verdict='CRASH'
         if b'panicked' in res.stderr: verdict='PANIC'
-        return dict(seed=seed,verdict=verdict,rc=rc,dmg=dmg,drift=dkind,crlf=crlf,U=ctxU,file=path,commit_base=commit_base,dir=d,clean=clean)
+        return dict(seed=seed,verdict=verdict,rc=rc,dmg=dmg,dialect=dialect,drift=dkind,crlf=crlf,U=ctxU,file=path,commit_base=commit_base,dir=d,clean=clean)
     finally:
         pass
 

@@ -190,10 +190,16 @@ fn walk<'a>(
     let eol = file.dominant_eol();
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
+    // Whether the last line given so far is one of the file's own that ends in a newline.
+    let mut last_kept_ends = false;
+    let mut emit = |line: TextLine<'a>, e: Eol, kept: bool| {
+        last_kept_ends = kept && e != Eol::None;
+        emit(line, e);
+    };
     for &i in &order {
         let (hunk, p) = placed[i];
         while cursor < p.start {
-            emit(file.lines[cursor].clone(), file.eols[cursor]);
+            emit(file.lines[cursor].clone(), file.eols[cursor], true);
             cursor += 1;
         }
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
@@ -212,16 +218,33 @@ fn walk<'a>(
                 }
             }
         }
-        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(TextLine<'a>, Eol)| {
-            for ((g, &at), map) in groups.iter().zip(&p.inserts).zip(&group_maps) {
+        // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
+        // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
+        // patch's copy carries whatever whitespace damage the match forgave.
+        let partners = if p.pass == super::normalize::Pass::Exact {
+            Vec::new()
+        } else {
+            unchanged_partners(hunk)
+        };
+        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(TextLine<'a>, Eol, bool)| {
+            for (gi, ((g, &at), map)) in groups.iter().zip(&p.inserts).zip(&group_maps).enumerate()
+            {
                 if at == pos {
-                    for l in g {
+                    for (k, l) in g.iter().enumerate() {
+                        let kept = partners
+                            .get(gi)
+                            .and_then(|ps| ps[k])
+                            .and_then(|oi| p.mapping.get(oi).copied().flatten());
+                        if let Some(f) = kept {
+                            emit(file.lines[f].clone(), file.eols[f], false);
+                            continue;
+                        }
                         let e = match (patch_eols, l.crlf) {
                             (false, _) => eol,
                             (true, true) => Eol::Crlf,
                             (true, false) => Eol::Lf,
                         };
-                        emit(Cow::Owned(map.apply(&l.text)), e);
+                        emit(Cow::Owned(map.apply(&l.text)), e, false);
                     }
                 }
             }
@@ -229,7 +252,7 @@ fn walk<'a>(
         for pos in p.start..p.end {
             emit_groups_at(pos, &mut emit);
             if !removed[pos - p.start] {
-                emit(file.lines[pos].clone(), file.eols[pos]);
+                emit(file.lines[pos].clone(), file.eols[pos], true);
             }
         }
         emit_groups_at(p.end, &mut emit);
@@ -239,7 +262,7 @@ fn walk<'a>(
         }
     }
     while cursor < file.len() {
-        emit(file.lines[cursor].clone(), file.eols[cursor]);
+        emit(file.lines[cursor].clone(), file.eols[cursor], true);
         cursor += 1;
     }
     // Whether the file ends with a newline is the file's choice unless a hunk at its end
@@ -248,10 +271,70 @@ fn walk<'a>(
     let final_newline = match touches_end {
         Some(h) if h.new_no_newline && !h.old_no_newline => false,
         Some(h) if h.old_no_newline && !h.new_no_newline => true,
+        // A hunk without markers (a Codex or SEARCH/REPLACE hunk, or a diff that left them
+        // out) that removed the file's last line, leaving one of the file's own lines last:
+        // the missing newline was the removed line's, and the line now last keeps its own.
+        Some(h) if !h.old_no_newline && !h.new_no_newline && last_kept_ends => true,
         _ => file.ends_with_newline(),
     };
     Ends { final_newline, eol }
 }
+
+/// For each run of added lines, for each of its lines: the old-line index of the removed line
+/// of the run right before it that it repeats word for word, paired as a line diff of the two
+/// runs pairs its unchanged lines (in order; a SEARCH block's REPLACE repeats most of it).
+fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
+    let mut out = Vec::new();
+    let mut oi = 0usize;
+    let mut removed: Vec<(usize, &[u8])> = Vec::new();
+    let lines = &hunk.lines;
+    let mut i = 0;
+    while i < lines.len() {
+        match lines[i].kind {
+            LineKind::Add => {
+                let start = i;
+                while i < lines.len() && lines[i].kind == LineKind::Add {
+                    i += 1;
+                }
+                let added: Vec<&[u8]> = lines[start..i].iter().map(|l| l.text.as_bytes()).collect();
+                let mut pairs = vec![None; added.len()];
+                if !removed.is_empty() {
+                    let old: Vec<&[u8]> = removed.iter().map(|(_, t)| *t).collect();
+                    let ops = crate::textdiff::diff(&old, &added, PAIRING_TIME);
+                    for op in ops {
+                        if let similar::DiffOp::Equal {
+                            old_index,
+                            new_index,
+                            len,
+                        } = op
+                        {
+                            for k in 0..len {
+                                pairs[new_index + k] = Some(removed[old_index + k].0);
+                            }
+                        }
+                    }
+                }
+                out.push(pairs);
+                removed.clear();
+            }
+            LineKind::Remove => {
+                removed.push((oi, lines[i].text.as_bytes()));
+                oi += 1;
+                i += 1;
+            }
+            LineKind::Context => {
+                removed.clear();
+                oi += 1;
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
+/// pairs, which only leaves more lines written as the patch has them.
+const PAIRING_TIME: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The added lines of a hunk, one vector per run.
 fn add_groups(hunk: &Hunk) -> Vec<Vec<&Line>> {

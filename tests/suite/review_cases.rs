@@ -440,3 +440,43 @@ fn a_body_short_of_its_header_does_not_trust_its_numbers_to_the_line() {
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
     assert_eq!(r.state(), before);
 }
+
+/// Fuzz lead (SEARCH/REPLACE with whitespace damage): the block's first line, repeated
+/// unchanged in its REPLACE, carries trailing spaces the file's line does not have; the
+/// block matched after the trailing-whitespace pass and its REPLACE was written word for
+/// word, spaces and all. A line a block repeats unchanged keeps the file's bytes.
+#[test]
+fn a_line_a_loosely_matched_block_repeats_unchanged_keeps_the_files_bytes() {
+    let r = TestRepo::with(&[("m.rs", "fn main() {\n    let a = 1;\n    let b = 2;\n}\n")]);
+    let block = "m.rs\n<<<<<<< SEARCH\n    let a = 1;  \n    let b = 2;\n}\n=======\n    let a = 1;  \n    let b = 3;\n\n}\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    assert_eq!(
+        r.read_str("m.rs"),
+        "fn main() {\n    let a = 1;\n    let b = 3;\n\n}\n"
+    );
+}
+
+/// Fuzz lead (a Codex patch deleting the last lines of a file that ends without a newline):
+/// Codex has no `\ No newline` marker, and the line left last lost its newline too. The
+/// missing newline belonged to the deleted line; the line now last keeps its own, as git
+/// gives with the marker. A unified hunk that leaves the marker out reads the same.
+#[test]
+fn deleting_the_unterminated_last_line_leaves_the_new_last_line_its_newline() {
+    for patch in [
+        "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n-c\n*** End Patch\n",
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n",
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n\\ No newline at end of file\n",
+    ] {
+        let r = TestRepo::with(&[("f.txt", "a\nb\nc")]);
+        r.apply(&[], patch).code(0);
+        assert_eq!(r.read_str("f.txt"), "a\nb\n", "{patch}");
+    }
+    // A hunk that keeps the unterminated last line leaves it so.
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc")]);
+    r.apply(
+        &[],
+        "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n*** End Patch\n",
+    )
+    .code(0);
+    assert_eq!(r.read_str("f.txt"), "a\nB\nc");
+}
