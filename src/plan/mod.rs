@@ -1495,13 +1495,7 @@ fn locate_hunks<'a>(
     } else {
         widest
     };
-    let wanted = fp.hunks.iter().flat_map(|h| {
-        h.lines
-            .iter()
-            .map(|l| l.text.as_str())
-            .chain(h.anchors.iter().map(String::as_str))
-            .chain(h.section.as_deref())
-    });
+    let wanted = fp.hunks.iter().flat_map(names);
     let mut batch_hay = (!sequential).then(|| Haystack::for_lines(&text.lines, wanted));
     // What each hunk's query saw besides its hint, for `numbers_against_neighbours`.
     let mut seen: Vec<(Option<i64>, usize, usize)> = Vec::new();
@@ -1525,7 +1519,8 @@ fn locate_hunks<'a>(
         };
         let mut loc = match &batch_hay {
             Some(hay) => locate::locate(hay, &q),
-            None => locate::locate(&Haystack::new(&current.lines), &q),
+            // The text changes after every hunk: index only what this hunk names.
+            None => locate::locate(&Haystack::for_lines(&current.lines, names(h)), &q),
         };
         match &loc {
             Located::Placed(p) => {
@@ -1573,6 +1568,15 @@ fn locate_hunks<'a>(
         numbers_against_neighbours(fp, hay, &mut out, &seen, &taken, context_width);
     }
     (out, hints, sequential.then_some(current))
+}
+
+/// The lines a hunk may look up in a file: its own, its anchors and its section heading.
+fn names(h: &Hunk) -> impl Iterator<Item = &str> {
+    h.lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .chain(h.anchors.iter().map(String::as_str))
+        .chain(h.section.as_deref())
 }
 
 /// A hunk placed by its numbers among several fits trusts them; the nearest hunks of the same
