@@ -235,15 +235,17 @@ fn walk<'a>(
                             .get(gi)
                             .and_then(|ps| ps[k])
                             .and_then(|oi| p.mapping.get(oi).copied().flatten());
-                        if let Some(f) = kept {
-                            emit(file.lines[f].clone(), file.eols[f], false);
-                            continue;
-                        }
                         let e = match (patch_eols, l.crlf) {
                             (false, _) => eol,
                             (true, true) => Eol::Crlf,
                             (true, false) => Eol::Lf,
                         };
+                        if let Some(f) = kept {
+                            // The patch's own ending where it is authoritative, else the line's.
+                            let e = if patch_eols { e } else { file.eols[f] };
+                            emit(file.lines[f].clone(), e, false);
+                            continue;
+                        }
                         emit(Cow::Owned(map.apply(&l.text)), e, false);
                     }
                 }
@@ -286,7 +288,9 @@ fn walk<'a>(
 fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
     let mut out = Vec::new();
     let mut oi = 0usize;
-    let mut removed: Vec<(usize, &[u8])> = Vec::new();
+    // A line is its text and whether the patch ends it in CRLF: `-x` then `+x` with another
+    // ending changes the ending, so it is not unchanged.
+    let mut removed: Vec<(usize, (&[u8], bool))> = Vec::new();
     let lines = &hunk.lines;
     let mut i = 0;
     while i < lines.len() {
@@ -296,11 +300,14 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
                 while i < lines.len() && lines[i].kind == LineKind::Add {
                     i += 1;
                 }
-                let added: Vec<&[u8]> = lines[start..i].iter().map(|l| l.text.as_bytes()).collect();
+                let added: Vec<(&[u8], bool)> = lines[start..i]
+                    .iter()
+                    .map(|l| (l.text.as_bytes(), l.crlf))
+                    .collect();
                 let mut pairs = vec![None; added.len()];
                 if !removed.is_empty() {
-                    let old: Vec<&[u8]> = removed.iter().map(|(_, t)| *t).collect();
-                    let ops = crate::textdiff::diff(&old, &added, PAIRING_TIME);
+                    let ops =
+                        pair_lines(&removed.iter().map(|(_, l)| *l).collect::<Vec<_>>(), &added);
                     for op in ops {
                         if let similar::DiffOp::Equal {
                             old_index,
@@ -318,7 +325,7 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
                 removed.clear();
             }
             LineKind::Remove => {
-                removed.push((oi, lines[i].text.as_bytes()));
+                removed.push((oi, (lines[i].text.as_bytes(), lines[i].crlf)));
                 oi += 1;
                 i += 1;
             }
@@ -330,6 +337,17 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
         }
     }
     out
+}
+
+/// A line diff of a removed run and the added run after it (Myers, bounded by
+/// [`PAIRING_TIME`]).
+fn pair_lines(removed: &[(&[u8], bool)], added: &[(&[u8], bool)]) -> Vec<similar::DiffOp> {
+    similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        removed,
+        added,
+        Some(std::time::Instant::now() + PAIRING_TIME),
+    )
 }
 
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
