@@ -117,6 +117,20 @@ pub struct Found {
     pub base: Base,
     /// The version's content, in the work tree's line-ending and BOM conventions.
     pub bytes: Vec<u8>,
+    /// How the hunks' numbers were read to recognise it.
+    pub numbers: Numbers,
+}
+
+/// How a version must hold the hunks to be the one the patch was written against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Numbers {
+    /// Each hunk at its stated line numbers exactly (a hunk without numbers: in one place).
+    #[default]
+    Exact,
+    /// As `Exact`, or, for a hunk not at its numbers, at the one place its old lines occur:
+    /// numbers gone stale (lines added or removed above since) still name one version when
+    /// the hunk occurs once in it. Tried only when no version holds the hunks exactly.
+    Stale,
 }
 
 /// The depth from `llm-apply.historyDepth`, else [`DEFAULT_DEPTH`].
@@ -152,9 +166,30 @@ impl History<'_> {
         let Some(now) = lines_of(&current.bytes) else {
             return Search { found: None, stats };
         };
-        if fit(fp, &now).is_some() || ambiguous_now(fp, &now) {
+        if fit(fp, &now, Numbers::Exact).is_some() || ambiguous_now(fp, &now, Numbers::Exact) {
             return Search { found: None, stats };
         }
+        let mut found = self.walk(fp, path, current, Numbers::Exact, &mut stats);
+        // Stale numbers: only where the file as it is does not hold every hunk in one place
+        // already (the text passes place those) and no hunk occurs in it more than once.
+        if found.is_none()
+            && fit(fp, &now, Numbers::Stale).is_none()
+            && !ambiguous_now(fp, &now, Numbers::Stale)
+        {
+            found = self.walk(fp, path, current, Numbers::Stale, &mut stats);
+        }
+        Search { found, stats }
+    }
+
+    /// The versions of `path`, nearest first, until one holds the hunks as `numbers` says.
+    fn walk(
+        &self,
+        fp: &FilePatch,
+        path: &str,
+        current: &FileState,
+        numbers: Numbers,
+        stats: &mut Stats,
+    ) -> Option<Found> {
         let mut versions = Versions::new(self, path);
         let mut tried: HashSet<ObjectId> = HashSet::new();
         let found = loop {
@@ -170,7 +205,7 @@ impl History<'_> {
             };
             stats.versions += 1;
             let bytes = blob.take_data();
-            if fit_bytes(fp, &bytes) {
+            if fit_bytes(fp, &bytes, numbers) {
                 break Some(Found {
                     base: Base {
                         kind: v.source.as_str().to_string(),
@@ -178,12 +213,13 @@ impl History<'_> {
                         path: path.to_string(),
                     },
                     bytes: like_work_tree(&bytes, &current.bytes),
+                    numbers,
                 });
             }
         };
-        stats.commits = versions.walked;
-        stats.touching = versions.touching;
-        Search { found, stats }
+        stats.commits = stats.commits.max(versions.walked);
+        stats.touching = stats.touching.max(versions.touching);
+        found
     }
 }
 
@@ -199,7 +235,7 @@ impl ThreeWay for History<'_> {
 /// only a line-ending conversion could make it differ).
 pub fn merge_onto(fp: &FilePatch, found: Found, current: &[u8]) -> Option<MergeResult> {
     let base_text = TextFile::decode(&found.bytes)?;
-    let placements = fit(fp, &base_text.lines)?;
+    let placements = fit(fp, &base_text.lines, found.numbers)?;
     let placed: Vec<(&Hunk, &Placement)> = fp.hunks.iter().zip(&placements).collect();
     let theirs = splice::splice(&base_text, &placed, fp.patch_eols).encode();
     let base = std::str::from_utf8(&found.bytes).ok()?;
@@ -247,8 +283,8 @@ fn recognisable(fp: &FilePatch) -> bool {
 
 /// `fit` on raw bytes, without decoding a whole file into owned lines: most versions fail
 /// at the first hunk, and history can hold many large versions.
-fn fit_bytes(fp: &FilePatch, bytes: &[u8]) -> bool {
-    lines_of(bytes).is_some_and(|lines| fit(fp, &lines).is_some())
+fn fit_bytes(fp: &FilePatch, bytes: &[u8], numbers: Numbers) -> bool {
+    lines_of(bytes).is_some_and(|lines| fit(fp, &lines, numbers).is_some())
 }
 
 /// The lines of UTF-8 text as [`TextFile`] sees them (no BOM, no terminators); `None` for
@@ -269,11 +305,13 @@ fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
     )
 }
 
-/// Whether some hunk without numbers occurs exactly more than once in the file as it is. A
-/// model that read this file could not have meant one place, so a version in which the hunk
+/// Whether some hunk a version is recognised by its one place in (without numbers, or with
+/// `Numbers::Stale` any hunk) occurs exactly more than once in the file as it is. A model
+/// that read this file could not have meant one place, so a version in which the hunk
 /// occurs once is no evidence of which; the text passes' ambiguity rules decide instead.
-fn ambiguous_now(fp: &FilePatch, lines: &[&str]) -> bool {
-    fp.hunks.iter().filter(|h| h.old_start.is_none()).any(|h| {
+fn ambiguous_now(fp: &FilePatch, lines: &[&str], numbers: Numbers) -> bool {
+    let by_place = |h: &&Hunk| h.old_start.is_none() || numbers == Numbers::Stale;
+    fp.hunks.iter().filter(by_place).any(|h| {
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
         !old.is_empty()
             && (0..lines.len().saturating_sub(old.len() - 1))
@@ -284,9 +322,10 @@ fn ambiguous_now(fp: &FilePatch, lines: &[&str]) -> bool {
 }
 
 /// Where every hunk of `fp` sits in `lines` if they are the version the patch was written
-/// against: at its stated line numbers exactly, or, without numbers, at the one place its
-/// old lines occur. `None` when some hunk does not sit so, or hunks overlap.
-fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
+/// against: at its stated line numbers exactly, or, without numbers (or not at them, with
+/// `Numbers::Stale`), at the one place its old lines occur. `None` when some hunk does not
+/// sit so, or hunks overlap.
+fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S], numbers: Numbers) -> Option<Vec<Placement>> {
     let mut out: Vec<Placement> = Vec::with_capacity(fp.hunks.len());
     for h in &fp.hunks {
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
@@ -299,10 +338,13 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
                 } else {
                     stated.checked_sub(1)?
                 };
-                if !matches_at(lines, &old, at) {
+                if matches_at(lines, &old, at) {
+                    (at, DecidedBy::Hint)
+                } else if numbers == Numbers::Stale && !old.is_empty() {
+                    (only_place(lines, &old)?, DecidedBy::Unique)
+                } else {
                     return None;
                 }
-                (at, DecidedBy::Hint)
             }
             None if old.is_empty() => {
                 // Only an end of the file places an insertion without numbers or context.
@@ -312,15 +354,7 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
                     return None;
                 }
             }
-            None => {
-                let mut starts = (0..lines.len().saturating_sub(old.len() - 1))
-                    .filter(|&s| matches_at(lines, &old, s));
-                let first = starts.next()?;
-                if starts.next().is_some() {
-                    return None;
-                }
-                (first, DecidedBy::Unique)
-            }
+            None => (only_place(lines, &old)?, DecidedBy::Unique),
         };
         // A stated insertion point past the end of this version does not sit in it.
         let end = start.checked_add(old.len()).filter(|&e| e <= lines.len())?;
@@ -344,6 +378,14 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S]) -> Option<Vec<Placement>> {
         });
     }
     Some(out)
+}
+
+/// The one start where `old` (not empty) occurs in `lines`; `None` when nowhere or twice.
+fn only_place<S: AsRef<str>>(lines: &[S], old: &[&str]) -> Option<usize> {
+    let mut starts =
+        (0..lines.len().saturating_sub(old.len() - 1)).filter(|&s| matches_at(lines, old, s));
+    let first = starts.next()?;
+    starts.next().is_none().then_some(first)
 }
 
 fn matches_at<S: AsRef<str>>(lines: &[S], old: &[&str], at: usize) -> bool {
@@ -636,26 +678,42 @@ mod tests {
             Some(2),
             &[(' ', "alpha"), ('-', "beta"), ('+', "BETA")],
         )]);
-        assert!(fit_bytes(&p, b"x\nalpha\nbeta\n"));
+        assert!(fit_bytes(&p, b"x\nalpha\nbeta\n", Numbers::Exact));
         assert!(
-            !fit_bytes(&p, b"alpha\nbeta\n"),
+            !fit_bytes(&p, b"alpha\nbeta\n", Numbers::Exact),
             "one line off is not this version"
         );
         assert!(
-            fit_bytes(&p, b"x\r\nalpha\r\nbeta\r\n"),
+            fit_bytes(&p, b"x\r\nalpha\r\nbeta\r\n", Numbers::Exact),
             "line endings are not content"
         );
     }
 
     #[test]
+    fn stale_numbers_fit_where_the_hunk_occurs_once() {
+        let p = patch(vec![hunk(
+            Some(2),
+            &[(' ', "alpha"), ('-', "beta"), ('+', "BETA")],
+        )]);
+        let moved = b"x\ny\nz\nalpha\nbeta\n";
+        assert!(!fit_bytes(&p, moved, Numbers::Exact));
+        assert!(fit_bytes(&p, moved, Numbers::Stale));
+        assert!(
+            !fit_bytes(&p, b"alpha\nbeta\nq\nalpha\nbeta\n", Numbers::Stale),
+            "twice off its numbers is no evidence of a version"
+        );
+        assert!(!fit_bytes(&p, b"alpha\nq\n", Numbers::Stale));
+    }
+
+    #[test]
     fn a_numberless_hunk_fits_where_it_occurs_once() {
         let p = patch(vec![hunk(None, &[(' ', "alpha"), ('-', "beta")])]);
-        assert!(fit_bytes(&p, b"q\nalpha\nbeta\n"));
+        assert!(fit_bytes(&p, b"q\nalpha\nbeta\n", Numbers::Exact));
         assert!(
-            !fit_bytes(&p, b"alpha\nbeta\nalpha\nbeta\n"),
+            !fit_bytes(&p, b"alpha\nbeta\nalpha\nbeta\n", Numbers::Exact),
             "twice is no evidence of a version"
         );
-        assert!(!fit_bytes(&p, b"alpha\n"));
+        assert!(!fit_bytes(&p, b"alpha\n", Numbers::Exact));
     }
 
     #[test]
@@ -664,7 +722,8 @@ mod tests {
             hunk(Some(1), &[(' ', "alpha"), ('-', "beta")]),
             hunk(Some(2), &[('-', "beta"), ('+', "b")]),
         ]);
-        assert!(fit(&p, &["alpha", "beta"]).is_none());
+        assert!(fit(&p, &["alpha", "beta"], Numbers::Exact).is_none());
+        assert!(fit(&p, &["alpha", "beta"], Numbers::Stale).is_none());
     }
 
     #[test]
@@ -708,6 +767,7 @@ mod tests {
                 path: "f".into(),
             },
             bytes: b"one\ntwo\nthree\nfour\nfive\nsix\nseven\n".to_vec(),
+            numbers: Numbers::Exact,
         };
         let ours = b"zero\none\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n";
         match merge_onto(&p, found, ours) {

@@ -220,7 +220,8 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => Vec::new(),
     };
     request.index = staging.clone();
-    if session.is_some() && !no_snapshot {
+    // The counts are for the snapshot's record: a check records nothing.
+    if session.is_some() && records {
         request.lines = super::lines::path_lines(&plan);
     }
     // Under --verify the post hook may still reject the apply: stage once it passed.

@@ -302,15 +302,42 @@ fn exact_context_in_one_place_stays_a_text_apply_even_with_a_base_in_history() {
 #[test]
 fn history_depth_bounds_how_far_back_the_base_is_looked_for() {
     let (r, _) = drifted_repo();
+    // HEAD~3 (the version the numbers fit) is three commits that touched the file away.
+    // Within two, HEAD~2 holds the hunk once, two lines below its numbers: a base for
+    // stale numbers, found only because no version within reach fits them exactly.
     r.git(&["config", "llm-apply.historyDepth", "2"]);
     let (_, v) = r.apply_json(&["--check"], &patch_for_v0());
-    assert_ne!(
-        v["files"][0]["strategy"], "history-3way",
-        "HEAD~3 is three commits that touched the file away"
-    );
+    assert_eq!(v["files"][0]["strategy"], "history-3way");
+    assert_eq!(v["files"][0]["base"]["id"], rev(&r, "HEAD~2"));
+    r.git(&["config", "llm-apply.historyDepth", "1"]);
+    let (_, v) = r.apply_json(&["--check"], &patch_for_v0());
+    assert_ne!(v["files"][0]["strategy"], "history-3way");
     r.git(&["config", "llm-apply.historyDepth", "3"]);
     let (_, v) = r.apply_json(&["--check"], &patch_for_v0());
     assert_eq!(v["files"][0]["strategy"], "history-3way");
+    assert_eq!(v["files"][0]["base"]["id"], rev(&r, "HEAD~3"));
+}
+
+/// Stale numbers (lines added above since the patch was made) and a context line changed
+/// since: the text passes find no exact fit, and no version holds the hunk at its numbers.
+/// The version that holds it once, off its numbers, is the base; the merge carries the change
+/// past the later edit, as git merge-file does.
+#[test]
+fn a_base_is_found_for_a_hunk_whose_numbers_went_stale() {
+    let (r, now) = drifted_repo();
+    let v1 = format!("head a\nhead b\n{}", v0());
+    let patch = llm_diff(
+        "f.txt",
+        "@@ -3,7 +3,7 @@\n l12\n l13\n l14\n-l15\n+L15\n l16\n l17\n l18\n",
+    );
+    let theirs = edit(&v1, "l15", "L15");
+    let (expected, conflicts) = merge_file(&now, &v1, &theirs);
+    assert_eq!(conflicts, 0);
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(v["files"][0]["strategy"], "history-3way");
+    assert_eq!(v["files"][0]["base"]["id"], rev(&r, "HEAD~2"));
+    assert_eq!(r.read_str("f.txt"), expected);
 }
 
 #[test]
