@@ -190,16 +190,10 @@ fn walk<'a>(
     let eol = file.dominant_eol();
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
-    // Whether the last line given so far is one of the file's own that ends in a newline.
-    let mut last_kept_ends = false;
-    let mut emit = |line: TextLine<'a>, e: Eol, kept: bool| {
-        last_kept_ends = kept && e != Eol::None;
-        emit(line, e);
-    };
     for &i in &order {
         let (hunk, p) = placed[i];
         while cursor < p.start {
-            emit(file.lines[cursor].clone(), file.eols[cursor], true);
+            emit(file.lines[cursor].clone(), file.eols[cursor]);
             cursor += 1;
         }
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
@@ -226,7 +220,7 @@ fn walk<'a>(
         } else {
             unchanged_partners(hunk)
         };
-        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(TextLine<'a>, Eol, bool)| {
+        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(TextLine<'a>, Eol)| {
             for (gi, ((g, &at), map)) in groups.iter().zip(&p.inserts).zip(&group_maps).enumerate()
             {
                 if at == pos {
@@ -243,10 +237,10 @@ fn walk<'a>(
                         if let Some(f) = kept {
                             // The patch's own ending where it is authoritative, else the line's.
                             let e = if patch_eols { e } else { file.eols[f] };
-                            emit(file.lines[f].clone(), e, false);
+                            emit(file.lines[f].clone(), e);
                             continue;
                         }
-                        emit(Cow::Owned(map.apply(&l.text)), e, false);
+                        emit(Cow::Owned(map.apply(&l.text)), e);
                     }
                 }
             }
@@ -254,7 +248,7 @@ fn walk<'a>(
         for pos in p.start..p.end {
             emit_groups_at(pos, &mut emit);
             if !removed[pos - p.start] {
-                emit(file.lines[pos].clone(), file.eols[pos], true);
+                emit(file.lines[pos].clone(), file.eols[pos]);
             }
         }
         emit_groups_at(p.end, &mut emit);
@@ -264,7 +258,7 @@ fn walk<'a>(
         }
     }
     while cursor < file.len() {
-        emit(file.lines[cursor].clone(), file.eols[cursor], true);
+        emit(file.lines[cursor].clone(), file.eols[cursor]);
         cursor += 1;
     }
     // Whether the file ends with a newline is the file's choice unless a hunk at its end
@@ -273,10 +267,6 @@ fn walk<'a>(
     let final_newline = match touches_end {
         Some(h) if h.new_no_newline && !h.old_no_newline => false,
         Some(h) if h.old_no_newline && !h.new_no_newline => true,
-        // A hunk without markers (a Codex or SEARCH/REPLACE hunk, or a diff that left them
-        // out) that removed the file's last line, leaving one of the file's own lines last:
-        // the missing newline was the removed line's, and the line now last keeps its own.
-        Some(h) if !h.old_no_newline && !h.new_no_newline && last_kept_ends => true,
         _ => file.ends_with_newline(),
     };
     Ends { final_newline, eol }
@@ -397,7 +387,12 @@ impl IndentMap {
     /// `Err` when the matched lines disagree on how the indentation differs: then nobody can
     /// say how to indent the added lines, and guessing could change what code means.
     pub fn learn(hunk: &Hunk, p: &Placement, file: &TextFile) -> Result<IndentMap, String> {
-        if !p.pass.ignores_indentation() {
+        // Without added lines that say something there is nothing to indent.
+        let adds = hunk
+            .lines
+            .iter()
+            .any(|l| l.kind == LineKind::Add && !l.text.trim().is_empty());
+        if !p.pass.ignores_indentation() || !adds {
             return Ok(IndentMap::Same);
         }
         let pairs: Vec<(&str, &str, bool)> = hunk

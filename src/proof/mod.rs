@@ -626,8 +626,13 @@ fn apply_claims<'a>(
                 "added lines are placed outside the hunk's region or out of order",
             ));
         }
-        let loose =
-            (h.reindent || pl.pass.ignores_indentation()).then_some(pl.pass.max(Pass::Whitespace));
+        // Added lines read as the patch's under the pass the hunk matched by: a line the hunk
+        // repeats unchanged keeps the file's bytes, which the pass forgave (splice).
+        let loose = if h.reindent || pl.pass.ignores_indentation() {
+            Some(pl.pass.max(Pass::Whitespace))
+        } else {
+            (pl.pass != Pass::Exact).then_some(pl.pass)
+        };
         // Region lines from `keep` on are kept up to the next removed line or insertion
         // point; the insertion points are in order, so the runs go in as the walk reaches
         // them.

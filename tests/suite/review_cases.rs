@@ -456,27 +456,81 @@ fn a_line_a_loosely_matched_block_repeats_unchanged_keeps_the_files_bytes() {
     );
 }
 
-/// Fuzz lead (a Codex patch deleting the last lines of a file that ends without a newline):
-/// Codex has no `\ No newline` marker, and the line left last lost its newline too. The
-/// missing newline belonged to the deleted line; the line now last keeps its own, as git
-/// gives with the marker. A unified hunk that leaves the marker out reads the same.
+/// A file's missing final newline is kept unless the patch changes it (DESIGN §4): a patch
+/// without `\ No newline` markers (Codex has none) that deletes the file's last line leaves
+/// the line now last without a newline too; git's marker on the removed line says the new
+/// side ends in one. The same applies to an append, and `--revert` takes each back exactly.
 #[test]
-fn deleting_the_unterminated_last_line_leaves_the_new_last_line_its_newline() {
-    for patch in [
-        "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n-c\n*** End Patch\n",
-        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n",
-        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n\\ No newline at end of file\n",
+fn a_missing_final_newline_is_kept_unless_a_marker_changes_it() {
+    for (patch, after) in [
+        (
+            "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n-c\n*** End Patch\n",
+            "a\nb",
+        ),
+        (
+            "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n",
+            "a\nb",
+        ),
+        (
+            "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n\\ No newline at end of file\n",
+            "a\nb\n",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n c\n+d\n*** End Patch\n",
+            "a\nb\nc\nd",
+        ),
     ] {
         let r = TestRepo::with(&[("f.txt", "a\nb\nc")]);
         r.apply(&[], patch).code(0);
-        assert_eq!(r.read_str("f.txt"), "a\nb\n", "{patch}");
+        assert_eq!(r.read_str("f.txt"), after, "{patch}");
+        r.apply(&["--revert"], patch).code(0);
+        assert_eq!(r.read_str("f.txt"), "a\nb\nc", "reverting {patch}");
     }
-    // A hunk that keeps the unterminated last line leaves it so.
-    let r = TestRepo::with(&[("f.txt", "a\nb\nc")]);
-    r.apply(
-        &[],
-        "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n*** End Patch\n",
-    )
-    .code(0);
-    assert_eq!(r.read_str("f.txt"), "a\nB\nc");
+}
+
+/// Review finding: the block below matched after the trailing-whitespace pass (the file has
+/// trailing spaces the patch lost); the line it repeats unchanged keeps the file's bytes, and
+/// the proof holds the added lines to the patch's under that pass, so the correct plan is not
+/// refused as a fault (Codex and unified alike).
+#[test]
+fn a_repeated_line_after_the_trailing_whitespace_pass_passes_the_proof() {
+    for patch in [
+        "*** Begin Patch\n*** Update File: f.py\n@@ def f():\n-    x = 1\n-    return x\n+    x = 1\n+    y = 2\n+    return x + y\n*** End Patch\n",
+        "--- a/f.py\n+++ b/f.py\n@@ -2,2 +2,3 @@ def f():\n-    x = 1\n-    return x\n+    x = 1\n+    y = 2\n+    return x + y\n",
+    ] {
+        let r = TestRepo::with(&[("f.py", "def f():\n    x = 1  \n    return x\n")]);
+        r.apply(&[], patch).code(0);
+        assert_eq!(
+            r.read_str("f.py"),
+            "def f():\n    x = 1  \n    y = 2\n    return x + y\n",
+            "{patch}"
+        );
+    }
+}
+
+/// Review finding: a hunk that only deletes, whose context lost its indentation on one line
+/// but not another, has no added lines to indent: it applies.
+#[test]
+fn a_deletion_with_mixed_context_indentation_applies() {
+    let r = TestRepo::with(&[(
+        "f.py",
+        "def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n",
+    )]);
+    let patch = "--- a/f.py\n+++ b/f.py\n@@ -2,3 +2,2 @@\n     a = 1\n-b = 2\n c = 3\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("f.py"),
+        "def f():\n    a = 1\n    c = 3\n    d = 4\n"
+    );
+}
+
+/// Review finding: a line removed and added back with another ending (CRLF to LF) is a
+/// change, not a line repeated unchanged: after a loose match it takes the patch's ending.
+#[test]
+fn a_line_added_back_with_another_ending_takes_the_patchs_ending() {
+    let r = TestRepo::with(&[("f.txt", "  a\r\n  foo\r\n  b\r\n  c\r\n")]);
+    let patch =
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,4 +1,5 @@\n a\r\n-foo\r\n+foo\n+bar\r\n b\r\n c\r\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(r.read_str("f.txt"), "  a\r\n  foo\n  bar\r\n  b\r\n  c\r\n");
 }
