@@ -4,6 +4,7 @@
 //! starts ([`Index`]); no file is held as a vector of lines.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
@@ -86,67 +87,116 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// Where each line of a file starts: random access to its lines for 4 bytes a line (8 for
-/// a file over 4 GiB).
+/// Random access to a file's lines for well under a byte a line: where every [`STRIDE`]th
+/// line starts, the line last asked for, and a scan for the newlines in between. Lines are
+/// mostly asked for in order (a run of kept lines, then the next), so the scan from the last
+/// one is short; a jump scans at most `STRIDE` lines from a checkpoint.
 #[derive(Debug, Clone)]
 pub struct Index<'a> {
     bytes: &'a [u8],
-    /// Line starts and, last, the end of the bytes.
-    starts: Starts,
+    /// The number of lines (a last line without a terminator counts).
+    len: usize,
+    /// Where lines `0, STRIDE, 2 * STRIDE, …` start.
+    checkpoints: Checkpoints,
+    /// The lines last found and where they start: two, so that two walks through the file
+    /// taken in turns (the proof's reverse check reads the planned and the original side of
+    /// a hunk alternately) each go on from where it was.
+    last: [Cell<(usize, usize)>; 2],
 }
 
+/// Lines between checkpoints: 64 keeps the index at 1/16 of a byte a line (4-byte offsets)
+/// and a scan to any line under 64 lines long.
+const STRIDE: usize = 64;
+
 #[derive(Debug, Clone)]
-enum Starts {
+enum Checkpoints {
     Narrow(Vec<u32>),
     Wide(Vec<usize>),
 }
 
+impl Checkpoints {
+    fn get(&self, c: usize) -> usize {
+        match self {
+            Checkpoints::Narrow(v) => v[c] as usize,
+            Checkpoints::Wide(v) => v[c],
+        }
+    }
+}
+
 impl<'a> Index<'a> {
     pub fn new(bytes: &'a [u8]) -> Index<'a> {
-        let n = count(bytes);
-        let ends = memchr::memchr_iter(b'\n', bytes).map(|i| i + 1);
-        let tail = (bytes.last().is_some_and(|&b| b != b'\n')).then_some(bytes.len());
-        let starts = match u32::try_from(bytes.len()) {
-            Ok(_) => {
-                let mut v = Vec::with_capacity(n + 1);
-                v.push(0);
-                // Every offset is at most `bytes.len()`, which fits.
-                v.extend(ends.chain(tail).map(|e| e as u32));
-                Starts::Narrow(v)
-            }
-            Err(_) => {
-                let mut v = Vec::with_capacity(n + 1);
-                v.push(0);
-                v.extend(ends.chain(tail));
-                Starts::Wide(v)
-            }
+        let len = count(bytes);
+        // Line k > 0 starts after the (k - 1)th newline.
+        let starts = std::iter::once(0).chain(
+            memchr::memchr_iter(b'\n', bytes)
+                .enumerate()
+                .filter(|(k, _)| (k + 1) % STRIDE == 0)
+                .map(|(_, i)| i + 1)
+                .filter(|&s| s < bytes.len()),
+        );
+        let checkpoints = match u32::try_from(bytes.len()) {
+            // Every offset is below `bytes.len()`, which fits.
+            Ok(_) => Checkpoints::Narrow(starts.map(|s| s as u32).collect()),
+            Err(_) => Checkpoints::Wide(starts.collect()),
         };
-        Index { bytes, starts }
+        Index {
+            bytes,
+            len,
+            checkpoints,
+            last: [Cell::new((0, 0)), Cell::new((0, 0))],
+        }
     }
 
     pub fn len(&self) -> usize {
-        match &self.starts {
-            Starts::Narrow(v) => v.len() - 1,
-            Starts::Wide(v) => v.len() - 1,
-        }
+        self.len
     }
 
     /// The byte offset where line `k` starts (`len()` gives the end of the bytes).
     fn start(&self, k: usize) -> usize {
-        match &self.starts {
-            Starts::Narrow(v) => v[k] as usize,
-            Starts::Wide(v) => v[k],
+        if k >= self.len {
+            return self.bytes.len();
         }
+        // The nearest start at or before `k`: a remembered line within a stride, else the
+        // checkpoint; the slot taken (or the one further from `k`) then remembers `k`.
+        let c = k / STRIDE;
+        let mut from = (c * STRIDE, self.checkpoints.get(c));
+        let near = |(l, _): (usize, usize)| l <= k && k - l < STRIDE;
+        let slot = match (near(self.last[0].get()), near(self.last[1].get())) {
+            (true, true) => usize::from(self.last[1].get().0 > self.last[0].get().0),
+            (true, false) => 0,
+            (false, true) => 1,
+            (false, false) => {
+                usize::from(self.last[1].get().0.abs_diff(k) > self.last[0].get().0.abs_diff(k))
+            }
+        };
+        if near(self.last[slot].get()) && self.last[slot].get().0 >= from.0 {
+            from = self.last[slot].get();
+        }
+        let (mut line, mut at) = from;
+        while line < k {
+            at = self.end_of(at);
+            line += 1;
+        }
+        self.last[slot].set((k, at));
+        at
+    }
+
+    /// Where the line starting at `at` ends, its terminator included.
+    fn end_of(&self, at: usize) -> usize {
+        memchr::memchr(b'\n', &self.bytes[at..]).map_or(self.bytes.len(), |i| at + i + 1)
     }
 
     /// Line `k`, 0-based.
     pub fn line(&self, k: usize) -> Line<'a> {
-        Line::of(&self.bytes[self.start(k)..self.start(k + 1)])
+        let at = self.start(k);
+        Line::of(&self.bytes[at..self.end_of(at)])
     }
 
     /// The bytes of lines `from..to`, terminators included.
     pub fn span(&self, from: usize, to: usize) -> &'a [u8] {
-        &self.bytes[self.start(from)..self.start(to)]
+        let a = self.start(from);
+        let b = self.start(to);
+        &self.bytes[a..b]
     }
 }
 
@@ -205,6 +255,49 @@ mod tests {
             let indexed: Vec<Line> = (0..index.len()).map(|k| index.line(k)).collect();
             assert_eq!(indexed, walked, "{bytes:?}");
             assert_eq!(index.span(0, index.len()), bytes);
+        }
+    }
+
+    proptest::proptest! {
+        /// Lines asked for in any order (runs, two walks in turns, jumps) read as the walk
+        /// reads them, across many strides.
+        #[test]
+        fn the_index_reads_any_line_in_any_order(
+            lens in proptest::collection::vec(0usize..6, 0..400),
+            crlf in proptest::collection::vec(proptest::bool::ANY, 400),
+            unterminated in proptest::bool::ANY,
+            order in proptest::collection::vec(0usize..100_000, 0..300),
+        ) {
+            let mut bytes = Vec::new();
+            for (i, n) in lens.iter().enumerate() {
+                bytes.extend(std::iter::repeat_n(b'x', *n));
+                bytes.extend_from_slice(if crlf[i] { b"\r\n" } else { b"\n" });
+            }
+            if unterminated {
+                bytes.extend_from_slice(b"tail");
+            }
+            let walked: Vec<Line> = Lines::new(&bytes).collect();
+            let index = Index::new(&bytes);
+            proptest::prop_assert_eq!(index.len(), walked.len());
+            let n = walked.len().max(1);
+            for (j, r) in order.iter().enumerate() {
+                // In turns: a forward walk, a second forward walk elsewhere, and jumps.
+                let k = match j % 3 {
+                    0 => (j / 3) % n,
+                    1 => (r % 7 + j) % n,
+                    _ => r % n,
+                };
+                if k < walked.len() {
+                    proptest::prop_assert_eq!(index.line(k), walked[k]);
+                    let to = (k + r % 90).min(walked.len());
+                    let expected: Vec<u8> = walked[k..to]
+                        .iter()
+                        .flat_map(|l| l.content.iter().chain(l.eol).copied())
+                        .collect();
+                    proptest::prop_assert_eq!(index.span(k, to), &expected[..]);
+                }
+            }
+            proptest::prop_assert_eq!(index.span(0, index.len()), &bytes[..]);
         }
     }
 
