@@ -380,12 +380,18 @@ def still_unique(files, info, mutated_line, text):
     mutation, occurs exactly nowhere else in the file (so the only sensible place is the
     original one). Conservative: unknown is 'not unique'."""
     ls = text.split('\n')
+    # A Codex marker the tool reads with whitespace around it (` *** Add File: x`) is a
+    # marker, not a context line.
+    def body(l):
+        return l[:1] in (' ', '-', '+') and not l.strip().startswith('***')
+    if not body(ls[mutated_line]):
+        return False
     # the hunk around the mutated line: up to the previous '@@'/SEARCH header
     start = mutated_line
-    while start > 0 and ls[start - 1][:1] in (' ', '-', '+'):
+    while start > 0 and body(ls[start - 1]):
         start -= 1
     end = mutated_line
-    while end + 1 < len(ls) and ls[end + 1][:1] in (' ', '-', '+'):
+    while end + 1 < len(ls) and body(ls[end + 1]):
         end += 1
     old = [l[1:] for l in ls[start:end + 1] if l[:1] in (' ', '-')]
     head = ''
@@ -393,6 +399,11 @@ def still_unique(files, info, mutated_line, text):
         if ls[k].startswith(('+++ ', '*** Update File:')):
             head = ls[k]
             break
+        # The lines of a file a Codex patch adds (or a SEARCH/REPLACE block's text) are not
+        # the context of an earlier file's hunk, even when they lack their '+'.
+        if ls[k].strip().startswith(('*** Add File:', '*** Delete File:', '*** End Patch',
+                                     '*** Begin Patch')):
+            return False
     path = next((p for p, _ in info if head.endswith(p)), None)
     if path is None or not old:
         return False
