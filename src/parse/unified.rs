@@ -797,10 +797,10 @@ impl Parser<'_> {
         // line was dropped, perhaps the very one on the missing side, and the pin would be a
         // guess.
         let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
-        let old_short = parsed.old_count.is_some_and(|want| want > hunk.old_len());
         let short = |want: Option<usize>, have: usize| want.map_or(0, |w| w.saturating_sub(have));
-        hunk.short_by =
-            short(parsed.old_count, hunk.old_len()).max(short(parsed.new_count, hunk.new_len()));
+        let old_missing = short(parsed.old_count, hunk.old_len());
+        let old_short = old_missing > 0;
+        hunk.short_by = old_missing.max(short(parsed.new_count, hunk.new_len()));
         if hunk.has_changes() {
             hunk.at_eof = trail == 0 && lead > 0 && !old_short;
             hunk.at_bof =

@@ -169,32 +169,27 @@ impl History<'_> {
         if fit(fp, &now, Numbers::Exact).is_some() || ambiguous_now(fp, &now, Numbers::Exact) {
             return Search { found: None, stats };
         }
-        let mut found = self.walk(fp, path, current, Numbers::Exact, &mut stats);
-        // Stale numbers: only where the file as it is does not hold every hunk in one place
-        // already (the text passes place those) and no hunk occurs in it more than once.
-        if found.is_none()
-            && fit(fp, &now, Numbers::Stale).is_none()
-            && !ambiguous_now(fp, &now, Numbers::Stale)
-        {
-            found = self.walk(fp, path, current, Numbers::Stale, &mut stats);
-        }
-        Search { found, stats }
-    }
-
-    /// The versions of `path`, nearest first, until one holds the hunks as `numbers` says.
-    fn walk(
-        &self,
-        fp: &FilePatch,
-        path: &str,
-        current: &FileState,
-        numbers: Numbers,
-        stats: &mut Stats,
-    ) -> Option<Found> {
+        // Stale numbers count only where the file as it is does not hold every hunk in one
+        // place already (the text passes place those) and no hunk occurs in it more than once.
+        let stale_allowed =
+            fit(fp, &now, Numbers::Stale).is_none() && !ambiguous_now(fp, &now, Numbers::Stale);
+        let found_at = |v: &Version, bytes: &[u8], numbers| Found {
+            base: Base {
+                kind: v.source.as_str().to_string(),
+                id: v.id.to_string(),
+                path: path.to_string(),
+            },
+            bytes: like_work_tree(bytes, &current.bytes),
+            numbers,
+        };
+        // One walk, each version read once: the nearest that holds the hunks at their
+        // numbers, else the nearest that holds them with stale numbers.
         let mut versions = Versions::new(self, path);
         let mut tried: HashSet<ObjectId> = HashSet::new();
+        let mut stale: Option<Found> = None;
         let found = loop {
             let Some(v) = versions.next() else {
-                break None;
+                break stale;
             };
             if !tried.insert(v.blob) {
                 continue;
@@ -205,21 +200,19 @@ impl History<'_> {
             };
             stats.versions += 1;
             let bytes = blob.take_data();
-            if fit_bytes(fp, &bytes, numbers) {
-                break Some(Found {
-                    base: Base {
-                        kind: v.source.as_str().to_string(),
-                        id: v.id.to_string(),
-                        path: path.to_string(),
-                    },
-                    bytes: like_work_tree(&bytes, &current.bytes),
-                    numbers,
-                });
+            let Some(lines) = lines_of(&bytes) else {
+                continue;
+            };
+            if fit(fp, &lines, Numbers::Exact).is_some() {
+                break Some(found_at(&v, &bytes, Numbers::Exact));
+            }
+            if stale.is_none() && stale_allowed && fit(fp, &lines, Numbers::Stale).is_some() {
+                stale = Some(found_at(&v, &bytes, Numbers::Stale));
             }
         };
-        stats.commits = stats.commits.max(versions.walked);
-        stats.touching = stats.touching.max(versions.touching);
-        found
+        stats.commits = versions.walked;
+        stats.touching = versions.touching;
+        Search { found, stats }
     }
 }
 
@@ -281,8 +274,9 @@ fn recognisable(fp: &FilePatch) -> bool {
             .any(|h| h.old_lines().any(|l| !is_trivial(&l.text)))
 }
 
-/// `fit` on raw bytes, without decoding a whole file into owned lines: most versions fail
-/// at the first hunk, and history can hold many large versions.
+/// `fit` on raw bytes, as the search tests each version: split, not decoded into owned lines
+/// (most versions fail at the first hunk, and history can hold many large versions).
+#[cfg(test)]
 fn fit_bytes(fp: &FilePatch, bytes: &[u8], numbers: Numbers) -> bool {
     lines_of(bytes).is_some_and(|lines| fit(fp, &lines, numbers).is_some())
 }
@@ -313,11 +307,7 @@ fn ambiguous_now(fp: &FilePatch, lines: &[&str], numbers: Numbers) -> bool {
     let by_place = |h: &&Hunk| h.old_start.is_none() || numbers == Numbers::Stale;
     fp.hunks.iter().filter(by_place).any(|h| {
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
-        !old.is_empty()
-            && (0..lines.len().saturating_sub(old.len() - 1))
-                .filter(|&s| matches_at(lines, &old, s))
-                .nth(1)
-                .is_some()
+        !old.is_empty() && occurrences(lines, &old).nth(1).is_some()
     })
 }
 
@@ -380,10 +370,17 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S], numbers: Numbers) -> Option<V
     Some(out)
 }
 
+/// Every start where `old` (not empty) occurs in `lines`.
+fn occurrences<'l, S: AsRef<str>>(
+    lines: &'l [S],
+    old: &'l [&str],
+) -> impl Iterator<Item = usize> + 'l {
+    (0..lines.len().saturating_sub(old.len() - 1)).filter(move |&s| matches_at(lines, old, s))
+}
+
 /// The one start where `old` (not empty) occurs in `lines`; `None` when nowhere or twice.
 fn only_place<S: AsRef<str>>(lines: &[S], old: &[&str]) -> Option<usize> {
-    let mut starts =
-        (0..lines.len().saturating_sub(old.len() - 1)).filter(|&s| matches_at(lines, old, s));
+    let mut starts = occurrences(lines, old);
     let first = starts.next()?;
     starts.next().is_none().then_some(first)
 }

@@ -278,9 +278,7 @@ fn walk<'a>(
 fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
     let mut out = Vec::new();
     let mut oi = 0usize;
-    // A line is its text and whether the patch ends it in CRLF: `-x` then `+x` with another
-    // ending changes the ending, so it is not unchanged.
-    let mut removed: Vec<(usize, (&[u8], bool))> = Vec::new();
+    let mut removed: Vec<(usize, &Line)> = Vec::new();
     let lines = &hunk.lines;
     let mut i = 0;
     while i < lines.len() {
@@ -290,15 +288,12 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
                 while i < lines.len() && lines[i].kind == LineKind::Add {
                     i += 1;
                 }
-                let added: Vec<(&[u8], bool)> = lines[start..i]
-                    .iter()
-                    .map(|l| (l.text.as_bytes(), l.crlf))
-                    .collect();
+                let added = &lines[start..i];
                 let mut pairs = vec![None; added.len()];
                 if !removed.is_empty() {
-                    let ops =
-                        pair_lines(&removed.iter().map(|(_, l)| *l).collect::<Vec<_>>(), &added);
-                    for op in ops {
+                    let old: Vec<&[u8]> = removed.iter().map(|(_, l)| l.text.as_bytes()).collect();
+                    let new: Vec<&[u8]> = added.iter().map(|l| l.text.as_bytes()).collect();
+                    for op in crate::textdiff::diff(&old, &new, PAIRING_TIME) {
                         if let similar::DiffOp::Equal {
                             old_index,
                             new_index,
@@ -306,7 +301,11 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
                         } = op
                         {
                             for k in 0..len {
-                                pairs[new_index + k] = Some(removed[old_index + k].0);
+                                let (oi, r) = removed[old_index + k];
+                                // `-x` then `+x` with another ending changes the ending.
+                                if r.crlf == added[new_index + k].crlf {
+                                    pairs[new_index + k] = Some(oi);
+                                }
                             }
                         }
                     }
@@ -315,7 +314,7 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
                 removed.clear();
             }
             LineKind::Remove => {
-                removed.push((oi, (lines[i].text.as_bytes(), lines[i].crlf)));
+                removed.push((oi, &lines[i]));
                 oi += 1;
                 i += 1;
             }
@@ -327,17 +326,6 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
         }
     }
     out
-}
-
-/// A line diff of a removed run and the added run after it (Myers, bounded by
-/// [`PAIRING_TIME`]).
-fn pair_lines(removed: &[(&[u8], bool)], added: &[(&[u8], bool)]) -> Vec<similar::DiffOp> {
-    similar::capture_diff_slices_deadline(
-        similar::Algorithm::Myers,
-        removed,
-        added,
-        Some(std::time::Instant::now() + PAIRING_TIME),
-    )
 }
 
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
