@@ -3,6 +3,7 @@
 //! The planner reads files through the [`Files`] trait so pure planning tests can run on
 //! in-memory files without a repository.
 
+mod content;
 mod listing;
 
 use std::collections::BTreeMap;
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// A file's bytes, shared: the plan, the proof, the snapshot, the writer and the report all
 /// hold the same content, so passing a state along never copies the file.
-pub type Content = std::sync::Arc<Vec<u8>>;
+pub use content::{write_blob, Content, Part};
 
 /// One file's current state in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,19 +135,18 @@ impl WorkTree {
             return Ok(false);
         }
         let mut file = std::fs::File::open(&abs)?;
-        let mut buf = vec![0u8; 1 << 16];
-        let mut at = 0usize;
+        let mut want = state.bytes.reader();
+        let (mut buf, mut expected) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
         loop {
             let n = match file.read(&mut buf) {
-                Ok(0) => return Ok(at == state.bytes.len()),
+                Ok(0) => return Ok(want.read(&mut expected[..1])? == 0),
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            if state.bytes.get(at..at + n) != Some(&buf[..n]) {
+            if want.read_exact(&mut expected[..n]).is_err() || expected[..n] != buf[..n] {
                 return Ok(false);
             }
-            at += n;
         }
     }
 }

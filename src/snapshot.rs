@@ -438,11 +438,7 @@ pub fn create_with_nonce(
             .map(|t| match &t.before {
                 // Hashing fails only when SHA-1 collision detection fires: an error, as a
                 // blob write would give.
-                Some(k) if work.holds(&t.path, k)? => {
-                    gix::objs::compute_hash(hash_kind, gix::objs::Kind::Blob, &k.bytes)
-                        .map(Some)
-                        .map_err(io::Error::other)
-                }
+                Some(k) if work.holds(&t.path, k)? => k.bytes.blob_id(hash_kind).map(Some),
                 _ => Ok(None),
             })
             .collect()
@@ -658,11 +654,15 @@ fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotEr
     }
 }
 
-fn write_blob(r: &gix::Repository, bytes: &[u8]) -> Result<ObjectId, SnapshotError> {
+fn write_blob(
+    r: &gix::Repository,
+    bytes: &crate::repo::Content,
+) -> Result<ObjectId, SnapshotError> {
     fault::mutation("object: blob");
-    r.write_blob(bytes)
-        .map(|id| id.detach())
-        .map_err(git_err("write a blob"))
+    crate::repo::write_blob(r, bytes).map_err(|source| SnapshotError::Git {
+        action: "write a blob".into(),
+        source,
+    })
 }
 
 /// `base` with each path set to its state: removals first, so removing `a` (a file that became

@@ -207,13 +207,16 @@ impl std::ops::Add for LineCounts {
 
 /// How many lines a file holds as a report counts them: no file holds none, and content
 /// that is not UTF-8 is binary, which has no lines (`None`).
-pub fn text_lines(file: Option<&[u8]>) -> Option<usize> {
-    match file {
-        None => Some(0),
-        Some(bytes) => std::str::from_utf8(bytes)
-            .ok()
-            .map(|t| count_lines(t.as_bytes())),
+pub fn text_lines<'a>(file: Option<impl IntoIterator<Item = &'a [u8]>>) -> Option<usize> {
+    let Some(chunks) = file else {
+        return Some(0);
+    };
+    // Chunks split after a newline, so each is UTF-8 exactly when the whole is.
+    let mut n = 0;
+    for c in chunks {
+        n += count_lines(std::str::from_utf8(c).ok()?.as_bytes());
     }
+    Some(n)
 }
 
 /// The lines added and removed going from file `old` to file `new` (`None`: no file), as a

@@ -1174,12 +1174,12 @@ fn plan_modify(
         (a + adds, r + rems)
     });
     let bytes = match sequential_text {
-        Some(t) => t.encode(),
+        Some(t) => t.encode().into(),
         None => {
             let pieces = splice::pieces(&text, &placed, fp.patch_eols, &cur.bytes);
             // The decoded lines go before the new bytes come.
             drop(text);
-            pieces.bytes(&cur.bytes)
+            pieces.content(&cur.bytes)
         }
     };
     if mode == MODE_LINK && !link_stays_inside(&new, &bytes) {
@@ -1190,7 +1190,7 @@ fn plan_modify(
         ));
         return Ok((plan, Vec::new()));
     }
-    push_writes(&mut writes, bytes.into());
+    push_writes(&mut writes, bytes);
     Ok((plan, writes))
 }
 

@@ -7,6 +7,7 @@ use super::locate::Placement;
 use super::normalize::indentation;
 use super::text::{Eol, Line as TextLine, TextFile};
 use crate::patch::{Hunk, Line, LineKind};
+use crate::repo::{Content, Part};
 
 /// Apply placed hunks (any order; regions must not overlap) to `file`. With `patch_eols`,
 /// added lines keep the ending the patch gave them; otherwise they take the file's own.
@@ -99,25 +100,16 @@ impl Pieces {
         }
     }
 
-    /// The file's bytes: the original's runs copied from `original` (the bytes the file was
-    /// decoded from), the rest encoded back to the bytes it stands for.
-    pub fn bytes(&self, original: &[u8]) -> Vec<u8> {
-        let len = self
-            .parts
-            .iter()
-            .map(|p| match p {
-                Piece::Original(r) => r.len(),
-                Piece::Text(t) => t.len(),
-            })
-            .sum();
-        let mut out = Vec::with_capacity(len);
-        for p in &self.parts {
-            match p {
-                Piece::Original(r) => out.extend_from_slice(&original[r.clone()]),
-                Piece::Text(t) => out.extend_from_slice(&crate::bytes::encode(t)),
-            }
-        }
-        out
+    /// The file's content: the original's runs as ranges of `original` (the content the
+    /// file was decoded from), the rest encoded back to the bytes it stands for.
+    pub fn content(self, original: &Content) -> Content {
+        Content::spliced(
+            original,
+            self.parts.into_iter().map(|p| match p {
+                Piece::Original(r) => Part::Base(r),
+                Piece::Text(t) => Part::Own(crate::bytes::encode(&t).into_owned()),
+            }),
+        )
     }
 }
 
@@ -675,6 +667,7 @@ mod tests {
                     bytes.extend_from_slice(if *e == 0 { b"\r\n" } else { b"\n" });
                 }
             }
+            let bytes = Content::new(bytes);
             let Some(mut file) = TextFile::decode(&bytes) else {
                 return Ok(());
             };
@@ -694,8 +687,8 @@ mod tests {
             }
             let placed: Vec<(&Hunk, &Placement)> = hs.iter().map(|(h, p)| (h, p)).collect();
             let want = splice(&file, &placed, patch_eols).encode();
-            let got = pieces(&file, &placed, patch_eols, &bytes).bytes(&bytes);
-            prop_assert_eq!(got, want);
+            let got = pieces(&file, &placed, patch_eols, &bytes).content(&bytes);
+            prop_assert_eq!(got.chunks().concat(), want);
         }
     }
 }

@@ -51,25 +51,72 @@ pub fn count(bytes: &[u8]) -> usize {
         + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
+/// A file held as chunks (see [`crate::repo::Content::chunks`]): every chunk but the last
+/// ends with a newline, so no line straddles two.
+pub type Chunks<'a> = [&'a [u8]];
+
+/// Take a leading byte-order mark off a file's first chunk, as [`strip_bom`] does.
+pub fn strip_bom_chunks(chunks: &mut [&[u8]], keep_bom: bool) -> bool {
+    match chunks.first_mut() {
+        Some(first) => {
+            let (bom, rest) = strip_bom(first, keep_bom);
+            *first = rest;
+            bom
+        }
+        None => false,
+    }
+}
+
+/// The number of lines of a file held as chunks.
+pub fn count_chunks(chunks: &Chunks) -> usize {
+    chunks.iter().map(|c| count(c)).sum()
+}
+
 /// The lines of some bytes, one after another.
 #[derive(Debug, Clone)]
 pub struct Lines<'a> {
     rest: &'a [u8],
+    /// The chunks after `rest`.
+    more: &'a Chunks<'a>,
 }
 
 impl<'a> Lines<'a> {
     pub fn new(bytes: &'a [u8]) -> Lines<'a> {
-        Lines { rest: bytes }
+        Lines {
+            rest: bytes,
+            more: &[],
+        }
     }
 
-    /// The bytes not walked yet.
-    pub fn rest(&self) -> &'a [u8] {
-        self.rest
+    /// The lines of a file held as chunks.
+    pub fn chunked(chunks: &'a Chunks<'a>) -> Lines<'a> {
+        match chunks.split_first() {
+            Some((first, more)) => Lines { rest: first, more },
+            None => Lines::new(&[]),
+        }
     }
 
-    /// Step over `n` bytes, which must end at a line start.
-    pub fn skip_bytes(&mut self, n: usize) {
-        self.rest = &self.rest[n..];
+    /// When the bytes not walked yet start with `span` (whole lines), step over it and say
+    /// so; otherwise stay.
+    pub fn skip_prefix(&mut self, span: &[u8]) -> bool {
+        let mut at = self.clone();
+        let mut left = span;
+        while !left.is_empty() {
+            if at.rest.is_empty() {
+                match at.more.split_first() {
+                    Some((c, more)) => (at.rest, at.more) = (c, more),
+                    None => return false,
+                }
+            }
+            let n = left.len().min(at.rest.len());
+            if at.rest[..n] != left[..n] {
+                return false;
+            }
+            at.rest = &at.rest[n..];
+            left = &left[n..];
+        }
+        *self = at;
+        true
     }
 }
 
@@ -77,8 +124,9 @@ impl<'a> Iterator for Lines<'a> {
     type Item = Line<'a>;
 
     fn next(&mut self) -> Option<Line<'a>> {
-        if self.rest.is_empty() {
-            return None;
+        while self.rest.is_empty() {
+            let (c, more) = self.more.split_first()?;
+            (self.rest, self.more) = (c, more);
         }
         let end = memchr::memchr(b'\n', self.rest).map_or(self.rest.len(), |i| i + 1);
         let (raw, rest) = self.rest.split_at(end);

@@ -374,13 +374,16 @@ fn check_text(
         ));
     }
     let (old_bom, old) = strip_bom(&before.bytes, ev.bom_in_text);
-    let (new_bom, new) = strip_bom(&after.bytes, ev.bom_in_text);
+    // The planned file may be pieces of the original: it is walked chunk by chunk.
+    let mut new = after.bytes.chunks();
+    let new_bom = lines::strip_bom_chunks(&mut new, ev.bom_in_text);
+    let new = new.as_slice();
     if old_bom != new_bom {
         return Err(fail(p, None, "the byte-order mark changed"));
     }
-    // The original is indexed (4 bytes a line); the planned file is only ever walked.
+    // The original is indexed sparsely; the planned file is only ever walked.
     let orig = Index::new(old);
-    let new_len = lines::count(new);
+    let new_len = lines::count_chunks(new);
     let mut cur = Derived::original(&orig);
     let mut touches_end = false;
     let mut final_newline: Option<bool> = None;
@@ -833,7 +836,7 @@ fn check_already(
 fn compare(
     p: &FilePlan,
     derived: &Derived,
-    planned: &[u8],
+    planned: &lines::Chunks,
     planned_len: usize,
     touches_end: bool,
     final_newline: Option<bool>,
@@ -851,7 +854,7 @@ fn compare(
     }
     let n = derived.len();
     let orig = derived.orig();
-    let mut got_lines = Lines::new(planned);
+    let mut got_lines = Lines::chunked(planned);
     let mut idx = 0usize;
     for seg in derived.segs() {
         match *seg {
@@ -861,8 +864,7 @@ fn compare(
                 let mut k = from;
                 if len > 1 {
                     let span = orig.span(from, from + len - 1);
-                    if got_lines.rest().starts_with(span) {
-                        got_lines.skip_bytes(span.len());
+                    if got_lines.skip_prefix(span) {
                         idx += len - 1;
                         k += len - 1;
                     }
@@ -921,7 +923,7 @@ fn compare(
             }
         }
     }
-    if let (Some(want), Some(&end)) = (final_newline, planned.last()) {
+    if let (Some(want), Some(&end)) = (final_newline, planned.iter().rev().find_map(|c| c.last())) {
         // The last line lacks its terminator exactly when the bytes do not end in one.
         if want == (end != b'\n') {
             return Err(fail(
@@ -947,10 +949,10 @@ fn reverse(
     p: &FilePlan,
     placed: &[(usize, &Hunk, &Placement)],
     orig: &Index,
-    planned: &[u8],
+    planned: &lines::Chunks,
     planned_len: usize,
 ) -> Result<(), Failure> {
-    let mut walk = Lines::new(planned);
+    let mut walk = Lines::chunked(planned);
     let mut n = 0usize; // position in the planned lines
     let mut o = 0usize; // position in the original lines
     let mut r = 0usize; // lines restored so far
@@ -1047,8 +1049,7 @@ fn same_contents(orig: &Index, from: usize, k: usize, walk: &mut Lines) -> bool 
     let mut at = from;
     // All but the last of these lines end in a newline, so equal bytes are equal lines.
     let span = orig.span(from, from + k - 1);
-    if walk.rest().starts_with(span) {
-        walk.skip_bytes(span.len());
+    if walk.skip_prefix(span) {
         at += k - 1;
     }
     (at..from + k).all(|o| {

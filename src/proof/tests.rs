@@ -41,9 +41,9 @@ fn corrupt_after(plan: &mut Plan, f: impl Fn(&mut Vec<u8>)) {
         .as_mut()
         .expect("written")
         .bytes;
-    f(std::sync::Arc::make_mut(bytes));
+    f(bytes.make_mut());
     let c = plan.changes[0].after.as_mut().expect("written");
-    f(std::sync::Arc::make_mut(&mut c.bytes));
+    f(c.bytes.make_mut());
 }
 
 fn placement(plan: &mut Plan, hunk: usize) -> &mut Placement {
@@ -125,7 +125,7 @@ fn a_hunk_claimed_already_applied_while_its_removed_lines_are_there_is_refused()
 fn a_plan_whose_changes_do_not_add_up_is_refused() {
     let (patch, mut plan) = planned(FILE, PATCH);
     let c = plan.changes[0].after.as_mut().expect("written");
-    std::sync::Arc::make_mut(&mut c.bytes).extend_from_slice(b"// extra\n");
+    c.bytes.make_mut().extend_from_slice(b"// extra\n");
     let e = prove(&patch, &plan).expect_err("inconsistent");
     assert!(e.message.contains("add up"), "{e}");
 }

@@ -2,10 +2,12 @@
 //! patch), so the report shows what really landed on disk: git's unified format, 3 lines of
 //! context.
 
+use std::borrow::Cow;
+
 use similar::DiffOp;
 
 use crate::plan::Change;
-use crate::repo::FileState;
+use crate::repo::{Content, FileState};
 use crate::textdiff;
 
 /// The diff lines the human report shows per file unless asked for everything.
@@ -122,8 +124,25 @@ fn file_diff(
         }
         (None, None) => {}
     }
-    let old_bytes = before.map_or(&[][..], |b| &b.bytes[..]);
-    let new_bytes = after.map_or(&[][..], |a| &a.bytes[..]);
+    // Where the new content is pieces of the old, only the stretch between the pieces both
+    // share is read (and joined): the rest is the same bytes on both sides.
+    let old_all = before.map_or(&[][..], |b| &b.bytes[..]);
+    let shared = before
+        .zip(after)
+        .and_then(|(b, a)| shared_stretch(&b.bytes, &a.bytes, CONTEXT));
+    let (old_bytes, new_bytes, lines_before): (&[u8], Cow<[u8]>, usize) = match (shared, after) {
+        (Some((head, tail)), Some(a)) => (
+            &old_all[head..old_all.len() - tail],
+            Cow::Owned(a.bytes.copy_range(head..a.bytes.len() - tail)),
+            memchr::memchr_iter(b'\n', &old_all[..head]).count(),
+        ),
+        _ => (
+            old_all,
+            Cow::Borrowed(after.map_or(&[][..], |a| &a.bytes[..])),
+            0,
+        ),
+    };
+    let new_bytes = &*new_bytes;
     if old_bytes == new_bytes {
         return FileDiff {
             header,
@@ -131,8 +150,8 @@ fn file_diff(
             omitted: None,
         };
     }
-    // Binary as git judges it: a NUL byte.
-    if memchr::memchr(0, old_bytes).is_some() || memchr::memchr(0, new_bytes).is_some() {
+    // Binary as git judges it: a NUL byte (outside the stretch, the new bytes are the old).
+    if memchr::memchr(0, old_all).is_some() || memchr::memchr(0, new_bytes).is_some() {
         let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
         let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
         header.push(format!("Binary files {a} and {b} differ"));
@@ -150,7 +169,7 @@ fn file_diff(
         Some(_) => format!("+++ b/{new_path}"),
         None => "+++ /dev/null".to_string(),
     });
-    let (hunks, omitted) = hunks(old_bytes, new_bytes, limit);
+    let (hunks, omitted) = hunks(old_bytes, new_bytes, lines_before, limit);
     FileDiff {
         header,
         hunks,
@@ -158,10 +177,46 @@ fn file_diff(
     }
 }
 
-/// The hunks of the diff from `old` to `new` (both text), git's way with 3 lines of context,
-/// showing at most `limit` lines; what lies beyond is counted in `omitted`.
-fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option<Omitted>) {
-    let w = textdiff::window(old, new, 3);
+/// Lines of context around a change, as git shows them.
+const CONTEXT: usize = 3;
+
+/// Where `after` is pieces of `before`: the bytes at the start and at the end that both
+/// share, less `margin` lines and more (whole lines), so that a diff of the stretch between
+/// shows the context a diff of the whole files shows.
+fn shared_stretch(before: &Content, after: &Content, margin: usize) -> Option<(usize, usize)> {
+    let (head, tail) = after.shared_ends(before)?;
+    let old: &[u8] = before;
+    let mut from = memchr::memrchr(b'\n', &old[..head]).map_or(0, |i| i + 1);
+    for _ in 0..=margin {
+        if from == 0 {
+            break;
+        }
+        from = memchr::memrchr(b'\n', &old[..from - 1]).map_or(0, |i| i + 1);
+    }
+    let mut to = old.len() - tail;
+    if to > from && old[to - 1] != b'\n' {
+        to = memchr::memchr(b'\n', &old[to..]).map_or(old.len(), |i| to + i + 1);
+    }
+    for _ in 0..=margin {
+        if to == old.len() {
+            break;
+        }
+        to = memchr::memchr(b'\n', &old[to..]).map_or(old.len(), |i| to + i + 1);
+    }
+    Some((from, old.len() - to))
+}
+
+/// The hunks of the diff from `old` to `new` (both text, the stretch of two files after
+/// `lines_before` lines they share), git's way with 3 lines of context, showing at most
+/// `limit` lines; what lies beyond is counted in `omitted`.
+fn hunks(
+    old: &[u8],
+    new: &[u8],
+    lines_before: usize,
+    limit: Option<usize>,
+) -> (Vec<DiffHunk>, Option<Omitted>) {
+    let mut w = textdiff::window(old, new, CONTEXT);
+    w.line += lines_before;
     // A file created or deleted is one run of lines: only those shown are split out.
     let (a, b, ops) = if w.old.is_empty() != w.new.is_empty() {
         let most = limit.map_or(usize::MAX, |l| l + 1);
@@ -189,7 +244,7 @@ fn hunks(old: &[u8], new: &[u8], limit: Option<usize>) -> (Vec<DiffHunk>, Option
         let ops = textdiff::diff(&a, &b, textdiff::TIMEOUT);
         (a, b, ops)
     };
-    let groups = similar::group_diff_ops(ops, 3);
+    let groups = similar::group_diff_ops(ops, CONTEXT);
     let mut out = Vec::new();
     let mut shown = 0;
     let mut omitted = Omitted::default();
@@ -357,5 +412,57 @@ mod tests {
             .map(|l| l.text.as_str())
             .collect();
         assert_eq!(text, ["-a", "+b"]);
+    }
+
+    proptest::proptest! {
+        /// Pieces of the old file are diffed over the stretch between the pieces both share;
+        /// the result is the diff of the whole files, line numbers and context included.
+        #[test]
+        fn a_diff_of_pieces_is_the_diff_of_the_whole_files(
+            n in 0usize..40,
+            no_final_newline: bool,
+            edits in proptest::collection::vec((0usize..40, 0usize..4, 0usize..3), 0..4),
+            limit in proptest::option::of(1usize..12),
+        ) {
+            use crate::repo::{Content, Part};
+            let mut old = Vec::new();
+            let mut starts = Vec::new();
+            for i in 0..n {
+                starts.push(old.len());
+                old.extend_from_slice(format!("line {}\n", i % 7).as_bytes());
+            }
+            if no_final_newline && !old.is_empty() {
+                old.pop();
+            }
+            starts.push(old.len());
+            let base = Content::new(old.clone());
+            // Edits at increasing line numbers: `del` lines replaced by `add` new ones.
+            let mut parts = Vec::new();
+            let mut at = 0usize;
+            let mut edits = edits;
+            edits.sort();
+            for (k, (line, del, add)) in edits.into_iter().enumerate() {
+                let line = line.min(n).max(at);
+                let end = (line + del).min(n);
+                parts.push(Part::Base(starts[at]..starts[line]));
+                let mut own = Vec::new();
+                for j in 0..add {
+                    own.extend_from_slice(format!("new {k} {j}\n").as_bytes());
+                }
+                parts.push(Part::Own(own));
+                at = end;
+            }
+            parts.push(Part::Base(starts[at]..starts[n]));
+            let pieces = Content::spliced(&base, parts);
+            let joined = Content::new(pieces.to_vec());
+            let before = FileState { bytes: base, mode: MODE_FILE };
+            let a = FileState { bytes: pieces, mode: MODE_FILE };
+            let b = FileState { bytes: joined, mode: MODE_FILE };
+            proptest::prop_assert_eq!(
+                file_diff("f", "f", Some(&before), Some(&a), limit),
+                file_diff("f", "f", Some(&before), Some(&b), limit)
+            );
+            proptest::prop_assert!(!a.bytes.is_pieces() || a.bytes.shared_ends(&before.bytes).is_some());
+        }
     }
 }

@@ -535,11 +535,11 @@ fn corrupt_for_tests(plan: &mut Plan) {
         .find(|f| !f.evidence.writes.is_empty())
     {
         if let Some((path, Some(state))) = f.evidence.writes.last_mut() {
-            flip(std::sync::Arc::make_mut(&mut state.bytes));
+            flip(state.bytes.make_mut());
             let path = path.clone();
             if let Some(c) = plan.changes.iter_mut().find(|c| c.path == path) {
                 if let Some(a) = c.after.as_mut() {
-                    flip(std::sync::Arc::make_mut(&mut a.bytes));
+                    flip(a.bytes.make_mut());
                 }
             }
         }

@@ -31,9 +31,9 @@ pub fn path_lines(plan: &Plan) -> BTreeMap<String, LineCounts> {
     }
     let mut out = BTreeMap::new();
     for c in &plan.changes {
-        let before = c.before.as_ref().map(|f| &f.bytes[..]);
-        let after = c.after.as_ref().map(|f| &f.bytes[..]);
-        let (Some(old), Some(new)) = (text_lines(before), text_lines(after)) else {
+        let before = c.before.as_ref().map(|f| f.bytes.chunks());
+        let after = c.after.as_ref().map(|f| f.bytes.chunks());
+        let (Some(old), Some(new)) = (text_lines(before.clone()), text_lines(after.clone())) else {
             out.insert(c.path.clone(), LineCounts::default());
             continue;
         };

@@ -206,12 +206,9 @@ pub fn stage(repo: &Repo, staged: &[Staging]) -> Result<(), String> {
             None => None,
             Some(f) => Some((
                 f.mode,
-                repo.repo
-                    .write_blob(&f.bytes[..])
-                    .map(|id| id.detach())
-                    .map_err(|e| {
-                        format!("staging {} failed: cannot write its blob: {e}", s.path)
-                    })?,
+                crate::repo::write_blob(&repo.repo, &f.bytes).map_err(|e| {
+                    format!("staging {} failed: cannot write its blob: {e}", s.path)
+                })?,
             )),
         };
         entries.push((s.path.as_str(), after));
@@ -362,7 +359,8 @@ fn entries<'p>(root: &Path, paths: &[&'p str]) -> Result<Vec<(&'p str, IndexEntr
     Ok(found)
 }
 
-fn blob_id(repo: &Repo, bytes: &[u8]) -> ObjectId {
-    gix::objs::compute_hash(repo.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+fn blob_id(repo: &Repo, bytes: &crate::repo::Content) -> ObjectId {
+    bytes
+        .blob_id(repo.repo.object_hash())
         .expect("hashing bytes in memory cannot fail")
 }

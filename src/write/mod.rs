@@ -8,7 +8,7 @@ pub mod recorded;
 pub mod restore;
 
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::gate::Approved;
@@ -129,7 +129,7 @@ pub fn set_state(
                 .prefix(".llm-apply-")
                 .suffix(".tmp")
                 .tempfile_in(dir)?;
-            tmp.write_all(&st.bytes)?;
+            st.bytes.write_to(&mut tmp)?;
             tmp.as_file().sync_all()?;
             set_mode(tmp.path(), fs::metadata(&abs).ok(), st.mode)?;
             mutation("work tree: rename into place");

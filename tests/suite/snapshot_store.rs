@@ -265,7 +265,7 @@ fn create_list_read_round_trip_keeps_exact_bytes_and_modes() {
     .collect();
     for (entry, t_in) in snap.paths().iter().zip(&touched) {
         assert_eq!(entry.path, t_in.path, "order is the caller's");
-        let before = entry.before.as_ref().map(|f| (f.bytes.as_slice(), f.mode));
+        let before = entry.before.as_ref().map(|f| (&f.bytes[..], f.mode));
         assert_eq!(before, expect_before[entry.path.as_str()], "{}", entry.path);
         assert_eq!(
             blob_id(entry.before_blob),

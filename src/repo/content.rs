@@ -1,0 +1,536 @@
+//! A file's bytes, shared. A file as read is one buffer; a file the plan spliced is kept as
+//! pieces of the file it was made from (runs of its bytes, as ranges, and the new text), so a
+//! one-line change to a big file costs the new line, not a second copy of the file. The
+//! stages that pass the bytes on (the proof, the snapshot's blobs, the writer, the report's
+//! counts) read them in chunks; anything else that asks for one slice gets the pieces joined
+//! once, on first use.
+
+use std::io::{self, Read, Write};
+use std::ops::{Deref, Range};
+use std::sync::{Arc, OnceLock};
+
+/// A file's bytes: cheap to clone, compared by value.
+#[derive(Clone)]
+pub struct Content(Arc<Inner>);
+
+struct Inner {
+    repr: Repr,
+    /// A spliced content's bytes in one buffer, made when something asks for a slice.
+    joined: OnceLock<Vec<u8>>,
+}
+
+enum Repr {
+    Flat(Vec<u8>),
+    Spliced {
+        base: Content,
+        parts: Vec<Part>,
+        len: usize,
+    },
+}
+
+/// One piece of a spliced file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// These bytes of the file it was spliced from.
+    Base(Range<usize>),
+    /// Bytes of its own.
+    Own(Vec<u8>),
+}
+
+impl Content {
+    pub fn new(bytes: Vec<u8>) -> Content {
+        Content(Arc::new(Inner {
+            repr: Repr::Flat(bytes),
+            joined: OnceLock::new(),
+        }))
+    }
+
+    /// `parts` in order, ranges of `base` and bytes of their own. The pieces are regrouped
+    /// so that every chunk but the last ends with a newline: a line never straddles two
+    /// chunks, and chunks can be walked line by line.
+    pub fn spliced(base: &Content, parts: impl IntoIterator<Item = Part>) -> Content {
+        let whole: &[u8] = base;
+        let mut out = Regroup {
+            whole,
+            parts: Vec::new(),
+            carry: Carry::Nothing,
+        };
+        for p in parts {
+            match p {
+                Part::Base(r) => out.base(r),
+                Part::Own(v) => out.own(&v),
+            }
+        }
+        let mut parts = out.finish();
+        if let [Part::Base(r)] = parts.as_slice() {
+            if r.start == 0 && r.end == whole.len() {
+                return base.clone();
+            }
+        }
+        if parts.is_empty() {
+            return Content::new(Vec::new());
+        }
+        if let [Part::Own(_)] = parts.as_slice() {
+            let Some(Part::Own(v)) = parts.pop() else {
+                unreachable!("one part, of its own")
+            };
+            return Content::new(v);
+        }
+        let len = parts
+            .iter()
+            .map(|p| match p {
+                Part::Base(r) => r.len(),
+                Part::Own(v) => v.len(),
+            })
+            .sum();
+        Content(Arc::new(Inner {
+            repr: Repr::Spliced {
+                base: base.clone(),
+                parts,
+                len,
+            },
+            joined: OnceLock::new(),
+        }))
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0.repr {
+            Repr::Flat(v) => v.len(),
+            Repr::Spliced { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the bytes are held in pieces and were never joined.
+    pub fn is_pieces(&self) -> bool {
+        matches!(self.0.repr, Repr::Spliced { .. }) && self.0.joined.get().is_none()
+    }
+
+    /// The bytes, in order, as slices: none empty, each but the last ending with a newline.
+    pub fn chunks(&self) -> Vec<&[u8]> {
+        match &self.0.repr {
+            Repr::Flat(v) if v.is_empty() => Vec::new(),
+            Repr::Flat(v) => vec![v.as_slice()],
+            Repr::Spliced { .. } if self.0.joined.get().is_some() => {
+                vec![self.0.joined.get().expect("joined").as_slice()]
+            }
+            Repr::Spliced { base, parts, .. } => parts
+                .iter()
+                .map(|p| match p {
+                    Part::Base(r) => &base[r.clone()],
+                    Part::Own(v) => v.as_slice(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Write the bytes to `w`, chunk by chunk.
+    pub fn write_to(&self, w: &mut dyn Write) -> io::Result<()> {
+        for c in self.chunks() {
+            w.write_all(c)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes as a reader, chunk by chunk.
+    pub fn reader(&self) -> impl Read + '_ {
+        ChunkReader {
+            chunks: self.chunks(),
+            at: 0,
+        }
+    }
+
+    /// The bytes to change in place: a private buffer (joined, and no longer shared).
+    pub fn make_mut(&mut self) -> &mut Vec<u8> {
+        let unique_flat =
+            Arc::get_mut(&mut self.0).is_some_and(|i| matches!(i.repr, Repr::Flat(_)));
+        if !unique_flat {
+            *self = Content::new(self.to_vec());
+        }
+        match &mut Arc::get_mut(&mut self.0).expect("a buffer of its own").repr {
+            Repr::Flat(v) => v,
+            Repr::Spliced { .. } => unreachable!("made flat above"),
+        }
+    }
+
+    /// When these bytes are pieces of `base`: how many bytes at the start and at the end
+    /// are `base`'s own first and last bytes, taken over as they are (both 0 when neither is).
+    /// The two never overlap, on either side.
+    pub fn shared_ends(&self, base: &Content) -> Option<(usize, usize)> {
+        let Repr::Spliced { base: b, parts, .. } = &self.0.repr else {
+            return None;
+        };
+        if !Arc::ptr_eq(&b.0, &base.0) {
+            return None;
+        }
+        let head = match parts.first() {
+            Some(Part::Base(r)) if r.start == 0 => r.end,
+            _ => 0,
+        };
+        let tail = match parts.last() {
+            Some(Part::Base(r)) if parts.len() > 1 && r.end == base.len() && r.start >= head => {
+                r.len()
+            }
+            _ => 0,
+        };
+        Some((head, tail))
+    }
+
+    /// A copy of the bytes in `range`.
+    pub fn copy_range(&self, range: Range<usize>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(range.len());
+        let mut at = 0usize;
+        for c in self.chunks() {
+            let (from, to) = (at, at + c.len());
+            at = to;
+            if to <= range.start {
+                continue;
+            }
+            if from >= range.end {
+                break;
+            }
+            let a = range.start.max(from) - from;
+            let b = range.end.min(to) - from;
+            out.extend_from_slice(&c[a..b]);
+        }
+        out
+    }
+
+    /// Git's blob id of these bytes, hashed chunk by chunk. It fails only when SHA-1's
+    /// collision detection fires.
+    pub fn blob_id(&self, kind: gix::hash::Kind) -> io::Result<gix::ObjectId> {
+        let mut h = gix::hash::hasher(kind);
+        h.update(&gix::objs::encode::loose_header(
+            gix::objs::Kind::Blob,
+            self.len() as u64,
+        ));
+        for c in self.chunks() {
+            h.update(c);
+        }
+        h.try_finalize().map_err(io::Error::other)
+    }
+}
+
+/// Write `content` as a blob unless the repository has it; pieces are streamed into the
+/// object database, never joined.
+pub fn write_blob(
+    r: &gix::Repository,
+    content: &Content,
+) -> Result<gix::ObjectId, Box<dyn std::error::Error + Send + Sync>> {
+    use gix::objs::Write as _;
+    if !content.is_pieces() {
+        return Ok(r.write_blob(&content[..])?.detach());
+    }
+    let id = content.blob_id(r.object_hash())?;
+    if r.has_object(id) {
+        return Ok(id);
+    }
+    let mut from = content.reader();
+    Ok(r.objects.write_stream_with_known_id(
+        gix::objs::Kind::Blob,
+        content.len() as u64,
+        &mut from,
+        id,
+    )?)
+}
+
+impl Deref for Content {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.0.repr {
+            Repr::Flat(v) => v,
+            Repr::Spliced { len, .. } => self.0.joined.get_or_init(|| {
+                let mut out = Vec::with_capacity(*len);
+                for c in self.chunks() {
+                    out.extend_from_slice(c);
+                }
+                out
+            }),
+        }
+    }
+}
+
+impl AsRef<[u8]> for Content {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl From<Vec<u8>> for Content {
+    fn from(v: Vec<u8>) -> Content {
+        Content::new(v)
+    }
+}
+
+impl PartialEq for Content {
+    fn eq(&self, other: &Content) -> bool {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return true;
+        }
+        if self.len() != other.len() {
+            return false;
+        }
+        let (mut a, mut b) = (self.reader(), other.reader());
+        let (mut x, mut y) = ([0u8; 1 << 13], [0u8; 1 << 13]);
+        loop {
+            let n = a.read(&mut x).expect("reading memory");
+            if n == 0 {
+                return true;
+            }
+            if b.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
+                return false;
+            }
+        }
+    }
+}
+
+impl Eq for Content {}
+
+impl std::fmt::Debug for Content {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.len() <= 1024 {
+            write!(f, "{:?}", String::from_utf8_lossy(self))
+        } else {
+            write!(f, "<{} bytes>", self.len())
+        }
+    }
+}
+
+struct ChunkReader<'a> {
+    /// What is left of each chunk; those before `at` are read.
+    chunks: Vec<&'a [u8]>,
+    at: usize,
+}
+
+impl Read for ChunkReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some(c) = self.chunks.get(self.at) {
+            if c.is_empty() {
+                self.at += 1;
+                continue;
+            }
+            let n = c.len().min(buf.len());
+            buf[..n].copy_from_slice(&c[..n]);
+            self.chunks[self.at] = &c[n..];
+            return Ok(n);
+        }
+        Ok(0)
+    }
+}
+
+/// Regrouping pieces so that only the last one may end inside a line: a partial line at a
+/// piece's end is carried into the next piece (still a range of the base while it is one).
+struct Regroup<'a> {
+    whole: &'a [u8],
+    parts: Vec<Part>,
+    carry: Carry,
+}
+
+enum Carry {
+    Nothing,
+    Base(Range<usize>),
+    Own(Vec<u8>),
+}
+
+impl Regroup<'_> {
+    fn base(&mut self, mut r: Range<usize>) {
+        let bytes = &self.whole[r.clone()];
+        match std::mem::replace(&mut self.carry, Carry::Nothing) {
+            Carry::Nothing => {}
+            Carry::Base(c) if c.end == r.start => match memchr::memchr(b'\n', bytes) {
+                Some(i) => {
+                    self.push_base(c.start..r.start + i + 1);
+                    r.start += i + 1;
+                }
+                None => {
+                    self.carry = Carry::Base(c.start..r.end);
+                    return;
+                }
+            },
+            other => {
+                let mut line = match other {
+                    Carry::Base(c) => self.whole[c].to_vec(),
+                    Carry::Own(v) => v,
+                    Carry::Nothing => unreachable!("matched above"),
+                };
+                match memchr::memchr(b'\n', bytes) {
+                    Some(i) => {
+                        line.extend_from_slice(&bytes[..=i]);
+                        self.push_own(line);
+                        r.start += i + 1;
+                    }
+                    None => {
+                        line.extend_from_slice(bytes);
+                        self.carry = Carry::Own(line);
+                        return;
+                    }
+                }
+            }
+        }
+        if r.is_empty() {
+            return;
+        }
+        let end =
+            memchr::memrchr(b'\n', &self.whole[r.clone()]).map_or(r.start, |i| r.start + i + 1);
+        if end > r.start {
+            self.push_base(r.start..end);
+        }
+        if end < r.end {
+            self.carry = Carry::Base(end..r.end);
+        }
+    }
+
+    fn own(&mut self, bytes: &[u8]) {
+        let mut v = match std::mem::replace(&mut self.carry, Carry::Nothing) {
+            Carry::Nothing => Vec::new(),
+            Carry::Base(c) => self.whole[c].to_vec(),
+            Carry::Own(v) => v,
+        };
+        v.extend_from_slice(bytes);
+        match memchr::memrchr(b'\n', &v) {
+            Some(i) => {
+                let rest = v.split_off(i + 1);
+                self.push_own(v);
+                if !rest.is_empty() {
+                    self.carry = Carry::Own(rest);
+                }
+            }
+            None if v.is_empty() => {}
+            None => self.carry = Carry::Own(v),
+        }
+    }
+
+    fn push_base(&mut self, r: Range<usize>) {
+        match self.parts.last_mut() {
+            Some(Part::Base(last)) if last.end == r.start => last.end = r.end,
+            _ => self.parts.push(Part::Base(r)),
+        }
+    }
+
+    fn push_own(&mut self, bytes: Vec<u8>) {
+        match self.parts.last_mut() {
+            Some(Part::Own(last)) => last.extend_from_slice(&bytes),
+            _ => self.parts.push(Part::Own(bytes)),
+        }
+    }
+
+    fn finish(mut self) -> Vec<Part> {
+        match std::mem::replace(&mut self.carry, Carry::Nothing) {
+            Carry::Nothing => {}
+            Carry::Base(r) => self.push_base(r),
+            Carry::Own(v) => self.push_own(v),
+        }
+        self.parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn base() -> Content {
+        Content::new(b"one\ntwo\nthree\nfour".to_vec())
+    }
+
+    #[test]
+    fn pieces_are_regrouped_at_line_ends() {
+        let b = base();
+        let c = Content::spliced(
+            &b,
+            [
+                Part::Base(0..6),
+                Part::Own(b"X\nY".to_vec()),
+                Part::Base(8..18),
+            ],
+        );
+        assert_eq!(&c[..], b"one\ntwX\nYthree\nfour");
+        let chunks = Content::spliced(
+            &b,
+            [
+                Part::Base(0..6),
+                Part::Own(b"X\nY".to_vec()),
+                Part::Base(8..18),
+            ],
+        );
+        let chunks = chunks.chunks();
+        for c in &chunks[..chunks.len() - 1] {
+            assert_eq!(c.last(), Some(&b'\n'), "{chunks:?}");
+        }
+        assert_eq!(chunks.concat(), b"one\ntwX\nYthree\nfour");
+    }
+
+    #[test]
+    fn the_whole_base_is_the_base_and_joining_happens_once() {
+        let b = base();
+        let same = Content::spliced(&b, [Part::Base(0..8), Part::Base(8..18)]);
+        assert!(Arc::ptr_eq(&same.0, &b.0));
+        let c = Content::spliced(
+            &b,
+            [
+                Part::Base(0..4),
+                Part::Own(b"2\n".to_vec()),
+                Part::Base(8..18),
+            ],
+        );
+        assert!(c.is_pieces());
+        assert_eq!(c.len(), 16);
+        assert_eq!(c, Content::new(b"one\n2\nthree\nfour".to_vec()));
+        assert!(c.is_pieces(), "comparing reads the pieces");
+        assert_eq!(&c[..], b"one\n2\nthree\nfour");
+        assert!(!c.is_pieces());
+        let mut m = c.clone();
+        m.make_mut().push(b'!');
+        assert_eq!(&m[..], b"one\n2\nthree\nfour!");
+        assert_eq!(&c[..], b"one\n2\nthree\nfour");
+    }
+
+    proptest! {
+        #[test]
+        fn any_pieces_read_back_alike(
+            text in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'\n')], 0..60),
+            cuts in proptest::collection::vec((0usize..60, 0usize..60, proptest::collection::vec(prop_oneof![Just(b'b'), Just(b'\n')], 0..5)), 0..6),
+        ) {
+            let b = Content::new(text.clone());
+            let mut parts = Vec::new();
+            let mut want = Vec::new();
+            for (x, y, own) in cuts {
+                let (x, y) = (x.min(text.len()), y.min(text.len()));
+                let r = x.min(y)..x.max(y);
+                want.extend_from_slice(&text[r.clone()]);
+                parts.push(Part::Base(r));
+                want.extend_from_slice(&own);
+                parts.push(Part::Own(own));
+            }
+            let c = Content::spliced(&b, parts);
+            let chunks = c.chunks();
+            prop_assert_eq!(chunks.concat(), want.clone());
+            prop_assert!(chunks.iter().all(|c| !c.is_empty()));
+            for c in chunks.iter().rev().skip(1) {
+                prop_assert_eq!(c.last(), Some(&b'\n'));
+            }
+            prop_assert_eq!(c.len(), want.len());
+            let mut read = Vec::new();
+            c.reader().read_to_end(&mut read).unwrap();
+            prop_assert_eq!(&read, &want);
+            prop_assert_eq!(
+                c.blob_id(gix::hash::Kind::Sha1).unwrap(),
+                gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &want).unwrap()
+            );
+            prop_assert!(c == Content::new(want.clone()));
+            for (a, b) in [(0, want.len()), (want.len() / 3, want.len() / 2), (want.len() / 2, want.len())] {
+                prop_assert_eq!(c.copy_range(a..b), want[a..b].to_vec());
+            }
+            if let Some((head, tail)) = c.shared_ends(&b) {
+                prop_assert!(head + tail <= want.len() && head + tail <= text.len());
+                prop_assert_eq!(&want[..head], &text[..head]);
+                prop_assert_eq!(&want[want.len() - tail..], &text[text.len() - tail..]);
+            }
+            prop_assert_eq!(&c[..], &want[..]);
+        }
+    }
+}
