@@ -44,8 +44,7 @@ pub fn splice<'a>(
 
 /// A spliced file as pieces: runs of the original file's bytes, kept as ranges, and text of
 /// its own (added lines, endings that changed). Made while the decoded file is at hand and
-/// turned into bytes after it is dropped, so a big file's lines and its new bytes are never
-/// in memory at once.
+/// turned into a [`Content`] of pieces after it is dropped, so a big file is never copied.
 #[derive(Debug, Default)]
 pub struct Pieces {
     parts: Vec<Piece>,
