@@ -483,7 +483,7 @@ pub fn create_with_nonce(
         });
     }
 
-    let time = Time::now_local_or_utc();
+    let time = now_local();
     let pre_tree = edit_tree(
         r,
         base_tree,
@@ -652,6 +652,29 @@ fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotEr
             })
         }
     }
+}
+
+/// Now, at the local time zone's offset, as git dates a commit. The offset comes from the C
+/// library (a lookup in the zone file `TZ` or /etc/localtime names), not from a walk of the
+/// whole zone database.
+#[cfg(unix)]
+fn now_local() -> Time {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let t = seconds as libc::time_t;
+    // SAFETY: `tm` is plain data, zeroed; `localtime_r` fills it or returns null.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let filled = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
+    match i32::try_from(tm.tm_gmtoff) {
+        Ok(offset) if filled => Time { seconds, offset },
+        _ => Time::now_local_or_utc(),
+    }
+}
+
+#[cfg(not(unix))]
+fn now_local() -> Time {
+    Time::now_local_or_utc()
 }
 
 fn write_blob(
@@ -1098,7 +1121,7 @@ pub fn mark_undone(repo: &Repo, id: SnapshotId) -> Result<(), SnapshotError> {
         .tree_id()
         .map_err(git_err(format!("read the tree of {name}")))?
         .detach();
-    let time = Time::now_local_or_utc();
+    let time = now_local();
     let message = format::render_undone(&format::UndoneRecord {
         sequence: id.0,
         time,

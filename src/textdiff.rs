@@ -66,7 +66,7 @@ pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
 }
 
 /// Bytes in common at the start: compared a page at a time, then byte by byte.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const CHUNK: usize = 4096;
     let n = a.len().min(b.len());
     let mut i = 0;

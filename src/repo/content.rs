@@ -17,6 +17,8 @@ struct Inner {
     repr: Repr,
     /// A spliced content's bytes in one buffer, made when something asks for a slice.
     joined: OnceLock<Vec<u8>>,
+    /// The blob id, once hashed (`None`: the hash failed, and is tried again to say why).
+    id: OnceLock<(gix::hash::Kind, Option<gix::ObjectId>)>,
 }
 
 enum Repr {
@@ -42,6 +44,7 @@ impl Content {
         Content(Arc::new(Inner {
             repr: Repr::Flat(bytes),
             joined: OnceLock::new(),
+            id: OnceLock::new(),
         }))
     }
 
@@ -49,6 +52,18 @@ impl Content {
     /// so that every chunk but the last ends with a newline: a line never straddles two
     /// chunks, and chunks can be walked line by line.
     pub fn spliced(base: &Content, parts: impl IntoIterator<Item = Part>) -> Content {
+        // Pieces of pieces are pieces of the first base: nothing is joined, and the result
+        // shares its ends with the file first read.
+        if let Repr::Spliced { base: root, .. } = &base.0.repr {
+            let mapped: Vec<Part> = parts
+                .into_iter()
+                .flat_map(|p| match p {
+                    Part::Base(r) => base.parts_of(r),
+                    own => vec![own],
+                })
+                .collect();
+            return Content::spliced(root, mapped);
+        }
         let whole: &[u8] = base;
         let mut out = Regroup {
             whole,
@@ -90,6 +105,7 @@ impl Content {
                 len,
             },
             joined: OnceLock::new(),
+            id: OnceLock::new(),
         }))
     }
 
@@ -150,7 +166,9 @@ impl Content {
         if !unique_flat {
             *self = Content::new(self.to_vec());
         }
-        match &mut Arc::get_mut(&mut self.0).expect("a buffer of its own").repr {
+        let inner = Arc::get_mut(&mut self.0).expect("a buffer of its own");
+        inner.id = OnceLock::new();
+        match &mut inner.repr {
             Repr::Flat(v) => v,
             Repr::Spliced { .. } => unreachable!("made flat above"),
         }
@@ -179,6 +197,32 @@ impl Content {
         Some((head, tail))
     }
 
+    /// The bytes in `range` of a spliced content, as parts of its base.
+    fn parts_of(&self, range: Range<usize>) -> Vec<Part> {
+        let Repr::Spliced { parts, .. } = &self.0.repr else {
+            return vec![Part::Base(range)];
+        };
+        let mut out = Vec::new();
+        let mut at = 0usize;
+        for p in parts {
+            let len = match p {
+                Part::Base(r) => r.len(),
+                Part::Own(v) => v.len(),
+            };
+            let (from, to) = (at, at + len);
+            at = to;
+            if to <= range.start || from >= range.end {
+                continue;
+            }
+            let (a, b) = (range.start.max(from) - from, range.end.min(to) - from);
+            out.push(match p {
+                Part::Base(r) => Part::Base(r.start + a..r.start + b),
+                Part::Own(v) => Part::Own(v[a..b].to_vec()),
+            });
+        }
+        out
+    }
+
     /// A copy of the bytes in `range`.
     pub fn copy_range(&self, range: Range<usize>) -> Vec<u8> {
         let mut out = Vec::with_capacity(range.len());
@@ -199,9 +243,34 @@ impl Content {
         out
     }
 
-    /// Git's blob id of these bytes, hashed chunk by chunk. It fails only when SHA-1's
-    /// collision detection fires.
+    /// Git's blob id of these bytes, hashed chunk by chunk once and then remembered (a
+    /// second caller waits for a hash under way). It fails only when SHA-1's collision
+    /// detection fires.
     pub fn blob_id(&self, kind: gix::hash::Kind) -> io::Result<gix::ObjectId> {
+        match self.0.id.get_or_init(|| (kind, self.hash(kind).ok())) {
+            (k, Some(id)) if *k == kind => Ok(*id),
+            _ => self.hash(kind),
+        }
+    }
+
+    /// Hash big contents' blob ids on another thread, so that they are known by the time a
+    /// snapshot asks (the thread is not waited for: an id asked for sooner waits for it).
+    pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind) {
+        let big: Vec<Content> = contents
+            .into_iter()
+            .filter(|c| c.len() >= 1 << 20)
+            .collect();
+        if !big.is_empty() {
+            // Without a thread, the ids are hashed when asked for.
+            let _ = std::thread::Builder::new().spawn(move || {
+                for c in big {
+                    let _ = c.blob_id(kind);
+                }
+            });
+        }
+    }
+
+    fn hash(&self, kind: gix::hash::Kind) -> io::Result<gix::ObjectId> {
         let mut h = gix::hash::hasher(kind);
         h.update(&gix::objs::encode::loose_header(
             gix::objs::Kind::Blob,
@@ -489,6 +558,31 @@ mod tests {
         assert_eq!(&c[..], b"one\n2\nthree\nfour");
     }
 
+    #[test]
+    fn pieces_of_pieces_are_pieces_of_the_first_base() {
+        let b = base();
+        let first = Content::spliced(
+            &b,
+            [
+                Part::Base(0..4),
+                Part::Own(b"2\n".to_vec()),
+                Part::Base(8..18),
+            ],
+        );
+        // "one\n2\nthree\nfour": keep "one\n2\n", replace "three\n", keep "four".
+        let second = Content::spliced(
+            &first,
+            [
+                Part::Base(0..6),
+                Part::Own(b"3\n".to_vec()),
+                Part::Base(12..16),
+            ],
+        );
+        assert_eq!(second.chunks().concat(), b"one\n2\n3\nfour");
+        assert!(first.is_pieces(), "the first is not joined");
+        assert_eq!(second.shared_ends(&b), Some((4, 4)));
+    }
+
     proptest! {
         #[test]
         fn any_pieces_read_back_alike(
@@ -522,6 +616,15 @@ mod tests {
                 gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &want).unwrap()
             );
             prop_assert!(c == Content::new(want.clone()));
+            // Pieces of these pieces: the same bytes as pieces of the joined copy.
+            let (x, y) = (want.len() / 4, want.len() / 2);
+            let again = [Part::Base(0..x), Part::Own(b"z\n".to_vec()), Part::Base(y..want.len())];
+            let twice = Content::spliced(&c, again.clone());
+            let flat = Content::spliced(&Content::new(want.clone()), again);
+            prop_assert_eq!(twice.chunks().concat(), flat.chunks().concat());
+            for c in twice.chunks().iter().rev().skip(1) {
+                prop_assert_eq!(c.last(), Some(&b'\n'));
+            }
             for (a, b) in [(0, want.len()), (want.len() / 3, want.len() / 2), (want.len() / 2, want.len())] {
                 prop_assert_eq!(c.copy_range(a..b), want[a..b].to_vec());
             }

@@ -129,7 +129,20 @@ fn file_diff(
     let old_all = before.map_or(&[][..], |b| &b.bytes[..]);
     let shared = before
         .zip(after)
-        .and_then(|(b, a)| shared_stretch(&b.bytes, &a.bytes, CONTEXT));
+        .and_then(|(b, a)| shared_stretch(&b.bytes, &a.bytes, CONTEXT))
+        .filter(|&(head, tail)| {
+            // A change among repeated lines may read, in a diff of the whole files, as one
+            // further on (the lines in common are taken greedily from the start), and its
+            // context then reaches past the stretch: those files are diffed whole.
+            let (b, a) = (before.expect("both"), after.expect("both"));
+            let old = &b.bytes[head..b.bytes.len() - tail];
+            let new = a.bytes.copy_range(head..a.bytes.len() - tail);
+            let w = textdiff::window(old, &new, CONTEXT);
+            let end = |side: &[u8], part: &[u8]| {
+                part.as_ptr() as usize + part.len() == side.as_ptr() as usize + side.len()
+            };
+            tail == 0 || old == new.as_slice() || !(end(old, w.old) || end(&new, w.new))
+        });
     let (old_bytes, new_bytes, lines_before): (&[u8], Cow<[u8]>, usize) = match (shared, after) {
         (Some((head, tail)), Some(a)) => (
             &old_all[head..old_all.len() - tail],
@@ -423,13 +436,15 @@ mod tests {
             no_final_newline: bool,
             edits in proptest::collection::vec((0usize..40, 0usize..4, 0usize..3), 0..4),
             limit in proptest::option::of(1usize..12),
+            alphabet in 1usize..8,
+            shift in 0usize..8,
         ) {
             use crate::repo::{Content, Part};
             let mut old = Vec::new();
             let mut starts = Vec::new();
             for i in 0..n {
                 starts.push(old.len());
-                old.extend_from_slice(format!("line {}\n", i % 7).as_bytes());
+                old.extend_from_slice(format!("line {}\n", i % alphabet).as_bytes());
             }
             if no_final_newline && !old.is_empty() {
                 old.pop();
@@ -447,7 +462,8 @@ mod tests {
                 parts.push(Part::Base(starts[at]..starts[line]));
                 let mut own = Vec::new();
                 for j in 0..add {
-                    own.extend_from_slice(format!("new {k} {j}\n").as_bytes());
+                    let _ = k;
+                    own.extend_from_slice(format!("line {}\n", (j + shift) % alphabet).as_bytes());
                 }
                 parts.push(Part::Own(own));
                 at = end;

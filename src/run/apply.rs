@@ -67,12 +67,15 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         None => std::env::current_dir()
             .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
     };
+    // git's version is asked on a thread while the repository is opened; the session waits
+    // for the answer before it reads or writes anything.
+    let version = session::GitVersion::start();
     let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
     // Before anything else: the lock, and the recovery of an interrupted apply.
     let records = !check && !no_snapshot;
     let session = repo
         .as_ref()
-        .map(|r| session::open(r, records))
+        .map(|r| session::open_checking(r, records, version))
         .transpose()?;
     let mut extra_notices = session
         .as_ref()
@@ -153,6 +156,13 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     };
     progress::stage("planning");
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
+    // The snapshot will want the blob ids of the states before and after: a big file's are
+    // hashed on the other core while the plan is proven.
+    if let (Some(r), true, true) = (&repo, records, session.is_some()) {
+        let states = plan.changes.iter().flat_map(|c| [&c.before, &c.after]);
+        let contents = states.flatten().map(|f| f.bytes.clone()).collect();
+        crate::repo::Content::hash_ahead(contents, r.repo.object_hash());
+    }
 
     let found = match &repo {
         Some(r) => Some(

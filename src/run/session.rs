@@ -61,7 +61,17 @@ pub struct Session<'r> {
 /// `records` says whether this run will write snapshots or a journal; one that will not
 /// goes on without the lock when the lock file cannot be created at all.
 pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
-    check_git_version()?;
+    open_checking(repo, records, GitVersion::start())
+}
+
+/// [`open`] with git's version check already under way (started before the repository was
+/// opened); it is waited for before anything is read or written.
+pub fn open_checking(
+    repo: &Repo,
+    records: bool,
+    version: GitVersion,
+) -> Result<Session<'_>, Box<Report>> {
+    version.wait()?;
     let mut notices = Vec::new();
     let lock = match Lock::acquire(repo, lock_timeout(repo)?) {
         Ok(lock) => Some(lock),
@@ -124,6 +134,31 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
 /// The oldest git whose `apply`, `worktree` and object commands we test against (the
 /// transcripts in tests/fixtures start there).
 pub const MIN_GIT: [u32; 3] = [2, 17, 0];
+
+/// The check of git's version, run on a thread of its own from the start of a run, so that
+/// `git --version` costs no time of the run's own.
+pub enum GitVersion {
+    Running(std::thread::JoinHandle<Result<(), Box<Report>>>),
+    Done(Result<(), Box<Report>>),
+}
+
+impl GitVersion {
+    pub fn start() -> GitVersion {
+        match std::thread::Builder::new().spawn(check_git_version) {
+            Ok(h) => GitVersion::Running(h),
+            // No thread: checked now, in this one.
+            Err(_) => GitVersion::Done(check_git_version()),
+        }
+    }
+
+    /// The check's verdict: an error for a git older than [`MIN_GIT`].
+    pub fn wait(self) -> Result<(), Box<Report>> {
+        match self {
+            GitVersion::Running(h) => h.join().expect("checking git's version does not panic"),
+            GitVersion::Done(r) => r,
+        }
+    }
+}
 
 /// Refuse to run with a git older than [`MIN_GIT`]: its `apply` output and options are not
 /// ones we know, so its results could be misread. A git that cannot be run is left for the
