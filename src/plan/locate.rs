@@ -28,10 +28,54 @@ pub struct Haystack<'a> {
     /// key is its line).
     keys: [OnceCell<Vec<Line<'a>>>; 4],
     index: [OnceCell<LineIndex>; 4],
-    /// Per pass, the hashes of the keys of the lines searches will ask for (None: any).
-    wanted: Option<[HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>; 4]>,
+    /// The lines searches will ask for (None: any), and per pass the hashes of their keys.
+    wanted: Option<Wanted>,
     /// The index of every line, for a key outside `wanted`.
     full: [OnceCell<LineIndex>; 4],
+}
+
+/// The lines a haystack is searched for: their keys' hashes are taken per pass, on the
+/// pass's first search (most patches are placed by the exact pass alone).
+struct Wanted {
+    lines: Vec<String>,
+    sets: [OnceCell<WantedSet>; 4],
+}
+
+/// Hashes of wanted keys, with a bit per hash bucket in front: most file lines are not
+/// wanted, and the bits say so without a lookup.
+struct WantedSet {
+    hashes: HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>,
+    bits: Vec<u64>,
+}
+
+const WANTED_BITS: u64 = 1 << 17;
+
+impl WantedSet {
+    fn new<'k>(keys: impl Iterator<Item = std::borrow::Cow<'k, str>>) -> WantedSet {
+        let mut set = WantedSet {
+            hashes: HashSet::with_hasher(Default::default()),
+            bits: vec![0; (WANTED_BITS / 64) as usize],
+        };
+        for k in keys {
+            let h = hash_str(&k);
+            let b = (h >> 7) % WANTED_BITS;
+            set.bits[(b / 64) as usize] |= 1 << (b % 64);
+            set.hashes.insert(h);
+        }
+        set
+    }
+
+    fn contains(&self, h: u64) -> bool {
+        let b = (h >> 7) % WANTED_BITS;
+        self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0 && self.hashes.contains(&h)
+    }
+}
+
+impl Wanted {
+    fn set(&self, pass: Pass) -> &WantedSet {
+        self.sets[pass.index()]
+            .get_or_init(|| WantedSet::new(self.lines.iter().map(|w| key(pass, w))))
+    }
 }
 
 /// Line key → the positions holding it, ascending: one table of (first, count) per distinct
@@ -103,15 +147,11 @@ impl<'a> Haystack<'a> {
         lines: &'a [Line<'a>],
         wanted: impl Iterator<Item = &'w str>,
     ) -> Haystack<'a> {
-        let mut sets: [HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>; 4] =
-            Default::default();
-        for w in wanted {
-            for pass in Pass::LINE_PASSES {
-                sets[pass.index()].insert(hash_str(&key(pass, w)));
-            }
-        }
         Haystack {
-            wanted: Some(sets),
+            wanted: Some(Wanted {
+                lines: wanted.map(str::to_string).collect(),
+                sets: Default::default(),
+            }),
             ..Haystack::new(lines)
         }
     }
@@ -146,8 +186,8 @@ impl<'a> Haystack<'a> {
         let i = pass.index();
         let keys = || self.keys(pass).iter().map(|k| &**k);
         match &self.wanted {
-            Some(sets) if sets[i].contains(&h) => self.index[i]
-                .get_or_init(|| LineIndex::new(keys(), |h| sets[i].contains(&h)))
+            Some(w) if w.set(pass).contains(h) => self.index[i]
+                .get_or_init(|| LineIndex::new(keys(), |h| w.set(pass).contains(h)))
                 .get(h),
             Some(_) => self.full[i]
                 .get_or_init(|| LineIndex::new(keys(), |_| true))
