@@ -19,6 +19,8 @@ struct Inner {
     joined: OnceLock<Vec<u8>>,
     /// The blob id, once hashed (`None`: the hash failed, and is tried again to say why).
     id: OnceLock<(gix::hash::Kind, Option<gix::ObjectId>)>,
+    /// Its lines, once counted (`None`: not UTF-8, so binary to a report).
+    lines: OnceLock<Option<usize>>,
 }
 
 enum Repr {
@@ -45,6 +47,7 @@ impl Content {
             repr: Repr::Flat(bytes),
             joined: OnceLock::new(),
             id: OnceLock::new(),
+            lines: OnceLock::new(),
         }))
     }
 
@@ -106,6 +109,7 @@ impl Content {
             },
             joined: OnceLock::new(),
             id: OnceLock::new(),
+            lines: OnceLock::new(),
         }))
     }
 
@@ -168,6 +172,7 @@ impl Content {
         }
         let inner = Arc::get_mut(&mut self.0).expect("a buffer of its own");
         inner.id = OnceLock::new();
+        inner.lines = OnceLock::new();
         match &mut inner.repr {
             Repr::Flat(v) => v,
             Repr::Spliced { .. } => unreachable!("made flat above"),
@@ -253,19 +258,25 @@ impl Content {
         }
     }
 
-    /// Hash big contents' blob ids on another thread, so that they are known by the time a
-    /// snapshot asks (the thread is not waited for: an id asked for sooner waits for it).
+    /// How many lines the bytes hold as a report counts them, counted once (chunk by chunk)
+    /// and then remembered: `None` when they are not UTF-8.
+    pub fn text_lines(&self) -> Option<usize> {
+        *self
+            .0
+            .lines
+            .get_or_init(|| crate::textdiff::text_lines(Some(self.chunks())))
+    }
+
+    /// Hash big contents' blob ids and count their lines on other threads (one each), so
+    /// that both are known by the time a snapshot asks (the threads are not waited for:
+    /// what is asked for sooner waits for its thread).
     pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind) {
-        let big: Vec<Content> = contents
-            .into_iter()
-            .filter(|c| c.len() >= 1 << 20)
-            .collect();
-        if !big.is_empty() {
-            // Without a thread, the ids are hashed when asked for.
+        for c in contents.into_iter().filter(|c| c.len() >= 1 << 20) {
+            // Without a thread, each is worked out when asked for.
+            // The lines are asked for first (before the proof), the id after it.
             let _ = std::thread::Builder::new().spawn(move || {
-                for c in big {
-                    let _ = c.blob_id(kind);
-                }
+                c.text_lines();
+                c.blob_id(kind)
             });
         }
     }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::plan::{FilePlan, FileStatus, Plan};
-use crate::textdiff::{text_lines, LineCounts};
+use crate::textdiff::LineCounts;
 
 /// Per path the plan writes, the lines added and removed going from its state before the
 /// apply to its state after, as the apply's report counts them:
@@ -31,9 +31,10 @@ pub fn path_lines(plan: &Plan) -> BTreeMap<String, LineCounts> {
     }
     let mut out = BTreeMap::new();
     for c in &plan.changes {
-        let before = c.before.as_ref().map(|f| f.bytes.chunks());
-        let after = c.after.as_ref().map(|f| f.bytes.chunks());
-        let (Some(old), Some(new)) = (text_lines(before.clone()), text_lines(after.clone())) else {
+        let (before, after) = (c.before.as_ref(), c.after.as_ref());
+        let lines =
+            |f: Option<&crate::repo::FileState>| f.map_or(Some(0), |f| f.bytes.text_lines());
+        let (Some(old), Some(new)) = (lines(before), lines(after)) else {
             out.insert(c.path.clone(), LineCounts::default());
             continue;
         };
