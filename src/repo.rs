@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// A file's bytes, shared: the plan, the proof, the snapshot, the writer and the report all
 /// hold the same content, so passing a state along never copies the file.
-pub use content::{write_blob, Content, Part};
+pub use content::{write_blob, Content, Cursor, Part};
 
 /// One file's current state in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,15 +136,15 @@ impl WorkTree {
         }
         let mut file = std::fs::File::open(&abs)?;
         let mut want = state.bytes.reader();
-        let (mut buf, mut expected) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+        let mut buf = vec![0u8; 1 << 16];
         loop {
             let n = match file.read(&mut buf) {
-                Ok(0) => return Ok(want.read(&mut expected[..1])? == 0),
+                Ok(0) => return Ok(want.is_done()),
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            if want.read_exact(&mut expected[..n]).is_err() || expected[..n] != buf[..n] {
+            if !want.eat(&buf[..n]) {
                 return Ok(false);
             }
         }

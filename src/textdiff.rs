@@ -205,12 +205,9 @@ impl std::ops::Add for LineCounts {
     }
 }
 
-/// How many lines a file holds as a report counts them: no file holds none, and content
-/// that is not UTF-8 is binary, which has no lines (`None`).
-pub fn text_lines<'a>(file: Option<impl IntoIterator<Item = &'a [u8]>>) -> Option<usize> {
-    let Some(chunks) = file else {
-        return Some(0);
-    };
+/// How many lines a file's bytes (in chunks, each but the last ending with a newline) hold
+/// as a report counts them: content that is not UTF-8 is binary, which has no lines (`None`).
+pub fn text_lines<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> Option<usize> {
     // Chunks split after a newline, so each is UTF-8 exactly when the whole is.
     let mut n = 0;
     for c in chunks {

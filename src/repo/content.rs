@@ -155,9 +155,9 @@ impl Content {
         Ok(())
     }
 
-    /// The bytes as a reader, chunk by chunk.
-    pub fn reader(&self) -> impl Read + '_ {
-        ChunkReader {
+    /// The bytes as a reader, chunk by chunk, that can also compare what comes next.
+    pub fn reader(&self) -> Cursor<'_> {
+        Cursor {
             chunks: self.chunks(),
             at: 0,
         }
@@ -264,7 +264,7 @@ impl Content {
         *self
             .0
             .lines
-            .get_or_init(|| crate::textdiff::text_lines(Some(self.chunks())))
+            .get_or_init(|| crate::textdiff::text_lines(self.chunks()))
     }
 
     /// Hash big contents' blob ids and count their lines on other threads (one each), so
@@ -294,16 +294,14 @@ impl Content {
     }
 }
 
-/// Write `content` as a blob unless the repository has it; pieces are streamed into the
-/// object database, never joined.
+/// Write `content` as a blob unless the repository has it, streamed into the object
+/// database chunk by chunk (pieces are never joined).
 pub fn write_blob(
     r: &gix::Repository,
     content: &Content,
 ) -> Result<gix::ObjectId, Box<dyn std::error::Error + Send + Sync>> {
     use gix::objs::Write as _;
-    if !content.is_pieces() {
-        return Ok(r.write_blob(&content[..])?.detach());
-    }
+    // The id is the one remembered (hashed ahead, or for the record of the state before).
     let id = content.blob_id(r.object_hash())?;
     if r.has_object(id) {
         return Ok(id);
@@ -354,17 +352,8 @@ impl PartialEq for Content {
         if self.len() != other.len() {
             return false;
         }
-        let (mut a, mut b) = (self.reader(), other.reader());
-        let (mut x, mut y) = ([0u8; 1 << 13], [0u8; 1 << 13]);
-        loop {
-            let n = a.read(&mut x).expect("reading memory");
-            if n == 0 {
-                return true;
-            }
-            if b.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
-                return false;
-            }
-        }
+        let mut b = other.reader();
+        self.chunks().into_iter().all(|c| b.eat(c)) && b.is_done()
     }
 }
 
@@ -380,13 +369,41 @@ impl std::fmt::Debug for Content {
     }
 }
 
-struct ChunkReader<'a> {
+/// A walk through a content's bytes: read like a file, or compared as it goes.
+pub struct Cursor<'a> {
     /// What is left of each chunk; those before `at` are read.
     chunks: Vec<&'a [u8]>,
     at: usize,
 }
 
-impl Read for ChunkReader<'_> {
+impl Cursor<'_> {
+    /// Whether the bytes that come next are `bytes`; steps over them (a mismatch leaves the
+    /// cursor anywhere).
+    pub fn eat(&mut self, mut bytes: &[u8]) -> bool {
+        while !bytes.is_empty() {
+            let Some(c) = self.chunks.get(self.at) else {
+                return false;
+            };
+            let n = c.len().min(bytes.len());
+            if c[..n] != bytes[..n] {
+                return false;
+            }
+            self.chunks[self.at] = &c[n..];
+            if self.chunks[self.at].is_empty() {
+                self.at += 1;
+            }
+            bytes = &bytes[n..];
+        }
+        true
+    }
+
+    /// Whether every byte was read or eaten.
+    pub fn is_done(&self) -> bool {
+        self.chunks[self.at..].iter().all(|c| c.is_empty())
+    }
+}
+
+impl Read for Cursor<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while let Some(c) = self.chunks.get(self.at) {
             if c.is_empty() {
@@ -621,6 +638,14 @@ mod tests {
                 gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &want).unwrap()
             );
             prop_assert!(c == Content::new(want.clone()));
+            let mut longer = want.clone();
+            longer.push(b'a');
+            prop_assert!(c != Content::new(longer));
+            if let Some(last) = want.len().checked_sub(1) {
+                let mut other = want.clone();
+                other[last] ^= 1;
+                prop_assert!(c != Content::new(other));
+            }
             // Pieces of these pieces: the same bytes as pieces of the joined copy.
             let (x, y) = (want.len() / 4, want.len() / 2);
             let again = [Part::Base(0..x), Part::Own(b"z\n".to_vec()), Part::Base(y..want.len())];

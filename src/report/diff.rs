@@ -127,29 +127,30 @@ fn file_diff(
     // Where the new content is pieces of the old, only the stretch between the pieces both
     // share is read (and joined): the rest is the same bytes on both sides.
     let old_all = before.map_or(&[][..], |b| &b.bytes[..]);
-    let shared = before
-        .zip(after)
-        .and_then(|(b, a)| shared_stretch(&b.bytes, &a.bytes, CONTEXT))
-        .filter(|&(head, tail)| {
-            // A change among repeated lines may read, in a diff of the whole files, as one
-            // further on (the lines in common are taken greedily from the start), and its
-            // context then reaches past the stretch: those files are diffed whole.
-            let (b, a) = (before.expect("both"), after.expect("both"));
-            let old = &b.bytes[head..b.bytes.len() - tail];
-            let new = a.bytes.copy_range(head..a.bytes.len() - tail);
-            let w = textdiff::window(old, &new, CONTEXT);
-            let end = |side: &[u8], part: &[u8]| {
-                part.as_ptr() as usize + part.len() == side.as_ptr() as usize + side.len()
-            };
-            tail == 0 || old == new.as_slice() || !(end(old, w.old) || end(&new, w.new))
-        });
-    let (old_bytes, new_bytes, lines_before): (&[u8], Cow<[u8]>, usize) = match (shared, after) {
-        (Some((head, tail)), Some(a)) => (
-            &old_all[head..old_all.len() - tail],
-            Cow::Owned(a.bytes.copy_range(head..a.bytes.len() - tail)),
-            memchr::memchr_iter(b'\n', &old_all[..head]).count(),
-        ),
-        _ => (
+    let stretch = before.zip(after).and_then(|(b, a)| {
+        let (head, tail) = shared_stretch(&b.bytes, &a.bytes, CONTEXT)?;
+        let old = &old_all[head..old_all.len() - tail];
+        let new = a.bytes.copy_range(head..a.bytes.len() - tail);
+        // A change among repeated lines may read, in a diff of the whole files, as one
+        // further on (the lines in common are taken greedily from the start), and its
+        // context then reaches past the stretch: those files are diffed whole.
+        let w = textdiff::window(old, &new, CONTEXT);
+        let at_end = |side: &[u8], part: &[u8]| {
+            part.as_ptr() as usize + part.len() == side.as_ptr() as usize + side.len()
+        };
+        let whole =
+            tail > 0 && old != new.as_slice() && (at_end(old, w.old) || at_end(&new, w.new));
+        (!whole).then(|| {
+            (
+                old,
+                new,
+                memchr::memchr_iter(b'\n', &old_all[..head]).count(),
+            )
+        })
+    });
+    let (old_bytes, new_bytes, lines_before): (&[u8], Cow<[u8]>, usize) = match stretch {
+        Some((old, new, lines)) => (old, Cow::Owned(new), lines),
+        None => (
             old_all,
             Cow::Borrowed(after.map_or(&[][..], |a| &a.bytes[..])),
             0,
@@ -456,13 +457,12 @@ mod tests {
             let mut at = 0usize;
             let mut edits = edits;
             edits.sort();
-            for (k, (line, del, add)) in edits.into_iter().enumerate() {
+            for (line, del, add) in edits {
                 let line = line.min(n).max(at);
                 let end = (line + del).min(n);
                 parts.push(Part::Base(starts[at]..starts[line]));
                 let mut own = Vec::new();
                 for j in 0..add {
-                    let _ = k;
                     own.extend_from_slice(format!("line {}\n", (j + shift) % alphabet).as_bytes());
                 }
                 parts.push(Part::Own(own));

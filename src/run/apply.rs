@@ -158,7 +158,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
     // The snapshot will want the blob ids of the states before and after: a big file's are
     // hashed on the other core while the plan is proven.
-    if let (Some(r), true, true) = (&repo, records, session.is_some()) {
+    if let (Some(r), true) = (&repo, records) {
         let states = plan.changes.iter().flat_map(|c| [&c.before, &c.after]);
         let contents = states.flatten().map(|f| f.bytes.clone()).collect();
         crate::repo::Content::hash_ahead(contents, r.repo.object_hash());
