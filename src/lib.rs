@@ -14,6 +14,7 @@ pub mod patch;
 pub mod bytes;
 pub mod textdiff;
 pub mod hash;
+pub mod scan;
 pub mod quote;
 pub mod git;
 pub mod repo;

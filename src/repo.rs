@@ -181,7 +181,7 @@ impl Files for WorkTree {
         if !meta.is_file() {
             return Ok(Entry::Other("special file"));
         }
-        let bytes = std::fs::read(&abs)?;
+        let bytes = crate::scan::read_all(std::fs::File::open(&abs)?, meta.len())?;
         Ok(Entry::File(FileState {
             bytes: bytes.into(),
             mode: git_mode(&meta),

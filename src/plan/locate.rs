@@ -3,9 +3,12 @@
 //!
 //! Candidates are found through a per-pass index of the file's lines (line key → positions),
 //! starting from the hunk line with the fewest occurrences, so locating a hunk costs time in
-//! proportion to the occurrences of its rarest line, not to the file's length.
+//! proportion to the occurrences of its rarest line, not to the file's length. The first few
+//! exact searches of a file whose text is at hand scan that text for the hunk's longest line
+//! instead: a scan of the bytes costs less than hashing every line, and a patch of a few
+//! hunks never needs the index.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
@@ -32,7 +35,19 @@ pub struct Haystack<'a> {
     wanted: Option<Wanted>,
     /// The index of every line, for a key outside `wanted`.
     full: [OnceCell<LineIndex>; 4],
+    /// The text the lines were split from ([`Haystack::with_source`]), once it is checked
+    /// that they still are its lines; `None` inside when they are not.
+    source: Option<&'a str>,
+    checked_source: OnceCell<bool>,
+    /// Exact searches answered by scanning `source`, up to [`SCANS`].
+    scans: Cell<usize>,
 }
+
+/// Exact searches that scan the text before the index is built instead: a patch of many
+/// hunks pays for at most this many scans of the file on top of its index.
+const SCANS: usize = 4;
+/// A needle line shorter than this would match too often for a scan to pay.
+const SCAN_MIN_LINE: usize = 4;
 
 /// The lines a haystack is searched for: their keys' hashes are taken per pass, on the
 /// pass's first search (most patches are placed by the exact pass alone).
@@ -139,7 +154,87 @@ impl<'a> Haystack<'a> {
             index: Default::default(),
             wanted: None,
             full: Default::default(),
+            source: None,
+            checked_source: OnceCell::new(),
+            scans: Cell::new(0),
         }
+    }
+
+    /// The text (after any BOM) `lines` were split from, so that an exact search may scan
+    /// it. Only a hint: before it is used, every line is checked to be the slice of it
+    /// between two newlines (less a CR before the second), else it is not used.
+    pub fn with_source(self, source: Option<&'a str>) -> Haystack<'a> {
+        Haystack { source, ..self }
+    }
+
+    /// The source, if the lines are exactly its lines: line `i` borrows the bytes right
+    /// after the `i`-th newline (the first from the start), up to a CR LF or LF, and the
+    /// text ends after the last line (and its ending, if any).
+    fn source(&self) -> Option<&'a str> {
+        let text = self.source?;
+        let ok = *self.checked_source.get_or_init(|| {
+            let bytes = text.as_bytes();
+            let base = text.as_ptr() as usize;
+            let mut at = 0usize;
+            for l in self.lines {
+                let std::borrow::Cow::Borrowed(l) = l else {
+                    return false;
+                };
+                if (l.as_ptr() as usize).wrapping_sub(base) != at {
+                    return false;
+                }
+                at += l.len();
+                match bytes.get(at..) {
+                    Some([b'\n', ..]) => at += 1,
+                    Some([b'\r', b'\n', ..]) => at += 2,
+                    Some([]) => {}
+                    _ => return false,
+                }
+            }
+            at == bytes.len()
+        });
+        ok.then_some(text)
+    }
+
+    /// An exact search answered by scanning the source for the needle's longest line; `None`
+    /// when the index is to answer (built already, no source, the scans spent, or a needle
+    /// of short lines only).
+    fn scan_exact(&self, needle: &[String]) -> Option<Vec<usize>> {
+        if self.scans.get() >= SCANS
+            || self.index[0].get().is_some()
+            || self.full[0].get().is_some()
+        {
+            return None;
+        }
+        let (j, line) = needle
+            .iter()
+            .enumerate()
+            .rev()
+            .max_by_key(|(_, l)| l.len())
+            .expect("needle is not empty");
+        if line.len() < SCAN_MIN_LINE || line.contains(['\n', '\r']) {
+            return None;
+        }
+        let text = self.source()?;
+        self.scans.set(self.scans.get() + 1);
+        let base = text.as_ptr() as usize;
+        let offset = |l: &Line| l.as_ptr() as usize - base;
+        let mut out = Vec::new();
+        // A line holds no newline and follows one, so no match of it can overlap the match
+        // at a line's start: the search's non-overlapping matches include every such one.
+        for at in memchr::memmem::find_iter(text.as_bytes(), line.as_bytes()) {
+            let k = self.lines.partition_point(|l| offset(l) < at);
+            let Some(found) = self.lines.get(k) else {
+                break;
+            };
+            if offset(found) == at && found.len() == line.len() && k >= j {
+                let start = k - j;
+                if self.matches_at(Pass::Exact, needle, start) {
+                    out.push(start);
+                }
+            }
+        }
+        Some(out)
     }
 
     /// A haystack searched for `wanted` lines (a patch's lines and anchors), in any pass.
@@ -207,6 +302,11 @@ impl<'a> Haystack<'a> {
     pub fn find_all(&self, pass: Pass, needle: &[String]) -> Vec<usize> {
         if needle.is_empty() {
             return Vec::new();
+        }
+        if pass == Pass::Exact {
+            if let Some(found) = self.scan_exact(needle) {
+                return found;
+            }
         }
         let (rarest, occ) = needle
             .iter()
@@ -1636,4 +1736,93 @@ fn validate(
             extra_file_lines: extra,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::text::TextFile;
+    use proptest::prelude::*;
+
+    /// The exact searches a haystack answers with and without its source: the scan and the
+    /// index must find the same starts, in the same order.
+    fn both(text: &str, needles: &[Vec<String>]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let file = TextFile::decode(text.as_bytes()).expect("text");
+        assert!(file.source.is_some(), "UTF-8 text keeps its source");
+        let scanned = Haystack::new(&file.lines).with_source(file.source);
+        let indexed = Haystack::new(&file.lines);
+        let a = needles
+            .iter()
+            .map(|n| scanned.find_all(Pass::Exact, n))
+            .collect();
+        let b = needles
+            .iter()
+            .map(|n| indexed.find_all(Pass::Exact, n))
+            .collect();
+        (a, b)
+    }
+
+    proptest! {
+        /// Lines from a small alphabet (so needles repeat, and lines are prefixes of one
+        /// another), with CRLF, LF, a missing final newline and a BOM; needles cut from the
+        /// file or made up.
+        #[test]
+        fn a_scan_finds_what_the_index_finds(
+            lines in proptest::collection::vec(
+                prop_oneof![Just("fn a()"), Just("fn a() {"), Just("}"), Just(""), Just("x = 1;"), Just("fn a() {x")],
+                0..40,
+            ),
+            crlf in proptest::collection::vec(any::<bool>(), 40),
+            final_newline in any::<bool>(),
+            bom in any::<bool>(),
+            cuts in proptest::collection::vec((0usize..40, 1usize..5), 1..8),
+        ) {
+            let mut text = String::from(if bom { "\u{feff}" } else { "" });
+            for (i, l) in lines.iter().enumerate() {
+                text.push_str(l);
+                if i + 1 < lines.len() || final_newline {
+                    text.push_str(if crlf[i] { "\r\n" } else { "\n" });
+                }
+            }
+            let needles: Vec<Vec<String>> = cuts
+                .iter()
+                .map(|&(at, n)| {
+                    if lines.is_empty() {
+                        return vec!["fn a() {".to_string()];
+                    }
+                    let at = at % lines.len();
+                    lines[at..(at + n).min(lines.len())].iter().map(|l| l.to_string()).collect()
+                })
+                .collect();
+            let (scanned, indexed) = both(&text, &needles);
+            prop_assert_eq!(scanned, indexed);
+        }
+    }
+
+    #[test]
+    fn lines_that_are_not_the_sources_are_searched_through_the_index() {
+        let text = "fn a() {\n  body();\n}\nfn a() {\n  body();\n}\n";
+        let mut file = TextFile::decode(text.as_bytes()).expect("text");
+        // A line changed after decoding: the scan would not see it.
+        file.lines[3] = std::borrow::Cow::Owned("fn b() {".to_string());
+        let hay = Haystack::new(&file.lines).with_source(file.source);
+        let needle: Vec<String> = vec!["fn b() {".into(), "  body();".into()];
+        assert_eq!(hay.find_all(Pass::Exact, &needle), vec![3]);
+        assert_eq!(hay.checked_source.get(), Some(&false));
+        // Unchanged lines are scanned, and a scan counts against the budget.
+        let file = TextFile::decode(text.as_bytes()).expect("text");
+        let hay = Haystack::new(&file.lines).with_source(file.source);
+        let needle: Vec<String> = vec!["fn a() {".into(), "  body();".into()];
+        assert_eq!(hay.find_all(Pass::Exact, &needle), vec![0, 3]);
+        assert_eq!(hay.scans.get(), 1);
+        assert!(hay.index[0].get().is_none(), "no index was built");
+        for _ in 0..SCANS {
+            assert_eq!(hay.find_all(Pass::Exact, &needle), vec![0, 3]);
+        }
+        assert_eq!(hay.scans.get(), SCANS);
+        assert!(
+            hay.index[0].get().is_some(),
+            "past the budget, the index answers"
+        );
+    }
 }

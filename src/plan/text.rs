@@ -31,12 +31,26 @@ const BOM: char = '\u{feff}';
 pub type Line<'a> = Cow<'a, str>;
 
 /// A decoded text file. `lines[i]` never contains its terminator; `eols[i]` is it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct TextFile<'a> {
     pub bom: bool,
     pub lines: Vec<Line<'a>>,
     pub eols: Vec<Eol>,
+    /// The text (after any BOM) the lines were split from, for a search that scans it
+    /// rather than hashing every line. Only a hint: a search checks that the lines are
+    /// still that text's lines before it trusts it (see `locate::Haystack::with_source`).
+    pub source: Option<&'a str>,
 }
+
+/// Two files are equal when they would be written the same; where they came from is not
+/// part of it.
+impl PartialEq for TextFile<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bom == other.bom && self.lines == other.lines && self.eols == other.eols
+    }
+}
+
+impl Eq for TextFile<'_> {}
 
 impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
@@ -46,7 +60,11 @@ impl<'a> TextFile<'a> {
             return None;
         }
         match crate::bytes::decode(bytes)? {
-            Cow::Borrowed(text) => Some(TextFile::split(text, Cow::Borrowed)),
+            Cow::Borrowed(text) => {
+                let mut file = TextFile::split(text, Cow::Borrowed);
+                file.source = Some(text.strip_prefix(BOM).unwrap_or(text));
+                Some(file)
+            }
             Cow::Owned(text) => Some(TextFile::split(&text, |l| Cow::Owned(l.to_string()))),
         }
     }
@@ -60,10 +78,10 @@ impl<'a> TextFile<'a> {
         let bytes = text.as_bytes();
         let count = memchr::memchr_iter(b'\n', bytes).count() + 1;
         let mut lines = Vec::with_capacity(count);
+        crate::scan::advise_huge(&mut lines);
         let mut eols = Vec::with_capacity(count);
         let mut start = 0usize;
-        // One pass of the vectorised search over the whole text, not one search per line.
-        for end in memchr::memchr_iter(b'\n', bytes) {
+        for end in crate::scan::newlines(bytes) {
             if end > start && bytes[end - 1] == b'\r' {
                 lines.push(line(&text[start..end - 1]));
                 eols.push(Eol::Crlf);
@@ -77,7 +95,12 @@ impl<'a> TextFile<'a> {
             lines.push(line(&text[start..]));
             eols.push(Eol::None);
         }
-        TextFile { bom, lines, eols }
+        TextFile {
+            bom,
+            lines,
+            eols,
+            source: None,
+        }
     }
 
     pub fn encode(&self) -> Vec<u8> {
