@@ -85,11 +85,25 @@ pub fn link_stays_inside(link: &str, target: &[u8]) -> bool {
 #[derive(Debug, Clone)]
 pub struct WorkTree {
     pub root: PathBuf,
+    /// Set when the run will record what it reads: a big file's blob id and line count are
+    /// then worked out on another thread as soon as it is read, while the plan is made.
+    hash_reads: Option<gix::hash::Kind>,
 }
 
 impl WorkTree {
     pub fn new(root: impl Into<PathBuf>) -> WorkTree {
-        WorkTree { root: root.into() }
+        WorkTree {
+            root: root.into(),
+            hash_reads: None,
+        }
+    }
+
+    /// This work tree, with every big file it reads hashed ahead ([`Content::hash_ahead`]).
+    pub fn hashing_reads(self, kind: gix::hash::Kind) -> WorkTree {
+        WorkTree {
+            hash_reads: Some(kind),
+            ..self
+        }
     }
 
     pub fn abs(&self, path: &str) -> PathBuf {
@@ -181,9 +195,12 @@ impl Files for WorkTree {
         if !meta.is_file() {
             return Ok(Entry::Other("special file"));
         }
-        let bytes = crate::scan::read_all(std::fs::File::open(&abs)?, meta.len())?;
+        let bytes: Content = crate::scan::read_all(std::fs::File::open(&abs)?, meta.len())?.into();
+        if let Some(kind) = self.hash_reads {
+            Content::hash_ahead(vec![bytes.clone()], kind);
+        }
         Ok(Entry::File(FileState {
-            bytes: bytes.into(),
+            bytes,
             mode: git_mode(&meta),
         }))
     }

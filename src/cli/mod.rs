@@ -139,6 +139,11 @@ pub fn main() -> ExitCode {
     if verbosity == Verbosity::Verbose {
         crate::git::record_commands();
     }
+    // An apply or an undo checks git's version first: asked now, it is answered while
+    // git config is read.
+    if matches!(args.command, None | Some(args::Command::Undo(_))) {
+        crate::run::session::GitVersion::prefetch();
+    }
     let mut colors = Colors::default();
     let mut color_setting: Option<Option<String>> = None;
     let mut config = None;

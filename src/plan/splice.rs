@@ -18,9 +18,15 @@ pub fn splice<'a>(
 ) -> TextFile<'a> {
     let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
     let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
-    let ends = walk(file, placed, patch_eols, |line, e| {
-        lines.push(line);
-        eols.push(e);
+    let ends = walk(file, placed, patch_eols, |out| match out {
+        Out::Line(line, e) => {
+            lines.push(line);
+            eols.push(e);
+        }
+        Out::Kept(run) => {
+            lines.extend_from_slice(&file.lines[run.clone()]);
+            eols.extend_from_slice(&file.eols[run]);
+        }
     });
     // Only the last line may lack an ending, and it lacks one as `ends` says.
     let n = eols.len();
@@ -126,9 +132,20 @@ pub fn pieces(
     // Where `line` followed by `eol` stands in `original`, if it does.
     let in_original = |line: &str, eol: Eol| -> Option<std::ops::Range<usize>> {
         let start = (line.as_ptr() as usize).checked_sub(base)?;
-        let end = start + line.len() + eol.as_str().len();
-        (end <= original.len() && original[start + line.len()..end] == *eol.as_str().as_bytes())
-            .then_some(start..end)
+        let at = start + line.len();
+        // The ending's bytes, compared one by one (a call to compare one byte costs more
+        // than the byte, and this runs once per line of the file).
+        let end = match eol {
+            Eol::Lf if original.get(at) == Some(&b'\n') => at + 1,
+            Eol::Crlf
+                if original.get(at) == Some(&b'\r') && original.get(at + 1) == Some(&b'\n') =>
+            {
+                at + 2
+            }
+            Eol::None if at <= original.len() => at,
+            _ => return None,
+        };
+        Some(start..end)
     };
     let mut out = Pieces::default();
     if file.bom {
@@ -139,19 +156,27 @@ pub fn pieces(
     let mut open = false;
     let mut last_eol_len = 0usize;
     let dominant = file.dominant_eol();
-    let ends = walk(file, placed, patch_eols, |line, e| {
+    let mut one = |out: &mut Pieces, line: &str, e: Eol| {
         if open {
             out.push_text(dominant.as_str());
         }
-        match in_original(&line, e) {
+        match in_original(line, e) {
             Some(r) => out.push_original(r),
             None => {
-                out.push_text(&line);
+                out.push_text(line);
                 out.push_text(e.as_str());
             }
         }
         open = e == Eol::None;
         last_eol_len = e.as_str().len();
+    };
+    let ends = walk(file, placed, patch_eols, |o| match o {
+        Out::Line(line, e) => one(&mut out, &line, e),
+        Out::Kept(run) => {
+            for (line, &e) in file.lines[run.clone()].iter().zip(&file.eols[run]) {
+                one(&mut out, line, e);
+            }
+        }
     });
     if !ends.final_newline {
         out.truncate_end(last_eol_len);
@@ -168,6 +193,15 @@ struct Ends {
     eol: Eol,
 }
 
+/// What [`walk`] gives, in order.
+enum Out<'a> {
+    /// A line with its ending.
+    Line(TextLine<'a>, Eol),
+    /// The file's own lines in this range, unchanged, each with its own ending: the runs
+    /// between hunks, given whole so that a big file is not walked one call per line.
+    Kept(std::ops::Range<usize>),
+}
+
 /// Walk the spliced file's lines in order, giving each (the lines kept borrow what
 /// `file`'s lines borrow) with the ending it has in `file` or the patch; the caller settles
 /// the last line's ending by the returned [`Ends`].
@@ -175,7 +209,7 @@ fn walk<'a>(
     file: &TextFile<'a>,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
-    mut emit: impl FnMut(TextLine<'a>, Eol),
+    mut emit: impl FnMut(Out<'a>),
 ) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
@@ -184,9 +218,8 @@ fn walk<'a>(
     let mut touches_end: Option<&Hunk> = None;
     for &i in &order {
         let (hunk, p) = placed[i];
-        while cursor < p.start {
-            emit(file.lines[cursor].clone(), file.eols[cursor]);
-            cursor += 1;
+        if cursor < p.start {
+            emit(Out::Kept(cursor..p.start));
         }
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
@@ -212,7 +245,7 @@ fn walk<'a>(
         } else {
             unchanged_partners(hunk)
         };
-        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(TextLine<'a>, Eol)| {
+        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a>)| {
             for (gi, ((g, &at), map)) in groups.iter().zip(&p.inserts).zip(&group_maps).enumerate()
             {
                 if at == pos {
@@ -229,10 +262,10 @@ fn walk<'a>(
                         if let Some(f) = kept {
                             // The patch's own ending where it is authoritative, else the line's.
                             let e = if patch_eols { e } else { file.eols[f] };
-                            emit(file.lines[f].clone(), e);
+                            emit(Out::Line(file.lines[f].clone(), e));
                             continue;
                         }
-                        emit(Cow::Owned(map.apply(&l.text)), e);
+                        emit(Out::Line(Cow::Owned(map.apply(&l.text)), e));
                     }
                 }
             }
@@ -240,7 +273,7 @@ fn walk<'a>(
         for pos in p.start..p.end {
             emit_groups_at(pos, &mut emit);
             if !removed[pos - p.start] {
-                emit(file.lines[pos].clone(), file.eols[pos]);
+                emit(Out::Line(file.lines[pos].clone(), file.eols[pos]));
             }
         }
         emit_groups_at(p.end, &mut emit);
@@ -249,9 +282,8 @@ fn walk<'a>(
             touches_end = Some(hunk);
         }
     }
-    while cursor < file.len() {
-        emit(file.lines[cursor].clone(), file.eols[cursor]);
-        cursor += 1;
+    if cursor < file.len() {
+        emit(Out::Kept(cursor..file.len()));
     }
     // Whether the file ends with a newline is the file's choice unless a hunk at its end
     // says otherwise. Only a change of the marker between the sides changes it: a marker on

@@ -21,6 +21,8 @@ struct Inner {
     id: OnceLock<(gix::hash::Kind, Option<gix::ObjectId>)>,
     /// Its lines, once counted (`None`: not UTF-8, so binary to a report).
     lines: OnceLock<Option<usize>>,
+    /// Set once a thread works out the id and lines ahead ([`Content::hash_ahead`]).
+    ahead: std::sync::atomic::AtomicBool,
 }
 
 enum Repr {
@@ -48,6 +50,7 @@ impl Content {
             joined: OnceLock::new(),
             id: OnceLock::new(),
             lines: OnceLock::new(),
+            ahead: Default::default(),
         }))
     }
 
@@ -110,6 +113,7 @@ impl Content {
             joined: OnceLock::new(),
             id: OnceLock::new(),
             lines: OnceLock::new(),
+            ahead: Default::default(),
         }))
     }
 
@@ -261,17 +265,65 @@ impl Content {
     /// How many lines the bytes hold as a report counts them, counted once (chunk by chunk)
     /// and then remembered: `None` when they are not UTF-8.
     pub fn text_lines(&self) -> Option<usize> {
-        *self
-            .0
-            .lines
-            .get_or_init(|| crate::textdiff::text_lines(self.chunks()))
+        *self.0.lines.get_or_init(|| {
+            self.spliced_lines()
+                .unwrap_or_else(|| crate::textdiff::text_lines(self.chunks()))
+        })
+    }
+
+    /// [`Content::text_lines`] of pieces of a UTF-8 base, from the base's count: its newlines
+    /// less those in the stretches no piece keeps, plus those of the bytes of their own. The
+    /// work is in proportion to what changed, not to the file. `None` when this does not
+    /// apply (not pieces, a base that is not text, ranges out of order).
+    fn spliced_lines(&self) -> Option<Option<usize>> {
+        let Repr::Spliced { base, parts, len } = &self.0.repr else {
+            return None;
+        };
+        let whole: &[u8] = base;
+        let base_lines = base.text_lines()?;
+        let partial = |b: &[u8]| usize::from(b.last().is_some_and(|&c| c != b'\n'));
+        let newlines_in = |b: &[u8]| memchr::memchr_iter(b'\n', b).count();
+        // A stretch of valid UTF-8 is valid itself exactly when it starts and ends on a
+        // character's first byte (or the end).
+        let boundary = |at: usize| whole.get(at).is_none_or(|&b| (b as i8) >= -0x40);
+        let mut newlines = base_lines - partial(whole);
+        let mut kept_to = 0usize;
+        let mut utf8 = true;
+        for p in parts {
+            match p {
+                Part::Base(r) => {
+                    if r.start < kept_to || r.end > whole.len() || r.start > r.end {
+                        return None;
+                    }
+                    newlines -= newlines_in(&whole[kept_to..r.start]);
+                    kept_to = r.end;
+                    utf8 &= boundary(r.start) && boundary(r.end);
+                }
+                Part::Own(v) => {
+                    newlines += newlines_in(v);
+                    utf8 &= std::str::from_utf8(v).is_ok();
+                }
+            }
+        }
+        newlines -= newlines_in(&whole[kept_to..]);
+        let last = parts.last().map(|p| match p {
+            Part::Base(r) => &whole[r.clone()],
+            Part::Own(v) => v.as_slice(),
+        });
+        debug_assert!(*len == 0 || last.is_some_and(|l| !l.is_empty()));
+        Some(utf8.then(|| newlines + last.map_or(0, partial)))
     }
 
     /// Hash big contents' blob ids and count their lines on other threads (one each), so
     /// that both are known by the time a snapshot asks (the threads are not waited for:
     /// what is asked for sooner waits for its thread).
+    /// A content given twice (or already being hashed) gets one thread.
     pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind) {
+        use std::sync::atomic::Ordering;
         for c in contents.into_iter().filter(|c| c.len() >= 1 << 20) {
+            if c.0.ahead.swap(true, Ordering::Relaxed) {
+                continue;
+            }
             // Without a thread, each is worked out when asked for.
             // The lines are asked for first (before the proof), the id after it.
             let _ = std::thread::Builder::new().spawn(move || {
@@ -664,6 +716,45 @@ mod tests {
                 prop_assert_eq!(&want[want.len() - tail..], &text[text.len() - tail..]);
             }
             prop_assert_eq!(&c[..], &want[..]);
+        }
+
+        /// The line count of pieces, worked out from the base's, is the count of their
+        /// bytes: over multibyte characters cut anywhere and bytes of their own that are not
+        /// UTF-8, for ranges in order (the shortcut) and out of order (counted whole).
+        #[test]
+        fn pieces_count_their_lines_as_their_bytes_do(
+            text in proptest::collection::vec(prop_oneof![Just("a"), Just("\n"), Just("é"), Just("€")], 0..40),
+            cuts in proptest::collection::vec((0usize..90, 0usize..90, proptest::collection::vec(prop_oneof![Just(b'b'), Just(b'\n'), Just(0xc3_u8)], 0..4)), 0..6),
+            in_order in any::<bool>(),
+        ) {
+            let text = text.concat().into_bytes();
+            let b = Content::new(text.clone());
+            let mut cuts: Vec<_> = cuts
+                .into_iter()
+                .map(|(x, y, own)| {
+                    let (x, y) = (x.min(text.len()), y.min(text.len()));
+                    (x.min(y), x.max(y), own)
+                })
+                .collect();
+            if in_order {
+                cuts.sort_by_key(|c| c.0);
+                let mut at = 0;
+                for c in &mut cuts {
+                    c.0 = c.0.max(at);
+                    c.1 = c.1.max(c.0);
+                    at = c.1;
+                }
+            }
+            let mut parts = Vec::new();
+            let mut want = Vec::new();
+            for (x, y, own) in cuts {
+                want.extend_from_slice(&text[x..y]);
+                parts.push(Part::Base(x..y));
+                want.extend_from_slice(&own);
+                parts.push(Part::Own(own));
+            }
+            let c = Content::spliced(&b, parts);
+            prop_assert_eq!(c.text_lines(), crate::textdiff::text_lines([want.as_slice()]));
         }
     }
 }

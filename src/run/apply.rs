@@ -91,7 +91,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             cwd.clone()
         }
     };
-    let wt = WorkTree::new(&root);
+    let wt = match &repo {
+        Some(r) if records => WorkTree::new(&root).hashing_reads(r.repo.object_hash()),
+        _ => WorkTree::new(&root),
+    };
     // One read of git config serves the whole run (the size limit, the hooks' settings).
     let config = match config {
         Some(c) => c,
@@ -119,7 +122,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // A big patch's digest (the snapshot records it) is taken on a second thread while the
     // patch is parsed: hashing it costs no wall time.
     let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
-    let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 20;
+    let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
     let (parsed, patch_sha256) = std::thread::scope(|s| {
         let digest = big.then(|| s.spawn(digest_of));
         let parsed = parse_inputs(&inputs, forced, &wt);

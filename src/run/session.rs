@@ -138,12 +138,29 @@ pub const MIN_GIT: [u32; 3] = [2, 17, 0];
 /// The check of git's version, run on a thread of its own from the start of a run, so that
 /// `git --version` costs no time of the run's own.
 pub enum GitVersion {
-    Running(std::thread::JoinHandle<Result<(), Box<Report>>>),
+    Running(VersionCheck),
     Done(Result<(), Box<Report>>),
 }
 
+/// A check started by [`GitVersion::prefetch`], for the next [`GitVersion::start`].
+static PREFETCHED: std::sync::Mutex<Option<VersionCheck>> = std::sync::Mutex::new(None);
+
+type VersionCheck = std::thread::JoinHandle<Result<(), Box<Report>>>;
+
 impl GitVersion {
+    /// Start the check now, before the command knows it needs one: the CLI calls this
+    /// before it runs `git config`, so the two subprocesses run side by side. The next
+    /// [`GitVersion::start`] takes it over.
+    pub fn prefetch() {
+        if let Ok(h) = std::thread::Builder::new().spawn(check_git_version) {
+            *PREFETCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
+        }
+    }
+
     pub fn start() -> GitVersion {
+        if let Some(h) = PREFETCHED.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return GitVersion::Running(h);
+        }
         match std::thread::Builder::new().spawn(check_git_version) {
             Ok(h) => GitVersion::Running(h),
             // No thread: checked now, in this one.
@@ -302,7 +319,13 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
         .err()
         .map(|e| format!("the index entries it staged could not be put back: {e}"));
     // Temporary files first: they may be all a created directory holds.
-    remove_stray_temp_files(&repo.work_dir, &plan);
+    remove_stray_temp_files(
+        &repo.work_dir,
+        plan.paths
+            .iter()
+            .map(|p| p.path.as_str())
+            .chain(pending.paths().iter().map(String::as_str)),
+    );
     remove_created_dirs(&repo.work_dir, pending.dirs());
     remove_dead_runs_temp_files(repo);
     // From here on the files are right; what fails is bookkeeping, reported but not fatal:
@@ -394,6 +417,8 @@ fn recover_unnamed(
         snapshot::discard(repo, id)
             .map_err(|e| broken(format!("its snapshot {id} cannot be dropped: {e}")))?;
     }
+    // Files are written under temporary names before the snapshot is named.
+    remove_stray_temp_files(&repo.work_dir, pending.paths().iter().map(String::as_str));
     remove_created_dirs(&repo.work_dir, pending.dirs());
     remove_dead_runs_temp_files(repo);
     let mut message = format!(
@@ -450,12 +475,12 @@ fn snapshot_state_dir(repo: &Repo) -> PathBuf {
 }
 
 /// A crash between creating the writer's temporary file and renaming it over the target
-/// leaves `.llm-apply-*.tmp` beside the target; nobody else writes that name.
-fn remove_stray_temp_files(root: &Path, plan: &RestorePlan) {
-    let mut dirs: Vec<PathBuf> = plan
-        .paths
-        .iter()
-        .filter_map(|p| root.join(&p.path).parent().map(Path::to_path_buf))
+/// (files are written under temporary names while the snapshot is recorded) leaves
+/// `.llm-apply-*.tmp` beside the target; nobody else writes that name.
+fn remove_stray_temp_files<'p>(root: &Path, paths: impl IntoIterator<Item = &'p str>) {
+    let mut dirs: Vec<PathBuf> = paths
+        .into_iter()
+        .filter_map(|p| root.join(p).parent().map(Path::to_path_buf))
         .collect();
     dirs.sort();
     dirs.dedup();

@@ -40,6 +40,87 @@ pub struct Written {
 
 /// Write every change of `approved` under `root`, all or nothing.
 pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
+    let staged = stage(root, approved)?;
+    write_staged(root, approved, staged)
+}
+
+/// The new files of an approved write, already written under temporary names beside their
+/// places (`.llm-apply-*.tmp`, which a crash recovery removes) and being synced to disk on
+/// another thread, while nothing in the work tree has changed yet: the snapshot is recorded
+/// meanwhile, and [`write_staged`] only renames them into place.
+pub struct Staged {
+    files: std::collections::HashMap<String, tempfile::NamedTempFile>,
+    synced: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+/// Write each regular file `approved` creates or changes, whose directory exists, to a
+/// temporary file beside it, and start syncing them to disk. On a failure the temporary
+/// files are removed and the work tree is as it was.
+pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
+    use crate::snapshot::fault::mutation;
+    let mut files = std::collections::HashMap::new();
+    let mut handles = Vec::new();
+    for c in approved.changes() {
+        let Some(st) = c.after.as_ref().filter(|st| st.mode != MODE_LINK) else {
+            continue;
+        };
+        let abs = root.join(&c.path);
+        let dir = abs.parent().expect("a path under the root has a parent");
+        if !dir.is_dir() {
+            continue;
+        }
+        let failed = |source: io::Error| WriteError::Rolledback {
+            path: c.path.clone(),
+            source,
+        };
+        mutation("work tree: write a temporary file");
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".llm-apply-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(failed)?;
+        st.bytes.write_to(&mut tmp).map_err(failed)?;
+        handles.push((c.path.clone(), tmp.as_file().try_clone().map_err(failed)?));
+        files.insert(c.path.clone(), tmp);
+    }
+    // Syncing waits on the disk, not the processor: it goes on while the snapshot is made.
+    let sync_all = move || -> io::Result<()> {
+        for (path, f) in handles {
+            f.sync_all()
+                .map_err(|e| io::Error::new(e.kind(), format!("syncing {path}: {e}")))?;
+        }
+        Ok(())
+    };
+    let synced =
+        if files.is_empty() {
+            None
+        } else {
+            Some(std::thread::Builder::new().spawn(sync_all).map_err(|e| {
+                WriteError::Rolledback {
+                    path: approved.changes()[0].path.clone(),
+                    source: e,
+                }
+            })?)
+        };
+    Ok(Staged { files, synced })
+}
+
+/// [`write`] with the files `staged` already holds: each is renamed into place once all of
+/// them are on disk.
+pub fn write_staged(
+    root: &Path,
+    approved: &Approved,
+    mut staged: Staged,
+) -> Result<Written, WriteError> {
+    if let Some(sync) = staged.synced.take() {
+        let synced = sync
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the thread syncing files panicked")));
+        if let Err(e) = synced {
+            let path = staged.files.keys().min().cloned().unwrap_or_default();
+            return Err(WriteError::Rolledback { path, source: e });
+        }
+    }
     let changes = approved.changes();
     // Deletions first, so a rename into a path that a deleted file's directory frees works.
     let mut order: Vec<&Change> = changes.iter().filter(|c| c.after.is_none()).collect();
@@ -57,7 +138,7 @@ pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
                 return Err(rollback(root, &done, &created_dirs, &c.path, e));
             }
         }
-        if let Err(e) = apply_one(root, c, &mut created_dirs) {
+        if let Err(e) = apply_one(root, c, &mut created_dirs, staged.files.remove(&c.path)) {
             return Err(rollback(root, &done, &created_dirs, &c.path, e));
         }
         done.push(c);
@@ -168,8 +249,22 @@ fn set_link(_dir: &Path, _abs: &Path, _target: &[u8]) -> io::Result<()> {
     ))
 }
 
-fn apply_one(root: &Path, c: &Change, created_dirs: &mut Vec<PathBuf>) -> io::Result<()> {
-    set_state(root, &c.path, c.after.as_ref(), created_dirs)
+fn apply_one(
+    root: &Path,
+    c: &Change,
+    created_dirs: &mut Vec<PathBuf>,
+    staged: Option<tempfile::NamedTempFile>,
+) -> io::Result<()> {
+    match (staged, &c.after) {
+        (Some(tmp), Some(st)) => {
+            let abs = root.join(&c.path);
+            set_mode(tmp.path(), fs::metadata(&abs).ok(), st.mode)?;
+            crate::snapshot::fault::mutation("work tree: rename into place");
+            tmp.persist(&abs).map_err(|e| e.error)?;
+            Ok(())
+        }
+        _ => set_state(root, &c.path, c.after.as_ref(), created_dirs),
+    }
 }
 
 fn rollback(

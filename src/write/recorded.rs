@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::index::{self, Staging};
-use super::{write, WriteError, Written};
+use super::{WriteError, Written};
 use crate::gate::Approved;
 use crate::repo::Repo;
 use crate::snapshot::{
@@ -88,6 +88,14 @@ pub fn write_recorded(
         &dirs,
     )
     .map_err(RecordError::Journal)?;
+    // The new files go to disk (under temporary names) while the snapshot is recorded.
+    let staged = match super::stage(root, approved) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = journal.finish();
+            return Err(RecordError::Write(e));
+        }
+    };
     let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce) {
         Ok(id) => id,
         Err(e) => {
@@ -104,7 +112,7 @@ pub fn write_recorded(
         }
         return Err(RecordError::Journal(e));
     }
-    let written = match write(root, approved) {
+    let written = match super::write_staged(root, approved, staged) {
         Ok(w) => w,
         Err(e @ WriteError::Rolledback { .. }) => {
             // Every file is back as it was, so there is nothing for a later run to recover;
