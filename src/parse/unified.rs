@@ -1062,13 +1062,52 @@ fn header_path(v: &str) -> String {
         return unquote(v);
     }
     let v = v.split('\t').next().unwrap_or(v);
-    // `diff -u` without a tab before the timestamp: `file 2024-01-01 10:00:00.000 +0000`.
-    static TS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let ts = TS.get_or_init(|| {
-        regex::Regex::new(r" +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?( [+-]\d{4})?$")
-            .expect("static regex is valid")
-    });
-    ts.replace(v, "").trim_end().to_string()
+    without_timestamp(v).trim_end().to_string()
+}
+
+/// `v` without the timestamp `diff -u` may put after a name with spaces and no tab, at the
+/// very end: ` +YYYY-MM-DD HH:MM:SS(.fraction)?( [+-]HHMM)?`. (Matched by hand: compiling
+/// a regex costs more than the rest of parsing a patch of thousands of lines.)
+fn without_timestamp(v: &str) -> &str {
+    fn digits(b: &[u8]) -> bool {
+        b.iter().all(u8::is_ascii_digit)
+    }
+    let b = v.as_bytes();
+    // Where the date and time end, if they end at `end`: where they start.
+    let stamp_at = |end: usize| -> Option<usize> {
+        // A fraction of a second: digits after a dot.
+        let mut end = end;
+        let frac = b[..end].iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        if frac > 0 && frac < end && b[end - frac - 1] == b'.' && end - frac - 1 >= 19 {
+            end -= frac + 1;
+        }
+        let start = end.checked_sub(19)?;
+        let s = &b[start..end];
+        let shape = digits(&s[0..4])
+            && s[4] == b'-'
+            && digits(&s[5..7])
+            && s[7] == b'-'
+            && digits(&s[8..10])
+            && s[10] == b' '
+            && digits(&s[11..13])
+            && s[13] == b':'
+            && digits(&s[14..16])
+            && s[16] == b':'
+            && digits(&s[17..19]);
+        // At least one space before it; all of them go.
+        (shape && start > 0 && b[start - 1] == b' ')
+            .then(|| b[..start].iter().rposition(|&c| c != b' ').map_or(0, |i| i + 1))
+    };
+    let n = b.len();
+    let zoned = n >= 6
+        && b[n - 6] == b' '
+        && matches!(b[n - 5], b'+' | b'-')
+        && digits(&b[n - 4..]);
+    let cut = zoned.then(|| stamp_at(n - 6)).flatten().or_else(|| stamp_at(n));
+    match cut {
+        Some(at) => &v[..at],
+        None => v,
+    }
 }
 
 /// Split `a/x b/y` from a `diff --git` line, honouring quotes; for unquoted names with

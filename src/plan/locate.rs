@@ -4,9 +4,9 @@
 //! Candidates are found through a per-pass index of the file's lines (line key → positions),
 //! starting from the hunk line with the fewest occurrences, so locating a hunk costs time in
 //! proportion to the occurrences of its rarest line, not to the file's length. The first few
-//! exact searches of a file whose text is at hand scan that text for the hunk's longest line
-//! instead: a scan of the bytes costs less than hashing every line, and a patch of a few
-//! hunks never needs the index.
+//! exact searches of a file scan its lines for the hunk's longest line instead, comparing
+//! lengths first: that costs less than hashing every line, and a patch of a few hunks never
+//! needs the index.
 
 use std::cell::{Cell, OnceCell};
 use std::collections::{HashMap, HashSet};
@@ -35,15 +35,11 @@ pub struct Haystack<'a> {
     wanted: Option<Wanted>,
     /// The index of every line, for a key outside `wanted`.
     full: [OnceCell<LineIndex>; 4],
-    /// The text the lines were split from ([`Haystack::with_source`]), once it is checked
-    /// that they still are its lines; `None` inside when they are not.
-    source: Option<&'a str>,
-    checked_source: OnceCell<bool>,
-    /// Exact searches answered by scanning `source`, up to [`SCANS`].
+    /// Exact searches answered by a scan of the lines, up to [`SCANS`].
     scans: Cell<usize>,
 }
 
-/// Exact searches that scan the text before the index is built instead: a patch of many
+/// Exact searches that scan the lines before the index is built instead: a patch of many
 /// hunks pays for at most this many scans of the file on top of its index.
 const SCANS: usize = 4;
 /// A needle line shorter than this would match too often for a scan to pay.
@@ -154,51 +150,13 @@ impl<'a> Haystack<'a> {
             index: Default::default(),
             wanted: None,
             full: Default::default(),
-            source: None,
-            checked_source: OnceCell::new(),
             scans: Cell::new(0),
         }
     }
 
-    /// The text (after any BOM) `lines` were split from, so that an exact search may scan
-    /// it. Only a hint: before it is used, every line is checked to be the slice of it
-    /// between two newlines (less a CR before the second), else it is not used.
-    pub fn with_source(self, source: Option<&'a str>) -> Haystack<'a> {
-        Haystack { source, ..self }
-    }
-
-    /// The source, if the lines are exactly its lines: line `i` borrows the bytes right
-    /// after the `i`-th newline (the first from the start), up to a CR LF or LF, and the
-    /// text ends after the last line (and its ending, if any).
-    fn source(&self) -> Option<&'a str> {
-        let text = self.source?;
-        let ok = *self.checked_source.get_or_init(|| {
-            let bytes = text.as_bytes();
-            let base = text.as_ptr() as usize;
-            let mut at = 0usize;
-            for l in self.lines {
-                let std::borrow::Cow::Borrowed(l) = l else {
-                    return false;
-                };
-                if (l.as_ptr() as usize).wrapping_sub(base) != at {
-                    return false;
-                }
-                at += l.len();
-                match bytes.get(at..) {
-                    Some([b'\n', ..]) => at += 1,
-                    Some([b'\r', b'\n', ..]) => at += 2,
-                    Some([]) => {}
-                    _ => return false,
-                }
-            }
-            at == bytes.len()
-        });
-        ok.then_some(text)
-    }
-
-    /// An exact search answered by scanning the source for the needle's longest line; `None`
-    /// when the index is to answer (built already, no source, the scans spent, or a needle
-    /// of short lines only).
+    /// An exact search answered by a scan of the lines for the needle's longest line (the
+    /// likeliest to be rare), each candidate then checked whole; `None` when the index is to
+    /// answer (built already, the scans spent, or a needle of short lines only).
     fn scan_exact(&self, needle: &[String]) -> Option<Vec<usize>> {
         if self.scans.get() >= SCANS
             || self.index[0].get().is_some()
@@ -212,29 +170,21 @@ impl<'a> Haystack<'a> {
             .rev()
             .max_by_key(|(_, l)| l.len())
             .expect("needle is not empty");
-        if line.len() < SCAN_MIN_LINE || line.contains(['\n', '\r']) {
+        if line.len() < SCAN_MIN_LINE {
             return None;
         }
-        let text = self.source()?;
         self.scans.set(self.scans.get() + 1);
-        let base = text.as_ptr() as usize;
-        let offset = |l: &Line| l.as_ptr() as usize - base;
-        let mut out = Vec::new();
-        // A line holds no newline and follows one, so no match of it can overlap the match
-        // at a line's start: the search's non-overlapping matches include every such one.
-        for at in memchr::memmem::find_iter(text.as_bytes(), line.as_bytes()) {
-            let k = self.lines.partition_point(|l| offset(l) < at);
-            let Some(found) = self.lines.get(k) else {
-                break;
-            };
-            if offset(found) == at && found.len() == line.len() && k >= j {
-                let start = k - j;
-                if self.matches_at(Pass::Exact, needle, start) {
-                    out.push(start);
-                }
-            }
-        }
-        Some(out)
+        let line = line.as_str();
+        Some(
+            self.lines
+                .iter()
+                .enumerate()
+                .skip(j)
+                .filter(|(_, l)| l.len() == line.len() && **l == *line)
+                .map(|(k, _)| k - j)
+                .filter(|&start| self.matches_at(Pass::Exact, needle, start))
+                .collect(),
+        )
     }
 
     /// A haystack searched for `wanted` lines (a patch's lines and anchors), in any pass.
@@ -1744,17 +1694,16 @@ mod tests {
     use crate::plan::text::TextFile;
     use proptest::prelude::*;
 
-    /// The exact searches a haystack answers with and without its source: the scan and the
-    /// index must find the same starts, in the same order.
+    /// The exact searches a haystack answers by scanning, and by its index (the scans
+    /// spent up front): both must find the same starts, in the same order.
     fn both(text: &str, needles: &[Vec<String>]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
         let file = TextFile::decode(text.as_bytes()).expect("text");
-        assert!(file.source.is_some(), "UTF-8 text keeps its source");
-        let scanned = Haystack::new(&file.lines).with_source(file.source);
-        let indexed = Haystack::new(&file.lines);
         let a = needles
             .iter()
-            .map(|n| scanned.find_all(Pass::Exact, n))
+            .map(|n| Haystack::new(&file.lines).find_all(Pass::Exact, n))
             .collect();
+        let indexed = Haystack::new(&file.lines);
+        indexed.scans.set(SCANS);
         let b = needles
             .iter()
             .map(|n| indexed.find_all(Pass::Exact, n))
@@ -1800,24 +1749,20 @@ mod tests {
     }
 
     #[test]
-    fn lines_that_are_not_the_sources_are_searched_through_the_index() {
+    fn a_few_searches_scan_and_the_rest_use_the_index() {
         let text = "fn a() {\n  body();\n}\nfn a() {\n  body();\n}\n";
         let mut file = TextFile::decode(text.as_bytes()).expect("text");
-        // A line changed after decoding: the scan would not see it.
+        // A line changed after decoding is what is searched.
         file.lines[3] = std::borrow::Cow::Owned("fn b() {".to_string());
-        let hay = Haystack::new(&file.lines).with_source(file.source);
+        let hay = Haystack::new(&file.lines);
         let needle: Vec<String> = vec!["fn b() {".into(), "  body();".into()];
         assert_eq!(hay.find_all(Pass::Exact, &needle), vec![3]);
-        assert_eq!(hay.checked_source.get(), Some(&false));
-        // Unchanged lines are scanned, and a scan counts against the budget.
-        let file = TextFile::decode(text.as_bytes()).expect("text");
-        let hay = Haystack::new(&file.lines).with_source(file.source);
         let needle: Vec<String> = vec!["fn a() {".into(), "  body();".into()];
-        assert_eq!(hay.find_all(Pass::Exact, &needle), vec![0, 3]);
-        assert_eq!(hay.scans.get(), 1);
+        assert_eq!(hay.find_all(Pass::Exact, &needle), vec![0]);
+        assert_eq!(hay.scans.get(), 2);
         assert!(hay.index[0].get().is_none(), "no index was built");
         for _ in 0..SCANS {
-            assert_eq!(hay.find_all(Pass::Exact, &needle), vec![0, 3]);
+            assert_eq!(hay.find_all(Pass::Exact, &needle), vec![0]);
         }
         assert_eq!(hay.scans.get(), SCANS);
         assert!(

@@ -826,7 +826,6 @@ fn plan_modify(
     let bom_moved = text.bom && patch_shows_bom;
     if bom_moved {
         text.bom = false;
-        text.source = None;
         if let Some(first) = text.lines.first_mut() {
             first.to_mut().insert(0, '\u{feff}');
         }
@@ -1497,8 +1496,7 @@ fn locate_hunks<'a>(
         widest
     };
     let wanted = fp.hunks.iter().flat_map(names);
-    let mut batch_hay =
-        (!sequential).then(|| Haystack::for_lines(&text.lines, wanted).with_source(text.source));
+    let mut batch_hay = (!sequential).then(|| Haystack::for_lines(&text.lines, wanted));
     // What each hunk's query saw besides its hint, for `numbers_against_neighbours`.
     let mut seen: Vec<(Option<i64>, usize, usize)> = Vec::new();
     for h in &fp.hunks {

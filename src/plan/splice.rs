@@ -45,7 +45,6 @@ pub fn splice<'a>(
         bom: file.bom,
         lines,
         eols,
-        source: None,
     }
 }
 
@@ -706,7 +705,6 @@ mod tests {
             if file.bom && bom_in_line {
                 // As the planner does for a patch that shows the mark.
                 file.bom = false;
-                file.source = None;
                 if let Some(first) = file.lines.first_mut() {
                     first.to_mut().insert(0, '\u{feff}');
                 }

@@ -31,26 +31,12 @@ const BOM: char = '\u{feff}';
 pub type Line<'a> = Cow<'a, str>;
 
 /// A decoded text file. `lines[i]` never contains its terminator; `eols[i]` is it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TextFile<'a> {
     pub bom: bool,
     pub lines: Vec<Line<'a>>,
     pub eols: Vec<Eol>,
-    /// The text (after any BOM) the lines were split from, for a search that scans it
-    /// rather than hashing every line. Only a hint: a search checks that the lines are
-    /// still that text's lines before it trusts it (see `locate::Haystack::with_source`).
-    pub source: Option<&'a str>,
 }
-
-/// Two files are equal when they would be written the same; where they came from is not
-/// part of it.
-impl PartialEq for TextFile<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.bom == other.bom && self.lines == other.lines && self.eols == other.eols
-    }
-}
-
-impl Eq for TextFile<'_> {}
 
 impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
@@ -60,11 +46,7 @@ impl<'a> TextFile<'a> {
             return None;
         }
         match crate::bytes::decode(bytes)? {
-            Cow::Borrowed(text) => {
-                let mut file = TextFile::split(text, Cow::Borrowed);
-                file.source = Some(text.strip_prefix(BOM).unwrap_or(text));
-                Some(file)
-            }
+            Cow::Borrowed(text) => Some(TextFile::split(text, Cow::Borrowed)),
             Cow::Owned(text) => Some(TextFile::split(&text, |l| Cow::Owned(l.to_string()))),
         }
     }
@@ -95,12 +77,7 @@ impl<'a> TextFile<'a> {
             lines.push(line(&text[start..]));
             eols.push(Eol::None);
         }
-        TextFile {
-            bom,
-            lines,
-            eols,
-            source: None,
-        }
+        TextFile { bom, lines, eols }
     }
 
     pub fn encode(&self) -> Vec<u8> {

@@ -140,3 +140,43 @@ fn overstated_hunk_counts_do_not_reserve_the_rest_of_the_input() {
         hunks.len()
     );
 }
+
+proptest::proptest! {
+    /// The hand-made timestamp matcher strips what the pattern it replaced strips.
+    #[test]
+    fn a_timestamp_after_a_name_is_stripped_as_the_pattern_says(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::strategy::Just("a b"), proptest::strategy::Just(" "),
+                proptest::strategy::Just("2024-01-02 10:00:00"), proptest::strategy::Just(".123"),
+                proptest::strategy::Just(" +0000"), proptest::strategy::Just(" -0130"),
+                proptest::strategy::Just("7"), proptest::strategy::Just("."),
+                proptest::strategy::Just("-"), proptest::strategy::Just(":"),
+                proptest::strategy::Just("é"),
+            ],
+            0..8,
+        ),
+    ) {
+        let v = parts.concat();
+        let pattern = regex::Regex::new(
+            r" +[0-9]{4}-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9](\.[0-9]+)?( [+-][0-9]{4})?$",
+        )
+        .expect("regex");
+        proptest::prop_assert_eq!(without_timestamp(&v), &*pattern.replace(&v, ""), "{:?}", v);
+    }
+}
+
+#[test]
+fn timestamps_after_names_are_stripped() {
+    for (v, want) in [
+        ("my file 2024-01-01 10:00:00.000 +0000", "my file"),
+        ("my file  2024-01-01 10:00:00", "my file"),
+        ("f 2024-01-01 10:00:00 +0000", "f"),
+        ("f 2024-01-01 10:00:00.5", "f"),
+        ("2024-01-01 10:00:00", "2024-01-01 10:00:00"),
+        ("f 2024-01-01 10:00", "f 2024-01-01 10:00"),
+        ("f 2024-01-01 10:00:00 +00", "f 2024-01-01 10:00:00 +00"),
+    ] {
+        assert_eq!(without_timestamp(v), want, "{v:?}");
+    }
+}
