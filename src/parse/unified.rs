@@ -1078,7 +1078,7 @@ fn without_timestamp(v: &str) -> &str {
         // A fraction of a second: digits after a dot.
         let mut end = end;
         let frac = b[..end].iter().rev().take_while(|c| c.is_ascii_digit()).count();
-        if frac > 0 && frac < end && b[end - frac - 1] == b'.' && end - frac - 1 >= 19 {
+        if frac > 0 && frac < end && b[end - frac - 1] == b'.' && end - frac > 19 {
             end -= frac + 1;
         }
         let start = end.checked_sub(19)?;
