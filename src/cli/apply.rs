@@ -13,6 +13,7 @@ pub fn run(
     args: ApplyArgs,
     dir: Option<PathBuf>,
     config: Option<crate::git::config::Config>,
+    shown_diff: Option<Option<usize>>,
 ) -> Outcome {
     let ApplyArgs {
         patches,
@@ -75,6 +76,7 @@ pub fn run(
         session,
         dir,
         config,
+        shown_diff: shown_diff.filter(|_| !json),
     };
     Outcome::run(run::apply::run(options), json)
 }

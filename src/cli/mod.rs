@@ -204,7 +204,11 @@ pub fn main() -> ExitCode {
         crate::run::progress::start();
     }
     let outcome = match args.command {
-        None => apply::run(args.apply, args.dir, config),
+        None => {
+            let shown = (verbosity != Verbosity::Quiet)
+                .then_some((!args.full_diff).then_some(report::diff::SHOWN_LINES));
+            apply::run(args.apply, args.dir, config, shown)
+        }
         Some(args::Command::Log(a)) => log::run(a, args.dir),
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),

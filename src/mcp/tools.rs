@@ -182,6 +182,7 @@ impl ApplyPatchArgs {
             session,
             dir,
             config: None,
+            shown_diff: None,
         }
     }
 }

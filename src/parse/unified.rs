@@ -1077,7 +1077,11 @@ fn without_timestamp(v: &str) -> &str {
     let stamp_at = |end: usize| -> Option<usize> {
         // A fraction of a second: digits after a dot.
         let mut end = end;
-        let frac = b[..end].iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        let frac = b[..end]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
         if frac > 0 && frac < end && b[end - frac - 1] == b'.' && end - frac > 19 {
             end -= frac + 1;
         }
@@ -1095,15 +1099,20 @@ fn without_timestamp(v: &str) -> &str {
             && s[16] == b':'
             && digits(&s[17..19]);
         // At least one space before it; all of them go.
-        (shape && start > 0 && b[start - 1] == b' ')
-            .then(|| b[..start].iter().rposition(|&c| c != b' ').map_or(0, |i| i + 1))
+        (shape && start > 0 && b[start - 1] == b' ').then(|| {
+            b[..start]
+                .iter()
+                .rposition(|&c| c != b' ')
+                .map_or(0, |i| i + 1)
+        })
     };
     let n = b.len();
-    let zoned = n >= 6
-        && b[n - 6] == b' '
-        && matches!(b[n - 5], b'+' | b'-')
-        && digits(&b[n - 4..]);
-    let cut = zoned.then(|| stamp_at(n - 6)).flatten().or_else(|| stamp_at(n));
+    let zoned =
+        n >= 6 && b[n - 6] == b' ' && matches!(b[n - 5], b'+' | b'-') && digits(&b[n - 4..]);
+    let cut = zoned
+        .then(|| stamp_at(n - 6))
+        .flatten()
+        .or_else(|| stamp_at(n));
     match cut {
         Some(at) => &v[..at],
         None => v,

@@ -79,15 +79,17 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         );
     }
     if shows_diff(r) && !quiet {
-        let renames: Vec<(&str, &str)> = r
-            .files
-            .iter()
-            .filter(|f| f.status == FileOutcome::Applied)
-            .filter_map(|f| f.old_path.as_deref().map(|o| (o, f.path.as_str())))
-            .collect();
         let limit = (!o.full_diff).then_some(diff::SHOWN_LINES);
-        for d in diff::diffs(&r.changes, &renames, limit) {
-            file_diff(&mut out, &d, po);
+        let made;
+        let diffs = match &r.diffs {
+            Some((l, d)) if *l == limit => d,
+            _ => {
+                made = diffs(r, limit);
+                &made
+            }
+        };
+        for d in diffs {
+            file_diff(&mut out, d, po);
         }
     }
     for f in &r.files {
@@ -275,6 +277,18 @@ fn short(id: &str) -> &str {
 }
 
 /// The diff is shown for what was written, and for what `--check` says would be.
+/// The diffs the rendering shows, at most `limit` lines per file: one per path written, a
+/// rename the plan made as one.
+pub fn diffs(r: &Report, limit: Option<usize>) -> Vec<diff::FileDiff> {
+    let renames: Vec<(&str, &str)> = r
+        .files
+        .iter()
+        .filter(|f| f.status == FileOutcome::Applied)
+        .filter_map(|f| f.old_path.as_deref().map(|o| (o, f.path.as_str())))
+        .collect();
+    diff::diffs(&r.changes, &renames, limit)
+}
+
 fn shows_diff(r: &Report) -> bool {
     r.written || (r.check && matches!(r.status, RunStatus::Checked | RunStatus::Partial))
 }

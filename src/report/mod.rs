@@ -174,6 +174,10 @@ pub struct Report {
     /// The run is an `undo`: what it writes restores, and the human rendering says so.
     #[serde(skip)]
     pub undo: bool,
+    /// The human rendering's diffs, worked out ahead (while the snapshot was recorded) for
+    /// this many lines per file.
+    #[serde(skip)]
+    pub diffs: Option<(Option<usize>, Vec<diff::FileDiff>)>,
 }
 
 impl Report {
@@ -198,6 +202,7 @@ impl Report {
             hooks: Vec::new(),
             changes: Vec::new(),
             undo: false,
+            diffs: None,
         }
     }
 
@@ -233,6 +238,7 @@ impl Report {
             hooks: Vec::new(),
             changes: plan.changes.clone(),
             undo: false,
+            diffs: None,
         }
     }
 }

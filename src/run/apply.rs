@@ -41,6 +41,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         session: tag,
         dir,
         config,
+        shown_diff,
     } = options;
     if let Some(t) = &tag {
         if !snapshot::valid_session(t) {
@@ -244,7 +245,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => None,
     };
     let mut report = decide_and_write(
-        &plan, patch, check, partial, revert, &root, record, &mut hooks,
+        &plan, patch, check, partial, revert, &root, record, &mut hooks, shown_diff,
     );
     // A recorded write staged under its journal; an unrecorded one stages here.
     let staged = report.snapshot.is_some() && !hooks.verify;
@@ -358,6 +359,7 @@ fn decide_and_write(
     root: &std::path::Path,
     record: Option<(&Session, &SnapshotRequest)>,
     hooks: &mut HookRuns<'_>,
+    shown_diff: Option<Option<usize>>,
 ) -> Report {
     let format = patch.format;
     // The proof comes before every verdict: a plan that fails it is refused whatever it says.
@@ -438,7 +440,17 @@ fn decide_and_write(
         return report;
     }
     progress::stage("recording the snapshot and writing");
-    let done = match session::write(root, &token, record, &report.summary) {
+    // The report's diff is worked out while the snapshot is recorded (mostly a wait for
+    // the new content's blob id): it needs only the plan.
+    let (written, diffs) = std::thread::scope(|s| {
+        let diffs = shown_diff.map(|limit| {
+            let report = &report;
+            s.spawn(move || (limit, crate::report::human::diffs(report, limit)))
+        });
+        let written = session::write(root, &token, record, &report.summary);
+        (written, diffs.and_then(|d| d.join().ok()))
+    });
+    let done = match written {
         Ok(done) => done,
         Err(message) => {
             return refused(
@@ -450,6 +462,7 @@ fn decide_and_write(
         }
     };
     report.written = true;
+    report.diffs = diffs;
     report.snapshot = done.snapshot.map(|id| id.ref_name());
     report.notices.extend(done.notices);
     match hooks.run_post(&report) {

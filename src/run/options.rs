@@ -42,6 +42,10 @@ pub struct ApplyOptions {
     /// The git config as the caller already read it there (the CLI does, to check it first);
     /// `None` reads it.
     pub config: Option<crate::git::config::Config>,
+    /// The human report will show the diff of what is written, at most this many lines per
+    /// file (`Some(None)`: all): it is then worked out while the snapshot is recorded.
+    /// `None`: no diff is shown (`--json`, `--quiet`, the MCP server).
+    pub shown_diff: Option<Option<usize>>,
 }
 
 /// `git llm-apply undo [ID]`.
