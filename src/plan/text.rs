@@ -42,8 +42,20 @@ impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
     /// [`crate::bytes`]); `None` for binary content (a NUL byte).
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
-        if memchr::memchr(0, bytes).is_some() {
-            return None;
+        // One scan for both bytes that need a closer look: NUL (binary) and 0xF4 (the first
+        // byte of the characters that stand for raw bytes). Without 0xF4, valid UTF-8 is
+        // the text itself.
+        let mut escapes = false;
+        for at in memchr::memchr2_iter(0, 0xF4, bytes) {
+            if bytes[at] == 0 {
+                return None;
+            }
+            escapes = true;
+        }
+        if !escapes {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return Some(TextFile::split(text, Cow::Borrowed));
+            }
         }
         match crate::bytes::decode(bytes)? {
             Cow::Borrowed(text) => Some(TextFile::split(text, Cow::Borrowed)),
@@ -58,10 +70,13 @@ impl<'a> TextFile<'a> {
             None => (false, text),
         };
         let bytes = text.as_bytes();
-        let count = memchr::memchr_iter(b'\n', bytes).count() + 1;
-        let mut lines = Vec::with_capacity(count);
+        // Room for the lines at a guess (a line of source is rarely shorter than 16 bytes on
+        // average): a big file's line table is faulted in only as it fills, and a file of
+        // shorter lines grows it.
+        let guess = bytes.len() / 16 + 16;
+        let mut lines = Vec::with_capacity(guess);
         crate::scan::advise_huge(&mut lines);
-        let mut eols = Vec::with_capacity(count);
+        let mut eols = Vec::with_capacity(guess);
         let mut start = 0usize;
         for end in crate::scan::newlines(bytes) {
             if end > start && bytes[end - 1] == b'\r' {
