@@ -38,29 +38,54 @@ pub struct Written {
     pub paths: Vec<String>,
 }
 
-/// Write every change of `approved` under `root`, all or nothing.
+/// Write every change of `approved` under `root`, all or nothing, one file after another
+/// (each through a temporary file beside it, synced, then renamed over it).
 pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
-    let staged = stage(root, approved)?;
-    write_staged(root, approved, staged)
+    write_staged(root, approved, Staged::default())
 }
 
 /// The new files of an approved write, already written under temporary names beside their
-/// places (`.llm-apply-*.tmp`, which a crash recovery removes) and being synced to disk on
-/// another thread, while nothing in the work tree has changed yet: the snapshot is recorded
-/// meanwhile, and [`write_staged`] only renames them into place.
+/// places (`.llm-apply-*.tmp`) and being synced to disk on another thread, while nothing in
+/// the work tree has changed yet: a recorded write stages them under its journal (whose
+/// recovery removes them after a crash) while the snapshot is recorded, and
+/// [`write_staged`] then only renames them into place.
+#[derive(Default)]
 pub struct Staged {
-    files: std::collections::HashMap<String, tempfile::NamedTempFile>,
+    files: std::collections::HashMap<String, tempfile::TempPath>,
     synced: Option<std::thread::JoinHandle<io::Result<()>>>,
 }
 
+/// How many files are staged ahead at most: each is an open file until it is synced, and
+/// the rest are written one by one as before. A quarter of the open-file limit, so that the
+/// snapshot has room for its own.
+fn staged_at_most() -> usize {
+    const MOST: usize = 64;
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only fills the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+            return usize::try_from(limit.rlim_cur / 4).map_or(MOST, |n| n.min(MOST));
+        }
+    }
+    MOST
+}
+
 /// Write each regular file `approved` creates or changes, whose directory exists, to a
-/// temporary file beside it, and start syncing them to disk. On a failure the temporary
-/// files are removed and the work tree is as it was.
+/// temporary file beside it (up to [`staged_at_most`]), and start syncing them to disk. On
+/// a failure the temporary files are removed and the work tree is as it was.
 pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
     use crate::snapshot::fault::mutation;
     let mut files = std::collections::HashMap::new();
     let mut handles = Vec::new();
+    let most = staged_at_most();
     for c in approved.changes() {
+        if files.len() >= most {
+            break;
+        }
         let Some(st) = c.after.as_ref().filter(|st| st.mode != MODE_LINK) else {
             continue;
         };
@@ -74,14 +99,22 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
             source,
         };
         mutation("work tree: write a temporary file");
-        let mut tmp = tempfile::Builder::new()
+        let mut tmp = match tempfile::Builder::new()
             .prefix(".llm-apply-")
             .suffix(".tmp")
             .tempfile_in(dir)
-            .map_err(failed)?;
+        {
+            Ok(t) => t,
+            // Out of open files: the rest are written one by one.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => break,
+            Err(e) => return Err(failed(e)),
+        };
         st.bytes.write_to(&mut tmp).map_err(failed)?;
-        handles.push((c.path.clone(), tmp.as_file().try_clone().map_err(failed)?));
-        files.insert(c.path.clone(), tmp);
+        // The file goes to the syncing thread, which closes it; the path stays here, and
+        // removes the file if it is dropped before being renamed.
+        let (file, path) = tmp.into_parts();
+        handles.push((c.path.clone(), file));
+        files.insert(c.path.clone(), path);
     }
     // Syncing waits on the disk, not the processor: it goes on while the snapshot is made.
     let sync_all = move || -> io::Result<()> {
@@ -253,12 +286,12 @@ fn apply_one(
     root: &Path,
     c: &Change,
     created_dirs: &mut Vec<PathBuf>,
-    staged: Option<tempfile::NamedTempFile>,
+    staged: Option<tempfile::TempPath>,
 ) -> io::Result<()> {
     match (staged, &c.after) {
         (Some(tmp), Some(st)) => {
             let abs = root.join(&c.path);
-            set_mode(tmp.path(), fs::metadata(&abs).ok(), st.mode)?;
+            set_mode(&tmp, fs::metadata(&abs).ok(), st.mode)?;
             crate::snapshot::fault::mutation("work tree: rename into place");
             tmp.persist(&abs).map_err(|e| e.error)?;
             Ok(())

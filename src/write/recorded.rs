@@ -99,7 +99,9 @@ pub fn write_recorded(
     let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce) {
         Ok(id) => id,
         Err(e) => {
-            // No ref was made (or it will be found by its nonce and dropped next time).
+            // No ref was made (or it will be found by its nonce and dropped next time). The
+            // temporary files go while the journal that names their paths is still there.
+            drop(staged);
             let _ = journal.finish();
             return Err(RecordError::Snapshot(e));
         }
@@ -107,6 +109,7 @@ pub fn write_recorded(
     if let Err(e) = journal.name_snapshot(id) {
         // Nothing was written: the snapshot would only list an apply that never happened.
         // The journal still holds the nonce only, so a crash here is tidied up next time.
+        drop(staged);
         if snapshot::discard(rec.repo, id).is_ok() {
             let _ = journal.finish();
         }

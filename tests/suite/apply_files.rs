@@ -295,3 +295,64 @@ fn the_index_and_head_are_never_touched_by_an_apply() {
     assert_eq!(r.state().index, index);
     assert_eq!(r.state().head, head);
 }
+
+/// A patch to many files applies under a small open-file limit: the files staged ahead of
+/// the snapshot are bounded by it, and the rest are written one by one.
+#[test]
+fn many_files_apply_under_a_small_open_file_limit() {
+    use std::os::unix::process::CommandExt;
+    let files: Vec<(String, String)> = (0..150)
+        .map(|i| (format!("f{i:03}.txt"), format!("one {i}\ntwo\nthree\n")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let r = TestRepo::with(&refs);
+    let mut patch = String::new();
+    for (p, c) in &files {
+        let first = c.lines().next().expect("a line");
+        patch.push_str(&format!(
+            "--- a/{p}\n+++ b/{p}\n@@ -1,3 +1,3 @@\n-{first}\n+{first} changed\n two\n three\n"
+        ));
+    }
+    for (args, limit) in [(&[][..], 32), (&["--no-snapshot"][..], 24)] {
+        let mut c = r.cmd(args);
+        // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+        unsafe {
+            c.pre_exec(move || {
+                let l = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &l) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let path = r.path().join("many.patch");
+        std::fs::write(&path, &patch).expect("write the patch");
+        let out = c.arg(&path).output().expect("run");
+        std::fs::remove_file(&path).expect("remove the patch");
+        assert!(
+            out.status.success(),
+            "{args:?} under {limit} open files: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (p, c) in &files {
+            let first = c.lines().next().expect("a line");
+            assert_eq!(
+                r.read_str(p),
+                format!("{first} changed\ntwo\nthree\n"),
+                "{p}"
+            );
+        }
+        let leftover = std::fs::read_dir(r.path())
+            .expect("read_dir")
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".llm-apply-"));
+        assert!(!leftover, "no temporary file is left");
+        r.git(&["checkout", "--", "."]);
+    }
+}

@@ -393,3 +393,32 @@ fn directories_and_temporary_files_of_an_interrupted_apply_are_removed_on_recove
     log(&r);
     assert!(leftovers(&r).is_empty(), "{:?}", leftovers(&r));
 }
+
+#[test]
+fn an_unrecorded_write_killed_anywhere_leaves_at_most_the_file_it_was_writing() {
+    // --no-snapshot keeps no journal, so nothing tidies up after it: its files are written
+    // one at a time, and a kill leaves at most the one temporary file being written.
+    let probe = base();
+    let points = trace(&probe, &["--no-snapshot"], Some(PATCH));
+    assert!(
+        points
+            .iter()
+            .any(|p| p.ends_with("work tree: rename into place")),
+        "{points:?}"
+    );
+    for k in 0..points.len() {
+        let r = base();
+        run_env(
+            &r,
+            &["--no-snapshot"],
+            &[(ABORT, k.to_string())],
+            Some(PATCH),
+        );
+        let left = leftovers(&r);
+        assert!(
+            left.len() <= 1,
+            "killed before {:?}: left {left:?}",
+            points[k]
+        );
+    }
+}

@@ -142,7 +142,9 @@ fn overstated_hunk_counts_do_not_reserve_the_rest_of_the_input() {
 }
 
 proptest::proptest! {
-    /// The hand-made timestamp matcher strips what the pattern it replaced strips.
+    /// The hand-made timestamp matcher strips what the pattern it replaced strips, with
+    /// ASCII digits (the replaced pattern's `\d` also took other scripts' digits, which no
+    /// `diff -u` timestamp has).
     #[test]
     fn a_timestamp_after_a_name_is_stripped_as_the_pattern_says(
         parts in proptest::collection::vec(
