@@ -406,19 +406,11 @@ fn an_unrecorded_write_killed_anywhere_leaves_at_most_the_file_it_was_writing() 
             .any(|p| p.ends_with("work tree: rename into place")),
         "{points:?}"
     );
-    for k in 0..points.len() {
+    for (k, point) in points.iter().enumerate() {
         let r = base();
-        run_env(
-            &r,
-            &["--no-snapshot"],
-            &[(ABORT, k.to_string())],
-            Some(PATCH),
-        );
+        let abort = [(ABORT, k.to_string())];
+        run_env(&r, &["--no-snapshot"], &abort, Some(PATCH));
         let left = leftovers(&r);
-        assert!(
-            left.len() <= 1,
-            "killed before {:?}: left {left:?}",
-            points[k]
-        );
+        assert!(left.len() <= 1, "killed before {point:?}: left {left:?}");
     }
 }
