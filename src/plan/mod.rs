@@ -1538,7 +1538,7 @@ fn locate_hunks<'a>(
                 if sequential {
                     match splice::IndentMap::learn(h, p, &current) {
                         Ok(_) => {
-                            current = splice::splice(&current, &[(h, p)], fp.patch_eols);
+                            splice::splice_in_place(&mut current, h, p, fp.patch_eols);
                             // Later hunks' numbers still count lines of the original text.
                             delta += h.new_len() as i64 - h.old_len() as i64;
                             prev_end = p.start + h.new_len();

@@ -16,9 +16,19 @@ pub fn splice<'a>(
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
 ) -> TextFile<'a> {
+    splice_ending_new_lines(file, placed, patch_eols, file.dominant_eol())
+}
+
+/// [`splice`], new lines ending in `eol` where the patch does not say.
+fn splice_ending_new_lines<'a>(
+    file: &TextFile<'a>,
+    placed: &[(&Hunk, &Placement)],
+    patch_eols: bool,
+    eol: Eol,
+) -> TextFile<'a> {
     let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
     let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
-    let ends = walk(file, placed, patch_eols, |out| match out {
+    let ends = walk(file, placed, patch_eols, eol, |out| match out {
         Out::Line(line, e) => {
             lines.push(line);
             eols.push(e);
@@ -46,6 +56,49 @@ pub fn splice<'a>(
         lines,
         eols,
     }
+}
+
+/// [`splice`] of one placed hunk into `file`, in place: only the hunk's region, with a line
+/// either side of it, is walked and replaced. A file patched hunk after hunk (overlapping
+/// hunks) then costs each hunk its size and a move of the lines after it, not a copy of the
+/// file. The lines either side settle the endings as in the whole file: the one before may be
+/// a last line without a newline that an insertion after it ends, the one after keeps the end
+/// of the file out of reach of a hunk that does not touch it.
+pub fn splice_in_place<'a>(file: &mut TextFile<'a>, hunk: &Hunk, p: &Placement, patch_eols: bool) {
+    #[cfg(debug_assertions)]
+    let whole = splice(file, &[(hunk, p)], patch_eols);
+    let lo = p.start.saturating_sub(1);
+    let hi = (p.end + 1).min(file.len());
+    let inside = |at: usize| (lo..=hi).contains(&at);
+    if p.start > p.end
+        || !inside(p.end)
+        || !p.mapping.iter().flatten().all(|&m| inside(m) && m < hi)
+        || !p.inserts.iter().all(|&i| inside(i))
+    {
+        *file = splice(file, &[(hunk, p)], patch_eols);
+        return;
+    }
+    let part = TextFile {
+        bom: false,
+        lines: file.lines[lo..hi].to_vec(),
+        eols: file.eols[lo..hi].to_vec(),
+    };
+    let shifted = Placement {
+        start: p.start - lo,
+        end: p.end - lo,
+        mapping: p.mapping.iter().map(|m| m.map(|m| m - lo)).collect(),
+        inserts: p.inserts.iter().map(|i| i - lo).collect(),
+        ..p.clone()
+    };
+    let spliced =
+        splice_ending_new_lines(&part, &[(hunk, &shifted)], patch_eols, file.dominant_eol());
+    file.lines.splice(lo..hi, spliced.lines);
+    file.eols.splice(lo..hi, spliced.eols);
+    #[cfg(debug_assertions)]
+    debug_assert_eq!(
+        *file, whole,
+        "a hunk spliced in place is the hunk spliced whole"
+    );
 }
 
 /// A spliced file as pieces: runs of the original file's bytes, kept as ranges, and text of
@@ -169,7 +222,7 @@ pub fn pieces(
         open = e == Eol::None;
         last_eol_len = e.as_str().len();
     };
-    let ends = walk(file, placed, patch_eols, |o| match o {
+    let ends = walk(file, placed, patch_eols, dominant, |o| match o {
         Out::Line(line, e) => one(&mut out, &line, e),
         Out::Kept(run) => {
             for (line, &e) in file.lines[run.clone()].iter().zip(&file.eols[run]) {
@@ -208,11 +261,11 @@ fn walk<'a>(
     file: &TextFile<'a>,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
+    eol: Eol,
     mut emit: impl FnMut(Out<'a>),
 ) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
-    let eol = file.dominant_eol();
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     for &i in &order {
@@ -720,6 +773,13 @@ mod tests {
             let want = splice(&file, &placed, patch_eols).encode();
             let got = pieces(&file, &placed, patch_eols, &bytes).content(&bytes);
             prop_assert_eq!(got.chunks().concat(), want);
+            // Each hunk spliced in place (as overlapping hunks are, one after another) is
+            // that hunk spliced into the whole file.
+            for (h, p) in &placed {
+                let mut in_place = file.clone();
+                splice_in_place(&mut in_place, h, p, patch_eols);
+                prop_assert_eq!(in_place, splice(&file, &[(h, p)], patch_eols));
+            }
         }
     }
 }
