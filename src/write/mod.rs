@@ -78,7 +78,6 @@ fn staged_at_most() -> usize {
 /// temporary file beside it (up to [`staged_at_most`]), and start syncing them to disk. On
 /// a failure the temporary files are removed and the work tree is as it was.
 pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
-    use crate::snapshot::fault::mutation;
     let mut files = std::collections::HashMap::new();
     let mut handles = Vec::new();
     let most = staged_at_most();
@@ -98,18 +97,12 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
             path: c.path.clone(),
             source,
         };
-        mutation("work tree: write a temporary file");
-        let mut tmp = match tempfile::Builder::new()
-            .prefix(".llm-apply-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-        {
+        let tmp = match written_beside(dir, st) {
             Ok(t) => t,
             // Out of open files: the rest are written one by one.
             Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => break,
             Err(e) => return Err(failed(e)),
         };
-        st.bytes.write_to(&mut tmp).map_err(failed)?;
         // The file goes to the syncing thread, which closes it; the path stays here, and
         // removes the file if it is dropped before being renamed.
         let (file, path) = tmp.into_parts();
@@ -238,19 +231,32 @@ pub fn set_state(
             if st.mode == MODE_LINK {
                 return set_link(dir, &abs, &st.bytes);
             }
-            mutation("work tree: write a temporary file");
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".llm-apply-")
-                .suffix(".tmp")
-                .tempfile_in(dir)?;
-            st.bytes.write_to(&mut tmp)?;
-            tmp.as_file().sync_all()?;
-            set_mode(tmp.path(), fs::metadata(&abs).ok(), st.mode)?;
-            mutation("work tree: rename into place");
-            tmp.persist(&abs).map_err(|e| e.error)?;
-            Ok(())
+            let (file, tmp) = written_beside(dir, st)?.into_parts();
+            file.sync_all()?;
+            drop(file);
+            rename_into_place(tmp, &abs, st.mode)
         }
     }
+}
+
+/// A temporary file in `dir` (`.llm-apply-*.tmp`, which a crash recovery knows) holding
+/// `st`'s bytes, not yet synced; it is removed if dropped.
+fn written_beside(dir: &Path, st: &FileState) -> io::Result<tempfile::NamedTempFile> {
+    crate::snapshot::fault::mutation("work tree: write a temporary file");
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".llm-apply-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    st.bytes.write_to(&mut tmp)?;
+    Ok(tmp)
+}
+
+/// Give the synced temporary file `tmp` its mode (the permission bits of what `abs` is now,
+/// the executable bits following `mode`) and rename it over `abs`.
+fn rename_into_place(tmp: tempfile::TempPath, abs: &Path, mode: u32) -> io::Result<()> {
+    set_mode(&tmp, fs::metadata(abs).ok(), mode)?;
+    crate::snapshot::fault::mutation("work tree: rename into place");
+    tmp.persist(abs).map_err(|e| e.error)
 }
 
 /// A symbolic link, made under a temporary name beside its place and renamed over it, so the
@@ -289,13 +295,7 @@ fn apply_one(
     staged: Option<tempfile::TempPath>,
 ) -> io::Result<()> {
     match (staged, &c.after) {
-        (Some(tmp), Some(st)) => {
-            let abs = root.join(&c.path);
-            set_mode(&tmp, fs::metadata(&abs).ok(), st.mode)?;
-            crate::snapshot::fault::mutation("work tree: rename into place");
-            tmp.persist(&abs).map_err(|e| e.error)?;
-            Ok(())
-        }
+        (Some(tmp), Some(st)) => rename_into_place(tmp, &root.join(&c.path), st.mode),
         _ => set_state(root, &c.path, c.after.as_ref(), created_dirs),
     }
 }
