@@ -22,15 +22,16 @@
 //! With a base, theirs = base + patch and ours = the file now; `merge` combines them with
 //! `git merge-file`'s rules. Nothing here reads the work tree: the caller hands in the file.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::ObjectId;
 
-use super::locate::{insertion_points, DecidedBy, Placement};
+use super::locate::{insertion_points, DecidedBy, Haystack, Placement};
 use super::merge::{self, Labels, MergeOutcome};
 use super::normalize::{is_trivial, Pass};
-use super::text::TextFile;
+use super::text::{Line, TextFile};
 use super::{splice, Base, MergeResult, Strategy, ThreeWay};
 use crate::patch::{FilePatch, Hunk, LineKind};
 use crate::repo::{FileState, Repo};
@@ -166,6 +167,7 @@ impl History<'_> {
         let Some(now) = lines_of(&current.bytes) else {
             return Search { found: None, stats };
         };
+        let now = Haystack::new(&now);
         if fit(fp, &now, Numbers::Exact).is_some() || ambiguous_now(fp, &now, Numbers::Exact) {
             return Search { found: None, stats };
         }
@@ -203,6 +205,7 @@ impl History<'_> {
             let Some(lines) = lines_of(&bytes) else {
                 continue;
             };
+            let lines = Haystack::new(&lines);
             if fit(fp, &lines, Numbers::Exact).is_some() {
                 break Some(found_at(&v, &bytes, Numbers::Exact));
             }
@@ -228,7 +231,7 @@ impl ThreeWay for History<'_> {
 /// only a line-ending conversion could make it differ).
 pub fn merge_onto(fp: &FilePatch, found: Found, current: &[u8]) -> Option<MergeResult> {
     let base_text = TextFile::decode(&found.bytes)?;
-    let placements = fit(fp, &base_text.lines, found.numbers)?;
+    let placements = fit(fp, &Haystack::new(&base_text.lines), found.numbers)?;
     let placed: Vec<(&Hunk, &Placement)> = fp.hunks.iter().zip(&placements).collect();
     let theirs = splice::splice(&base_text, &placed, fp.patch_eols).encode();
     let base = std::str::from_utf8(&found.bytes).ok()?;
@@ -278,12 +281,12 @@ fn recognisable(fp: &FilePatch) -> bool {
 /// (most versions fail at the first hunk, and history can hold many large versions).
 #[cfg(test)]
 fn fit_bytes(fp: &FilePatch, bytes: &[u8], numbers: Numbers) -> bool {
-    lines_of(bytes).is_some_and(|lines| fit(fp, &lines, numbers).is_some())
+    lines_of(bytes).is_some_and(|lines| fit(fp, &Haystack::new(&lines), numbers).is_some())
 }
 
 /// The lines of UTF-8 text as [`TextFile`] sees them (no BOM, no terminators); `None` for
 /// anything else.
-fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
+fn lines_of(bytes: &[u8]) -> Option<Vec<Line<'_>>> {
     let text = std::str::from_utf8(bytes).ok()?;
     if memchr::memchr(0, text.as_bytes()).is_some() {
         return None;
@@ -293,7 +296,7 @@ fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
         text.split_inclusive('\n')
             .map(|l| {
                 let l = l.strip_suffix('\n').unwrap_or(l);
-                l.strip_suffix('\r').unwrap_or(l)
+                Cow::Borrowed(l.strip_suffix('\r').unwrap_or(l))
             })
             .collect(),
     )
@@ -303,11 +306,11 @@ fn lines_of(bytes: &[u8]) -> Option<Vec<&str>> {
 /// `Numbers::Stale` any hunk) occurs exactly more than once in the file as it is. A model
 /// that read this file could not have meant one place, so a version in which the hunk
 /// occurs once is no evidence of which; the text passes' ambiguity rules decide instead.
-fn ambiguous_now(fp: &FilePatch, lines: &[&str], numbers: Numbers) -> bool {
+fn ambiguous_now(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> bool {
     let by_place = |h: &&Hunk| h.old_start.is_none() || numbers == Numbers::Stale;
     fp.hunks.iter().filter(by_place).any(|h| {
-        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
-        !old.is_empty() && occurrences(lines, &old).nth(1).is_some()
+        let old: Vec<String> = h.old_lines().map(|l| l.text.clone()).collect();
+        !old.is_empty() && lines.find_all(Pass::Exact, &old).len() > 1
     })
 }
 
@@ -315,10 +318,10 @@ fn ambiguous_now(fp: &FilePatch, lines: &[&str], numbers: Numbers) -> bool {
 /// against: at its stated line numbers exactly, or, without numbers (or not at them, with
 /// `Numbers::Stale`), at the one place its old lines occur. `None` when some hunk does not
 /// sit so, or hunks overlap.
-fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S], numbers: Numbers) -> Option<Vec<Placement>> {
+fn fit(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> Option<Vec<Placement>> {
     let mut out: Vec<Placement> = Vec::with_capacity(fp.hunks.len());
     for h in &fp.hunks {
-        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
+        let old: Vec<String> = h.old_lines().map(|l| l.text.clone()).collect();
         let kinds: Vec<LineKind> = h.old_lines().map(|l| l.kind).collect();
         let (start, decided_by) = match h.old_start {
             Some(stated) => {
@@ -328,7 +331,7 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S], numbers: Numbers) -> Option<V
                 } else {
                     stated.checked_sub(1)?
                 };
-                if matches_at(lines, &old, at) {
+                if lines.matches_at(Pass::Exact, &old, at) {
                     (at, DecidedBy::Hint)
                 } else if numbers == Numbers::Stale && !old.is_empty() {
                     (only_place(lines, &old)?, DecidedBy::Unique)
@@ -370,28 +373,12 @@ fn fit<S: AsRef<str>>(fp: &FilePatch, lines: &[S], numbers: Numbers) -> Option<V
     Some(out)
 }
 
-/// Every start where `old` (not empty) occurs in `lines`.
-fn occurrences<'l, S: AsRef<str>>(
-    lines: &'l [S],
-    old: &'l [&str],
-) -> impl Iterator<Item = usize> + 'l {
-    (0..lines.len().saturating_sub(old.len() - 1)).filter(move |&s| matches_at(lines, old, s))
-}
-
 /// The one start where `old` (not empty) occurs in `lines`; `None` when nowhere or twice.
-fn only_place<S: AsRef<str>>(lines: &[S], old: &[&str]) -> Option<usize> {
-    let mut starts = occurrences(lines, old);
-    let first = starts.next()?;
-    starts.next().is_none().then_some(first)
-}
-
-fn matches_at<S: AsRef<str>>(lines: &[S], old: &[&str], at: usize) -> bool {
-    at.checked_add(old.len())
-        .is_some_and(|end| end <= lines.len())
-        && lines[at..at + old.len()]
-            .iter()
-            .zip(old)
-            .all(|(l, o)| l.as_ref() == *o)
+fn only_place(lines: &Haystack, old: &[String]) -> Option<usize> {
+    match lines.find_all(Pass::Exact, old).as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
 }
 
 /// `version` in the conventions `current` uses: git stores text with LF where the work tree
@@ -719,8 +706,9 @@ mod tests {
             hunk(Some(1), &[(' ', "alpha"), ('-', "beta")]),
             hunk(Some(2), &[('-', "beta"), ('+', "b")]),
         ]);
-        assert!(fit(&p, &["alpha", "beta"], Numbers::Exact).is_none());
-        assert!(fit(&p, &["alpha", "beta"], Numbers::Stale).is_none());
+        let lines = lines_of(b"alpha\nbeta\n").expect("text");
+        assert!(fit(&p, &Haystack::new(&lines), Numbers::Exact).is_none());
+        assert!(fit(&p, &Haystack::new(&lines), Numbers::Stale).is_none());
     }
 
     #[test]

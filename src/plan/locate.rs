@@ -37,6 +37,142 @@ pub struct Haystack<'a> {
     full: [OnceCell<LineIndex>; 4],
     /// Exact searches answered by a scan of the lines, up to [`SCANS`].
     scans: Cell<usize>,
+    /// Set when the lines are a window of a bigger text: what it knows of the rest.
+    window: Option<&'a Window<'a>>,
+}
+
+/// A haystack over a window of a text that changes (a file patched hunk after hunk), with a
+/// census of the whole text: a search answers from the window only when the census shows that
+/// every line it looked up occurs in the window, and far enough from its edges that nothing
+/// the locator reads near a match is cut off. Any other search marks the window spilled, and
+/// its answer must not be used: the caller then searches the whole text.
+pub struct Window<'w> {
+    census: &'w Census,
+    /// The whole text's lines, in any order, for the census to count on first use.
+    whole: [&'w [Line<'w>]; 2],
+    at_start: bool,
+    at_end: bool,
+    margin: usize,
+    spilled: Cell<bool>,
+}
+
+impl<'w> Window<'w> {
+    /// A window of `whole` (its lines in two runs, in any order) that starts at the text's
+    /// start or not, and ends at its end or not; matches within `margin` lines of an edge
+    /// that is not the text's own spill it.
+    pub fn new(
+        census: &'w Census,
+        whole: [&'w [Line<'w>]; 2],
+        at_start: bool,
+        at_end: bool,
+        margin: usize,
+    ) -> Window<'w> {
+        Window {
+            census,
+            whole,
+            at_start,
+            at_end,
+            margin,
+            spilled: Cell::new(false),
+        }
+    }
+
+    /// Whether a search needed more than the window.
+    pub fn spilled(&self) -> bool {
+        self.spilled.get()
+    }
+
+    fn spill(&self) {
+        self.spilled.set(true);
+    }
+
+    fn is_whole(&self) -> bool {
+        self.at_start && self.at_end
+    }
+
+    /// Lines of the whole text whose key for `pass` hashes to `hash`; `None` for a hash the
+    /// census does not count.
+    fn count(&self, pass: Pass, hash: u64) -> Option<usize> {
+        self.census.count(pass, hash, self.whole)
+    }
+
+    /// Check that `found` (the window's lines hashing to `hash`) are all the text's, and far
+    /// from the window's inner edges.
+    fn check(&self, pass: Pass, hash: u64, found: &[u32], len: usize) {
+        let lo = if self.at_start { 0 } else { self.margin };
+        let hi = if self.at_end {
+            len
+        } else {
+            len.saturating_sub(self.margin)
+        };
+        if self.count(pass, hash) != Some(found.len())
+            || found.iter().any(|&p| (p as usize) < lo || p as usize >= hi)
+        {
+            self.spill();
+        }
+    }
+}
+
+/// How many lines of a text have each wanted key, per pass, kept up to date as the text
+/// changes: counting is free of positions, so an edit costs its own lines, not the text's.
+pub struct Census {
+    wanted: Wanted,
+    counts: [OnceCell<HashMap<u64, u32, BuildHasherDefault<crate::hash::Prehashed>>>; 4],
+}
+
+impl Census {
+    /// A census of `wanted` lines (a patch's lines, anchors and headings) in any pass.
+    pub fn new<'w>(wanted: impl Iterator<Item = &'w str>) -> Census {
+        Census {
+            wanted: Wanted {
+                lines: wanted.map(str::to_string).collect(),
+                sets: Default::default(),
+            },
+            counts: Default::default(),
+        }
+    }
+
+    fn count(&self, pass: Pass, hash: u64, whole: [&[Line]; 2]) -> Option<usize> {
+        let set = self.wanted.set(pass);
+        if !set.contains(hash) {
+            return None;
+        }
+        let counts = self.counts[pass.index()].get_or_init(|| {
+            let mut counts = HashMap::with_hasher(Default::default());
+            for l in whole.iter().flat_map(|w| w.iter()) {
+                let h = hash_str(&key(pass, l));
+                if set.contains(h) {
+                    *counts.entry(h).or_insert(0u32) += 1;
+                }
+            }
+            counts
+        });
+        Some(counts.get(&hash).copied().unwrap_or(0) as usize)
+    }
+
+    /// Lines `gone` replaced by lines `new` in the text counted.
+    pub fn replace(&mut self, gone: &[Line], new: &[Line]) {
+        for pass in [
+            Pass::Exact,
+            Pass::TrailingWhitespace,
+            Pass::Whitespace,
+            Pass::Unicode,
+        ] {
+            let Some(counts) = self.counts[pass.index()].get_mut() else {
+                continue;
+            };
+            let set = self.wanted.set(pass);
+            for (lines, up) in [(gone, false), (new, true)] {
+                for l in lines {
+                    let h = hash_str(&key(pass, l));
+                    if set.contains(h) {
+                        let c = counts.entry(h).or_insert(0);
+                        *c = if up { *c + 1 } else { c.saturating_sub(1) };
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Exact searches that scan the lines before the index is built instead: a patch of many
@@ -151,6 +287,39 @@ impl<'a> Haystack<'a> {
             wanted: None,
             full: Default::default(),
             scans: Cell::new(0),
+            window: None,
+        }
+    }
+
+    /// This haystack as `window` of a bigger text.
+    pub fn within(self, window: &'a Window<'a>) -> Haystack<'a> {
+        Haystack {
+            window: Some(window),
+            ..self
+        }
+    }
+
+    /// Whether the lines are the whole text: a search that must see all of it (a scan for a
+    /// prefix, a block running to the end) marks a window spilled otherwise.
+    fn whole(&self) -> bool {
+        match self.window {
+            Some(w) if !w.is_whole() => {
+                w.spill();
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// How many lines of the whole text have key `k` (a superset on hash collisions): the
+    /// census's figure in a window, where the window's own would undercount.
+    pub fn count(&self, pass: Pass, k: &str) -> usize {
+        match self.window {
+            Some(w) => w.count(pass, hash_str(k)).unwrap_or_else(|| {
+                w.spill();
+                0
+            }),
+            None => self.positions(pass, k).len(),
         }
     }
 
@@ -159,6 +328,7 @@ impl<'a> Haystack<'a> {
     /// answer (built already, the scans spent, or a needle of short lines only).
     fn scan_exact(&self, needle: &[String]) -> Option<Vec<usize>> {
         if self.scans.get() >= SCANS
+            || self.window.is_some()
             || self.index[0].get().is_some()
             || self.full[0].get().is_some()
         {
@@ -228,6 +398,14 @@ impl<'a> Haystack<'a> {
     /// Positions of lines whose key equals `k` (a superset on hash collisions; verify).
     pub fn positions(&self, pass: Pass, k: &str) -> &[u32] {
         let h = hash_str(k);
+        let found = self.positions_of(pass, h);
+        if let Some(w) = self.window {
+            w.check(pass, h, found, self.len());
+        }
+        found
+    }
+
+    fn positions_of(&self, pass: Pass, h: u64) -> &[u32] {
         let i = pass.index();
         let keys = || self.keys(pass).iter().map(|k| &**k);
         match &self.wanted {
@@ -258,12 +436,13 @@ impl<'a> Haystack<'a> {
                 return found;
             }
         }
-        let (rarest, occ) = needle
+        let (rarest, _) = needle
             .iter()
             .enumerate()
-            .map(|(j, k)| (j, self.positions(pass, k)))
-            .min_by_key(|(_, occ)| occ.len())
+            .map(|(j, k)| (j, self.count(pass, k)))
+            .min_by_key(|&(_, n)| n)
             .expect("needle is not empty");
+        let occ = self.positions(pass, &needle[rarest]);
         let mut out = Vec::new();
         for &f in occ {
             let f = f as usize;
@@ -942,6 +1121,7 @@ fn block_end(hay: &Haystack, a: usize) -> usize {
             return i;
         }
     }
+    hay.whole();
     hay.len()
 }
 
@@ -960,7 +1140,7 @@ fn anchor_positions(hay: &Haystack, q: &Query, from: Option<usize>) -> Vec<usize
                 .map(|&p| p as usize)
                 .filter(|&p| hay.keys(pass)[p] == k)
                 .collect();
-            if v.is_empty() && prefix_ok {
+            if v.is_empty() && prefix_ok && hay.whole() {
                 v = (0..hay.len())
                     .filter(|&p| hay.keys(pass)[p].starts_with(&k))
                     .collect();
@@ -1389,7 +1569,7 @@ fn distinctive_removal(hay: &Haystack, hunk: &Hunk) -> bool {
     hunk.lines.iter().any(|l| {
         l.kind == LineKind::Remove && !is_trivial(&l.text) && {
             let k = key(Pass::Fuzzy, &l.text);
-            hay.positions(Pass::Fuzzy, &k).len() == 1
+            hay.count(Pass::Fuzzy, &k) == 1
         }
     })
 }

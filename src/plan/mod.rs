@@ -11,6 +11,7 @@ pub mod locate;
 pub mod merge;
 pub mod normalize;
 pub mod paths;
+pub mod sequential;
 pub mod splice;
 pub mod text;
 pub mod three_way;
@@ -1457,11 +1458,8 @@ fn locate_hunks<'a>(
     sequential: bool,
 ) -> (Vec<Located>, Vec<Hint>, Option<TextFile<'a>>) {
     // The text as the hunks so far left it: only hunks located one after another need it.
-    let mut current = if sequential {
-        text.clone()
-    } else {
-        TextFile::default()
-    };
+    let mut current =
+        sequential.then(|| sequential::InTurn::new(text, fp.hunks.iter().flat_map(names)));
     let mut delta: i64 = 0;
     let mut prev_end = 0usize;
     let mut taken: Vec<(usize, usize)> = Vec::new();
@@ -1517,10 +1515,11 @@ fn locate_hunks<'a>(
             taken: &taken,
             context_width,
         };
-        let mut loc = match &batch_hay {
-            Some(hay) => locate::locate(hay, &q),
-            // The text changes after every hunk: index only what this hunk names.
-            None => locate::locate(&Haystack::for_lines(&current.lines, names(h)), &q),
+        let mut loc = match (&batch_hay, &mut current) {
+            (Some(hay), _) => locate::locate(hay, &q),
+            // The text changes after every hunk.
+            (None, Some(current)) => current.locate(&q),
+            (None, None) => unreachable!("hunks are located in the original or in turn"),
         };
         match &loc {
             Located::Placed(p) => {
@@ -1535,10 +1534,9 @@ fn locate_hunks<'a>(
                 if let Some(s) = stated {
                     delta = p.start as i64 - s;
                 }
-                if sequential {
-                    match splice::IndentMap::learn(h, p, &current) {
-                        Ok(_) => {
-                            splice::splice_in_place(&mut current, h, p, fp.patch_eols);
+                if let Some(current) = current.as_mut() {
+                    match current.apply(h, p, fp.patch_eols) {
+                        Ok(()) => {
                             // Later hunks' numbers still count lines of the original text.
                             delta += h.new_len() as i64 - h.old_len() as i64;
                             prev_end = p.start + h.new_len();
@@ -1567,11 +1565,11 @@ fn locate_hunks<'a>(
     if let Some(hay) = &batch_hay {
         numbers_against_neighbours(fp, hay, &mut out, &seen, &taken, context_width);
     }
-    (out, hints, sequential.then_some(current))
+    (out, hints, current.map(sequential::InTurn::into_text))
 }
 
 /// The lines a hunk may look up in a file: its own, its anchors and its section heading.
-fn names(h: &Hunk) -> impl Iterator<Item = &str> {
+pub(crate) fn names(h: &Hunk) -> impl Iterator<Item = &str> {
     h.lines
         .iter()
         .map(|l| l.text.as_str())

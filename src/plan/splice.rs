@@ -67,31 +67,17 @@ fn splice_ending_new_lines<'a>(
 pub fn splice_in_place<'a>(file: &mut TextFile<'a>, hunk: &Hunk, p: &Placement, patch_eols: bool) {
     #[cfg(debug_assertions)]
     let whole = splice(file, &[(hunk, p)], patch_eols);
-    let lo = p.start.saturating_sub(1);
-    let hi = (p.end + 1).min(file.len());
-    let inside = |at: usize| (lo..=hi).contains(&at);
-    if p.start > p.end
-        || !inside(p.end)
-        || !p.mapping.iter().flatten().all(|&m| inside(m) && m < hi)
-        || !p.inserts.iter().all(|&i| inside(i))
-    {
+    let Some(lo) = in_place_region(p, file.len()).map(|r| r.start) else {
         *file = splice(file, &[(hunk, p)], patch_eols);
         return;
-    }
+    };
+    let hi = (p.end + 1).min(file.len());
     let part = TextFile {
         bom: false,
         lines: file.lines[lo..hi].to_vec(),
         eols: file.eols[lo..hi].to_vec(),
     };
-    let shifted = Placement {
-        start: p.start - lo,
-        end: p.end - lo,
-        mapping: p.mapping.iter().map(|m| m.map(|m| m - lo)).collect(),
-        inserts: p.inserts.iter().map(|i| i - lo).collect(),
-        ..p.clone()
-    };
-    let spliced =
-        splice_ending_new_lines(&part, &[(hunk, &shifted)], patch_eols, file.dominant_eol());
+    let spliced = splice_part(&part, lo, hunk, p, patch_eols, file.dominant_eol());
     file.lines.splice(lo..hi, spliced.lines);
     file.eols.splice(lo..hi, spliced.eols);
     #[cfg(debug_assertions)]
@@ -99,6 +85,41 @@ pub fn splice_in_place<'a>(file: &mut TextFile<'a>, hunk: &Hunk, p: &Placement, 
         *file, whole,
         "a hunk spliced in place is the hunk spliced whole"
     );
+}
+
+/// The lines of a file of `len` lines that [`splice_in_place`] rewrites for a hunk placed at
+/// `p`: its region and a line either side. `None` when the placement reaches outside them (the
+/// whole file is then spliced).
+pub fn in_place_region(p: &Placement, len: usize) -> Option<std::ops::Range<usize>> {
+    let lo = p.start.saturating_sub(1);
+    let hi = (p.end + 1).min(len);
+    let inside = |at: usize| (lo..=hi).contains(&at);
+    let fits = p.start <= p.end
+        && inside(p.end)
+        && p.mapping.iter().flatten().all(|&m| inside(m) && m < hi)
+        && p.inserts.iter().all(|&i| inside(i));
+    fits.then_some(lo..hi)
+}
+
+/// A hunk placed at `p` spliced into `part`, the lines of [`in_place_region`] (starting at
+/// line `lo` of their file), new lines ending in `eol` (the whole file's dominant ending)
+/// where the patch does not say.
+pub fn splice_part<'a>(
+    part: &TextFile<'a>,
+    lo: usize,
+    hunk: &Hunk,
+    p: &Placement,
+    patch_eols: bool,
+    eol: Eol,
+) -> TextFile<'a> {
+    let shifted = Placement {
+        start: p.start - lo,
+        end: p.end - lo,
+        mapping: p.mapping.iter().map(|m| m.map(|m| m - lo)).collect(),
+        inserts: p.inserts.iter().map(|i| i - lo).collect(),
+        ..p.clone()
+    };
+    splice_ending_new_lines(part, &[(hunk, &shifted)], patch_eols, eol)
 }
 
 /// A spliced file as pieces: runs of the original file's bytes, kept as ranges, and text of
