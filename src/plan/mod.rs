@@ -1434,7 +1434,7 @@ fn certain(located: &[Located]) -> bool {
 }
 
 /// A hunk's position as its numbers state it (0-based).
-struct Hint {
+pub(crate) struct Hint {
     stated: Option<usize>,
     /// Where the search started: `stated` moved by the offsets of earlier hunks.
     searched: Option<usize>,
@@ -1452,7 +1452,7 @@ fn locate_all(fp: &FilePatch, text: &TextFile) -> (Vec<Located>, Vec<Hint>) {
 /// left (as `git apply` does), and that text is returned: the way to apply hunks whose
 /// regions overlap. Without it, all are located in the original text (no quadratic cost);
 /// the caller switches to sequential when two placements overlap.
-fn locate_hunks<'a>(
+pub(crate) fn locate_hunks<'a>(
     fp: &FilePatch,
     text: &TextFile<'a>,
     sequential: bool,

@@ -108,6 +108,10 @@ impl<'a> InTurn<'a> {
     /// The hunk placed (or found applied) in a window around its hint, when the census shows
     /// the whole text would say the same; `None` otherwise.
     fn in_window(&mut self, q: &Query) -> Option<Located> {
+        #[cfg(test)]
+        if tests::REFERENCE.get() {
+            return None;
+        }
         let h = q.hunk;
         let hint = q.hint?;
         let len = self.len();
@@ -143,6 +147,8 @@ impl<'a> InTurn<'a> {
         if window.spilled() {
             return None;
         }
+        #[cfg(test)]
+        tests::WINDOWED.set(tests::WINDOWED.get() + 1);
         match found {
             Located::Placed(p) => Some(Located::Placed(moved(&p, lo as isize))),
             Located::AlreadyApplied { start, pass } => Some(Located::AlreadyApplied {
@@ -157,7 +163,10 @@ impl<'a> InTurn<'a> {
     /// carried over to is refused, and the text is left as it was.
     pub fn apply(&mut self, h: &Hunk, p: &Placement, patch_eols: bool) -> Result<(), String> {
         let len = self.len();
-        let Some(region) = splice::in_place_region(p, len) else {
+        let region = splice::in_place_region(p, len);
+        #[cfg(test)]
+        let region = region.filter(|_| !tests::REFERENCE.get());
+        let Some(region) = region else {
             // A placement reaching outside its region: the whole text is spliced.
             self.gap_to(len);
             let file = TextFile {
@@ -215,5 +224,259 @@ fn moved(p: &Placement, by: isize) -> Placement {
         mapping: p.mapping.iter().map(|m| m.map(at)).collect(),
         inserts: p.inserts.iter().map(|&i| at(i)).collect(),
         ..p.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::{FilePatch, LineKind};
+    use crate::plan::locate_hunks;
+    use proptest::prelude::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Every hunk searched in the whole text and spliced into the whole text, as before
+        /// windows and the gap buffer: the reference the fast path must equal.
+        pub static REFERENCE: Cell<bool> = const { Cell::new(false) };
+        /// Hunks answered from a window.
+        pub static WINDOWED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// A hunk of `text` (as it is now): `lead` lines of context before line `at`, `gone` lines
+    /// removed, `added` put in, `trail` lines of context after, stated at `stated` (1-based).
+    fn hunk_of(
+        text: &[String],
+        at: usize,
+        (lead, gone, trail): (usize, usize, usize),
+        added: &[String],
+        stated: Option<usize>,
+    ) -> Hunk {
+        let lo = at.saturating_sub(lead);
+        let mid = (at + gone).min(text.len());
+        let hi = (mid + trail).min(text.len());
+        let mut lines = Vec::new();
+        lines.extend(
+            text[lo..at]
+                .iter()
+                .map(|t| crate::patch::Line::new(LineKind::Context, t.clone())),
+        );
+        lines.extend(
+            text[at..mid]
+                .iter()
+                .map(|t| crate::patch::Line::new(LineKind::Remove, t.clone())),
+        );
+        lines.extend(
+            added
+                .iter()
+                .map(|t| crate::patch::Line::new(LineKind::Add, t.clone())),
+        );
+        lines.extend(
+            text[mid..hi]
+                .iter()
+                .map(|t| crate::patch::Line::new(LineKind::Context, t.clone())),
+        );
+        Hunk {
+            old_start: stated,
+            new_start: stated,
+            lines,
+            ..Hunk::default()
+        }
+    }
+
+    /// One hunk to write: where (a pick, or next to the last), its shape (lead, removed,
+    /// trail), its added lines and how far its numbers are off.
+    type Edit = (usize, bool, (usize, usize, usize), Vec<String>, i64);
+
+    /// Hunks written one after another against the text each leaves (so later ones may hold
+    /// earlier ones' lines), every other one next to the one before it.
+    fn patch_of(file: &[String], edits: &[Edit]) -> FilePatch {
+        let mut text = file.to_vec();
+        let mut hunks = Vec::new();
+        let mut last = 0usize;
+        for (pick, near, shape, added, noise) in edits {
+            if text.is_empty() {
+                break;
+            }
+            let at = if *near {
+                (last + pick % 4).min(text.len() - 1)
+            } else {
+                pick % text.len()
+            };
+            let lead = shape.0.min(at);
+            let stated = (at - lead) as i64 + 1 + noise;
+            let h = hunk_of(
+                &text,
+                at,
+                (lead, shape.1, shape.2),
+                added,
+                (stated >= 1).then_some(stated as usize),
+            );
+            let mid = (at + shape.1).min(text.len());
+            text.splice(at..mid, added.iter().cloned());
+            last = at;
+            hunks.push(h);
+        }
+        FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks,
+            ordered: true,
+            ..FilePatch::default()
+        }
+    }
+
+    fn run(fp: &FilePatch, text: &TextFile, reference: bool) -> (Vec<Located>, Option<Vec<u8>>) {
+        REFERENCE.set(reference);
+        let (located, _, after) = locate_hunks(fp, text, true);
+        REFERENCE.set(false);
+        (located, after.map(|t| t.encode()))
+    }
+
+    fn file_line() -> impl Strategy<Value = Option<&'static str>> {
+        prop_oneof![
+            6 => Just(None),
+            2 => Just(Some("dup")),
+            1 => Just(Some("}")),
+            1 => Just(Some("")),
+            1 => Just(Some("    return x;")),
+            1 => Just(Some("    x += 1;")),
+            1 => Just(Some("  return   x;")),
+        ]
+    }
+
+    fn added_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0..1000u32).prop_map(|i| format!("new {i}")),
+            (0..400u32).prop_map(|i| format!("line {i}")),
+            Just("}".to_string()),
+            Just("    return x;".to_string()),
+            Just(String::new()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Hunks located and spliced one after another land where, and leave what, a search
+        /// of the whole text and a splice of the whole text do.
+        #[test]
+        fn windows_and_the_gap_buffer_change_nothing(
+            lines in prop::collection::vec(file_line(), 200..1400),
+            crlf in prop::collection::vec(any::<bool>(), 8),
+            edits in prop::collection::vec(
+                (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
+                 prop::collection::vec(added_line(), 0..4),
+                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -250..-100i64]),
+                2..14,
+            ),
+        ) {
+            let text: Vec<String> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| match l {
+                    None => format!("line {i}"),
+                    Some("dup") => format!("dup {}", i % 13),
+                    Some(l) => l.to_string(),
+                })
+                .collect();
+            let mut bytes = String::new();
+            for (i, l) in text.iter().enumerate() {
+                bytes.push_str(l);
+                bytes.push_str(if crlf[i % 8] { "\r\n" } else { "\n" });
+            }
+            let file = TextFile::decode(bytes.as_bytes()).expect("text");
+            let fp = patch_of(&text, &edits);
+            prop_assert_eq!(run(&fp, &file, false), run(&fp, &file, true));
+        }
+    }
+
+    /// The overlapping pairs the window is for: every hunk but those near the ends of the file
+    /// is answered from its window, and the result is the reference's.
+    #[test]
+    fn overlapping_pairs_are_answered_from_windows() {
+        let text: Vec<String> = (0..3000).map(|i| format!("line {i}")).collect();
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut hunks = Vec::new();
+        let mut now = text.clone();
+        for r in 0..20 {
+            let at = 140 * r + 70;
+            hunks.push(hunk_of(
+                &now,
+                at,
+                (2, 1, 2),
+                &[format!("{} A", now[at])],
+                Some(at - 1),
+            ));
+            now[at] = format!("{} A", now[at]);
+            hunks.push(hunk_of(
+                &now,
+                at + 1,
+                (2, 1, 2),
+                &[format!("{} B", now[at + 1])],
+                Some(at),
+            ));
+            now[at + 1] = format!("{} B", now[at + 1]);
+        }
+        let fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks,
+            ..FilePatch::default()
+        };
+        WINDOWED.set(0);
+        let (located, after) = run(&fp, &file, false);
+        let windowed = WINDOWED.get();
+        assert!(
+            located.iter().all(|l| matches!(l, Located::Placed(_))),
+            "{located:?}"
+        );
+        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(after.as_deref(), Some(want.as_bytes()));
+        assert_eq!((located, after), run(&fp, &file, true));
+        assert!(
+            windowed >= 36,
+            "only {windowed} of 40 hunks were answered from a window"
+        );
+    }
+
+    /// A hunk whose numbers are off by more and more lines slides out of its window, across
+    /// the window's edge: answered from the window or not, it lands where the whole text puts it.
+    #[test]
+    fn a_hunk_far_from_its_numbers_lands_as_in_the_whole_text() {
+        let text: Vec<String> = (0..2000).map(|i| format!("line {i}")).collect();
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut windowed = 0;
+        for off in -400..400isize {
+            let at = 1000;
+            let stated = |at: usize| Some(at.checked_add_signed(off).expect("a line"));
+            let mut now = text.clone();
+            let first = hunk_of(&now, at, (3, 1, 3), &["first".into()], stated(at - 2));
+            now[at] = "first".into();
+            let second = hunk_of(&now, at + 1, (3, 1, 3), &["second".into()], stated(at - 1));
+            now[at + 1] = "second".into();
+            let fp = FilePatch {
+                old_path: Some("f".into()),
+                new_path: Some("f".into()),
+                hunks: vec![first, second],
+                ..FilePatch::default()
+            };
+            WINDOWED.set(0);
+            let got = run(&fp, &file, false);
+            windowed += WINDOWED.get();
+            assert_eq!(got, run(&fp, &file, true), "numbers {off} lines off");
+            let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+            assert_eq!(
+                got.1.as_deref(),
+                Some(want.as_bytes()),
+                "numbers {off} lines off"
+            );
+        }
+        assert!(
+            windowed > 100,
+            "only {windowed} hunks were answered from a window"
+        );
     }
 }
