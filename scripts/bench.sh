@@ -11,7 +11,7 @@
 #
 # Environment:
 #   GIT_LLM_APPLY_BENCH_BIN=PATH  measure this binary (otherwise: cargo build --release)
-#   BENCH_ROWS=ABCDEF             run only these rows
+#   BENCH_ROWS=ABCDEFG            run only these rows
 #   BENCH_RUNS=5                  timed runs per row (the median is reported)
 #   BENCH_RUNS_HUGE=1             timed runs for row D
 #   BENCH_HUGE_MB=1100            row D's file size in MB (10^6 bytes)
@@ -27,17 +27,22 @@
 #   D  one-line patch to a 1.1 GB file                   [<= 2x git apply's time, RSS <= 2x file]
 #   E  64 MB new-file patch, human report                [<= 1 s, stdout <= 64 KiB]
 #   F  undo of a 100,000-hunk apply (1,000,000 lines)    [<= 2 s; git not run: no undo]
+#   G  overlapping hunks (each pair: the second's context holds the first's new line), applied
+#      one after another: 1,000 pairs on 200,000 lines, then 10,000 pairs on 2,000,000 lines
+#                                                        [time ratio <= 15x: ten times the work;
+#                                                         hunks x file would be 100x. git apply
+#                                                         refuses these patches, so is not run]
 # Exit status: 0 when every result was right (whether or not the goals are met), 1 otherwise.
 set -euo pipefail
 lines=${1:-200000}
 hunks=${2:-2000}
-rows=${BENCH_ROWS:-ABCDEF}
+rows=${BENCH_ROWS:-ABCDEFG}
 runs=${BENCH_RUNS:-5}
 runs_huge=${BENCH_RUNS_HUGE:-1}
 huge_mb=${BENCH_HUGE_MB:-1100}
 timeout_s=${BENCH_TIMEOUT:-900}
 die() { echo "bench: $*" >&2; exit 1; }
-[[ $rows =~ ^[A-F]+$ ]] || die "BENCH_ROWS must be letters from ABCDEF, not '$rows'"
+[[ $rows =~ ^[A-G]+$ ]] || die "BENCH_ROWS must be letters from ABCDEFG, not '$rows'"
 for v in lines hunks runs runs_huge huge_mb timeout_s; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer, not '${!v}'"
 done
@@ -182,10 +187,28 @@ def many(d, n, h):
     write(f'{d}/expected', new)
     shutil.copyfile(f'{d}/ours/big.rs', f'{d}/orig')
 
+def overlapping(d, n, pairs):
+    """pairs of hunks over an n-line file: the first changes a line, the second changes the
+    next line, and its context holds the first one's new line."""
+    rng = random.Random(19)
+    lines = [code_line(i, rng) for i in range(n)]
+    out, new = list(HEADER), list(lines)
+    step = n // pairs
+    for k in range(pairs):
+        at = k * step + step // 2
+        new[at], new[at + 1] = lines[at] + ' // A', lines[at + 1] + ' // B'
+        out += hunk(at - 1, at - 1, lines[at - 2:at], [lines[at]], [new[at]], lines[at + 1:at + 3])
+        out += hunk(at, at, [lines[at - 1], new[at]], [lines[at + 1]], [new[at + 1]],
+                    lines[at + 2:at + 4])
+    write(f'{d}/ours/big.rs', lines)
+    write(f'{d}/patch', out)
+    write(f'{d}/expected', new)
+
 row, d, args = sys.argv[1], sys.argv[2], [int(a) for a in sys.argv[3:]]
 {'A': lambda: replace_block(d, 10 * 2**20, 3), 'B': lambda: stale(d, *args),
  'C': lambda: replace_block(d, 8 * 10**6, 5), 'D': lambda: huge(d, *args),
- 'E': lambda: new_file(d, 64), 'F': lambda: many(d, 1_000_000, 100_000)}[row]()
+ 'E': lambda: new_file(d, 64), 'F': lambda: many(d, 1_000_000, 100_000),
+ 'G': lambda: overlapping(d, *args)}[row]()
 PY
 
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
@@ -393,6 +416,25 @@ row_F() {
   [ -n "$O_BAD" ] || measured="$OTM s"
   add_row F "undo of a 100,000-hunk apply (1,000,000 lines)" "- (no undo)" "$(ours_cell)" "$(ratio_cell)" "$(rss_cell)" "<= 2 s" "$measured" "$(verdict $ok)"
   rm -rf "$d"
+}
+
+row_G() {
+  local small=$work/G1 big=$work/G2 ok=false measured=- t1 o1 k1
+  # git apply refuses a hunk whose context holds an earlier hunk's new line: not run.
+  echo "G: setup (1,000 overlapping pairs of hunks on 200,000 lines)"
+  setup G "$small" 200000 1000
+  GIT_CMD=() OURS_CMD=("$bin" "$small/patch")
+  pairs G1 "$runs" "$small" big.rs modify "$small/expected"
+  t1=$OTM o1=$O_BAD k1=$OKM
+  rm -rf "$small"
+  echo "G: setup (10,000 overlapping pairs of hunks on 2,000,000 lines)"
+  setup G "$big" 2000000 10000
+  OURS_CMD=("$bin" "$big/patch")
+  pairs G2 "$runs" "$big" big.rs modify "$big/expected"
+  if [ -z "$o1" ] && [ -z "$O_BAD" ] && le "$OTM" "$(awk -v t="$t1" 'BEGIN { if (t < 0.01) t = 0.01; print 15 * t }')"; then ok=true; fi
+  [ -n "$o1" ] || [ -n "$O_BAD" ] || measured="$t1 s, then $OTM s: $(ratio "$OTM" "$t1")"
+  add_row G "overlapping hunk pairs: 1,000 on 200,000 lines, 10,000 on 2,000,000" "- (refuses)" "${o1:-$t1 s}; $(ours_cell)" - "$(mib "${k1:-0}"); $(rss_cell)" "time ratio <= 15x (hunks x file: 100x)" "$measured" "$(verdict $ok)"
+  rm -rf "$big"
 }
 
 echo "bench: git-llm-apply scale (issue 14)"

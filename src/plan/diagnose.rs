@@ -327,15 +327,41 @@ pub fn diagnose(
 ) -> Vec<Option<Diagnostic>> {
     let hay = Haystack::new(lines);
     let path = fp.display_path();
+    let placed = Placed::new(located);
     located
         .iter()
         .enumerate()
         .map(|(i, loc)| match loc {
-            Located::Ambiguous { starts, .. } => Some(ambiguous(fp, i, starts, located, searched)),
-            Located::NotFound { .. } => Some(not_found(&hay, fp, i, located, searched, path)),
+            Located::Ambiguous { starts, .. } => Some(ambiguous(fp, i, starts, &placed, searched)),
+            Located::NotFound { .. } => Some(not_found(&hay, fp, i, &placed, searched, path)),
             _ => None,
         })
         .collect()
+}
+
+/// The hunks of a file as located, with, for each, the nearest earlier hunk that was placed
+/// (its number and 0-based start): worked out once, not by a walk back from every hunk.
+struct Placed<'l> {
+    all: &'l [Located],
+    previous: Vec<Option<(usize, usize)>>,
+}
+
+impl<'l> Placed<'l> {
+    fn new(all: &'l [Located]) -> Placed<'l> {
+        let mut last = None;
+        let previous = all
+            .iter()
+            .enumerate()
+            .map(|(j, l)| {
+                let before = last;
+                if let Located::Placed(p) = l {
+                    last = Some((j + 1, p.start));
+                }
+                before
+            })
+            .collect();
+        Placed { all, previous }
+    }
 }
 
 fn clip(s: &str) -> String {
@@ -398,7 +424,7 @@ fn ambiguous(
     fp: &FilePatch,
     i: usize,
     starts: &[usize],
-    located: &[Located],
+    located: &Placed,
     searched: &[Option<usize>],
 ) -> Diagnostic {
     let mut d = base(fp, i, searched);
@@ -420,25 +446,12 @@ fn ambiguous(
     d
 }
 
-/// Where an earlier placed hunk starts, as (hunk number, 0-based line).
-fn previous_placed(located: &[Located], i: usize) -> Option<(usize, usize)> {
-    located
-        .get(..i)?
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(j, l)| match l {
-            Located::Placed(p) => Some((j + 1, p.start)),
-            _ => None,
-        })
-}
-
 /// The hunk comes before an earlier one: by its numbers, or by where its lines are.
 fn out_of_order(
     fp: &FilePatch,
     i: usize,
     found: Option<usize>,
-    located: &[Located],
+    located: &Placed,
 ) -> Option<Finding> {
     if i == 0 {
         return None;
@@ -455,7 +468,7 @@ fn out_of_order(
         }
     }
     let found = found?;
-    let (pi, ps) = previous_placed(located, i)?;
+    let (pi, ps) = located.previous[i]?;
     (found < ps).then_some(Finding::OutOfOrder {
         line: found + 1,
         previous_hunk: pi,
@@ -471,7 +484,7 @@ fn not_found(
     hay: &Haystack,
     fp: &FilePatch,
     i: usize,
-    located: &[Located],
+    located: &Placed,
     searched: &[Option<usize>],
     path: &str,
 ) -> Diagnostic {
@@ -481,7 +494,7 @@ fn not_found(
     let near = searched.get(i).copied().flatten();
 
     // The hunk's text is there, but a rule kept it from that place.
-    if let Some(finding) = blocked_fit(hay, h, &old, located, i) {
+    if let Some(finding) = blocked_fit(hay, h, &old, located.all, i) {
         let line = match &finding {
             Finding::Overlaps { line, .. }
             | Finding::NotAtEnd { line }

@@ -908,10 +908,12 @@ fn plan_modify(
                 _ => None,
             })
             .collect();
+        // One index of the file for every elided hunk: the text does not change here.
+        let hay = Haystack::new(&text.lines);
         for (i, h) in fp.hunks.iter().enumerate() {
             let unplaced = matches!(located[i], Located::NotFound { .. });
             if unplaced && repeats[i].is_none() && has_search_elision(h) {
-                match place_search_elided(h, &text, hints[i].searched, &taken) {
+                match place_search_elided(h, &hay, hints[i].searched, &taken) {
                     Ok((rebuilt, pl, filled)) => {
                         plan.warnings.push(Warning::new(
                             WarningKind::Elision,
@@ -933,7 +935,10 @@ fn plan_modify(
             if !unplaced || repeats[i].is_some() || !has_elision(h) {
                 continue;
             }
-            match place_elided(h, &text, hints[i].searched, &taken) {
+            // Its parts: the first placed by the hunk's own rules, each next one after the one
+            // before, where it must fit in one place only. No part may be placed loosely than
+            // a line pass, already be there, or overlap another hunk.
+            match place_in_order(elision_pieces(h), &hay, hints[i].searched, &taken) {
                 Ok(pieces) => {
                     let (first, last) = (&pieces[0].1, &pieces[pieces.len() - 1].1);
                     plan.warnings.push(Warning::new(
@@ -1237,18 +1242,6 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
         .collect()
 }
 
-/// Place the parts of an elided hunk: the first by the hunk's own rules, each next one after
-/// the one before, where it must fit in one place only. No part may be placed loosely than
-/// a line pass, already be there, or overlap another hunk.
-fn place_elided(
-    h: &Hunk,
-    text: &TextFile,
-    hint: Option<usize>,
-    taken: &[(usize, usize)],
-) -> Result<Vec<(Hunk, Placement)>, String> {
-    place_in_order(elision_pieces(h), &Haystack::new(&text.lines), hint, taken)
-}
-
 fn elision_refusal(what: &str) -> String {
     format!("the hunk has an elision line, and {what}; resend it with the elided lines written out")
 }
@@ -1323,7 +1316,7 @@ fn has_search_elision(h: &Hunk) -> bool {
 /// lines each elision stood for.
 fn place_search_elided(
     h: &Hunk,
-    text: &TextFile,
+    hay: &Haystack,
     hint: Option<usize>,
     taken: &[(usize, usize)],
 ) -> Result<(Hunk, Placement, Vec<usize>), String> {
@@ -1352,8 +1345,7 @@ fn place_search_elided(
             ..Hunk::default()
         })
         .collect();
-    let hay = Haystack::new(&text.lines);
-    let placed = place_in_order(pieces, &hay, hint, taken)?;
+    let placed = place_in_order(pieces, hay, hint, taken)?;
     // The file's own lines carry the file's indentation: with parts that matched only when
     // ignoring indentation, they would out-vote how the REPLACE text is to be re-indented.
     if placed.iter().any(|(_, pl)| pl.pass.ignores_indentation()) {
@@ -1371,7 +1363,7 @@ fn place_search_elided(
         if l.kind == LineKind::Remove && crate::patch::is_elision(&l.text) {
             let (from, to) = (placed[k].1.end, placed[k + 1].1.start);
             lines.extend(
-                text.lines[from..to]
+                hay.lines()[from..to]
                     .iter()
                     .map(|t| crate::patch::Line::new(LineKind::Remove, t.clone())),
             );
