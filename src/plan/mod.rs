@@ -1382,7 +1382,7 @@ fn place_search_elided(
         taken,
         context_width: 3,
     };
-    match locate::locate(&hay, &q) {
+    match locate::locate(hay, &q) {
         Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),
         _ => Err(elision_refusal(
             "the SEARCH text with the file's lines in its place does not fit in one place",
