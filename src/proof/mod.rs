@@ -457,7 +457,7 @@ fn check_text(
             }
             Claim::Placed(pl) => {
                 if ev.sequential {
-                    cur = apply_claims(p, &cur, &[(i, h, pl)], &mut touches_end)?;
+                    apply_in_place(p, &mut cur, (i, h, pl), &mut touches_end)?;
                 } else {
                     placed.push((i, h, pl));
                 }
@@ -471,6 +471,7 @@ fn check_text(
         placed.sort_by_key(|(i, _, pl)| (pl.start, pl.end, *i));
         cur = apply_claims(p, &cur, &placed, &mut touches_end)?;
     }
+    cur.close();
     compare(p, &cur, new, new_len, touches_end, final_newline)?;
     if !ev.sequential {
         reverse(p, &placed, &orig, new, new_len)?;
@@ -579,7 +580,56 @@ fn apply_claims<'a>(
     let mut out = Derived::empty(cur.orig());
     let mut cursor = 0usize;
     for &(i, h, pl) in placed {
-        let at = Some(i + 1);
+        check_region(p, cur, i, h, pl, cursor)?;
+        out.extend_from(cur, cursor, pl.start);
+        walk_region(p, cur, i, h, pl, &mut out)?;
+        cursor = pl.end;
+        if pl.end == cur.len() {
+            *touches_end = true;
+        }
+    }
+    out.extend_from(cur, cursor, cur.len());
+    Ok(out)
+}
+
+/// One placement applied to `cur` in place, as [`apply_claims`] applies it: for hunks proved
+/// one after another, where copying the whole text per hunk would cost hunks × runs.
+fn apply_in_place<'a>(
+    p: &FilePlan,
+    cur: &mut Derived<'a>,
+    (i, h, pl): (usize, &'a Hunk, &Placement),
+    touches_end: &mut bool,
+) -> Result<(), Failure> {
+    check_region(p, cur, i, h, pl, 0)?;
+    let mut region = Derived::empty(cur.orig());
+    walk_region(p, cur, i, h, pl, &mut region)?;
+    if pl.end == cur.len() {
+        *touches_end = true;
+    }
+    #[cfg(debug_assertions)]
+    let whole = apply_claims(p, cur, &[(i, h, pl)], &mut false)?;
+    cur.replace(pl.start, pl.end, &region);
+    #[cfg(debug_assertions)]
+    debug_assert!(
+        cur.len() == whole.len() && cur.items(0, cur.len()).eq(whole.items(0, whole.len())),
+        "a placement applied in place is the placement applied whole"
+    );
+    Ok(())
+}
+
+/// The checks of a placement's region against `cur` that come before its lines are walked:
+/// inside the file, after `cursor` (the end of the region before it), and at the end of the
+/// file it is pinned to.
+fn check_region(
+    p: &FilePlan,
+    cur: &Derived,
+    i: usize,
+    h: &Hunk,
+    pl: &Placement,
+    cursor: usize,
+) -> Result<(), Failure> {
+    let at = Some(i + 1);
+    {
         if pl.start < cursor || pl.end < pl.start || pl.end > cur.len() {
             return Err(fail(
                 p,
@@ -606,7 +656,22 @@ fn apply_claims<'a>(
                 "the hunk must end the file but was placed earlier",
             ));
         }
-        out.extend_from(cur, cursor, pl.start);
+    }
+    Ok(())
+}
+
+/// A placement's region of `cur` as the hunk leaves it, appended to `out`: its old side checked
+/// against the region, its added lines put in at their insertion points.
+fn walk_region<'a>(
+    p: &FilePlan,
+    cur: &Derived<'a>,
+    i: usize,
+    h: &'a Hunk,
+    pl: &Placement,
+    out: &mut Derived<'a>,
+) -> Result<(), Failure> {
+    let at = Some(i + 1);
+    {
         let removed = check_mapping(p, i, h, pl, cur)?;
         let runs = added_runs(h);
         if runs.len() != pl.inserts.len() {
@@ -656,13 +721,8 @@ fn apply_claims<'a>(
                 keep = if gone { pos + 1 } else { pos };
             }
         }
-        cursor = pl.end;
-        if pl.end == cur.len() {
-            *touches_end = true;
-        }
     }
-    out.extend_from(cur, cursor, cur.len());
-    Ok(out)
+    Ok(())
 }
 
 /// The hunk's old side against the region: every removed line matched to a file line that
