@@ -344,6 +344,10 @@ pub fn diagnose(
 struct Placed<'l> {
     all: &'l [Located],
     previous: Vec<Option<(usize, usize)>>,
+    /// The placed regions as (start, end, hunk index), by start, when no two overlap (as
+    /// hunks placed in the original text never do): the regions a range overlaps are then
+    /// found by bisection. `None`: every hunk is looked at.
+    regions: Option<Vec<(usize, usize, usize)>>,
 }
 
 impl<'l> Placed<'l> {
@@ -360,7 +364,43 @@ impl<'l> Placed<'l> {
                 before
             })
             .collect();
-        Placed { all, previous }
+        let mut regions: Vec<(usize, usize, usize)> = all
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| match l {
+                Located::Placed(p) => Some((p.start, p.end, k)),
+                _ => None,
+            })
+            .collect();
+        regions.sort_unstable();
+        let disjoint = regions
+            .windows(2)
+            .all(|w| w[0].1 <= w[1].0 && w[0].0 < w[0].1 && w[1].0 < w[1].1);
+        Placed {
+            all,
+            previous,
+            regions: disjoint.then_some(regions),
+        }
+    }
+
+    /// The first hunk before hunk `i` whose placed region overlaps lines `s..e`.
+    fn overlapping(&self, s: usize, e: usize, i: usize) -> Option<usize> {
+        let overlaps = |p: &Placement| !(e <= p.start || s >= p.end);
+        let Some(regions) = &self.regions else {
+            return self.all[..i].iter().position(|l| match l {
+                Located::Placed(p) => overlaps(p),
+                _ => false,
+            });
+        };
+        // Disjoint and by start, so by end too: those overlapping are one stretch.
+        let from = regions.partition_point(|r| r.1 <= s);
+        let to = regions.partition_point(|r| r.0 < e);
+        regions
+            .get(from..to.max(from))?
+            .iter()
+            .filter(|r| r.2 < i && !(e <= r.0 || s >= r.1))
+            .map(|r| r.2)
+            .min()
     }
 }
 
@@ -494,7 +534,7 @@ fn not_found(
     let near = searched.get(i).copied().flatten();
 
     // The hunk's text is there, but a rule kept it from that place.
-    if let Some(finding) = blocked_fit(hay, h, &old, located.all, i) {
+    if let Some(finding) = blocked_fit(hay, h, &old, located, i) {
         let line = match &finding {
             Finding::Overlaps { line, .. }
             | Finding::NotAtEnd { line }
@@ -596,7 +636,7 @@ fn blocked_fit(
     hay: &Haystack,
     h: &Hunk,
     old: &[String],
-    located: &[Located],
+    located: &Placed,
     i: usize,
 ) -> Option<Finding> {
     if old.is_empty() {
@@ -608,12 +648,7 @@ fn blocked_fit(
             continue;
         };
         for &s in &starts {
-            let e = s + old.len();
-            let taken_by = located[..i].iter().position(|l| match l {
-                Located::Placed(p) => !(e <= p.start || s >= p.end),
-                _ => false,
-            });
-            if let Some(k) = taken_by {
+            if let Some(k) = located.overlapping(s, s + old.len(), i) {
                 return Some(Finding::Overlaps {
                     line: s + 1,
                     hunk: k + 1,
@@ -1335,5 +1370,44 @@ mod tests {
         let c = closest_region(&hay, &old, None).expect("a region");
         assert_eq!(c.differences[0].kind, DifferenceKind::MissingBlankLine);
         assert_eq!(c.differences[0].hunk_line, Some(3));
+    }
+
+    proptest::proptest! {
+        /// The hunk a range runs into, found by bisection among disjoint regions, is the one a
+        /// walk over the earlier hunks finds; overlapping regions take the walk.
+        #[test]
+        fn the_hunk_a_range_runs_into_is_the_first_one(
+            spans in proptest::collection::vec((0..40usize, 0..6usize, proptest::bool::ANY), 0..12),
+            queries in proptest::collection::vec((0..50usize, 0..8usize, 0..13usize), 1..16),
+        ) {
+            let located: Vec<Located> = spans
+                .iter()
+                .map(|&(start, len, placed)| {
+                    if placed {
+                        Located::Placed(Placement {
+                            start,
+                            end: start + len,
+                            mapping: Vec::new(),
+                            inserts: Vec::new(),
+                            pass: Pass::Exact,
+                            occurrences: 1,
+                            decided_by: DecidedBy::Unique,
+                            fuzz: None,
+                        })
+                    } else {
+                        Located::NotFound { reason: None }
+                    }
+                })
+                .collect();
+            let placed = Placed::new(&located);
+            for &(s, n, i) in &queries {
+                let i = i.min(located.len());
+                let walk = located[..i].iter().position(|l| match l {
+                    Located::Placed(p) => !(s + n <= p.start || s >= p.end),
+                    _ => false,
+                });
+                proptest::prop_assert_eq!(placed.overlapping(s, s + n, i), walk);
+            }
+        }
     }
 }

@@ -629,33 +629,31 @@ fn check_region(
     cursor: usize,
 ) -> Result<(), Failure> {
     let at = Some(i + 1);
-    {
-        if pl.start < cursor || pl.end < pl.start || pl.end > cur.len() {
-            return Err(fail(
-                p,
-                at,
-                format!(
-                    "the region {}..{} overlaps an earlier hunk's or leaves the file ({} lines)",
-                    pl.start + 1,
-                    pl.end,
-                    cur.len()
-                ),
-            ));
-        }
-        if h.at_bof && pl.start != 0 {
-            return Err(fail(
-                p,
-                at,
-                "the hunk must start the file but was placed later",
-            ));
-        }
-        if h.at_eof && pl.end != cur.len() {
-            return Err(fail(
-                p,
-                at,
-                "the hunk must end the file but was placed earlier",
-            ));
-        }
+    if pl.start < cursor || pl.end < pl.start || pl.end > cur.len() {
+        return Err(fail(
+            p,
+            at,
+            format!(
+                "the region {}..{} overlaps an earlier hunk's or leaves the file ({} lines)",
+                pl.start + 1,
+                pl.end,
+                cur.len()
+            ),
+        ));
+    }
+    if h.at_bof && pl.start != 0 {
+        return Err(fail(
+            p,
+            at,
+            "the hunk must start the file but was placed later",
+        ));
+    }
+    if h.at_eof && pl.end != cur.len() {
+        return Err(fail(
+            p,
+            at,
+            "the hunk must end the file but was placed earlier",
+        ));
     }
     Ok(())
 }
@@ -671,55 +669,53 @@ fn walk_region<'a>(
     out: &mut Derived<'a>,
 ) -> Result<(), Failure> {
     let at = Some(i + 1);
+    let removed = check_mapping(p, i, h, pl, cur)?;
+    let runs = added_runs(h);
+    if runs.len() != pl.inserts.len() {
+        return Err(fail(
+            p,
+            at,
+            format!(
+                "{} insertion points for {} runs of added lines",
+                pl.inserts.len(),
+                runs.len()
+            ),
+        ));
+    }
+    if pl.inserts.windows(2).any(|w| w[0] > w[1])
+        || pl.inserts.iter().any(|&x| x < pl.start || x > pl.end)
     {
-        let removed = check_mapping(p, i, h, pl, cur)?;
-        let runs = added_runs(h);
-        if runs.len() != pl.inserts.len() {
-            return Err(fail(
-                p,
-                at,
-                format!(
-                    "{} insertion points for {} runs of added lines",
-                    pl.inserts.len(),
-                    runs.len()
-                ),
-            ));
-        }
-        if pl.inserts.windows(2).any(|w| w[0] > w[1])
-            || pl.inserts.iter().any(|&x| x < pl.start || x > pl.end)
-        {
-            return Err(fail(
-                p,
-                at,
-                "added lines are placed outside the hunk's region or out of order",
-            ));
-        }
-        // Added lines read as the patch's under the pass the hunk matched by: a line the hunk
-        // repeats unchanged keeps the file's bytes, which the pass forgave (splice).
-        let loose = if h.reindent || pl.pass.ignores_indentation() {
-            Some(pl.pass.max(Pass::Whitespace))
-        } else {
-            (pl.pass != Pass::Exact).then_some(pl.pass)
-        };
-        // Region lines from `keep` on are kept up to the next removed line or insertion
-        // point; the insertion points are in order, so the runs go in as the walk reaches
-        // them.
-        let mut next = 0usize;
-        let mut keep = pl.start;
-        for pos in pl.start..=pl.end {
-            let gone = pos < pl.end && removed[pos - pl.start];
-            if gone || pos == pl.end || pl.inserts.get(next) == Some(&pos) {
-                out.extend_from(cur, keep, pos);
-                while pl.inserts.get(next) == Some(&pos) {
-                    out.push(Seg::Added {
-                        lines: runs[next],
-                        hunk: i as u32,
-                        loose,
-                    });
-                    next += 1;
-                }
-                keep = if gone { pos + 1 } else { pos };
+        return Err(fail(
+            p,
+            at,
+            "added lines are placed outside the hunk's region or out of order",
+        ));
+    }
+    // Added lines read as the patch's under the pass the hunk matched by: a line the hunk
+    // repeats unchanged keeps the file's bytes, which the pass forgave (splice).
+    let loose = if h.reindent || pl.pass.ignores_indentation() {
+        Some(pl.pass.max(Pass::Whitespace))
+    } else {
+        (pl.pass != Pass::Exact).then_some(pl.pass)
+    };
+    // Region lines from `keep` on are kept up to the next removed line or insertion
+    // point; the insertion points are in order, so the runs go in as the walk reaches
+    // them.
+    let mut next = 0usize;
+    let mut keep = pl.start;
+    for pos in pl.start..=pl.end {
+        let gone = pos < pl.end && removed[pos - pl.start];
+        if gone || pos == pl.end || pl.inserts.get(next) == Some(&pos) {
+            out.extend_from(cur, keep, pos);
+            while pl.inserts.get(next) == Some(&pos) {
+                out.push(Seg::Added {
+                    lines: runs[next],
+                    hunk: i as u32,
+                    loose,
+                });
+                next += 1;
             }
+            keep = if gone { pos + 1 } else { pos };
         }
     }
     Ok(())
