@@ -49,7 +49,7 @@ pub struct Haystack<'a> {
 pub struct Window<'w> {
     census: &'w Census,
     /// The whole text's lines, in any order, for the census to count on first use.
-    whole: [&'w [Line<'w>]; 2],
+    whole: &'w Whole<'w>,
     at_start: bool,
     at_end: bool,
     margin: usize,
@@ -57,12 +57,12 @@ pub struct Window<'w> {
 }
 
 impl<'w> Window<'w> {
-    /// A window of `whole` (its lines in two runs, in any order) that starts at the text's
-    /// start or not, and ends at its end or not; matches within `margin` lines of an edge
-    /// that is not the text's own spill it.
+    /// A window of `whole` (which calls its function on every line of the text, in any
+    /// order) that starts at the text's start or not, and ends at its end or not; matches
+    /// within `margin` lines of an edge that is not the text's own spill it.
     pub fn new(
         census: &'w Census,
-        whole: [&'w [Line<'w>]; 2],
+        whole: &'w Whole<'w>,
         at_start: bool,
         at_end: bool,
         margin: usize,
@@ -113,6 +113,9 @@ impl<'w> Window<'w> {
     }
 }
 
+/// A text's lines, each handed to the function given, in any order.
+pub type Whole<'w> = dyn Fn(&mut dyn FnMut(&str)) + 'w;
+
 /// How many lines of a text have each wanted key, per pass, kept up to date as the text
 /// changes: counting is free of positions, so an edit costs its own lines, not the text's.
 pub struct Census {
@@ -132,19 +135,19 @@ impl Census {
         }
     }
 
-    fn count(&self, pass: Pass, hash: u64, whole: [&[Line]; 2]) -> Option<usize> {
+    fn count(&self, pass: Pass, hash: u64, whole: &Whole) -> Option<usize> {
         let set = self.wanted.set(pass);
         if !set.contains(hash) {
             return None;
         }
         let counts = self.counts[pass.index()].get_or_init(|| {
             let mut counts = HashMap::with_hasher(Default::default());
-            for l in whole.iter().flat_map(|w| w.iter()) {
+            whole(&mut |l| {
                 let h = hash_str(&key(pass, l));
                 if set.contains(h) {
                     *counts.entry(h).or_insert(0u32) += 1;
                 }
-            }
+            });
             counts
         });
         Some(counts.get(&hash).copied().unwrap_or(0) as usize)

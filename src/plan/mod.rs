@@ -11,6 +11,7 @@ pub mod locate;
 pub mod merge;
 pub mod normalize;
 pub mod paths;
+pub mod rope;
 pub mod sequential;
 pub mod splice;
 pub mod text;

@@ -1,15 +1,16 @@
 //! Hunks applied one after another, each located in the text the earlier ones left (as `git
 //! apply` does): the way a file whose hunks overlap is patched.
 //!
-//! Each hunk costs its own size, not the file's. The text is a gap buffer whose gap follows
-//! the edits, so hunks in file order move it over the file once in all. A hunk is searched in a
-//! window around where its numbers put it, and a census of the whole text (how many lines have
+//! Each hunk costs its own size and the logarithm of the file's, in any order: the text is a
+//! rope, cut and joined where each hunk goes. A hunk is searched in a window around where its
+//! numbers put it, and a census of the whole text (how many lines have
 //! each line the patch names, kept up to date as hunks are spliced) shows whether that window
 //! held every line the search looked up. When it did not, or the hunk is not placed there, the
 //! hunk is searched in the whole text, so the answer is always the whole text's.
 
 use super::locate::{self, Census, Haystack, Located, Placement, Query, Window};
 use super::names;
+use super::rope::Rope;
 use super::splice::{self, IndentMap};
 use super::text::{Eol, Line, TextFile};
 use crate::patch::Hunk;
@@ -17,14 +18,10 @@ use crate::patch::Hunk;
 /// Lines a window reaches past a hunk's margin on each side of where its numbers put it.
 const REACH: usize = 64;
 
-/// A text being patched hunk after hunk: `left` then `right` reversed, the gap between them
-/// where the last edit was.
+/// A text being patched hunk after hunk: its lines with their endings, in a rope.
 pub struct InTurn<'a> {
     bom: bool,
-    left: Vec<Line<'a>>,
-    left_eols: Vec<Eol>,
-    right: Vec<Line<'a>>,
-    right_eols: Vec<Eol>,
+    lines: Rope<(Line<'a>, Eol)>,
     /// Lines ending in CRLF and in LF, for the ending new lines take.
     crlf: usize,
     lf: usize,
@@ -37,10 +34,13 @@ impl<'a> InTurn<'a> {
     pub fn new<'w>(text: &TextFile<'a>, wanted: impl Iterator<Item = &'w str>) -> InTurn<'a> {
         let mut t = InTurn {
             bom: text.bom,
-            left: text.lines.clone(),
-            left_eols: text.eols.clone(),
-            right: Vec::new(),
-            right_eols: Vec::new(),
+            lines: Rope::new(
+                text.lines
+                    .iter()
+                    .cloned()
+                    .zip(text.eols.iter().copied())
+                    .collect(),
+            ),
             crlf: 0,
             lf: 0,
             census: Census::new(wanted),
@@ -50,7 +50,7 @@ impl<'a> InTurn<'a> {
     }
 
     fn len(&self) -> usize {
-        self.left.len() + self.right.len()
+        self.lines.len()
     }
 
     fn count_eols(&mut self, eols: &[Eol], up: bool) {
@@ -73,16 +73,13 @@ impl<'a> InTurn<'a> {
         }
     }
 
-    /// Move the gap to line `at`: lines before it are `left`.
-    fn gap_to(&mut self, at: usize) {
-        let at = at.min(self.len());
-        if self.left.len() > at {
-            self.right.extend(self.left.drain(at..).rev());
-            self.right_eols.extend(self.left_eols.drain(at..).rev());
-        } else if self.left.len() < at {
-            let from = self.right.len() - (at - self.left.len());
-            self.left.extend(self.right.drain(from..).rev());
-            self.left_eols.extend(self.right_eols.drain(from..).rev());
+    /// Lines `lo..hi`, as a text of their own (no BOM).
+    fn part(&self, lo: usize, hi: usize) -> TextFile<'a> {
+        let (lines, eols) = self.lines.get(lo, hi).into_iter().unzip();
+        TextFile {
+            bom: false,
+            lines,
+            eols,
         }
     }
 
@@ -100,14 +97,14 @@ impl<'a> InTurn<'a> {
         windowed.unwrap_or_else(|| self.in_whole(q))
     }
 
-    fn in_whole(&mut self, q: &Query) -> Located {
-        self.gap_to(self.len());
-        locate::locate(&Haystack::for_lines(&self.left, names(q.hunk)), q)
+    fn in_whole(&self, q: &Query) -> Located {
+        let whole = self.part(0, self.len());
+        locate::locate(&Haystack::for_lines(&whole.lines, names(q.hunk)), q)
     }
 
     /// The hunk placed (or found applied) in a window around its hint, when the census shows
     /// the whole text would say the same; `None` otherwise.
-    fn in_window(&mut self, q: &Query) -> Option<Located> {
+    fn in_window(&self, q: &Query) -> Option<Located> {
         #[cfg(test)]
         if tests::REFERENCE.get() {
             return None;
@@ -126,15 +123,10 @@ impl<'a> InTurn<'a> {
         if (lo == 0 && hi == len) || (h.at_eof && hi < len) || (h.at_bof && lo > 0) {
             return None;
         }
-        self.gap_to(hi);
-        let window = Window::new(
-            &self.census,
-            [&self.left, &self.right],
-            lo == 0,
-            hi == len,
-            margin,
-        );
-        let hay = Haystack::for_lines(&self.left[lo..hi], names(h)).within(&window);
+        let part = self.part(lo, hi);
+        let each_line = |f: &mut dyn FnMut(&str)| self.lines.for_each(|(l, _)| f(l));
+        let window = Window::new(&self.census, &each_line, lo == 0, hi == len, margin);
+        let hay = Haystack::for_lines(&part.lines, names(h)).within(&window);
         let local = Query {
             hunk: h,
             hint: Some(hint - lo),
@@ -166,51 +158,43 @@ impl<'a> InTurn<'a> {
         let region = splice::in_place_region(p, len);
         #[cfg(test)]
         let region = region.filter(|_| !tests::REFERENCE.get());
-        let Some(region) = region else {
-            // A placement reaching outside its region: the whole text is spliced.
-            self.gap_to(len);
-            let file = TextFile {
-                bom: self.bom,
-                lines: std::mem::take(&mut self.left),
-                eols: std::mem::take(&mut self.left_eols),
-            };
-            if let Err(why) = IndentMap::learn(h, p, &file) {
-                (self.left, self.left_eols) = (file.lines, file.eols);
-                return Err(why);
+        let (lo, hi, spliced) = match region {
+            Some(region) => {
+                let part = self.part(region.start, region.end);
+                IndentMap::learn(h, &moved(p, -(region.start as isize)), &part)?;
+                let spliced =
+                    splice::splice_part(&part, region.start, h, p, patch_eols, self.dominant_eol());
+                self.census.replace(&part.lines, &spliced.lines);
+                self.count_eols(&part.eols, false);
+                (region.start, region.end, spliced)
             }
-            let spliced = splice::splice(&file, &[(h, p)], patch_eols);
-            self.census.replace(&file.lines, &spliced.lines);
-            self.count_eols(&file.eols, false);
-            self.count_eols(&spliced.eols, true);
-            (self.left, self.left_eols) = (spliced.lines, spliced.eols);
-            return Ok(());
+            // A placement reaching outside its region: the whole text is spliced.
+            None => {
+                let mut file = self.part(0, len);
+                file.bom = self.bom;
+                IndentMap::learn(h, p, &file)?;
+                let spliced = splice::splice(&file, &[(h, p)], patch_eols);
+                self.census.replace(&file.lines, &spliced.lines);
+                self.count_eols(&file.eols, false);
+                (0, len, spliced)
+            }
         };
-        self.gap_to(region.end);
-        let part = TextFile {
-            bom: false,
-            lines: self.left[region.start..].to_vec(),
-            eols: self.left_eols[region.start..].to_vec(),
-        };
-        IndentMap::learn(h, &moved(p, -(region.start as isize)), &part)?;
-        let spliced =
-            splice::splice_part(&part, region.start, h, p, patch_eols, self.dominant_eol());
-        self.census.replace(&part.lines, &spliced.lines);
-        self.count_eols(&part.eols, false);
         self.count_eols(&spliced.eols, true);
-        self.left.truncate(region.start);
-        self.left_eols.truncate(region.start);
-        self.left.extend(spliced.lines);
-        self.left_eols.extend(spliced.eols);
+        self.lines.replace(
+            lo,
+            hi,
+            spliced.lines.into_iter().zip(spliced.eols).collect(),
+        );
         Ok(())
     }
 
     /// The text as the hunks left it.
-    pub fn into_text(mut self) -> TextFile<'a> {
-        self.gap_to(self.len());
+    pub fn into_text(self) -> TextFile<'a> {
+        let (lines, eols) = self.lines.into_vec().into_iter().unzip();
         TextFile {
             bom: self.bom,
-            lines: self.left,
-            eols: self.left_eols,
+            lines,
+            eols,
         }
     }
 }
@@ -237,7 +221,7 @@ mod tests {
 
     thread_local! {
         /// Every hunk searched in the whole text and spliced into the whole text, as before
-        /// windows and the gap buffer: the reference the fast path must equal.
+        /// windows and the rope: the reference the fast path must equal.
         pub static REFERENCE: Cell<bool> = const { Cell::new(false) };
         /// Hunks answered from a window.
         pub static WINDOWED: Cell<usize> = const { Cell::new(0) };
@@ -361,7 +345,7 @@ mod tests {
         /// Hunks located and spliced one after another land where, and leave what, a search
         /// of the whole text and a splice of the whole text do.
         #[test]
-        fn windows_and_the_gap_buffer_change_nothing(
+        fn windows_and_the_rope_change_nothing(
             lines in prop::collection::vec(file_line(), 200..1400),
             crlf in prop::collection::vec(any::<bool>(), 8),
             edits in prop::collection::vec(
