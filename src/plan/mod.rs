@@ -11,7 +11,6 @@ pub mod locate;
 pub mod merge;
 pub mod normalize;
 pub mod paths;
-pub mod rope;
 pub mod sequential;
 pub mod splice;
 pub mod text;

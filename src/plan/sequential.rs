@@ -10,10 +10,10 @@
 
 use super::locate::{self, Census, Haystack, Located, Placement, Query, Window};
 use super::names;
-use super::rope::Rope;
 use super::splice::{self, IndentMap};
 use super::text::{Eol, Line, TextFile};
 use crate::patch::Hunk;
+use crate::rope::{Piece, Rope};
 
 /// Lines a window reaches past a hunk's margin on each side of where its numbers put it.
 const REACH: usize = 64;
@@ -196,6 +196,16 @@ impl<'a> InTurn<'a> {
             lines,
             eols,
         }
+    }
+}
+
+impl Piece for (Line<'_>, Eol) {
+    fn weight(&self) -> usize {
+        1
+    }
+
+    fn cut(&self, _: usize) -> (Self, Self) {
+        unreachable!("a line is never cut")
     }
 }
 

@@ -25,6 +25,7 @@ use crate::plan::locate::Placement;
 use crate::plan::normalize::{key, Pass};
 use crate::plan::{Claim, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{FileState, MODE_FILE};
+use crate::rope::Rope;
 use derived::{Derived, Seg};
 use lines::{strip_bom, Index, Line, Lines};
 
@@ -385,6 +386,8 @@ fn check_text(
     let orig = Index::new(old);
     let new_len = lines::count_chunks(new);
     let mut cur = Derived::original(&orig);
+    // Hunks proved one after another: the text as the claims so far left it, in a rope.
+    let mut turn = ev.sequential.then(|| Rope::new(cur.segs().to_vec()));
     let mut touches_end = false;
     let mut final_newline: Option<bool> = None;
     let mut placed: Vec<(usize, &Hunk, &Placement)> = Vec::new();
@@ -397,9 +400,15 @@ fn check_text(
                     "the hunk was not placed, yet the file applies",
                 ))
             }
-            Claim::AlreadyApplied { start, pass } => {
-                check_already(p, i, h, &cur, *start, *pass)?;
-            }
+            Claim::AlreadyApplied { start, pass } => match &turn {
+                Some(turn) => {
+                    // The lines the check reads: the new or old side's, and one past them.
+                    let reach = h.old_len().max(h.new_len()) + 1;
+                    let window = derived_of(&orig, turn.get(*start, start.saturating_add(reach)));
+                    check_already(p, i, h, (&window, *start), turn.len(), *start, *pass)?;
+                }
+                None => check_already(p, i, h, (&cur, 0), cur.len(), *start, *pass)?,
+            },
             Claim::Repeat { of } => {
                 let original = fp.hunks.get(*of).filter(|_| *of < i);
                 let applied = matches!(
@@ -456,12 +465,17 @@ fn check_text(
                 }
             }
             Claim::Placed(pl) => {
-                if ev.sequential {
-                    apply_in_place(p, &mut cur, (i, h, pl), &mut touches_end)?;
-                } else {
-                    placed.push((i, h, pl));
-                }
-                if pl.end == cur.len() || touches_end {
+                let len = match turn.as_mut() {
+                    Some(turn) => {
+                        apply_in_place(p, &orig, turn, (i, h, pl), &mut touches_end)?;
+                        turn.len()
+                    }
+                    None => {
+                        placed.push((i, h, pl));
+                        cur.len()
+                    }
+                };
+                if pl.end == len || touches_end {
                     final_newline = marker_says(h).or(final_newline);
                 }
             }
@@ -471,7 +485,9 @@ fn check_text(
         placed.sort_by_key(|(i, _, pl)| (pl.start, pl.end, *i));
         cur = apply_claims(p, &cur, &placed, &mut touches_end)?;
     }
-    cur.close();
+    if let Some(turn) = turn {
+        cur = derived_of(&orig, turn.into_vec());
+    }
     compare(p, &cur, new, new_len, touches_end, final_newline)?;
     if !ev.sequential {
         reverse(p, &placed, &orig, new, new_len)?;
@@ -580,9 +596,9 @@ fn apply_claims<'a>(
     let mut out = Derived::empty(cur.orig());
     let mut cursor = 0usize;
     for &(i, h, pl) in placed {
-        check_region(p, cur, i, h, pl, cursor)?;
+        check_region(p, cur.len(), i, h, pl, cursor)?;
         out.extend_from(cur, cursor, pl.start);
-        walk_region(p, cur, i, h, pl, &mut out)?;
+        walk_region(p, cur, 0, i, h, pl, &mut out)?;
         cursor = pl.end;
         if pl.end == cur.len() {
             *touches_end = true;
@@ -592,29 +608,66 @@ fn apply_claims<'a>(
     Ok(out)
 }
 
-/// One placement applied to `cur` in place, as [`apply_claims`] applies it: for hunks proved
-/// one after another, where copying the whole text per hunk would cost hunks × runs.
+/// One placement applied to `turn` (the text as the claims before it left it) in place, as
+/// [`apply_claims`] applies it: for hunks proved one after another, where copying the whole
+/// text per hunk would cost hunks × runs. Only the region's runs are read and replaced.
 fn apply_in_place<'a>(
     p: &FilePlan,
-    cur: &mut Derived<'a>,
+    orig: &'a Index<'a>,
+    turn: &mut Rope<Seg<'a>>,
     (i, h, pl): (usize, &'a Hunk, &Placement),
     touches_end: &mut bool,
 ) -> Result<(), Failure> {
-    check_region(p, cur, i, h, pl, 0)?;
-    let mut region = Derived::empty(cur.orig());
-    walk_region(p, cur, i, h, pl, &mut region)?;
-    if pl.end == cur.len() {
+    let len = turn.len();
+    check_region(p, len, i, h, pl, 0)?;
+    let window = derived_of(orig, turn.get(pl.start, pl.end));
+    let local = Placement {
+        start: 0,
+        end: pl.end - pl.start,
+        // A line before the region stays outside it (past its end), as the checks see it.
+        mapping: pl
+            .mapping
+            .iter()
+            .map(|m| m.map(|m| m.checked_sub(pl.start).unwrap_or(usize::MAX)))
+            .collect(),
+        inserts: pl
+            .inserts
+            .iter()
+            .map(|&x| x.checked_sub(pl.start).unwrap_or(usize::MAX))
+            .collect(),
+        ..pl.clone()
+    };
+    let mut region = Derived::empty(orig);
+    walk_region(p, &window, pl.start, i, h, &local, &mut region)?;
+    if pl.end == len {
         *touches_end = true;
     }
     #[cfg(debug_assertions)]
-    let whole = apply_claims(p, cur, &[(i, h, pl)], &mut false)?;
-    cur.replace(pl.start, pl.end, &region);
+    let whole = apply_claims(
+        p,
+        &derived_of(orig, turn.get(0, len)),
+        &[(i, h, pl)],
+        &mut false,
+    )?;
+    turn.replace(pl.start, pl.end, region.segs().to_vec());
     #[cfg(debug_assertions)]
-    debug_assert!(
-        cur.len() == whole.len() && cur.items(0, cur.len()).eq(whole.items(0, whole.len())),
-        "a placement applied in place is the placement applied whole"
-    );
+    {
+        let now = derived_of(orig, turn.get(0, turn.len()));
+        debug_assert!(
+            now.len() == whole.len() && now.items(0, now.len()).eq(whole.items(0, whole.len())),
+            "a placement applied in place is the placement applied whole"
+        );
+    }
     Ok(())
+}
+
+/// A derived text of `runs`, in order.
+fn derived_of<'a>(orig: &'a Index<'a>, runs: Vec<Seg<'a>>) -> Derived<'a> {
+    let mut d = Derived::empty(orig);
+    for seg in runs {
+        d.push(seg);
+    }
+    d
 }
 
 /// The checks of a placement's region against `cur` that come before its lines are walked:
@@ -622,14 +675,14 @@ fn apply_in_place<'a>(
 /// file it is pinned to.
 fn check_region(
     p: &FilePlan,
-    cur: &Derived,
+    len: usize,
     i: usize,
     h: &Hunk,
     pl: &Placement,
     cursor: usize,
 ) -> Result<(), Failure> {
     let at = Some(i + 1);
-    if pl.start < cursor || pl.end < pl.start || pl.end > cur.len() {
+    if pl.start < cursor || pl.end < pl.start || pl.end > len {
         return Err(fail(
             p,
             at,
@@ -637,7 +690,7 @@ fn check_region(
                 "the region {}..{} overlaps an earlier hunk's or leaves the file ({} lines)",
                 pl.start + 1,
                 pl.end,
-                cur.len()
+                len
             ),
         ));
     }
@@ -648,7 +701,7 @@ fn check_region(
             "the hunk must start the file but was placed later",
         ));
     }
-    if h.at_eof && pl.end != cur.len() {
+    if h.at_eof && pl.end != len {
         return Err(fail(
             p,
             at,
@@ -659,17 +712,19 @@ fn check_region(
 }
 
 /// A placement's region of `cur` as the hunk leaves it, appended to `out`: its old side checked
-/// against the region, its added lines put in at their insertion points.
+/// against the region, its added lines put in at their insertion points. `cur` starts at line
+/// `base` of the file (for messages).
 fn walk_region<'a>(
     p: &FilePlan,
     cur: &Derived<'a>,
+    base: usize,
     i: usize,
     h: &'a Hunk,
     pl: &Placement,
     out: &mut Derived<'a>,
 ) -> Result<(), Failure> {
     let at = Some(i + 1);
-    let removed = check_mapping(p, i, h, pl, cur)?;
+    let removed = check_mapping(p, i, h, pl, cur, base)?;
     let runs = added_runs(h);
     if runs.len() != pl.inserts.len() {
         return Err(fail(
@@ -730,6 +785,7 @@ fn check_mapping(
     h: &Hunk,
     pl: &Placement,
     cur: &Derived,
+    base: usize,
 ) -> Result<Vec<bool>, Failure> {
     let at = Some(i + 1);
     let old: Vec<_> = h.old_lines().collect();
@@ -765,7 +821,7 @@ fn check_mapping(
                 at,
                 format!(
                     "line {} of the file does not read as the hunk's {:?} under the {} pass",
-                    m + 1,
+                    base + m + 1,
                     line.text,
                     pl.pass.as_str()
                 ),
@@ -806,10 +862,14 @@ fn check_already(
     p: &FilePlan,
     i: usize,
     h: &Hunk,
-    cur: &Derived,
+    (cur, base): (&Derived, usize),
+    total: usize,
     start: usize,
     pass: Pass,
 ) -> Result<(), Failure> {
+    // `cur` holds the file's lines from line `base` on (all of them, or as many as are
+    // read), of `total` lines in all.
+    let lines = |a: usize, b: usize| cur.items(a - base, b - base);
     let at = Some(i + 1);
     let new: Vec<&str> = h.new_lines().map(|l| l.text.as_str()).collect();
     // Blank context past the end of the file is whitespace (the planner's rule too).
@@ -820,16 +880,16 @@ fn check_already(
         .take_while(|(t, l)| l.kind == LineKind::Context && t.trim().is_empty())
         .count();
     let fits = |n: usize| {
-        start + n <= cur.len()
+        start + n <= total
             && new[..n]
                 .iter()
-                .zip(cur.items(start, start + n))
+                .zip(lines(start, start + n))
                 .all(|(a, b)| key(pass, a) == key(pass, &cur.text(b)))
     };
     let n = if fits(new.len()) {
         new.len()
     } else if blank_tail > 0
-        && start + new.len() - blank_tail == cur.len()
+        && start + new.len() - blank_tail == total
         && fits(new.len() - blank_tail)
     {
         new.len() - blank_tail
@@ -850,7 +910,7 @@ fn check_already(
             "called already applied, but not at the start of the file it must start",
         ));
     }
-    if h.at_eof && start + n != cur.len() {
+    if h.at_eof && start + n != total {
         return Err(fail(
             p,
             at,
@@ -860,16 +920,16 @@ fn check_already(
     let removes = h.lines.iter().any(|l| l.kind == LineKind::Remove);
     if removes {
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
-        let old_there = start + old.len() <= cur.len()
+        let old_there = start + old.len() <= total
             && old
                 .iter()
-                .zip(cur.items(start, start + old.len()))
+                .zip(lines(start, start + old.len()))
                 .all(|(a, b)| key(Pass::Unicode, a) == key(Pass::Unicode, &cur.text(b)));
         let same_bytes = old.len() == new.len()
-            && start + new.len() <= cur.len()
+            && start + new.len() <= total
             && new
                 .iter()
-                .zip(cur.items(start, start + new.len()))
+                .zip(lines(start, start + new.len()))
                 .all(|(a, b)| *a == cur.text(b));
         if old_there && !same_bytes {
             return Err(fail(

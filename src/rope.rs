@@ -2,13 +2,25 @@
 //! nodes hold runs of items. A text patched hunk after hunk, the hunks in any order, costs
 //! each hunk its size and the logarithm of the text's, where a vector would move every item
 //! between one hunk and the next.
+//!
+//! Positions count weight: an item may stand for several lines (a run of kept lines), and is
+//! cut where a position falls inside it.
+
+/// An item of a rope: how many positions it takes, and how it is cut.
+pub trait Piece: Clone {
+    fn weight(&self) -> usize;
+    /// The item's first `at` positions and the rest (`0 < at < weight`).
+    fn cut(&self, at: usize) -> (Self, Self);
+}
 
 /// Items a node holds at most when built from a slice.
 const RUN: usize = 512;
 
 struct Node<T> {
     items: Vec<T>,
-    /// Items in this subtree.
+    /// The weight of this node's items.
+    own: usize,
+    /// The weight of this subtree.
     len: usize,
     priority: u64,
     left: Option<Box<Node<T>>>,
@@ -21,9 +33,10 @@ fn len<T>(t: &Tree<T>) -> usize {
     t.as_ref().map_or(0, |n| n.len)
 }
 
-impl<T> Node<T> {
+impl<T: Piece> Node<T> {
     fn fix(&mut self) {
-        self.len = self.items.len() + len(&self.left) + len(&self.right);
+        self.own = self.items.iter().map(Piece::weight).sum();
+        self.len = self.own + len(&self.left) + len(&self.right);
     }
 }
 
@@ -34,7 +47,7 @@ pub struct Rope<T> {
     seed: u64,
 }
 
-impl<T: Clone> Rope<T> {
+impl<T: Piece> Rope<T> {
     /// The items of `from`, in order.
     pub fn new(from: Vec<T>) -> Rope<T> {
         let mut rope = Rope {
@@ -71,16 +84,20 @@ impl<T: Clone> Rope<T> {
         self.seed ^= self.seed << 13;
         self.seed ^= self.seed >> 7;
         self.seed ^= self.seed << 17;
-        Some(Box::new(Node {
-            len: items.len(),
+        let mut node = Box::new(Node {
+            own: 0,
+            len: 0,
             items,
             priority: self.seed,
             left: None,
             right: None,
-        }))
+        });
+        node.fix();
+        Some(node)
     }
 
-    /// Items `lo..hi` (clipped to the length), copied out.
+    /// Positions `lo..hi` (clipped to the length) as items, copied out; items reaching past
+    /// either end are cut to it.
     pub fn get(&self, lo: usize, hi: usize) -> Vec<T> {
         let hi = hi.min(self.len());
         let mut out = Vec::with_capacity(hi.saturating_sub(lo));
@@ -90,7 +107,7 @@ impl<T: Clone> Rope<T> {
         out
     }
 
-    /// Items `lo..hi` (`lo <= hi <= len`) replaced by `with`.
+    /// Positions `lo..hi` (`lo <= hi <= len`) replaced by the items `with`.
     pub fn replace(&mut self, lo: usize, hi: usize, with: Vec<T>) {
         assert!(lo <= hi && hi <= self.len(), "a range of the sequence");
         let (head, rest) = split(self.root.take(), lo);
@@ -119,23 +136,46 @@ impl<T: Clone> Rope<T> {
     }
 }
 
-/// Items `lo..hi` of `t` (in its own positions) appended to `out`.
-fn collect<T: Clone>(t: &Tree<T>, lo: usize, hi: usize, out: &mut Vec<T>) {
+/// Positions `lo..hi` of `t` (in its own positions) appended to `out`, as items.
+fn collect<T: Piece>(t: &Tree<T>, lo: usize, hi: usize, out: &mut Vec<T>) {
     let Some(n) = t else { return };
     let left = len(&n.left);
-    let own = n.items.len();
     if lo < left {
         collect(&n.left, lo, hi.min(left), out);
     }
-    let (a, b) = (lo.max(left), hi.min(left + own));
+    let (a, b) = (lo.max(left), hi.min(left + n.own));
     if a < b {
-        out.extend_from_slice(&n.items[a - left..b - left]);
+        let mut at = left;
+        for item in &n.items {
+            let w = item.weight();
+            let (s, e) = (a.max(at), b.min(at + w));
+            if s < e {
+                out.push(if s == at && e == at + w {
+                    item.clone()
+                } else {
+                    let tail = if s > at {
+                        item.cut(s - at).1
+                    } else {
+                        item.clone()
+                    };
+                    if e < at + w {
+                        tail.cut(e - s).0
+                    } else {
+                        tail
+                    }
+                });
+            }
+            at += w;
+            if at >= b {
+                break;
+            }
+        }
     }
-    if hi > left + own {
+    if hi > left + n.own {
         collect(
             &n.right,
-            lo.saturating_sub(left + own),
-            hi - left - own,
+            lo.saturating_sub(left + n.own),
+            hi - left - n.own,
             out,
         );
     }
@@ -152,28 +192,39 @@ fn drain<T>(t: Tree<T>, out: &mut Vec<T>) {
     }
 }
 
-/// `t` cut into its first `k` items and the rest.
-fn split<T>(t: Tree<T>, k: usize) -> (Tree<T>, Tree<T>) {
+/// `t` cut into its first `k` positions and the rest.
+fn split<T: Piece>(t: Tree<T>, k: usize) -> (Tree<T>, Tree<T>) {
     let Some(mut n) = t else {
         return (None, None);
     };
     let left = len(&n.left);
-    let own = n.items.len();
     if k <= left {
         let (a, b) = split(n.left.take(), k);
         n.left = b;
         n.fix();
         (a, Some(n))
-    } else if k >= left + own {
-        let (a, b) = split(n.right.take(), k - left - own);
+    } else if k >= left + n.own {
+        let (a, b) = split(n.right.take(), k - left - n.own);
         n.right = a;
         n.fix();
         (Some(n), b)
     } else {
-        // The cut falls inside this node's run: its tail becomes a node of its own, of the
+        // The cut falls inside this node's items: the rest becomes a node of its own, of the
         // same priority, over the right subtree.
-        let tail = n.items.split_off(k - left);
+        let mut at = left;
+        let mut j = 0;
+        while at + n.items[j].weight() <= k {
+            at += n.items[j].weight();
+            j += 1;
+        }
+        let mut tail = n.items.split_off(j);
+        if at < k {
+            let (a, b) = tail[0].cut(k - at);
+            n.items.push(a);
+            tail[0] = b;
+        }
         let mut right = Box::new(Node {
+            own: 0,
             len: 0,
             items: tail,
             priority: n.priority,
@@ -187,7 +238,7 @@ fn split<T>(t: Tree<T>, k: usize) -> (Tree<T>, Tree<T>) {
 }
 
 /// `a` then `b`.
-fn join<T>(a: Tree<T>, b: Tree<T>) -> Tree<T> {
+fn join<T: Piece>(a: Tree<T>, b: Tree<T>) -> Tree<T> {
     match (a, b) {
         (None, b) => b,
         (a, None) => a,
@@ -209,6 +260,32 @@ fn join<T>(a: Tree<T>, b: Tree<T>) -> Tree<T> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    impl Piece for u32 {
+        fn weight(&self) -> usize {
+            1
+        }
+        fn cut(&self, _: usize) -> (u32, u32) {
+            unreachable!("an item of weight 1 is never cut")
+        }
+    }
+
+    /// A run of numbers `from..from + len`.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Run(u32, usize);
+
+    impl Piece for Run {
+        fn weight(&self) -> usize {
+            self.1
+        }
+        fn cut(&self, at: usize) -> (Run, Run) {
+            (Run(self.0, at), Run(self.0 + at as u32, self.1 - at))
+        }
+    }
+
+    fn spelled(runs: &[Run]) -> Vec<u32> {
+        runs.iter().flat_map(|r| r.0..r.0 + r.1 as u32).collect()
+    }
 
     proptest! {
         /// Ranges replaced anywhere, in any order, leave what a vector gets from the same
@@ -237,6 +314,34 @@ mod tests {
             rope.for_each(|x| seen.push(*x));
             prop_assert_eq!(&seen, &model);
             prop_assert_eq!(rope.into_vec(), model);
+        }
+    }
+
+    proptest! {
+        /// Runs standing for many positions are cut where a range starts or ends inside
+        /// them, and read as the positions they stand for.
+        #[test]
+        fn runs_are_cut_where_ranges_fall(
+            sizes in prop::collection::vec(1..50usize, 0..60),
+            ops in prop::collection::vec((any::<usize>(), 0..200usize, prop::collection::vec(1..9usize, 0..4)), 1..30),
+        ) {
+            let mut next = 0u32;
+            let mut run = |n: usize| { let r = Run(next, n); next += n as u32 + 1000; r };
+            let runs: Vec<Run> = sizes.iter().map(|&n| run(n)).collect();
+            let mut model = spelled(&runs);
+            let mut rope = Rope::new(runs);
+            for (at, width, put) in ops {
+                let lo = at % (model.len() + 1);
+                let hi = (lo + width).min(model.len());
+                let with: Vec<Run> = put.iter().map(|&n| run(n)).collect();
+                model.splice(lo..hi, spelled(&with));
+                rope.replace(lo, hi, with);
+                prop_assert_eq!(rope.len(), model.len());
+                let a = (at / 3) % (model.len() + 1);
+                let got = rope.get(a, a + width);
+                prop_assert_eq!(spelled(&got), model[a..(a + width).min(model.len())].to_vec());
+            }
+            prop_assert_eq!(spelled(&rope.into_vec()), model);
         }
     }
 }
