@@ -170,6 +170,9 @@ impl Census {
                     let h = hash_str(&key(pass, l));
                     if set.contains(h) {
                         let c = counts.entry(h).or_insert(0);
+                        // A line leaving the text was counted when it came in: a count below the
+                        // truth would make a window look complete when it is not.
+                        debug_assert!(up || *c > 0, "the census counts every line it loses");
                         *c = if up { *c + 1 } else { c.saturating_sub(1) };
                     }
                 }
@@ -426,7 +429,8 @@ impl<'a> Haystack<'a> {
 
     pub fn matches_at(&self, pass: Pass, needle: &[String], at: usize) -> bool {
         let keys = self.keys(pass);
-        at + needle.len() <= keys.len() && keys[at..at + needle.len()] == *needle
+        at.checked_add(needle.len())
+            .is_some_and(|end| end <= keys.len() && keys[at..end] == *needle)
     }
 
     /// Every start where `needle` (already keyed for `pass`) occurs contiguously.
@@ -1246,6 +1250,17 @@ pub fn insertion_points(
             }
             _ => match insertion_point(prev, next, kinds, mapping) {
                 Ok(at) => at,
+                // A neighbour of the insertion is not in the file: no count of lines says
+                // where the added lines go.
+                Err(Gap {
+                    before: usize::MAX,
+                    ..
+                }) => {
+                    return Err(
+                        "a context line next to where lines are inserted is not in the file, so where they go is uncertain"
+                            .into(),
+                    )
+                }
                 Err(Gap { after, before }) => {
                     let gap = before.saturating_sub(after + 1);
                     // Lines that read the same on either side of the gap (a blank line added

@@ -83,6 +83,26 @@ fn a_failed_hunk_names_its_file_number_hint_and_where_the_search_started() {
 }
 
 #[test]
+fn an_insertion_next_to_a_context_line_the_file_lacks_says_so_without_a_count() {
+    // The removed line places the hunk; the context line before the added one reads otherwise
+    // in the file, so nothing says where the added line goes.
+    let file = "fn main() {\n    let alpha = 1;\n    let beta = 2;\n    let gamma = 3;\n    let delta = 4;\n    let epsilon = 5;\n    println!(\"done\");\n}\n";
+    let r = TestRepo::with(&[("f.rs", file)]);
+    let patch = diff(
+        "f.rs",
+        "@@ -1,7 +1,7 @@\n fn main() {\n     let alpha = 1;\n-    let beta = 2;\n     let gamma = 33;\n+    let zeta = 6;\n     let delta = 4;\n     let epsilon = 5;\n     println!(\"done\");\n",
+    );
+    let run = r.apply(&[], &patch);
+    run.code(1);
+    let b = block(&run, 1);
+    assert_eq!(
+        b[0],
+        "    hunk 1 (@@ hint: line 1): not found: a context line next to where lines are inserted is not in the file, so where they go is uncertain"
+    );
+    assert_eq!(r.read_str("f.rs"), file, "nothing was written");
+}
+
+#[test]
 fn the_expected_lines_and_the_closest_region_are_shown_with_the_first_differing_column() {
     let r = TestRepo::with(&[("f.txt", &numbered("l", 40))]);
     let patch = diff("f.txt", "@@ -20,3 +20,3 @@\n l20\n-l21-nope\n+L21\n l22\n");
