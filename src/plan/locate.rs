@@ -540,6 +540,9 @@ pub struct Query<'h> {
     pub taken: &'h [(usize, usize)],
     /// The patch's context width (`-U`), at least 3: the widest context side of its hunks.
     pub context_width: usize,
+    /// The line of the file the haystack's first line is (a window's start; else 0), for
+    /// the line numbers a refusal names.
+    pub base: usize,
 }
 
 struct Old {
@@ -579,7 +582,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     if q.hunk.short_by > 0 {
-                        return short_body_refusal(start);
+                        return short_body_refusal(q.base + start);
                     }
                     return Located::AlreadyApplied { start, pass };
                 }
@@ -680,7 +683,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             // The old side fits loosely too, perhaps with the line the body lacks in a gap:
             // then "not yet applied" explains the file as well as "already applied".
             if q.hunk.short_by > 0 && !matches!(old_fit, Located::NotFound { .. }) {
-                return short_body_refusal(start);
+                return short_body_refusal(q.base + start);
             }
             return Located::AlreadyApplied { start, pass };
         }

@@ -3,10 +3,10 @@
 //!
 //! Each hunk costs its own size and the logarithm of the file's, in any order: the text is a
 //! rope, cut and joined where each hunk goes. A hunk is searched in a window around where its
-//! numbers put it, and a census of the whole text (how many lines have
-//! each line the patch names, kept up to date as hunks are spliced) shows whether that window
-//! held every line the search looked up. When it did not, or the hunk is not placed there, the
-//! hunk is searched in the whole text, so the answer is always the whole text's.
+//! numbers put it, and a census of the whole text (how many lines have each line the patch
+//! names, kept up to date as hunks are spliced) shows whether that window held every line the
+//! search looked up. When it did not, the hunk is searched in the whole text, so the answer is
+//! always the whole text's.
 
 use super::locate::{self, Census, Haystack, Located, Placement, Query, Window};
 use super::names;
@@ -102,8 +102,8 @@ impl<'a> InTurn<'a> {
         locate::locate(&Haystack::for_lines(&whole.lines, names(q.hunk)), q)
     }
 
-    /// The hunk placed (or found applied) in a window around its hint, when the census shows
-    /// the whole text would say the same; `None` otherwise.
+    /// Where the hunk lands (or why not), found in a window around its hint, when the census
+    /// shows the whole text would say the same; `None` otherwise.
     fn in_window(&self, q: &Query) -> Option<Located> {
         #[cfg(test)]
         if tests::REFERENCE.get() {
@@ -134,6 +134,7 @@ impl<'a> InTurn<'a> {
             ordered: q.ordered,
             taken: &[],
             context_width: q.context_width,
+            base: q.base + lo,
         };
         let found = locate::locate(&hay, &local);
         if window.spilled() {
@@ -141,14 +142,20 @@ impl<'a> InTurn<'a> {
         }
         #[cfg(test)]
         tests::WINDOWED.set(tests::WINDOWED.get() + 1);
-        match found {
-            Located::Placed(p) => Some(Located::Placed(moved(&p, lo as isize))),
-            Located::AlreadyApplied { start, pass } => Some(Located::AlreadyApplied {
+        // Every search saw what the whole text holds, so every answer is the whole text's,
+        // refusals too: their line numbers are the file's (`base`).
+        Some(match found {
+            Located::Placed(p) => Located::Placed(moved(&p, lo as isize)),
+            Located::AlreadyApplied { start, pass } => Located::AlreadyApplied {
                 start: start + lo,
                 pass,
-            }),
-            Located::Ambiguous { .. } | Located::NotFound { .. } => None,
-        }
+            },
+            Located::Ambiguous { pass, starts } => Located::Ambiguous {
+                pass,
+                starts: starts.into_iter().map(|s| s + lo).collect(),
+            },
+            found @ Located::NotFound { .. } => found,
+        })
     }
 
     /// Splice hunk `h`, placed at `p`, into the text; an indentation the hunk cannot be
