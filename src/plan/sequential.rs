@@ -480,4 +480,38 @@ mod tests {
             "only {windowed} hunks were answered from a window"
         );
     }
+
+    /// A hunk that fits two places inside its window is refused from the window, with the
+    /// file's line numbers, as the whole text refuses it.
+    #[test]
+    fn a_hunk_ambiguous_in_its_window_is_refused_as_in_the_whole_text() {
+        let mut text: Vec<String> = (0..3000).map(|i| format!("line {i}")).collect();
+        for k in 0..4 {
+            text[1520 + k] = text[1500 + k].clone();
+        }
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut now = text.clone();
+        let first = hunk_of(&now, 1000, (2, 1, 2), &["first".into()], Some(999));
+        now[1000] = "first".into();
+        let second = hunk_of(&now, 1001, (2, 1, 2), &["second".into()], Some(1000));
+        now[1001] = "second".into();
+        // The block at 1500 and its copy at 1520; numbers halfway between them.
+        let third = hunk_of(&now, 1501, (1, 2, 1), &["third".into()], Some(1511));
+        let fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks: vec![first, second, third],
+            ..FilePatch::default()
+        };
+        WINDOWED.set(0);
+        let got = run(&fp, &file, false);
+        let windowed = WINDOWED.get();
+        assert_eq!(got, run(&fp, &file, true));
+        match &got.0[2] {
+            Located::Ambiguous { starts, .. } => assert_eq!(starts, &[1500, 1520]),
+            other => panic!("the third hunk fits twice: {other:?}"),
+        }
+        assert_eq!(windowed, 3, "every hunk was answered from its window");
+    }
 }
