@@ -66,11 +66,7 @@ impl<'a> InTurn<'a> {
 
     /// The ending new lines take, as [`TextFile::dominant_eol`] has it for the whole text.
     fn dominant_eol(&self) -> Eol {
-        if self.crlf > self.lf {
-            Eol::Crlf
-        } else {
-            Eol::Lf
-        }
+        Eol::dominant(self.crlf, self.lf)
     }
 
     /// Lines `lo..hi`, as a text of their own (no BOM).
@@ -256,27 +252,19 @@ mod tests {
         let lo = at.saturating_sub(lead);
         let mid = (at + gone).min(text.len());
         let hi = (mid + trail).min(text.len());
-        let mut lines = Vec::new();
-        lines.extend(
-            text[lo..at]
-                .iter()
-                .map(|t| crate::patch::Line::new(LineKind::Context, t.clone())),
-        );
-        lines.extend(
-            text[at..mid]
-                .iter()
-                .map(|t| crate::patch::Line::new(LineKind::Remove, t.clone())),
-        );
-        lines.extend(
-            added
-                .iter()
-                .map(|t| crate::patch::Line::new(LineKind::Add, t.clone())),
-        );
-        lines.extend(
-            text[mid..hi]
-                .iter()
-                .map(|t| crate::patch::Line::new(LineKind::Context, t.clone())),
-        );
+        let runs = [
+            (LineKind::Context, &text[lo..at]),
+            (LineKind::Remove, &text[at..mid]),
+            (LineKind::Add, added),
+            (LineKind::Context, &text[mid..hi]),
+        ];
+        let lines = runs
+            .iter()
+            .flat_map(|(kind, run)| {
+                run.iter()
+                    .map(|t| crate::patch::Line::new(*kind, t.clone()))
+            })
+            .collect();
         Hunk {
             old_start: stated,
             new_start: stated,

@@ -58,38 +58,12 @@ fn splice_ending_new_lines<'a>(
     }
 }
 
-/// [`splice`] of one placed hunk into `file`, in place: only the hunk's region, with a line
-/// either side of it, is walked and replaced. A file patched hunk after hunk (overlapping
-/// hunks) then costs each hunk its size and a move of the lines after it, not a copy of the
-/// file. The lines either side settle the endings as in the whole file: the one before may be
-/// a last line without a newline that an insertion after it ends, the one after keeps the end
-/// of the file out of reach of a hunk that does not touch it.
-pub fn splice_in_place<'a>(file: &mut TextFile<'a>, hunk: &Hunk, p: &Placement, patch_eols: bool) {
-    #[cfg(debug_assertions)]
-    let whole = splice(file, &[(hunk, p)], patch_eols);
-    let Some(lo) = in_place_region(p, file.len()).map(|r| r.start) else {
-        *file = splice(file, &[(hunk, p)], patch_eols);
-        return;
-    };
-    let hi = (p.end + 1).min(file.len());
-    let part = TextFile {
-        bom: false,
-        lines: file.lines[lo..hi].to_vec(),
-        eols: file.eols[lo..hi].to_vec(),
-    };
-    let spliced = splice_part(&part, lo, hunk, p, patch_eols, file.dominant_eol());
-    file.lines.splice(lo..hi, spliced.lines);
-    file.eols.splice(lo..hi, spliced.eols);
-    #[cfg(debug_assertions)]
-    debug_assert_eq!(
-        *file, whole,
-        "a hunk spliced in place is the hunk spliced whole"
-    );
-}
-
-/// The lines of a file of `len` lines that [`splice_in_place`] rewrites for a hunk placed at
-/// `p`: its region and a line either side. `None` when the placement reaches outside them (the
-/// whole file is then spliced).
+/// The lines of a file of `len` lines that a hunk placed at `p` rewrites when it is spliced in
+/// place (overlapping hunks, one after another): its region and a line either side. The lines
+/// either side settle the endings as in the whole file: the one before may be a last line
+/// without a newline that an insertion after it ends, the one after keeps the end of the file
+/// out of reach of a hunk that does not touch it. `None` when the placement reaches outside
+/// them (the whole file is then spliced).
 pub fn in_place_region(p: &Placement, len: usize) -> Option<std::ops::Range<usize>> {
     let lo = p.start.saturating_sub(1);
     let hi = (p.end + 1).min(len);
@@ -797,9 +771,20 @@ mod tests {
             // Each hunk spliced in place (as overlapping hunks are, one after another) is
             // that hunk spliced into the whole file.
             for (h, p) in &placed {
+                let whole = splice(&file, &[(h, p)], patch_eols);
+                let Some(r) = in_place_region(p, file.len()) else {
+                    continue;
+                };
+                let part = TextFile {
+                    bom: false,
+                    lines: file.lines[r.clone()].to_vec(),
+                    eols: file.eols[r.clone()].to_vec(),
+                };
+                let spliced = splice_part(&part, r.start, h, p, patch_eols, file.dominant_eol());
                 let mut in_place = file.clone();
-                splice_in_place(&mut in_place, h, p, patch_eols);
-                prop_assert_eq!(in_place, splice(&file, &[(h, p)], patch_eols));
+                in_place.lines.splice(r.clone(), spliced.lines);
+                in_place.eols.splice(r, spliced.eols);
+                prop_assert_eq!(in_place, whole);
             }
         }
     }

@@ -15,6 +15,15 @@ pub enum Eol {
 }
 
 impl Eol {
+    /// The terminator new lines get in a text of `crlf` lines ending in CRLF and `lf` in LF.
+    pub fn dominant(crlf: usize, lf: usize) -> Eol {
+        if crlf > lf {
+            Eol::Crlf
+        } else {
+            Eol::Lf
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Eol::Lf => "\n",
@@ -123,11 +132,7 @@ impl<'a> TextFile<'a> {
     pub fn dominant_eol(&self) -> Eol {
         let crlf = self.eols.iter().filter(|e| **e == Eol::Crlf).count();
         let lf = self.eols.iter().filter(|e| **e == Eol::Lf).count();
-        if crlf > lf {
-            Eol::Crlf
-        } else {
-            Eol::Lf
-        }
+        Eol::dominant(crlf, lf)
     }
 
     /// True for an empty file too: there is no last line lacking a newline.
