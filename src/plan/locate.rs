@@ -1255,16 +1255,13 @@ pub fn insertion_points(
                 Ok(at) => at,
                 // A neighbour of the insertion is not in the file: no count of lines says
                 // where the added lines go.
-                Err(Gap {
-                    before: usize::MAX,
-                    ..
-                }) => {
+                Err(None) => {
                     return Err(
                         "a context line next to where lines are inserted is not in the file, so where they go is uncertain"
                             .into(),
                     )
                 }
-                Err(Gap { after, before }) => {
+                Err(Some(Gap { after, before })) => {
                     let gap = before.saturating_sub(after + 1);
                     // Lines that read the same on either side of the gap (a blank line added
                     // next to a blank line) leave nothing to decide.
@@ -1344,7 +1341,9 @@ fn group_bounds(hunk: &Hunk, n_old: usize) -> Vec<(Option<usize>, Option<usize>)
     out
 }
 
-/// Two matched context lines around an insertion with file lines between them.
+/// Two matched context lines around an insertion with file lines between them. Where an
+/// insertion cannot go, `insertion_point` gives one of these, or `None` when a neighbour of
+/// the insertion is not in the file at all.
 struct Gap {
     after: usize,
     before: usize,
@@ -1355,7 +1354,7 @@ fn insertion_point(
     next: Option<usize>,
     kinds: &[LineKind],
     mapping: &[Option<usize>],
-) -> Result<usize, Gap> {
+) -> Result<usize, Option<Gap>> {
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
     let kind = |i: Option<usize>| i.map(|i| kinds[i]);
     if kind(prev) == Some(LineKind::Remove) {
@@ -1370,10 +1369,10 @@ fn insertion_point(
             // the removed lines, the patch dropped one, and which side it was on is unknown.
             match (prev, m(prev)) {
                 (Some(_), Some(a)) if a + 1 < f => {
-                    return Err(Gap {
+                    return Err(Some(Gap {
                         after: a,
                         before: f,
-                    })
+                    }))
                 }
                 _ => return Ok(f),
             }
@@ -1383,15 +1382,12 @@ fn insertion_point(
         (Some(_), Some(_), Some(a), Some(b)) if b == a + 1 => Ok(b),
         (Some(_), None, Some(a), _) => Ok(a + 1),
         (None, Some(_), _, Some(b)) => Ok(b),
-        (Some(_), Some(_), Some(a), Some(b)) => Err(Gap {
+        (Some(_), Some(_), Some(a), Some(b)) => Err(Some(Gap {
             after: a,
             before: b,
-        }),
-        // A neighbour that did not match: the place is unknown; an impossible gap says so.
-        _ => Err(Gap {
-            after: 0,
-            before: usize::MAX,
-        }),
+        })),
+        // A neighbour that did not match: the place is unknown.
+        _ => Err(None),
     }
 }
 
