@@ -123,6 +123,27 @@ impl<T: Piece> Rope<T> {
         out
     }
 
+    /// The position of the item whose key is `k`, in a rope whose items' keys ascend; `None`
+    /// when no item has it. One descent: the keys order the tree as positions do.
+    pub fn position_by<K: Ord>(&self, key: impl Fn(&T) -> K, k: &K) -> Option<usize> {
+        let mut t = &self.root;
+        let mut before = 0;
+        while let Some(n) = t {
+            let (first, last) = (n.items.first()?, n.items.last()?);
+            if *k < key(first) {
+                t = &n.left;
+            } else if *k > key(last) {
+                before += len(&n.left) + n.own;
+                t = &n.right;
+            } else {
+                let i = n.items.binary_search_by(|x| key(x).cmp(k)).ok()?;
+                let inside: usize = n.items[..i].iter().map(Piece::weight).sum();
+                return Some(before + len(&n.left) + inside);
+            }
+        }
+        None
+    }
+
     /// Every item, in order, by reference.
     pub fn for_each(&self, mut f: impl FnMut(&T)) {
         fn walk<T>(t: &Tree<T>, f: &mut impl FnMut(&T)) {
@@ -314,6 +335,35 @@ mod tests {
             rope.for_each(|x| seen.push(*x));
             prop_assert_eq!(&seen, &model);
             prop_assert_eq!(rope.into_vec(), model);
+        }
+    }
+
+    proptest! {
+        /// In a rope kept in ascending order while ranges are replaced, every item is found at
+        /// its position by its key, and a key no item has is not found.
+        #[test]
+        fn items_in_order_are_found_by_key(
+            n in 0..3000usize,
+            ops in prop::collection::vec((any::<usize>(), 0..300usize, 0..20usize, any::<u32>()), 1..30),
+        ) {
+            let mut model: Vec<u32> = (0..n as u32).map(|i| i * 4096).collect();
+            let mut rope = Rope::new(model.clone());
+            for (at, width, put, probe) in ops {
+                let lo = at % (model.len() + 1);
+                let hi = (lo + width).min(model.len());
+                let below = if lo == 0 { 0 } else { model[lo - 1] + 1 };
+                let above = model.get(hi).copied().unwrap_or(u32::MAX);
+                let room = (above - below) as usize;
+                let with: Vec<u32> = (0..put.min(room))
+                    .map(|j| below + (j * room / put.min(room).max(1)) as u32)
+                    .collect();
+                model.splice(lo..hi, with.clone());
+                rope.replace(lo, hi, with);
+                for (i, x) in model.iter().enumerate().step_by(7) {
+                    prop_assert_eq!(rope.position_by(|v| *v, x), Some(i));
+                }
+                prop_assert_eq!(rope.position_by(|v| *v, &probe), model.binary_search(&probe).ok());
+            }
         }
     }
 

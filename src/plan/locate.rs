@@ -8,8 +8,8 @@
 //! lengths first: that costs less than hashing every line, and a patch of a few hunks never
 //! needs the index.
 
-use std::cell::{Cell, OnceCell};
-use std::collections::{HashMap, HashSet};
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use schemars::JsonSchema;
@@ -41,53 +41,138 @@ pub struct Haystack<'a> {
     window: Option<&'a Window<'a>>,
 }
 
-/// A haystack over a window of a text that changes (a file patched hunk after hunk), with a
-/// census of the whole text: a search answers from the window only when the census shows that
-/// every line it looked up occurs in the window, and far enough from its edges that nothing
-/// the locator reads near a match is cut off. Any other search marks the window spilled, and
-/// its answer must not be used: the caller then searches the whole text.
+/// Where a haystack's lines sit in a bigger text: runs of the text's lines, in order and
+/// apart, one after another in the haystack; the text's other lines are not in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The text's length.
+    total: usize,
+    /// (first line in the text, length) of each run.
+    runs: Vec<(usize, usize)>,
+    /// Where each run starts among the haystack's lines.
+    starts: Vec<usize>,
+}
+
+impl Layout {
+    /// Runs `(lo, hi)` of a text of `total` lines, ascending and apart, clipped to the text.
+    pub fn new(total: usize, runs: &[(usize, usize)]) -> Layout {
+        let mut layout = Layout {
+            total,
+            runs: Vec::with_capacity(runs.len()),
+            starts: Vec::with_capacity(runs.len()),
+        };
+        let mut own = 0;
+        for &(lo, hi) in runs {
+            let hi = hi.min(total);
+            if lo < hi {
+                debug_assert!(
+                    layout.runs.last().is_none_or(|&(a, n)| a + n < lo),
+                    "runs ascend and are apart"
+                );
+                layout.runs.push((lo, hi - lo));
+                layout.starts.push(own);
+                own += hi - lo;
+            }
+        }
+        layout
+    }
+
+    /// The runs, as `(lo, hi)` lines of the text.
+    pub fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.runs.iter().map(|&(lo, n)| (lo, lo + n))
+    }
+
+    fn is_whole(&self) -> bool {
+        self.runs == [(0, self.total)] || self.total == 0
+    }
+
+    /// The run holding text line `i`.
+    fn run_of(&self, i: usize) -> Option<usize> {
+        let r = self
+            .runs
+            .partition_point(|&(lo, _)| lo <= i)
+            .checked_sub(1)?;
+        let (lo, n) = self.runs[r];
+        (i < lo + n).then_some(r)
+    }
+
+    /// Text lines `lo..hi` as haystack lines, when one run holds them all.
+    fn own(&self, lo: usize, hi: usize) -> Option<(usize, usize)> {
+        if lo >= hi {
+            return Some((0, 0));
+        }
+        let r = self.run_of(lo)?;
+        let (at, n) = self.runs[r];
+        (hi <= at + n).then(|| (self.starts[r] + lo - at, self.starts[r] + hi - at))
+    }
+
+    /// The text line that haystack line `j` is.
+    fn text_line(&self, j: usize) -> usize {
+        let r = self.starts.partition_point(|&s| s <= j) - 1;
+        self.runs[r].0 + j - self.starts[r]
+    }
+
+    /// Whether text line `i` is within `margin` lines of an edge of its run that is not an
+    /// end of the text (or in no run at all).
+    fn near_edge(&self, i: usize, margin: usize) -> bool {
+        let Some(r) = self.run_of(i) else { return true };
+        let (lo, n) = self.runs[r];
+        (lo > 0 && i < lo + margin) || (lo + n < self.total && i + margin >= lo + n)
+    }
+}
+
+/// A haystack over parts of a text that changes (a file patched hunk after hunk), with a
+/// census of the whole text: a search answers from the parts only when the census shows that
+/// every line it looked up occurs in them, and far enough from their edges that nothing the
+/// locator reads near a match is cut off. Any other search marks the window spilled, and its
+/// answer must not be used: the caller takes in the lines it lacked ([`Window::lacking`]) and
+/// searches again, or searches the whole text.
 pub struct Window<'w> {
     census: &'w Census,
-    /// The whole text's lines, in any order, for the census to count on first use.
+    /// The whole text's lines with their tags, in any order, for the census on first use.
     whole: &'w Whole<'w>,
-    at_start: bool,
-    at_end: bool,
+    layout: Layout,
     margin: usize,
-    spilled: Cell<bool>,
+    /// Keys (pass, hash) some of whose lines are outside the parts, or near their edges.
+    lacking: RefCell<Vec<(Pass, u64)>>,
+    /// A search only the whole text answers.
+    lost: Cell<bool>,
 }
 
 impl<'w> Window<'w> {
-    /// A window of `whole` (which calls its function on every line of the text, in any
-    /// order) that starts at the text's start or not, and ends at its end or not; matches
-    /// within `margin` lines of an edge that is not the text's own spill it.
-    pub fn new(
-        census: &'w Census,
-        whole: &'w Whole<'w>,
-        at_start: bool,
-        at_end: bool,
-        margin: usize,
-    ) -> Window<'w> {
+    /// A window of `whole` (which calls its function on every line of the text and its tag,
+    /// in any order) made of the parts `layout` names; matches within `margin` lines of an
+    /// edge of a part that is not the text's own spill it.
+    pub fn new(census: &'w Census, whole: &'w Whole<'w>, layout: Layout, margin: usize) -> Self {
         Window {
             census,
             whole,
-            at_start,
-            at_end,
+            layout,
             margin,
-            spilled: Cell::new(false),
+            lacking: RefCell::new(Vec::new()),
+            lost: Cell::new(false),
         }
     }
 
     /// Whether a search needed more than the window.
     pub fn spilled(&self) -> bool {
-        self.spilled.get()
+        self.lost.get() || !self.lacking.borrow().is_empty()
     }
 
-    fn spill(&self) {
-        self.spilled.set(true);
+    /// The keys whose lines a search lacked, each once; `None` when only the whole text
+    /// answers it.
+    pub fn lacking(&self) -> Option<Vec<(Pass, u64)>> {
+        if self.lost.get() {
+            return None;
+        }
+        let mut keys = self.lacking.borrow().clone();
+        keys.sort_by_key(|&(pass, h)| (pass.index(), h));
+        keys.dedup();
+        Some(keys)
     }
 
-    fn is_whole(&self) -> bool {
-        self.at_start && self.at_end
+    fn lose(&self) {
+        self.lost.set(true);
     }
 
     /// Lines of the whole text whose key for `pass` hashes to `hash`; `None` for a hash the
@@ -96,31 +181,38 @@ impl<'w> Window<'w> {
         self.census.count(pass, hash, self.whole)
     }
 
-    /// Check that `found` (the window's lines hashing to `hash`) are all the text's, and far
-    /// from the window's inner edges.
-    fn check(&self, pass: Pass, hash: u64, found: &[u32], len: usize) {
-        let lo = if self.at_start { 0 } else { self.margin };
-        let hi = if self.at_end {
-            len
-        } else {
-            len.saturating_sub(self.margin)
-        };
-        if self.count(pass, hash) != Some(found.len())
-            || found.iter().any(|&p| (p as usize) < lo || p as usize >= hi)
-        {
-            self.spill();
+    /// Check that `found` (the window's lines hashing to `hash`, as lines of the text) are
+    /// all the text's, and far from the parts' inner edges.
+    fn check(&self, pass: Pass, hash: u64, found: &[u32]) {
+        match self.count(pass, hash) {
+            None => self.lose(),
+            Some(n) => {
+                if n != found.len()
+                    || found
+                        .iter()
+                        .any(|&p| self.layout.near_edge(p as usize, self.margin))
+                {
+                    self.lacking.borrow_mut().push((pass, hash));
+                }
+            }
         }
     }
 }
 
-/// A text's lines, each handed to the function given, in any order.
-pub type Whole<'w> = dyn Fn(&mut dyn FnMut(&str)) + 'w;
+/// A text's lines, each handed to the function given with its tag, in any order.
+pub type Whole<'w> = dyn Fn(&mut dyn FnMut(&str, u64)) + 'w;
+
+type Counts = HashMap<u64, u32, BuildHasherDefault<crate::hash::Prehashed>>;
 
 /// How many lines of a text have each wanted key, per pass, kept up to date as the text
 /// changes: counting is free of positions, so an edit costs its own lines, not the text's.
+/// On demand it also keeps which lines (by tag: a number each line of the text keeps while it
+/// stays, ascending through the text) have each wanted key, so a search can take in all of
+/// them wherever they are.
 pub struct Census {
     wanted: Wanted,
-    counts: [OnceCell<HashMap<u64, u32, BuildHasherDefault<crate::hash::Prehashed>>>; 4],
+    counts: [OnceCell<Counts>; 4],
+    tags: [OnceCell<BTreeSet<(u64, u64)>>; 4],
 }
 
 impl Census {
@@ -132,6 +224,7 @@ impl Census {
                 sets: Default::default(),
             },
             counts: Default::default(),
+            tags: Default::default(),
         }
     }
 
@@ -142,7 +235,7 @@ impl Census {
         }
         let counts = self.counts[pass.index()].get_or_init(|| {
             let mut counts = HashMap::with_hasher(Default::default());
-            whole(&mut |l| {
+            whole(&mut |l, _| {
                 let h = hash_str(&key(pass, l));
                 if set.contains(h) {
                     *counts.entry(h).or_insert(0u32) += 1;
@@ -153,28 +246,76 @@ impl Census {
         Some(counts.get(&hash).copied().unwrap_or(0) as usize)
     }
 
-    /// Lines `gone` replaced by lines `new` in the text counted.
-    pub fn replace(&mut self, gone: &[Line], new: &[Line]) {
+    /// The tags of the lines whose key for `pass` hashes to `hash`, ascending; `None` for a
+    /// hash the census does not keep.
+    pub fn tags(&self, pass: Pass, hash: u64, whole: &Whole) -> Option<Vec<u64>> {
+        let set = self.wanted.set(pass);
+        if !set.contains(hash) {
+            return None;
+        }
+        let tags = self.tags[pass.index()].get_or_init(|| {
+            let mut tags = BTreeSet::new();
+            whole(&mut |l, tag| {
+                let h = hash_str(&key(pass, l));
+                if set.contains(h) {
+                    tags.insert((h, tag));
+                }
+            });
+            tags
+        });
+        Some(
+            tags.range((hash, 0)..=(hash, u64::MAX))
+                .map(|&(_, t)| t)
+                .collect(),
+        )
+    }
+
+    /// Forget the tags kept (the text's lines were tagged afresh): they are taken anew when
+    /// next asked for.
+    pub fn forget_tags(&mut self) {
+        self.tags = Default::default();
+    }
+
+    /// Lines `gone` replaced by lines `new` (each with its tag) in the text counted.
+    pub fn replace<'l>(
+        &mut self,
+        gone: impl Iterator<Item = (&'l str, u64)> + Clone,
+        new: impl Iterator<Item = (&'l str, u64)> + Clone,
+    ) {
         for pass in [
             Pass::Exact,
             Pass::TrailingWhitespace,
             Pass::Whitespace,
             Pass::Unicode,
         ] {
-            let Some(counts) = self.counts[pass.index()].get_mut() else {
+            let i = pass.index();
+            if self.counts[i].get().is_none() && self.tags[i].get().is_none() {
                 continue;
-            };
+            }
             let set = self.wanted.set(pass);
-            for (lines, up) in [(gone, false), (new, true)] {
-                for l in lines {
-                    let h = hash_str(&key(pass, l));
-                    if set.contains(h) {
-                        let c = counts.entry(h).or_insert(0);
-                        // A line leaving the text was counted when it came in: a count below the
-                        // truth would make a window look complete when it is not.
-                        debug_assert!(up || *c > 0, "the census counts every line it loses");
-                        *c = if up { *c + 1 } else { c.saturating_sub(1) };
-                    }
+            let changes = gone
+                .clone()
+                .map(|g| (g, false))
+                .chain(new.clone().map(|n| (n, true)));
+            for ((l, tag), up) in changes {
+                let h = hash_str(&key(pass, l));
+                if !set.contains(h) {
+                    continue;
+                }
+                if let Some(counts) = self.counts[i].get_mut() {
+                    let c = counts.entry(h).or_insert(0);
+                    // A line leaving the text was counted when it came in: a count below the
+                    // truth would make a window look complete when it is not.
+                    debug_assert!(up || *c > 0, "the census counts every line it loses");
+                    *c = if up { *c + 1 } else { c.saturating_sub(1) };
+                }
+                if let Some(tags) = self.tags[i].get_mut() {
+                    let known = if up {
+                        tags.insert((h, tag))
+                    } else {
+                        tags.remove(&(h, tag))
+                    };
+                    debug_assert!(known, "each line is in the census once");
                 }
             }
         }
@@ -239,18 +380,20 @@ struct LineIndex {
 }
 
 impl LineIndex {
-    /// The positions of the keys whose hash `keep` accepts.
+    /// The positions of the keys whose hash `keep` accepts, each as `place` has it.
     fn new<'k>(
         keys: impl ExactSizeIterator<Item = &'k str>,
         keep: impl Fn(u64) -> bool,
+        place: impl Fn(usize) -> usize,
     ) -> LineIndex {
         let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::Prehashed>> =
             HashMap::with_hasher(Default::default());
         // (hash, line) of the lines kept.
         let hashes: Vec<(u64, u32)> = keys
             .enumerate()
-            .map(|(i, k)| (hash_str(k), i as u32))
+            .map(|(i, k)| (hash_str(k), i))
             .filter(|&(h, _)| keep(h))
+            .map(|(h, i)| (h, place(i) as u32))
             .collect();
         for &(h, _) in &hashes {
             slots.entry(h).or_default().1 += 1;
@@ -309,11 +452,23 @@ impl<'a> Haystack<'a> {
     /// prefix, a block running to the end) marks a window spilled otherwise.
     fn whole(&self) -> bool {
         match self.window {
-            Some(w) if !w.is_whole() => {
-                w.spill();
+            Some(w) if !w.layout.is_whole() => {
+                w.lose();
                 false
             }
             _ => true,
+        }
+    }
+
+    /// Text lines `lo..hi` as lines of the haystack; a range that is not all in it loses
+    /// the window (and reads as no lines).
+    fn own(&self, lo: usize, hi: usize) -> (usize, usize) {
+        match self.window {
+            None => (lo, hi),
+            Some(w) => w.layout.own(lo, hi).unwrap_or_else(|| {
+                w.lose();
+                (0, 0)
+            }),
         }
     }
 
@@ -322,7 +477,7 @@ impl<'a> Haystack<'a> {
     pub fn count(&self, pass: Pass, k: &str) -> usize {
         match self.window {
             Some(w) => w.count(pass, hash_str(k)).unwrap_or_else(|| {
-                w.spill();
+                w.lose();
                 0
             }),
             None => self.positions(pass, k).len(),
@@ -377,23 +532,55 @@ impl<'a> Haystack<'a> {
         }
     }
 
+    /// The text's length (a window's text's, not the window's).
     pub fn len(&self) -> usize {
-        self.lines.len()
+        match self.window {
+            Some(w) => w.layout.total,
+            None => self.lines.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.len() == 0
     }
 
+    /// The lines, of a haystack that is a whole text.
     pub fn lines(&self) -> &'a [Line<'a>] {
+        assert!(self.window.is_none(), "a window's lines are read by range");
         self.lines
     }
 
-    pub fn line(&self, i: usize) -> &str {
-        &self.lines[i]
+    /// Line `i` of the text; in a window, `None` for a line outside it (which loses it).
+    pub fn line_at(&self, i: usize) -> Option<&str> {
+        let (lo, hi) = self.own(i, i + 1);
+        (lo < hi).then(|| &*self.lines[lo])
     }
 
+    /// Line `i` of the text (in a window, a line outside it reads as empty, and loses it).
+    pub fn line(&self, i: usize) -> &str {
+        self.line_at(i).unwrap_or("")
+    }
+
+    /// Lines `lo..hi` of the text (in a window, a range outside it reads as no lines, and
+    /// loses it).
+    pub fn line_span(&self, lo: usize, hi: usize) -> &'a [Line<'a>] {
+        let (lo, hi) = self.own(lo, hi);
+        &self.lines[lo..hi]
+    }
+
+    /// Keys for `pass` of lines `lo..hi` of the text, as [`Haystack::line_span`] reads them.
+    pub fn key_span(&self, pass: Pass, lo: usize, hi: usize) -> &[Line<'a>] {
+        let (lo, hi) = self.own(lo, hi);
+        &self.own_keys(pass)[lo..hi]
+    }
+
+    /// Keys for `pass` of every line, of a haystack that is a whole text.
     pub fn keys(&self, pass: Pass) -> &[Line<'a>] {
+        assert!(self.window.is_none(), "a window's keys are read by range");
+        self.own_keys(pass)
+    }
+
+    fn own_keys(&self, pass: Pass) -> &[Line<'a>] {
         if pass == Pass::Exact {
             return self.lines;
         }
@@ -401,36 +588,44 @@ impl<'a> Haystack<'a> {
         self.keys[pass.index()].get_or_init(|| lines.iter().map(|l| key(pass, l)).collect())
     }
 
-    /// Positions of lines whose key equals `k` (a superset on hash collisions; verify).
+    /// Positions (lines of the text) of lines whose key equals `k`, ascending (a superset on
+    /// hash collisions; verify).
     pub fn positions(&self, pass: Pass, k: &str) -> &[u32] {
         let h = hash_str(k);
         let found = self.positions_of(pass, h);
         if let Some(w) = self.window {
-            w.check(pass, h, found, self.len());
+            w.check(pass, h, found);
         }
         found
     }
 
     fn positions_of(&self, pass: Pass, h: u64) -> &[u32] {
         let i = pass.index();
-        let keys = || self.keys(pass).iter().map(|k| &**k);
+        let keys = || self.own_keys(pass).iter().map(|k| &**k);
+        let place = |j: usize| match self.window {
+            Some(w) => w.layout.text_line(j),
+            None => j,
+        };
         match &self.wanted {
             Some(w) if w.set(pass).contains(h) => self.index[i]
-                .get_or_init(|| LineIndex::new(keys(), |h| w.set(pass).contains(h)))
+                .get_or_init(|| LineIndex::new(keys(), |h| w.set(pass).contains(h), place))
                 .get(h),
             Some(_) => self.full[i]
-                .get_or_init(|| LineIndex::new(keys(), |_| true))
+                .get_or_init(|| LineIndex::new(keys(), |_| true, place))
                 .get(h),
             None => self.index[i]
-                .get_or_init(|| LineIndex::new(keys(), |_| true))
+                .get_or_init(|| LineIndex::new(keys(), |_| true, place))
                 .get(h),
         }
     }
 
+    /// Whether `needle` (keyed for `pass`) is at line `at` of the text.
     pub fn matches_at(&self, pass: Pass, needle: &[String], at: usize) -> bool {
-        let keys = self.keys(pass);
-        at.checked_add(needle.len())
-            .is_some_and(|end| end <= keys.len() && keys[at..end] == *needle)
+        let Some(end) = at.checked_add(needle.len()).filter(|&e| e <= self.len()) else {
+            return false;
+        };
+        let (lo, hi) = self.own(at, end);
+        hi - lo == needle.len() && self.own_keys(pass)[lo..hi] == *needle
     }
 
     /// Every start where `needle` (already keyed for `pass`) occurs contiguously.
@@ -540,9 +735,6 @@ pub struct Query<'h> {
     pub taken: &'h [(usize, usize)],
     /// The patch's context width (`-U`), at least 3: the widest context side of its hunks.
     pub context_width: usize,
-    /// The line of the file the haystack's first line is (a window's start; else 0), for
-    /// the line numbers a refusal names.
-    pub base: usize,
 }
 
 struct Old {
@@ -582,7 +774,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     if q.hunk.short_by > 0 {
-                        return short_body_refusal(q.base + start);
+                        return short_body_refusal(start);
                     }
                     return Located::AlreadyApplied { start, pass };
                 }
@@ -683,7 +875,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             // The old side fits loosely too, perhaps with the line the body lacks in a gap:
             // then "not yet applied" explains the file as well as "already applied".
             if q.hunk.short_by > 0 && !matches!(old_fit, Located::NotFound { .. }) {
-                return short_body_refusal(q.base + start);
+                return short_body_refusal(start);
             }
             return Located::AlreadyApplied { start, pass };
         }
@@ -1118,7 +1310,10 @@ fn block_end(hay: &Haystack, a: usize) -> usize {
     let own = width(hay.line(a));
     let own_word = first_word(hay.line(a));
     for i in a + 1..hay.len() {
-        let l = hay.line(i);
+        // Past a window's part, only the whole text tells.
+        let Some(l) = hay.line_at(i) else {
+            return hay.len();
+        };
         let t = l.trim();
         if t.is_empty() || width(l) > own {
             continue;
@@ -1148,11 +1343,16 @@ fn anchor_positions(hay: &Haystack, q: &Query, from: Option<usize>) -> Vec<usize
                 .positions(pass, &k)
                 .iter()
                 .map(|&p| p as usize)
-                .filter(|&p| hay.keys(pass)[p] == k)
+                .filter(|&p| {
+                    hay.key_span(pass, p, p + 1)
+                        .first()
+                        .is_some_and(|l| **l == *k)
+                })
                 .collect();
             if v.is_empty() && prefix_ok && hay.whole() {
+                let keys = hay.keys(pass);
                 v = (0..hay.len())
-                    .filter(|&p| hay.keys(pass)[p].starts_with(&k))
+                    .filter(|&p| keys[p].starts_with(&k))
                     .collect();
             }
             if !v.is_empty() {
@@ -1268,7 +1468,7 @@ pub fn insertion_points(
                     let commutes = gaps.as_ref().is_some_and(|g| {
                         before <= g.file.len() && {
                             let between: Vec<&str> =
-                                g.file[after + 1..before].iter().map(|l| &**l).collect();
+                                g.file.line_span(after + 1, before).iter().map(|l| &**l).collect();
                             let added = &texts[gi];
                             let mut one = between.clone();
                             one.extend(added.iter().copied());
@@ -1297,9 +1497,9 @@ pub fn insertion_points(
 
 /// What the fuzzy pass knows about gaps around insertions: which side lost context lines,
 /// and the file's lines, to see whether an insertion's side of a gap matters at all.
-pub struct Gaps<'a> {
+pub struct Gaps<'h, 'a> {
     pub shortfall: Shortfall,
-    pub file: &'a [Line<'a>],
+    pub file: &'h Haystack<'a>,
 }
 
 /// The text of each run of added lines.
@@ -1407,15 +1607,15 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     let runs = removed_runs(q.hunk);
     if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
         let mut mapping: Vec<Option<usize>> = vec![None; n_old];
-        let keys = hay.keys(pass);
         if q.hunk.at_eof {
             let lo = hay.len().saturating_sub(n_old + slack);
-            align(&ok, &keys[lo..], 0, lo, &mut mapping, true);
+            let keys = hay.key_span(pass, lo, hay.len());
+            align(&ok, keys, 0, lo, &mut mapping, true);
         } else {
             let hi = (n_old + slack).min(hay.len());
-            align(&ok, &keys[..hi], 0, 0, &mut mapping, false);
+            align(&ok, hay.key_span(pass, 0, hi), 0, 0, &mut mapping, false);
         }
-        return match validate(q.hunk, old, &mapping, hay.lines(), false, q.context_width) {
+        return match validate(q.hunk, old, &mapping, hay, false, q.context_width) {
             Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
                 Located::Placed(Placement {
                     start,
@@ -1460,7 +1660,6 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             }
         },
     };
-    let keys = hay.keys(pass);
     let mut placements: Vec<Placement> = Vec::new();
     let mut last_reason = None;
     for (anchor_off, anchor_len) in anchors {
@@ -1486,7 +1685,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             let left_lo = a.saturating_sub(anchor_off + slack);
             align(
                 &ok[..anchor_off],
-                &keys[left_lo..a],
+                hay.key_span(pass, left_lo, a),
                 0,
                 left_lo,
                 &mut mapping,
@@ -1498,7 +1697,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
             align(
                 &ok[r_old..],
-                &keys[r_file..r_hi],
+                hay.key_span(pass, r_file, r_hi),
                 r_old,
                 r_file,
                 &mut mapping,
@@ -1506,14 +1705,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             );
             keep_compact(&mut mapping, anchor_off, anchor_len);
 
-            match validate(
-                q.hunk,
-                old,
-                &mapping,
-                hay.lines(),
-                strong_anchor,
-                q.context_width,
-            ) {
+            match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
                 Ok((start, end, inserts, fuzz)) => {
                     if q.hunk.at_eof && end != hay.len() {
                         continue;
@@ -1791,11 +1983,11 @@ fn validate(
     hunk: &Hunk,
     old: &Old,
     mapping: &[Option<usize>],
-    lines: &[Line],
+    file: &Haystack,
     strong_anchor: bool,
     context_width: usize,
 ) -> Result<Validated, String> {
-    let file_len = lines.len();
+    let file_len = file.len();
     let kinds = &old.kinds;
     for (i, k) in kinds.iter().enumerate() {
         if *k == LineKind::Remove {
@@ -1855,10 +2047,7 @@ fn validate(
         kinds,
         mapping,
         file_len,
-        Some(Gaps {
-            shortfall,
-            file: lines,
-        }),
+        Some(Gaps { shortfall, file }),
     )?;
     let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
     let start = matched

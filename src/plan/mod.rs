@@ -1270,7 +1270,6 @@ fn place_in_order(
             ordered: k > 0,
             taken,
             context_width: 3,
-            base: 0,
         };
         let pl = match locate::locate(hay, &q) {
             Located::Placed(pl) => pl,
@@ -1382,7 +1381,6 @@ fn place_search_elided(
         ordered: false,
         taken,
         context_width: 3,
-        base: 0,
     };
     match locate::locate(hay, &q) {
         Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),
@@ -1508,7 +1506,6 @@ pub(crate) fn locate_hunks<'a>(
             ordered: fp.ordered,
             taken: &taken,
             context_width,
-            base: 0,
         };
         let mut loc = match (&batch_hay, &mut current) {
             (Some(hay), _) => locate::locate(hay, &q),
@@ -1623,7 +1620,6 @@ fn numbers_against_neighbours(
                     ordered: fp.ordered,
                     taken: &taken[..taken_then],
                     context_width,
-                    base: 0,
                 };
                 match locate::locate(hay, &q) {
                     Located::Placed(other) if other.start != p.start => Some(other.start),

@@ -8,7 +8,7 @@
 //! search looked up. When it did not, the hunk is searched in the whole text, so the answer is
 //! always the whole text's.
 
-use super::locate::{self, Census, Haystack, Located, Placement, Query, Window};
+use super::locate::{self, Census, Haystack, Layout, Located, Placement, Query, Window};
 use super::names;
 use super::splice::{self, IndentMap};
 use super::text::{Eol, Line, TextFile};
@@ -18,10 +18,39 @@ use crate::rope::{Piece, Rope};
 /// Lines a window reaches past a hunk's margin on each side of where its numbers put it.
 const REACH: usize = 64;
 
+/// Times a window grows to take in the lines a search lacked before the whole text is
+/// searched instead.
+const ROUNDS: usize = 4;
+
+/// A line of the text in turn, with its tag: a number that ascends through the text and that
+/// the line keeps while it stays, so the census can say where each line it counts is now.
+#[derive(Clone)]
+struct Item<'a> {
+    line: Line<'a>,
+    eol: Eol,
+    tag: u64,
+}
+
+impl Piece for Item<'_> {
+    fn weight(&self) -> usize {
+        1
+    }
+
+    fn cut(&self, _: usize) -> (Self, Self) {
+        unreachable!("a line is never cut")
+    }
+}
+
+/// Tags for `n` lines spread evenly over the whole range.
+fn spread(n: usize) -> impl Iterator<Item = u64> {
+    let step = u64::MAX / (n as u64 + 2);
+    (1..=n as u64).map(move |i| i * step)
+}
+
 /// A text being patched hunk after hunk: its lines with their endings, in a rope.
 pub struct InTurn<'a> {
     bom: bool,
-    lines: Rope<(Line<'a>, Eol)>,
+    lines: Rope<Item<'a>>,
     /// Lines ending in CRLF and in LF, for the ending new lines take.
     crlf: usize,
     lf: usize,
@@ -37,8 +66,13 @@ impl<'a> InTurn<'a> {
             lines: Rope::new(
                 text.lines
                     .iter()
-                    .cloned()
-                    .zip(text.eols.iter().copied())
+                    .zip(&text.eols)
+                    .zip(spread(text.len()))
+                    .map(|((line, &eol), tag)| Item {
+                        line: line.clone(),
+                        eol,
+                        tag,
+                    })
                     .collect(),
             ),
             crlf: 0,
@@ -69,14 +103,20 @@ impl<'a> InTurn<'a> {
         Eol::dominant(self.crlf, self.lf)
     }
 
-    /// Lines `lo..hi`, as a text of their own (no BOM).
-    fn part(&self, lo: usize, hi: usize) -> TextFile<'a> {
-        let (lines, eols) = self.lines.get(lo, hi).into_iter().unzip();
-        TextFile {
+    /// Lines `lo..hi`, as a text of their own (no BOM), and their tags.
+    fn part(&self, lo: usize, hi: usize) -> (TextFile<'a>, Vec<u64>) {
+        let mut text = TextFile {
             bom: false,
-            lines,
-            eols,
+            lines: Vec::new(),
+            eols: Vec::new(),
+        };
+        let mut tags = Vec::new();
+        for it in self.lines.get(lo, hi) {
+            text.lines.push(it.line);
+            text.eols.push(it.eol);
+            tags.push(it.tag);
         }
+        (text, tags)
     }
 
     /// Where `q`'s hunk lands in the text as it is now.
@@ -94,12 +134,13 @@ impl<'a> InTurn<'a> {
     }
 
     fn in_whole(&self, q: &Query) -> Located {
-        let whole = self.part(0, self.len());
+        let (whole, _) = self.part(0, self.len());
         locate::locate(&Haystack::for_lines(&whole.lines, names(q.hunk)), q)
     }
 
-    /// Where the hunk lands (or why not), found in a window around its hint, when the census
-    /// shows the whole text would say the same; `None` otherwise.
+    /// Where the hunk lands (or why not), found in parts of the text around its hint and
+    /// around every line the search looked up, when the census shows the whole text would say
+    /// the same; `None` otherwise.
     fn in_window(&self, q: &Query) -> Option<Located> {
         #[cfg(test)]
         if tests::REFERENCE.get() {
@@ -111,47 +152,92 @@ impl<'a> InTurn<'a> {
         if !q.taken.is_empty() {
             return None;
         }
-        // Far enough from the window's edges that nothing read around a match (its lines,
-        // its new side, the fuzzy pass's slack either side) reaches past them.
+        // Far enough from the parts' edges that nothing read around a match (its lines, its
+        // new side, the fuzzy pass's slack either side) reaches past them.
         let margin = 2 * (h.old_len() + h.new_len()) + REACH;
-        let lo = hint.min(len).saturating_sub(margin + REACH);
-        let hi = hint.saturating_add(h.old_len() + margin + REACH).min(len);
-        if (lo == 0 && hi == len) || (h.at_eof && hi < len) || (h.at_bof && lo > 0) {
-            return None;
+        let reach = h.old_len() + margin + REACH;
+        let around = |at: usize| (at.saturating_sub(reach), at.saturating_add(reach).min(len));
+        let mut parts = vec![(
+            hint.min(len).saturating_sub(margin + REACH),
+            hint.saturating_add(h.old_len() + margin + REACH).min(len),
+        )];
+        if h.at_eof {
+            parts.push(around(len));
         }
-        let part = self.part(lo, hi);
-        let each_line = |f: &mut dyn FnMut(&str)| self.lines.for_each(|(l, _)| f(l));
-        let window = Window::new(&self.census, &each_line, lo == 0, hi == len, margin);
-        let hay = Haystack::for_lines(&part.lines, names(h)).within(&window);
-        let local = Query {
-            hunk: h,
-            hint: Some(hint - lo),
-            prev_end: q.prev_end.saturating_sub(lo),
-            ordered: q.ordered,
-            taken: &[],
-            context_width: q.context_width,
-            base: q.base + lo,
-        };
-        let found = locate::locate(&hay, &local);
-        if window.spilled() {
-            return None;
+        if h.at_bof {
+            parts.push(around(0));
         }
-        #[cfg(test)]
-        tests::WINDOWED.set(tests::WINDOWED.get() + 1);
-        // Every search saw what the whole text holds, so every answer is the whole text's,
-        // refusals too: their line numbers are the file's (`base`).
-        Some(match found {
-            Located::Placed(p) => Located::Placed(moved(&p, lo as isize)),
-            Located::AlreadyApplied { start, pass } => Located::AlreadyApplied {
-                start: start + lo,
-                pass,
-            },
-            Located::Ambiguous { pass, starts } => Located::Ambiguous {
-                pass,
-                starts: starts.into_iter().map(|s| s + lo).collect(),
-            },
-            found @ Located::NotFound { .. } => found,
-        })
+        let each_line =
+            |f: &mut dyn FnMut(&str, u64)| self.lines.for_each(|it| f(&it.line, it.tag));
+        let mut covered = merge(&mut parts);
+        for _ in 0..ROUNDS {
+            // Parts that come near the whole text's size cost what the whole text does.
+            if covered.saturating_mul(3) > len {
+                return None;
+            }
+            let mut text = Vec::with_capacity(covered);
+            for &(lo, hi) in &parts {
+                text.extend(self.lines.get(lo, hi).into_iter().map(|it| it.line));
+            }
+            let window = Window::new(&self.census, &each_line, Layout::new(len, &parts), margin);
+            let hay = Haystack::for_lines(&text, names(h)).within(&window);
+            let found = locate::locate(&hay, q);
+            if !window.spilled() {
+                #[cfg(test)]
+                tests::WINDOWED.set(tests::WINDOWED.get() + 1);
+                // Every search saw what the whole text holds, so every answer is the whole
+                // text's, refusals too.
+                return Some(found);
+            }
+            // Take in every line of each key the search lacked, wherever it is now.
+            for (pass, hash) in window.lacking()? {
+                for tag in self.census.tags(pass, hash, &each_line)? {
+                    let at = self.lines.position_by(|it| it.tag, &tag);
+                    debug_assert!(at.is_some(), "every tag the census keeps is in the text");
+                    parts.push(around(at?));
+                }
+            }
+            let grown = merge(&mut parts);
+            if grown == covered {
+                return None;
+            }
+            covered = grown;
+        }
+        None
+    }
+
+    /// Tags for `n` lines to replace lines `lo..hi`: between the tags of the lines either side.
+    /// When no room is left there, every line is tagged afresh.
+    fn fresh_tags(&mut self, lo: usize, hi: usize, n: usize) -> Vec<u64> {
+        for _ in 0..2 {
+            let below = match lo {
+                0 => 0,
+                _ => self.lines.get(lo - 1, lo)[0].tag,
+            };
+            let above = self
+                .lines
+                .get(hi, hi + 1)
+                .first()
+                .map_or(u64::MAX, |it| it.tag);
+            let gap = above - below;
+            if gap > n as u64 {
+                let step = gap / (n as u64 + 1);
+                return (1..=n as u64).map(|j| below + j * step).collect();
+            }
+            let items = std::mem::replace(&mut self.lines, Rope::new(Vec::new())).into_vec();
+            let n = items.len();
+            self.lines = Rope::new(
+                items
+                    .into_iter()
+                    .zip(spread(n))
+                    .map(|(it, tag)| Item { tag, ..it })
+                    .collect(),
+            );
+            self.census.forget_tags();
+            #[cfg(test)]
+            tests::RETAGGED.set(tests::RETAGGED.get() + 1);
+        }
+        unreachable!("tags spread evenly leave room between any two lines")
     }
 
     /// Splice hunk `h`, placed at `p`, into the text; an indentation the hunk cannot be
@@ -161,55 +247,64 @@ impl<'a> InTurn<'a> {
         let region = splice::in_place_region(p, len);
         #[cfg(test)]
         let region = region.filter(|_| !tests::REFERENCE.get());
-        let (lo, hi, spliced) = match region {
-            Some(region) => {
-                let part = self.part(region.start, region.end);
-                IndentMap::learn(h, &moved(p, -(region.start as isize)), &part)?;
-                let spliced =
-                    splice::splice_part(&part, region.start, h, p, patch_eols, self.dominant_eol());
-                self.census.replace(&part.lines, &spliced.lines);
-                self.count_eols(&part.eols, false);
-                (region.start, region.end, spliced)
-            }
-            // A placement reaching outside its region: the whole text is spliced.
-            None => {
-                let mut file = self.part(0, len);
-                file.bom = self.bom;
-                IndentMap::learn(h, p, &file)?;
-                let spliced = splice::splice(&file, &[(h, p)], patch_eols);
-                self.census.replace(&file.lines, &spliced.lines);
-                self.count_eols(&file.eols, false);
-                (0, len, spliced)
-            }
+        // A placement reaching outside its region: the whole text is spliced.
+        let (lo, hi) = region.as_ref().map_or((0, len), |r| (r.start, r.end));
+        let (mut part, gone) = self.part(lo, hi);
+        let spliced = if region.is_some() {
+            IndentMap::learn(h, &moved(p, -(lo as isize)), &part)?;
+            splice::splice_part(&part, lo, h, p, patch_eols, self.dominant_eol())
+        } else {
+            part.bom = self.bom;
+            IndentMap::learn(h, p, &part)?;
+            splice::splice(&part, &[(h, p)], patch_eols)
         };
-        self.count_eols(&spliced.eols, true);
-        self.lines.replace(
-            lo,
-            hi,
-            spliced.lines.into_iter().zip(spliced.eols).collect(),
+        // (Were every line tagged afresh, the census forgot the old tags, `gone` among them.)
+        let tags = self.fresh_tags(lo, hi, spliced.len());
+        self.census.replace(
+            part.lines.iter().map(|l| &**l).zip(gone.iter().copied()),
+            spliced.lines.iter().map(|l| &**l).zip(tags.iter().copied()),
         );
+        self.count_eols(&part.eols, false);
+        self.count_eols(&spliced.eols, true);
+        let items = spliced
+            .lines
+            .into_iter()
+            .zip(spliced.eols)
+            .zip(tags)
+            .map(|((line, eol), tag)| Item { line, eol, tag })
+            .collect();
+        self.lines.replace(lo, hi, items);
         Ok(())
     }
 
     /// The text as the hunks left it.
     pub fn into_text(self) -> TextFile<'a> {
-        let (lines, eols) = self.lines.into_vec().into_iter().unzip();
-        TextFile {
+        let mut text = TextFile {
             bom: self.bom,
-            lines,
-            eols,
+            lines: Vec::with_capacity(self.lines.len()),
+            eols: Vec::with_capacity(self.lines.len()),
+        };
+        for it in self.lines.into_vec() {
+            text.lines.push(it.line);
+            text.eols.push(it.eol);
         }
+        text
     }
 }
 
-impl Piece for (Line<'_>, Eol) {
-    fn weight(&self) -> usize {
-        1
+/// `parts` sorted and merged where they overlap or touch; the lines they cover.
+fn merge(parts: &mut Vec<(usize, usize)>) -> usize {
+    parts.retain(|&(lo, hi)| lo < hi);
+    parts.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+    for &(lo, hi) in parts.iter() {
+        match out.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
     }
-
-    fn cut(&self, _: usize) -> (Self, Self) {
-        unreachable!("a line is never cut")
-    }
+    *parts = out;
+    parts.iter().map(|(lo, hi)| hi - lo).sum()
 }
 
 /// `p` with every line number moved by `by`.
@@ -238,6 +333,8 @@ mod tests {
         pub static REFERENCE: Cell<bool> = const { Cell::new(false) };
         /// Hunks answered from a window.
         pub static WINDOWED: Cell<usize> = const { Cell::new(0) };
+        /// Times every line was tagged afresh.
+        pub static RETAGGED: Cell<usize> = const { Cell::new(0) };
     }
 
     /// A hunk of `text` (as it is now): `lead` lines of context before line `at`, `gone` lines
@@ -378,6 +475,161 @@ mod tests {
             let fp = patch_of(&text, &edits);
             prop_assert_eq!(run(&fp, &file, false), run(&fp, &file, true));
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// In a text made of copies of one block, where every line a hunk looks up is also
+        /// a block away, hunks land where, and leave what, the whole text puts them.
+        #[test]
+        fn parts_far_apart_change_nothing(
+            block in prop::collection::vec(file_line(), 500..1100),
+            copies in 2..4usize,
+            edits in prop::collection::vec(
+                (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
+                 prop::collection::vec(added_line(), 0..4),
+                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -600..-100i64]),
+                2..14,
+            ),
+        ) {
+            let block: Vec<String> = block
+                .iter()
+                .enumerate()
+                .map(|(i, l)| match l {
+                    None => format!("line {i}"),
+                    Some("dup") => format!("dup {}", i % 13),
+                    Some(l) => l.to_string(),
+                })
+                .collect();
+            let text: Vec<String> = (0..copies).flat_map(|_| block.iter().cloned()).collect();
+            let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+            let file = TextFile::decode(bytes.as_bytes()).expect("text");
+            let fp = patch_of(&text, &edits);
+            prop_assert_eq!(run(&fp, &file, false), run(&fp, &file, true));
+        }
+    }
+
+    /// Overlapping pairs in a text whose second half repeats its first: every line a hunk
+    /// looks up is also half the text away, and the search takes in that part too instead of
+    /// the whole text; both copies of a block in the parts make a hunk whose numbers fall
+    /// between them two places, as in the whole text.
+    #[test]
+    fn lines_far_away_are_taken_in_as_parts() {
+        let half: Vec<String> = (0..4000).map(|i| format!("line {i}")).collect();
+        let text: Vec<String> = half.iter().chain(&half).cloned().collect();
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut hunks = Vec::new();
+        let mut now = text.clone();
+        for r in 0..30 {
+            let at = 260 * r + 100;
+            hunks.push(hunk_of(
+                &now,
+                at,
+                (2, 1, 2),
+                &[format!("{} A", now[at])],
+                Some(at - 1),
+            ));
+            now[at] = format!("{} A", now[at]);
+            hunks.push(hunk_of(
+                &now,
+                at + 1,
+                (2, 1, 2),
+                &[format!("{} B", now[at + 1])],
+                Some(at),
+            ));
+            now[at + 1] = format!("{} B", now[at + 1]);
+        }
+        let fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks: hunks.clone(),
+            ..FilePatch::default()
+        };
+        WINDOWED.set(0);
+        let (located, after) = run(&fp, &file, false);
+        let windowed = WINDOWED.get();
+        assert!(
+            located.iter().all(|l| matches!(l, Located::Placed(_))),
+            "{located:?}"
+        );
+        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(after.as_deref(), Some(want.as_bytes()));
+        assert_eq!((located, after), run(&fp, &file, true));
+        assert!(
+            windowed >= 56,
+            "only {windowed} of 60 hunks were answered from parts"
+        );
+
+        // Numbers halfway between a block and its copy: two places.
+        let mut between = hunk_of(&text, 3000, (2, 1, 2), &["x".into()], Some(5000));
+        between.new_start = Some(5000);
+        let fp = FilePatch {
+            hunks: vec![hunks[0].clone(), hunks[1].clone(), between],
+            ..fp
+        };
+        WINDOWED.set(0);
+        let got = run(&fp, &file, false);
+        assert_eq!(WINDOWED.get(), 3, "every hunk was answered from parts");
+        assert_eq!(got, run(&fp, &file, true));
+        match &got.0[2] {
+            Located::Ambiguous { starts, .. } => assert_eq!(starts, &[2998, 6998]),
+            other => panic!("the hunk fits twice: {other:?}"),
+        }
+    }
+
+    /// Hunk after hunk rewriting the middle of the lines the one before put in leaves less
+    /// and less room between tags, until every line is tagged afresh; lines that repeat far
+    /// away are then still found where they are.
+    #[test]
+    fn a_text_rewritten_inside_itself_is_tagged_afresh() {
+        let half: Vec<String> = (0..1500).map(|i| format!("line {i}")).collect();
+        let text: Vec<String> = half.iter().chain(&half).cloned().collect();
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut now = text.clone();
+        let mut hunks = Vec::new();
+        let mut at = 700;
+        for k in 0..40 {
+            let added: Vec<String> = (0..20).map(|j| format!("k{k} {j}")).collect();
+            hunks.push(hunk_of(&now, at, (2, 1, 2), &added, Some(at - 1)));
+            now.splice(at..at + 1, added);
+            at += 11;
+        }
+        for r in 0..4 {
+            let at = 1000 + 40 * r;
+            hunks.push(hunk_of(
+                &now,
+                at,
+                (2, 1, 2),
+                &[format!("{} A", now[at])],
+                Some(at - 1),
+            ));
+            now[at] = format!("{} A", now[at]);
+            hunks.push(hunk_of(
+                &now,
+                at + 1,
+                (2, 1, 2),
+                &[format!("{} B", now[at + 1])],
+                Some(at),
+            ));
+            now[at + 1] = format!("{} B", now[at + 1]);
+        }
+        let fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks,
+            ..FilePatch::default()
+        };
+        RETAGGED.set(0);
+        WINDOWED.set(0);
+        let got = run(&fp, &file, false);
+        assert!(RETAGGED.get() >= 1, "the tags ran out at least once");
+        assert_eq!(WINDOWED.get(), 48, "every hunk was answered from parts");
+        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(got.1.as_deref(), Some(want.as_bytes()));
+        assert_eq!(got, run(&fp, &file, true));
     }
 
     /// The overlapping pairs the window is for: every hunk but those near the ends of the file
