@@ -1,12 +1,16 @@
 //! Hunks applied one after another, each located in the text the earlier ones left (as `git
 //! apply` does): the way a file whose hunks overlap is patched.
 //!
-//! Each hunk costs its own size and the logarithm of the file's, in any order: the text is a
-//! rope, cut and joined where each hunk goes. A hunk is searched in a window around where its
-//! numbers put it, and a census of the whole text (how many lines have each line the patch
-//! names, kept up to date as hunks are spliced) shows whether that window held every line the
-//! search looked up. When it did not, the hunk is searched in the whole text, so the answer is
-//! always the whole text's.
+//! Each hunk costs its own size, the occurrences of the lines it looks up, and the logarithm
+//! of the file's length, in any order: the text is a rope, cut and joined where each hunk
+//! goes. A hunk is searched in a window around where its numbers put it, and a census of the
+//! whole text (how many lines have each line the patch names, kept up to date as hunks are
+//! spliced) shows whether that window held every line the search looked up. When it did not,
+//! the census also says which lines have that key: each line carries a tag that ascends
+//! through the text, so the rope finds where each is now in one descent, and the search runs
+//! again over the window and parts of the text around those lines. Only a search that needs
+//! the whole text (or parts near its size) reads it all. Either way the answer is always the
+//! whole text's.
 
 use super::locate::{self, Census, Haystack, Layout, Located, Placement, Query, Window};
 use super::names;
@@ -147,7 +151,6 @@ impl<'a> InTurn<'a> {
             return None;
         }
         let h = q.hunk;
-        let hint = q.hint?;
         let len = self.len();
         if !q.taken.is_empty() {
             return None;
@@ -157,10 +160,17 @@ impl<'a> InTurn<'a> {
         let margin = 2 * (h.old_len() + h.new_len()) + REACH;
         let reach = h.old_len() + margin + REACH;
         let around = |at: usize| (at.saturating_sub(reach), at.saturating_add(reach).min(len));
-        let mut parts = vec![(
-            hint.min(len).saturating_sub(margin + REACH),
-            hint.saturating_add(h.old_len() + margin + REACH).min(len),
-        )];
+        // Without numbers, the parts are only those around the lines the search looks up.
+        let mut parts: Vec<(usize, usize)> = q
+            .hint
+            .map(|hint| {
+                (
+                    hint.min(len).saturating_sub(margin + REACH),
+                    hint.saturating_add(h.old_len() + margin + REACH).min(len),
+                )
+            })
+            .into_iter()
+            .collect();
         if h.at_eof {
             parts.push(around(len));
         }
@@ -486,6 +496,7 @@ mod tests {
         fn parts_far_apart_change_nothing(
             block in prop::collection::vec(file_line(), 500..1100),
             copies in 2..4usize,
+            numbered in any::<bool>(),
             edits in prop::collection::vec(
                 (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
                  prop::collection::vec(added_line(), 0..4),
@@ -505,7 +516,12 @@ mod tests {
             let text: Vec<String> = (0..copies).flat_map(|_| block.iter().cloned()).collect();
             let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
             let file = TextFile::decode(bytes.as_bytes()).expect("text");
-            let fp = patch_of(&text, &edits);
+            let mut fp = patch_of(&text, &edits);
+            if !numbered {
+                for h in &mut fp.hunks {
+                    (h.old_start, h.new_start) = (None, None);
+                }
+            }
             prop_assert_eq!(run(&fp, &file, false), run(&fp, &file, true));
         }
     }
@@ -577,6 +593,49 @@ mod tests {
             Located::Ambiguous { starts, .. } => assert_eq!(starts, &[2998, 6998]),
             other => panic!("the hunk fits twice: {other:?}"),
         }
+    }
+
+    /// Hunks without numbers (a Codex patch's) are searched in parts around the lines they
+    /// look up, and land where the whole text puts them.
+    #[test]
+    fn hunks_without_numbers_are_answered_from_parts() {
+        let text: Vec<String> = (0..5000).map(|i| format!("line {i}")).collect();
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut hunks = Vec::new();
+        let mut now = text.clone();
+        for r in 0..20 {
+            let at = 240 * r + 100;
+            hunks.push(hunk_of(
+                &now,
+                at,
+                (2, 1, 2),
+                &[format!("{} A", now[at])],
+                None,
+            ));
+            now[at] = format!("{} A", now[at]);
+            hunks.push(hunk_of(
+                &now,
+                at + 1,
+                (2, 1, 2),
+                &[format!("{} B", now[at + 1])],
+                None,
+            ));
+            now[at + 1] = format!("{} B", now[at + 1]);
+        }
+        let fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks,
+            ordered: true,
+            ..FilePatch::default()
+        };
+        WINDOWED.set(0);
+        let got = run(&fp, &file, false);
+        assert_eq!(WINDOWED.get(), 40, "every hunk was answered from parts");
+        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(got.1.as_deref(), Some(want.as_bytes()));
+        assert_eq!(got, run(&fp, &file, true));
     }
 
     /// Hunk after hunk rewriting the middle of the lines the one before put in leaves less
