@@ -119,8 +119,24 @@ impl<T: Piece> Rope<T> {
     /// Every item, in order.
     pub fn into_vec(self) -> Vec<T> {
         let mut out = Vec::with_capacity(self.len());
-        drain(self.root, &mut out);
+        self.drain(|item| out.push(item));
         out
+    }
+
+    /// Every item, in order, handed over one by one as the rope is taken apart (so no
+    /// second copy of the whole sequence is ever held).
+    pub fn drain(self, mut f: impl FnMut(T)) {
+        fn walk<T>(t: Tree<T>, f: &mut impl FnMut(T)) {
+            if let Some(n) = t {
+                let Node {
+                    items, left, right, ..
+                } = *n;
+                walk(left, f);
+                items.into_iter().for_each(&mut *f);
+                walk(right, f);
+            }
+        }
+        walk(self.root, &mut f);
     }
 
     /// The position of the item whose key is `k`, in a rope whose items' keys ascend; `None`
@@ -199,17 +215,6 @@ fn collect<T: Piece>(t: &Tree<T>, lo: usize, hi: usize, out: &mut Vec<T>) {
             hi - left - n.own,
             out,
         );
-    }
-}
-
-fn drain<T>(t: Tree<T>, out: &mut Vec<T>) {
-    if let Some(n) = t {
-        let Node {
-            items, left, right, ..
-        } = *n;
-        drain(left, out);
-        out.extend(items);
-        drain(right, out);
     }
 }
 

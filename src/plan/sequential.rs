@@ -294,10 +294,10 @@ impl<'a> InTurn<'a> {
             lines: Vec::with_capacity(self.lines.len()),
             eols: Vec::with_capacity(self.lines.len()),
         };
-        for it in self.lines.into_vec() {
+        self.lines.drain(|it| {
             text.lines.push(it.line);
             text.eols.push(it.eol);
-        }
+        });
         text
     }
 }
