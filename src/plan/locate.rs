@@ -77,15 +77,6 @@ impl Layout {
         layout
     }
 
-    /// The runs, as `(lo, hi)` lines of the text.
-    pub fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.runs.iter().map(|&(lo, n)| (lo, lo + n))
-    }
-
-    fn is_whole(&self) -> bool {
-        self.runs == [(0, self.total)] || self.total == 0
-    }
-
     /// The run holding text line `i`.
     fn run_of(&self, i: usize) -> Option<usize> {
         let r = self
@@ -123,18 +114,20 @@ impl Layout {
 
 /// A haystack over parts of a text that changes (a file patched hunk after hunk), with a
 /// census of the whole text: a search answers from the parts only when the census shows that
-/// every line it looked up occurs in them, and far enough from their edges that nothing the
-/// locator reads near a match is cut off. Any other search marks the window spilled, and its
-/// answer must not be used: the caller takes in the lines it lacked ([`Window::lacking`]) and
-/// searches again, or searches the whole text.
+/// every line it looked up occurs in them, and it read no line outside them (a read outside
+/// them finds nothing and spills the window; lines looked up are also to be far from the
+/// parts' inner edges, so that a match's surroundings are in them). A spilled window's answer
+/// must not be used: the caller takes in what it lacked ([`Window::lacking`]) and searches
+/// again, or searches the whole text.
 pub struct Window<'w> {
     census: &'w Census,
     /// The whole text's lines with their tags, in any order, for the census on first use.
     whole: &'w Whole<'w>,
     layout: Layout,
     margin: usize,
-    /// Keys (pass, hash) some of whose lines are outside the parts, or near their edges.
-    lacking: RefCell<Vec<(Pass, u64)>>,
+    /// What a search lacked: keys some of whose lines are outside the parts, or near their
+    /// edges; lines it read past a part.
+    lacking: RefCell<Vec<Lack>>,
     /// A search only the whole text answers.
     lost: Cell<bool>,
 }
@@ -159,16 +152,24 @@ impl<'w> Window<'w> {
         self.lost.get() || !self.lacking.borrow().is_empty()
     }
 
-    /// The keys whose lines a search lacked, each once; `None` when only the whole text
-    /// answers it.
-    pub fn lacking(&self) -> Option<Vec<(Pass, u64)>> {
+    /// What the searches lacked, each once; `None` when only the whole text answers them.
+    pub fn lacking(&self) -> Option<Vec<Lack>> {
         if self.lost.get() {
             return None;
         }
-        let mut keys = self.lacking.borrow().clone();
-        keys.sort_by_key(|&(pass, h)| (pass.index(), h));
-        keys.dedup();
-        Some(keys)
+        let mut lacks = self.lacking.borrow().clone();
+        lacks.sort_by_key(|l| match *l {
+            Lack::Key(pass, h) => (0, pass.index() as u64, h),
+            Lack::Lines(lo, hi) => (1, lo as u64, hi as u64),
+        });
+        lacks.dedup();
+        Some(lacks)
+    }
+
+    /// Lines read past a part, from `at` on: they are to be in the next window.
+    fn lack_lines(&self, at: usize) {
+        let hi = at.saturating_add(4 * self.margin).min(self.layout.total);
+        self.lacking.borrow_mut().push(Lack::Lines(at, hi));
     }
 
     fn lose(&self) {
@@ -177,7 +178,7 @@ impl<'w> Window<'w> {
 
     /// Lines of the whole text whose key for `pass` hashes to `hash`; `None` for a hash the
     /// census does not count.
-    fn count(&self, pass: Pass, hash: u64) -> Option<usize> {
+    pub fn count(&self, pass: Pass, hash: u64) -> Option<usize> {
         self.census.count(pass, hash, self.whole)
     }
 
@@ -192,11 +193,20 @@ impl<'w> Window<'w> {
                         .iter()
                         .any(|&p| self.layout.near_edge(p as usize, self.margin))
                 {
-                    self.lacking.borrow_mut().push((pass, hash));
+                    self.lacking.borrow_mut().push(Lack::Key(pass, hash));
                 }
             }
         }
     }
+}
+
+/// What a search in a window lacked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lack {
+    /// Lines whose key for the pass hashes to this: wherever they are, they are to be in.
+    Key(Pass, u64),
+    /// Lines `lo..hi` of the text.
+    Lines(usize, usize),
 }
 
 /// A text's lines, each handed to the function given with its tag, in any order.
@@ -452,11 +462,14 @@ impl<'a> Haystack<'a> {
     /// prefix, a block running to the end) marks a window spilled otherwise.
     fn whole(&self) -> bool {
         match self.window {
-            Some(w) if !w.layout.is_whole() => {
+            // A window that lacks lines already is searched again with them: what the
+            // search needs of the whole text is asked then.
+            Some(w) if w.spilled() => false,
+            Some(w) => {
                 w.lose();
                 false
             }
-            _ => true,
+            None => true,
         }
     }
 
@@ -554,6 +567,21 @@ impl<'a> Haystack<'a> {
     pub fn line_at(&self, i: usize) -> Option<&str> {
         let (lo, hi) = self.own(i, i + 1);
         (lo < hi).then(|| &*self.lines[lo])
+    }
+
+    /// Line `i` of the text; in a window, `None` for a line outside it, which the window is
+    /// then to take in (the search's answer is not used).
+    pub fn line_or_lack(&self, i: usize) -> Option<&str> {
+        match self.window {
+            Some(w) => match w.layout.own(i, i + 1) {
+                Some((lo, hi)) if lo < hi => Some(&*self.lines[lo]),
+                _ => {
+                    w.lack_lines(i);
+                    None
+                }
+            },
+            None => Some(&*self.lines[i]),
+        }
     }
 
     /// Line `i` of the text (in a window, a line outside it reads as empty, and loses it).
@@ -1310,8 +1338,8 @@ fn block_end(hay: &Haystack, a: usize) -> usize {
     let own = width(hay.line(a));
     let own_word = first_word(hay.line(a));
     for i in a + 1..hay.len() {
-        // Past a window's part, only the whole text tells.
-        let Some(l) = hay.line_at(i) else {
+        // Past a window's part: the window is to take in the lines from here.
+        let Some(l) = hay.line_or_lack(i) else {
             return hay.len();
         };
         let t = l.trim();
@@ -1326,7 +1354,6 @@ fn block_end(hay: &Haystack, a: usize) -> usize {
             return i;
         }
     }
-    hay.whole();
     hay.len()
 }
 

@@ -12,7 +12,7 @@
 //! the whole text (or parts near its size) reads it all. Either way the answer is always the
 //! whole text's.
 
-use super::locate::{self, Census, Haystack, Layout, Located, Placement, Query, Window};
+use super::locate::{self, Census, Haystack, Lack, Layout, Located, Placement, Query, Window};
 use super::names;
 use super::splice::{self, IndentMap};
 use super::text::{Eol, Line, TextFile};
@@ -24,7 +24,7 @@ const REACH: usize = 64;
 
 /// Times a window grows to take in the lines a search lacked before the whole text is
 /// searched instead.
-const ROUNDS: usize = 4;
+const ROUNDS: usize = 8;
 
 /// A line of the text in turn, with its tag: a number that ascends through the text and that
 /// the line keeps while it stays, so the census can say where each line it counts is now.
@@ -199,12 +199,32 @@ impl<'a> InTurn<'a> {
                 // text's, refusals too.
                 return Some(found);
             }
-            // Take in every line of each key the search lacked, wherever it is now.
-            for (pass, hash) in window.lacking()? {
-                for tag in self.census.tags(pass, hash, &each_line)? {
-                    let at = self.lines.position_by(|it| it.tag, &tag);
-                    debug_assert!(at.is_some(), "every tag the census keeps is in the text");
-                    parts.push(around(at?));
+            // Take in what the search lacked: every line of each key, wherever it is now
+            // (unless a key has so many that the parts would near the whole text), and lines
+            // read past a part.
+            let lacking = window.lacking()?;
+            for lack in &lacking {
+                if let Lack::Key(pass, hash) = *lack {
+                    // (One of them may be in the parts already.)
+                    let more = window.count(pass, hash)?.saturating_sub(1) * 2 * reach;
+                    if covered.saturating_add(more).saturating_mul(3) > len {
+                        return None;
+                    }
+                }
+            }
+            for lack in lacking {
+                match lack {
+                    Lack::Key(pass, hash) => {
+                        for tag in self.census.tags(pass, hash, &each_line)? {
+                            let at = self.lines.position_by(|it| it.tag, &tag);
+                            debug_assert!(
+                                at.is_some(),
+                                "every tag the census keeps is in the text"
+                            );
+                            parts.push(around(at?));
+                        }
+                    }
+                    Lack::Lines(lo, hi) => parts.push((lo, hi)),
                 }
             }
             let grown = merge(&mut parts);
@@ -382,7 +402,36 @@ mod tests {
 
     /// One hunk to write: where (a pick, or next to the last), its shape (lead, removed,
     /// trail), its added lines and how far its numbers are off.
-    type Edit = (usize, bool, (usize, usize, usize), Vec<String>, i64);
+    /// A hunk's kind beyond its lines: plain; under a unified `@@` heading or a Codex anchor
+    /// (the nearest `fn` line above it, or one the text may lack); pinned to the end or the
+    /// start of the file.
+    #[derive(Debug, Clone, Copy)]
+    enum Flavour {
+        Plain,
+        Heading,
+        Anchor,
+        AtEof,
+        AtBof,
+    }
+
+    fn flavour() -> impl Strategy<Value = Flavour> {
+        prop_oneof![
+            6 => Just(Flavour::Plain),
+            1 => Just(Flavour::Heading),
+            1 => Just(Flavour::Anchor),
+            1 => Just(Flavour::AtEof),
+            1 => Just(Flavour::AtBof),
+        ]
+    }
+
+    type Edit = (
+        usize,
+        bool,
+        (usize, usize, usize),
+        Vec<String>,
+        i64,
+        Flavour,
+    );
 
     /// Hunks written one after another against the text each leaves (so later ones may hold
     /// earlier ones' lines), every other one next to the one before it.
@@ -390,24 +439,47 @@ mod tests {
         let mut text = file.to_vec();
         let mut hunks = Vec::new();
         let mut last = 0usize;
-        for (pick, near, shape, added, noise) in edits {
+        for (pick, near, shape, added, noise, flavour) in edits {
             if text.is_empty() {
                 break;
             }
-            let at = if *near {
-                (last + pick % 4).min(text.len() - 1)
-            } else {
-                pick % text.len()
+            let mut shape = *shape;
+            let at = match flavour {
+                Flavour::AtEof => {
+                    shape.2 = 0;
+                    text.len() - shape.1.min(text.len())
+                }
+                Flavour::AtBof => {
+                    shape.0 = 0;
+                    0
+                }
+                _ if *near => (last + pick % 4).min(text.len() - 1),
+                _ => pick % text.len(),
             };
             let lead = shape.0.min(at);
             let stated = (at - lead) as i64 + 1 + noise;
-            let h = hunk_of(
+            let mut h = hunk_of(
                 &text,
                 at,
                 (lead, shape.1, shape.2),
                 added,
                 (stated >= 1).then_some(stated as usize),
             );
+            let heading = || {
+                text[..at - lead]
+                    .iter()
+                    .rev()
+                    .find(|l| l.starts_with("fn "))
+                    .cloned()
+                    .unwrap_or_else(|| format!("fn f{}() {{", pick % 7))
+            };
+            match flavour {
+                Flavour::Plain => {}
+                Flavour::Heading => h.section = Some(heading()),
+                Flavour::Anchor => h.anchors = vec![heading()],
+                Flavour::AtEof => h.at_eof = true,
+                Flavour::AtBof => h.at_bof = true,
+            }
             let mid = (at + shape.1).min(text.len());
             text.splice(at..mid, added.iter().cloned());
             last = at;
@@ -438,6 +510,7 @@ mod tests {
             1 => Just(Some("    return x;")),
             1 => Just(Some("    x += 1;")),
             1 => Just(Some("  return   x;")),
+            1 => Just(Some("fn")),
         ]
     }
 
@@ -463,7 +536,7 @@ mod tests {
             edits in prop::collection::vec(
                 (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
                  prop::collection::vec(added_line(), 0..4),
-                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -250..-100i64]),
+                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -250..-100i64], flavour()),
                 2..14,
             ),
         ) {
@@ -473,6 +546,7 @@ mod tests {
                 .map(|(i, l)| match l {
                     None => format!("line {i}"),
                     Some("dup") => format!("dup {}", i % 13),
+                    Some("fn") => format!("fn f{}() {{", i % 5),
                     Some(l) => l.to_string(),
                 })
                 .collect();
@@ -500,7 +574,7 @@ mod tests {
             edits in prop::collection::vec(
                 (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
                  prop::collection::vec(added_line(), 0..4),
-                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -600..-100i64]),
+                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -600..-100i64], flavour()),
                 2..14,
             ),
         ) {
@@ -510,6 +584,7 @@ mod tests {
                 .map(|(i, l)| match l {
                     None => format!("line {i}"),
                     Some("dup") => format!("dup {}", i % 13),
+                    Some("fn") => format!("fn f{}() {{", i % 5),
                     Some(l) => l.to_string(),
                 })
                 .collect();
@@ -635,6 +710,51 @@ mod tests {
         assert_eq!(WINDOWED.get(), 40, "every hunk was answered from parts");
         let want: String = now.iter().map(|l| format!("{l}\n")).collect();
         assert_eq!(got.1.as_deref(), Some(want.as_bytes()));
+        assert_eq!(got, run(&fp, &file, true));
+    }
+
+    /// A heading or anchor line far from a hunk, and the block it opens running past the
+    /// parts, are taken in as parts too: the heading decides between two copies of the
+    /// hunk's lines, and an anchored insertion without numbers lands under its anchor, as in
+    /// the whole text.
+    #[test]
+    fn headings_and_their_blocks_are_taken_in_as_parts() {
+        let mut text: Vec<String> = (0..8000).map(|i| format!("line {i}")).collect();
+        for (at, name) in [(3000, "target"), (6000, "other")] {
+            text[at] = format!("fn {name}() {{");
+            for (j, l) in text[at + 1..at + 600].iter_mut().enumerate() {
+                *l = format!("    body {} {j}", at / 1000);
+            }
+            text[at + 600] = "}".into();
+        }
+        for k in 0..5 {
+            text[6100 + k] = text[3100 + k].clone();
+        }
+        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let file = TextFile::decode(bytes.as_bytes()).expect("text");
+        let mut now = text.clone();
+        let first = hunk_of(&now, 1000, (2, 1, 2), &["first".into()], Some(999));
+        now[1000] = "first".into();
+        let second = hunk_of(&now, 1001, (2, 1, 2), &["second".into()], Some(1000));
+        now[1001] = "second".into();
+        // Numbers halfway between the copies: the heading decides.
+        let mut headed = hunk_of(&now, 3102, (2, 1, 2), &["headed".into()], Some(4600));
+        headed.section = Some("fn target() {".into());
+        now[3102] = "headed".into();
+        let mut anchored = hunk_of(&now, 6001, (0, 0, 0), &["    anchored".into()], None);
+        anchored.anchors = vec!["fn other() {".into()];
+        now.insert(6001, "    anchored".into());
+        let fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks: vec![first, second, headed, anchored],
+            ..FilePatch::default()
+        };
+        WINDOWED.set(0);
+        let got = run(&fp, &file, false);
+        assert_eq!(WINDOWED.get(), 4, "every hunk was answered from parts");
+        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(got.1.as_deref(), Some(want.as_bytes()), "{:?}", got.0);
         assert_eq!(got, run(&fp, &file, true));
     }
 
