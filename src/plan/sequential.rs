@@ -486,12 +486,61 @@ mod tests {
             hunks.push(h);
         }
         FilePatch {
+            ordered: true,
+            ..one_file(hunks)
+        }
+    }
+
+    /// `fp` run on `file`: every hunk is placed, the text left is `want`, as the reference
+    /// has it. Gives the hunks answered from windows.
+    fn all_placed(fp: &FilePatch, file: &TextFile, want: &[String]) -> usize {
+        WINDOWED.set(0);
+        let (located, after) = run(fp, file, false);
+        let windowed = WINDOWED.get();
+        assert!(
+            located.iter().all(|l| matches!(l, Located::Placed(_))),
+            "{located:?}"
+        );
+        assert_eq!(after.as_deref(), Some(joined(want).as_bytes()));
+        assert_eq!((located, after), run(fp, file, true));
+        windowed
+    }
+
+    /// A patch of file `f` made of `hunks`.
+    fn one_file(hunks: Vec<Hunk>) -> FilePatch {
+        FilePatch {
             old_path: Some("f".into()),
             new_path: Some("f".into()),
             hunks,
-            ordered: true,
             ..FilePatch::default()
         }
+    }
+
+    /// The text's lines, each ended by a newline.
+    fn joined(text: &[String]) -> String {
+        text.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    /// Two overlapping hunks at line `at` of `now` (which they change): the first changes the
+    /// line, the second the next one, and its context holds the first one's new line.
+    fn pair(now: &mut [String], at: usize, numbered: bool) -> [Hunk; 2] {
+        let first = hunk_of(
+            now,
+            at,
+            (2, 1, 2),
+            &[format!("{} A", now[at])],
+            numbered.then(|| at - 1),
+        );
+        now[at] = format!("{} A", now[at]);
+        let second = hunk_of(
+            now,
+            at + 1,
+            (2, 1, 2),
+            &[format!("{} B", now[at + 1])],
+            numbered.then_some(at),
+        );
+        now[at + 1] = format!("{} B", now[at + 1]);
+        [first, second]
     }
 
     fn run(fp: &FilePatch, text: &TextFile, reference: bool) -> (Vec<Located>, Option<Vec<u8>>) {
@@ -524,6 +573,37 @@ mod tests {
         ]
     }
 
+    /// The lines [`file_line`] picked, spelled out: a line of its own, or one of a few that
+    /// repeat.
+    fn spelled(picked: &[Option<&str>]) -> Vec<String> {
+        picked
+            .iter()
+            .enumerate()
+            .map(|(i, l)| match l {
+                None => format!("line {i}"),
+                Some("dup") => format!("dup {}", i % 13),
+                Some("fn") => format!("fn f{}() {{", i % 5),
+                Some(l) => l.to_string(),
+            })
+            .collect()
+    }
+
+    /// 2 to 13 edits, their numbers off by a little, or by 100 to 250 lines ahead, or by 100
+    /// to `back` lines behind.
+    fn edits(back: i64) -> impl Strategy<Value = Vec<Edit>> {
+        prop::collection::vec(
+            (
+                any::<usize>(),
+                any::<bool>(),
+                (0..4usize, 0..3usize, 0..4usize),
+                prop::collection::vec(added_line(), 0..4),
+                prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -back..-100i64],
+                flavour(),
+            ),
+            2..14,
+        )
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -533,23 +613,9 @@ mod tests {
         fn windows_and_the_rope_change_nothing(
             lines in prop::collection::vec(file_line(), 200..1400),
             crlf in prop::collection::vec(any::<bool>(), 8),
-            edits in prop::collection::vec(
-                (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
-                 prop::collection::vec(added_line(), 0..4),
-                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -250..-100i64], flavour()),
-                2..14,
-            ),
+            edits in edits(250),
         ) {
-            let text: Vec<String> = lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| match l {
-                    None => format!("line {i}"),
-                    Some("dup") => format!("dup {}", i % 13),
-                    Some("fn") => format!("fn f{}() {{", i % 5),
-                    Some(l) => l.to_string(),
-                })
-                .collect();
+            let text = spelled(&lines);
             let mut bytes = String::new();
             for (i, l) in text.iter().enumerate() {
                 bytes.push_str(l);
@@ -571,25 +637,11 @@ mod tests {
             block in prop::collection::vec(file_line(), 500..1100),
             copies in 2..4usize,
             numbered in any::<bool>(),
-            edits in prop::collection::vec(
-                (any::<usize>(), any::<bool>(), (0..4usize, 0..3usize, 0..4usize),
-                 prop::collection::vec(added_line(), 0..4),
-                 prop_oneof![4 => -3..4i64, 1 => 100..250i64, 1 => -600..-100i64], flavour()),
-                2..14,
-            ),
+            edits in edits(600),
         ) {
-            let block: Vec<String> = block
-                .iter()
-                .enumerate()
-                .map(|(i, l)| match l {
-                    None => format!("line {i}"),
-                    Some("dup") => format!("dup {}", i % 13),
-                    Some("fn") => format!("fn f{}() {{", i % 5),
-                    Some(l) => l.to_string(),
-                })
-                .collect();
+            let block = spelled(&block);
             let text: Vec<String> = (0..copies).flat_map(|_| block.iter().cloned()).collect();
-            let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+            let bytes = joined(&text);
             let file = TextFile::decode(bytes.as_bytes()).expect("text");
             let mut fp = patch_of(&text, &edits);
             if !numbered {
@@ -609,45 +661,15 @@ mod tests {
     fn lines_far_away_are_taken_in_as_parts() {
         let half: Vec<String> = (0..4000).map(|i| format!("line {i}")).collect();
         let text: Vec<String> = half.iter().chain(&half).cloned().collect();
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut hunks = Vec::new();
         let mut now = text.clone();
         for r in 0..30 {
-            let at = 260 * r + 100;
-            hunks.push(hunk_of(
-                &now,
-                at,
-                (2, 1, 2),
-                &[format!("{} A", now[at])],
-                Some(at - 1),
-            ));
-            now[at] = format!("{} A", now[at]);
-            hunks.push(hunk_of(
-                &now,
-                at + 1,
-                (2, 1, 2),
-                &[format!("{} B", now[at + 1])],
-                Some(at),
-            ));
-            now[at + 1] = format!("{} B", now[at + 1]);
+            hunks.extend(pair(&mut now, 260 * r + 100, true));
         }
-        let fp = FilePatch {
-            old_path: Some("f".into()),
-            new_path: Some("f".into()),
-            hunks: hunks.clone(),
-            ..FilePatch::default()
-        };
-        WINDOWED.set(0);
-        let (located, after) = run(&fp, &file, false);
-        let windowed = WINDOWED.get();
-        assert!(
-            located.iter().all(|l| matches!(l, Located::Placed(_))),
-            "{located:?}"
-        );
-        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
-        assert_eq!(after.as_deref(), Some(want.as_bytes()));
-        assert_eq!((located, after), run(&fp, &file, true));
+        let fp = one_file(hunks.clone());
+        let windowed = all_placed(&fp, &file, &now);
         assert!(
             windowed >= 56,
             "only {windowed} of 60 hunks were answered from parts"
@@ -675,42 +697,22 @@ mod tests {
     #[test]
     fn hunks_without_numbers_are_answered_from_parts() {
         let text: Vec<String> = (0..5000).map(|i| format!("line {i}")).collect();
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut hunks = Vec::new();
         let mut now = text.clone();
         for r in 0..20 {
-            let at = 240 * r + 100;
-            hunks.push(hunk_of(
-                &now,
-                at,
-                (2, 1, 2),
-                &[format!("{} A", now[at])],
-                None,
-            ));
-            now[at] = format!("{} A", now[at]);
-            hunks.push(hunk_of(
-                &now,
-                at + 1,
-                (2, 1, 2),
-                &[format!("{} B", now[at + 1])],
-                None,
-            ));
-            now[at + 1] = format!("{} B", now[at + 1]);
+            hunks.extend(pair(&mut now, 240 * r + 100, false));
         }
         let fp = FilePatch {
-            old_path: Some("f".into()),
-            new_path: Some("f".into()),
-            hunks,
             ordered: true,
-            ..FilePatch::default()
+            ..one_file(hunks)
         };
-        WINDOWED.set(0);
-        let got = run(&fp, &file, false);
-        assert_eq!(WINDOWED.get(), 40, "every hunk was answered from parts");
-        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
-        assert_eq!(got.1.as_deref(), Some(want.as_bytes()));
-        assert_eq!(got, run(&fp, &file, true));
+        assert_eq!(
+            all_placed(&fp, &file, &now),
+            40,
+            "every hunk was answered from parts"
+        );
     }
 
     /// A heading or anchor line far from a hunk, and the block it opens running past the
@@ -730,13 +732,10 @@ mod tests {
         for k in 0..5 {
             text[6100 + k] = text[3100 + k].clone();
         }
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut now = text.clone();
-        let first = hunk_of(&now, 1000, (2, 1, 2), &["first".into()], Some(999));
-        now[1000] = "first".into();
-        let second = hunk_of(&now, 1001, (2, 1, 2), &["second".into()], Some(1000));
-        now[1001] = "second".into();
+        let [first, second] = pair(&mut now, 1000, true);
         // Numbers halfway between the copies: the heading decides.
         let mut headed = hunk_of(&now, 3102, (2, 1, 2), &["headed".into()], Some(4600));
         headed.section = Some("fn target() {".into());
@@ -750,12 +749,11 @@ mod tests {
             hunks: vec![first, second, headed, anchored],
             ..FilePatch::default()
         };
-        WINDOWED.set(0);
-        let got = run(&fp, &file, false);
-        assert_eq!(WINDOWED.get(), 4, "every hunk was answered from parts");
-        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
-        assert_eq!(got.1.as_deref(), Some(want.as_bytes()), "{:?}", got.0);
-        assert_eq!(got, run(&fp, &file, true));
+        assert_eq!(
+            all_placed(&fp, &file, &now),
+            4,
+            "every hunk was answered from parts"
+        );
     }
 
     /// Hunk after hunk rewriting the middle of the lines the one before put in leaves less
@@ -765,7 +763,7 @@ mod tests {
     fn a_text_rewritten_inside_itself_is_tagged_afresh() {
         let half: Vec<String> = (0..1500).map(|i| format!("line {i}")).collect();
         let text: Vec<String> = half.iter().chain(&half).cloned().collect();
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut now = text.clone();
         let mut hunks = Vec::new();
@@ -777,36 +775,15 @@ mod tests {
             at += 11;
         }
         for r in 0..4 {
-            let at = 1000 + 40 * r;
-            hunks.push(hunk_of(
-                &now,
-                at,
-                (2, 1, 2),
-                &[format!("{} A", now[at])],
-                Some(at - 1),
-            ));
-            now[at] = format!("{} A", now[at]);
-            hunks.push(hunk_of(
-                &now,
-                at + 1,
-                (2, 1, 2),
-                &[format!("{} B", now[at + 1])],
-                Some(at),
-            ));
-            now[at + 1] = format!("{} B", now[at + 1]);
+            hunks.extend(pair(&mut now, 1000 + 40 * r, true));
         }
-        let fp = FilePatch {
-            old_path: Some("f".into()),
-            new_path: Some("f".into()),
-            hunks,
-            ..FilePatch::default()
-        };
+        let fp = one_file(hunks);
         RETAGGED.set(0);
         WINDOWED.set(0);
         let got = run(&fp, &file, false);
         assert!(RETAGGED.get() >= 1, "the tags ran out at least once");
         assert_eq!(WINDOWED.get(), 48, "every hunk was answered from parts");
-        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+        let want = joined(&now);
         assert_eq!(got.1.as_deref(), Some(want.as_bytes()));
         assert_eq!(got, run(&fp, &file, true));
     }
@@ -816,45 +793,15 @@ mod tests {
     #[test]
     fn overlapping_pairs_are_answered_from_windows() {
         let text: Vec<String> = (0..3000).map(|i| format!("line {i}")).collect();
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut hunks = Vec::new();
         let mut now = text.clone();
         for r in 0..20 {
-            let at = 140 * r + 70;
-            hunks.push(hunk_of(
-                &now,
-                at,
-                (2, 1, 2),
-                &[format!("{} A", now[at])],
-                Some(at - 1),
-            ));
-            now[at] = format!("{} A", now[at]);
-            hunks.push(hunk_of(
-                &now,
-                at + 1,
-                (2, 1, 2),
-                &[format!("{} B", now[at + 1])],
-                Some(at),
-            ));
-            now[at + 1] = format!("{} B", now[at + 1]);
+            hunks.extend(pair(&mut now, 140 * r + 70, true));
         }
-        let fp = FilePatch {
-            old_path: Some("f".into()),
-            new_path: Some("f".into()),
-            hunks,
-            ..FilePatch::default()
-        };
-        WINDOWED.set(0);
-        let (located, after) = run(&fp, &file, false);
-        let windowed = WINDOWED.get();
-        assert!(
-            located.iter().all(|l| matches!(l, Located::Placed(_))),
-            "{located:?}"
-        );
-        let want: String = now.iter().map(|l| format!("{l}\n")).collect();
-        assert_eq!(after.as_deref(), Some(want.as_bytes()));
-        assert_eq!((located, after), run(&fp, &file, true));
+        let fp = one_file(hunks);
+        let windowed = all_placed(&fp, &file, &now);
         assert!(
             windowed >= 36,
             "only {windowed} of 40 hunks were answered from a window"
@@ -866,7 +813,7 @@ mod tests {
     #[test]
     fn a_hunk_far_from_its_numbers_lands_as_in_the_whole_text() {
         let text: Vec<String> = (0..2000).map(|i| format!("line {i}")).collect();
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut windowed = 0;
         for off in -400..400isize {
@@ -887,7 +834,7 @@ mod tests {
             let got = run(&fp, &file, false);
             windowed += WINDOWED.get();
             assert_eq!(got, run(&fp, &file, true), "numbers {off} lines off");
-            let want: String = now.iter().map(|l| format!("{l}\n")).collect();
+            let want = joined(&now);
             assert_eq!(
                 got.1.as_deref(),
                 Some(want.as_bytes()),
@@ -908,13 +855,10 @@ mod tests {
         for k in 0..4 {
             text[1520 + k] = text[1500 + k].clone();
         }
-        let bytes: String = text.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = joined(&text);
         let file = TextFile::decode(bytes.as_bytes()).expect("text");
         let mut now = text.clone();
-        let first = hunk_of(&now, 1000, (2, 1, 2), &["first".into()], Some(999));
-        now[1000] = "first".into();
-        let second = hunk_of(&now, 1001, (2, 1, 2), &["second".into()], Some(1000));
-        now[1001] = "second".into();
+        let [first, second] = pair(&mut now, 1000, true);
         // The block at 1500 and its copy at 1520; numbers halfway between them.
         let third = hunk_of(&now, 1501, (1, 2, 1), &["third".into()], Some(1511));
         let fp = FilePatch {
