@@ -5,7 +5,8 @@
 # writes a ghost-commit snapshot: part of the cost), git runs `git apply PATCH` in an identical
 # copy. Each run is the whole process's wall time and peak RSS (GNU time '%e %M'); a row shows
 # the median time and the largest peak RSS of its runs, and after every timed run the file's
-# bytes are compared with the expected result (a mismatch aborts, exit 1).
+# bytes are compared with the expected result (a mismatch aborts, exit 1). Every run of ours
+# is a first apply: the result's blob, which the previous run stored, is removed first.
 #
 #   scripts/bench.sh [LINES] [HUNKS]      LINES/HUNKS: row B's file and patch (200000 2000)
 #
@@ -302,6 +303,7 @@ pairs() {
     fi
     if [ -z "$O_BAD" ]; then
       restore "$d/ours" "$file" "$mode"
+      fresh_object "$d/ours" "$file" "$expected"
       if ((${#OURS_PRE[@]})); then
         step ours "$label run $i (untimed)" "$d/ours" "$file" "$PRE_EXPECTED" "${OURS_PRE[@]}"
         O_BAD=${S_BAD:+$S_BAD (apply before undo)}
@@ -318,6 +320,17 @@ pairs() {
   if [ -z "$O_BAD" ]; then OTM=$(median "${OT[@]}") OKM=$(maxof "${OK[@]}") OBM=$(maxof "${OB[@]}"); else OTM='' OKM='' OBM=''; fi
 }
 GIT_PRE=() OURS_PRE=() PRE_EXPECTED=''
+
+# fresh_object REPO FILE EXPECTED: make ours' next run a first apply. A run that writes
+# stores EXPECTED's blob in the snapshot; a later run would find it stored and skip that
+# work, which no real apply of a new change can. So the blob's loose object is removed
+# before each run, unless it is the blob HEAD holds at FILE (a --check or undo row).
+fresh_object() {
+  local id head
+  id=$(git -C "$1" hash-object -- "$3")
+  head=$(git -C "$1" rev-parse -q --verify "HEAD:$2" 2>/dev/null || true)
+  [ "$id" = "$head" ] || rm -f "$1/.git/objects/${id:0:2}/${id:2}"
+}
 
 # The table: row | work | git apply | ours | ours/git | ours peak RSS | goal | measured | result
 table=()
