@@ -24,6 +24,7 @@ pub mod parse;
 pub mod plan;
 pub mod proof;
 pub mod gate;
+pub mod durable;
 pub mod snapshot;
 pub mod write;
 pub mod report;

@@ -5,6 +5,7 @@
 
 mod content;
 mod listing;
+mod stored;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 /// A file's bytes, shared: the plan, the proof, the snapshot, the writer and the report all
 /// hold the same content, so passing a state along never copies the file.
 pub use content::{write_blob, Content, Cursor, Part};
+pub use stored::write_stored_blob;
 
 /// One file's current state in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

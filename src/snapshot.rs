@@ -396,7 +396,13 @@ fn signature(time: Time) -> gix::actor::Signature {
 /// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
 /// HEAD or a work-tree file.
 pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
-    create_with_nonce(repo, touched, meta, &new_nonce())
+    create_with_nonce(
+        repo,
+        touched,
+        meta,
+        &new_nonce(),
+        &mut AfterBlobs::default(),
+    )
 }
 
 /// A fresh nonce for [`create_with_nonce`]: 16 hex digits, different on every call.
@@ -404,13 +410,157 @@ pub fn new_nonce() -> String {
     format::new_nonce()
 }
 
-/// [`create`], with the nonce the snapshot commit carries given: a journal written before
-/// the snapshot names it, so a recovery can find a snapshot whose number it never learnt.
+/// What a big file's snapshot costs, begun on other threads while the journal is started
+/// and the new files are staged: the post-apply states' blobs, written into the object
+/// database, and for the states the plan read, whether the work tree still holds them (and
+/// their blob ids). Nothing refers to a blob until the snapshot's commit does, so writing
+/// one early changes nothing anything reads. Dropping this waits for the threads: no
+/// half-written object file outlives the run.
+#[derive(Default)]
+pub struct AfterBlobs {
+    pending: Vec<(
+        String,
+        std::thread::JoinHandle<Result<ObjectId, SnapshotError>>,
+    )>,
+    /// The touched paths, in order, and the thread finding [`known_ids`] for them.
+    known: Option<(Vec<String>, KnownIds)>,
+}
+
+/// The thread finding [`known_ids`].
+type KnownIds = std::thread::JoinHandle<Vec<io::Result<Option<ObjectId>>>>;
+
+impl AfterBlobs {
+    /// The blob of `path`'s post-state, when one was started here: waits for its thread.
+    fn take(&mut self, path: &str) -> Option<Result<ObjectId, SnapshotError>> {
+        let at = self.pending.iter().position(|(p, _)| p == path)?;
+        let (_, handle) = self.pending.swap_remove(at);
+        Some(handle.join().unwrap_or_else(|_| {
+            Err(SnapshotError::Git {
+                action: "write a blob".into(),
+                source: "the thread writing it panicked".into(),
+            })
+        }))
+    }
+}
+
+impl Drop for AfterBlobs {
+    fn drop(&mut self) {
+        for (_, handle) in self.pending.drain(..) {
+            let _ = handle.join();
+        }
+        if let Some((_, handle)) = self.known.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// For each touched path, whether the work tree still holds the state the plan read, and
+/// then that state's blob id (`None`: it does not, or the plan read none).
+fn known_ids(
+    work: &WorkTree,
+    touched: &[Touched],
+    kind: gix::hash::Kind,
+) -> Vec<io::Result<Option<ObjectId>>> {
+    touched
+        .iter()
+        .map(|t| match &t.before {
+            // Hashing fails only when SHA-1 collision detection fires: an error, as a blob
+            // write would give.
+            Some(k) if work.holds(&t.path, k)? => k.bytes.blob_id(kind).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// Whether the states the plan read are big enough (1 MiB in all) to be compared with the
+/// work tree and hashed on a thread of their own.
+fn big_before(touched: &[Touched]) -> bool {
+    touched
+        .iter()
+        .filter_map(|t| t.before.as_ref())
+        .map(|b| b.bytes.len())
+        .sum::<usize>()
+        >= AHEAD_AT_LEAST
+}
+
+/// Below this many bytes a post-state's blob is written in turn by [`create_with_nonce`]:
+/// a thread would cost more than it saves.
+const AHEAD_AT_LEAST: usize = 1 << 20;
+
+/// Start writing the blob of every big post-state in `touched` (a regular file or
+/// executable) on a thread of its own, and when the states the plan read are big, comparing
+/// them with the work tree on another; [`create_with_nonce`] given the result waits for
+/// each instead of doing it. Where a thread cannot be started, that is done then.
+pub fn write_after_ahead(repo: &Repo, touched: &[Touched]) -> AfterBlobs {
+    let mut ahead = AfterBlobs::default();
+    if big_before(touched) {
+        let (work, mine) = (WorkTree::new(&repo.work_dir), touched.to_vec());
+        let kind = repo.repo.object_hash();
+        let spawned = std::thread::Builder::new().spawn(move || known_ids(&work, &mine, kind));
+        if let Ok(handle) = spawned {
+            let paths = touched.iter().map(|t| t.path.clone()).collect();
+            ahead.known = Some((paths, handle));
+        }
+    }
+    let big = touched
+        .iter()
+        .filter_map(|t| Some((&t.path, t.after.as_ref()?)));
+    let big = big.filter(|(_, f)| {
+        f.bytes.len() >= AHEAD_AT_LEAST && (f.mode == MODE_FILE || f.mode == MODE_EXEC)
+    });
+    let r = &repo.repo;
+    // Compressing a big blob at git's level for loose objects (1) takes longer than the rest
+    // of the apply, so unless `core.looseCompression` or `core.compression` asks for a level
+    // it is stored uncompressed, written while its id is still being hashed; otherwise it
+    // goes through the loose object store alone (a repository handle cannot move to another
+    // thread) at the level asked for.
+    let config = r.config_snapshot();
+    let level_set = ["core.looseCompression", "core.compression"]
+        .iter()
+        .any(|key| config.string(*key).is_some());
+    let objects = r.objects.store_ref().path().to_path_buf();
+    let kind = r.object_hash();
+    let loose = level_set.then(|| {
+        gix::odb::loose::Store::at_opts(
+            &objects,
+            kind,
+            gix::odb::loose::Options {
+                alloc_limit_bytes: None,
+                compression: r.objects.loose_compression,
+            },
+        )
+    });
+    for (path, file) in big {
+        let (loose, objects, bytes) = (loose.clone(), objects.clone(), file.bytes.clone());
+        let flush = crate::durable::on();
+        let spawned = std::thread::Builder::new().spawn(move || match loose {
+            Some(loose) => write_loose_blob(&loose, &bytes),
+            None => {
+                fault::mutation("object: blob");
+                crate::repo::write_stored_blob(&objects, kind, &bytes, flush).map_err(|e| {
+                    SnapshotError::Git {
+                        action: "write a blob".into(),
+                        source: e.into(),
+                    }
+                })
+            }
+        });
+        if let Ok(handle) = spawned {
+            ahead.pending.push((path.clone(), handle));
+        }
+    }
+    ahead
+}
+
+/// [`create`], with the nonce the snapshot commit carries given (a journal written before
+/// the snapshot names it, so a recovery can find a snapshot whose number it never learnt)
+/// and the post-states' blobs that [`write_after_ahead`] started.
 pub fn create_with_nonce(
     repo: &Repo,
     touched: &[Touched],
     meta: &Meta,
     nonce: &str,
+    ahead: &mut AfterBlobs,
 ) -> Result<SnapshotId, SnapshotError> {
     if touched.is_empty() {
         return Err(SnapshotError::NothingTouched);
@@ -430,32 +580,25 @@ pub fn create_with_nonce(
     };
 
     // Whether the work tree still holds each state the plan read, and that state's blob id,
-    // are found on a second thread (for big files) while this one writes the post-states.
+    // are found on a second thread (for big files) while this one writes the post-states,
+    // unless a thread that `write_after_ahead` started for these paths is at it already.
     let hash_kind = r.object_hash();
-    let known_ids = || -> Vec<io::Result<Option<ObjectId>>> {
-        touched
-            .iter()
-            .map(|t| match &t.before {
-                // Hashing fails only when SHA-1 collision detection fires: an error, as a
-                // blob write would give.
-                Some(k) if work.holds(&t.path, k)? => k.bytes.blob_id(hash_kind).map(Some),
-                _ => Ok(None),
-            })
-            .collect()
-    };
-    let big = touched
-        .iter()
-        .filter_map(|t| t.before.as_ref())
-        .map(|b| b.bytes.len())
-        .sum::<usize>()
-        >= 1 << 20;
+    let started = ahead.known.take().and_then(|(paths, handle)| {
+        let same = paths.iter().eq(touched.iter().map(|t| &t.path));
+        let found = handle.join().expect("comparing and hashing do not panic");
+        same.then_some(found)
+    });
+    let find = || known_ids(&work, touched, hash_kind);
     let (known, afters) = std::thread::scope(|s| {
-        let known = big.then(|| s.spawn(known_ids));
-        let afters: Vec<Result<Recorded, SnapshotError>> =
-            touched.iter().map(|t| record_after(r, t)).collect();
-        let known = match known {
-            Some(k) => k.join().expect("comparing and hashing do not panic"),
-            None => known_ids(),
+        let known = (started.is_none() && big_before(touched)).then(|| s.spawn(find));
+        let afters: Vec<Result<Recorded, SnapshotError>> = touched
+            .iter()
+            .map(|t| record_after(r, t, ahead.take(&t.path)))
+            .collect();
+        let known = match (known, started) {
+            (Some(k), _) => k.join().expect("comparing and hashing do not panic"),
+            (None, Some(found)) => found,
+            (None, None) => find(),
         };
         (known, afters)
     });
@@ -484,15 +627,27 @@ pub fn create_with_nonce(
     }
 
     let time = now_local();
+    // Every object the snapshot's commit reaches that this run may have written: flushed
+    // to disk before the ref names it, when writes are flushed.
+    let mut written: Vec<ObjectId> = records
+        .iter()
+        .flat_map(|p| [p.before, p.after])
+        .filter_map(|s| match s {
+            Recorded::Blob { id, .. } => Some(id),
+            Recorded::Absent => None,
+        })
+        .collect();
     let pre_tree = edit_tree(
         r,
         base_tree,
         records.iter().map(|p| (p.path.as_str(), p.before)),
+        &mut written,
     )?;
     let post_tree = edit_tree(
         r,
         base_tree,
         records.iter().map(|p| (p.path.as_str(), p.after)),
+        &mut written,
     )?;
     let post_commit = write_commit(
         r,
@@ -537,7 +692,9 @@ pub fn create_with_nonce(
         let message = format::render_snapshot(&record);
         let commit = write_commit(r, pre_tree, parents.clone(), message, time)?;
         let id = SnapshotId(record.sequence);
+        flush_loose(r, written.iter().chain([&post_commit, &commit]))?;
         if create_ref(r, &id.ref_name(), commit, time)? {
+            flush_ref(r, &id.ref_name())?;
             // Best effort: the ref is the record; the file only keeps numbers rising after
             // every ref was pruned, and a failure here must not disown a written snapshot.
             let _ = raise_sequence_floor(repo, id.0);
@@ -635,8 +792,13 @@ fn record_work_tree(
     }
 }
 
-/// The state the apply leaves at a touched path, its blob written.
-fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotError> {
+/// The state the apply leaves at a touched path, its blob written (`written`: by a thread
+/// [`write_after_ahead`] started).
+fn record_after(
+    r: &gix::Repository,
+    t: &Touched,
+    written: Option<Result<ObjectId, SnapshotError>>,
+) -> Result<Recorded, SnapshotError> {
     match &t.after {
         None => Ok(Recorded::Absent),
         Some(file) => {
@@ -646,8 +808,12 @@ fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotEr
                     mode: file.mode,
                 });
             }
+            let id = match written {
+                Some(id) => id?,
+                None => write_blob(r, &file.bytes)?,
+            };
             Ok(Recorded::Blob {
-                id: write_blob(r, &file.bytes)?,
+                id,
                 mode: file.mode,
             })
         }
@@ -688,6 +854,75 @@ fn write_blob(
     })
 }
 
+/// [`write_blob`] into the loose object store alone: a blob that is already loose is not
+/// written again. One that only a pack holds is, which git allows (`git prune-packed`
+/// drops the loose copy).
+fn write_loose_blob(
+    loose: &gix::odb::loose::Store,
+    bytes: &crate::repo::Content,
+) -> Result<ObjectId, SnapshotError> {
+    use gix::objs::Write as _;
+    fault::mutation("object: blob");
+    let failed = |source| SnapshotError::Git {
+        action: "write a blob".into(),
+        source,
+    };
+    let id = bytes
+        .blob_id(loose.object_hash())
+        .map_err(|e| failed(e.into()))?;
+    if loose.contains(&id) {
+        return Ok(id);
+    }
+    let mut from = bytes.reader();
+    loose
+        .write_stream_with_known_id(gix::objs::Kind::Blob, bytes.len() as u64, &mut from, id)
+        .map_err(|e| failed(e.into()))
+}
+
+/// When writes are flushed ([`crate::durable`]), put each of `ids` that is a loose object on
+/// disk, and the directories naming them (gix writes objects without flushing them). An
+/// id only a pack holds was not written by this run.
+fn flush_loose<'i>(
+    r: &gix::Repository,
+    ids: impl IntoIterator<Item = &'i ObjectId>,
+) -> Result<(), SnapshotError> {
+    if !crate::durable::on() {
+        return Ok(());
+    }
+    let objects = r.objects.store_ref().path();
+    let mut dirs = std::collections::BTreeSet::new();
+    for id in ids {
+        let hex = id.to_hex().to_string();
+        let dir = objects.join(&hex[..2]);
+        match std::fs::File::open(dir.join(&hex[2..])) {
+            Ok(f) => crate::durable::file(&f).map_err(git_err("flush an object to disk"))?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(git_err("flush an object to disk")(e)),
+        }
+        dirs.insert(dir);
+    }
+    for dir in &dirs {
+        crate::durable::dir(dir);
+    }
+    crate::durable::dir(objects);
+    Ok(())
+}
+
+/// When writes are flushed, put the loose ref `name` on disk (gix writes refs without
+/// flushing them).
+fn flush_ref(r: &gix::Repository, name: &str) -> Result<(), SnapshotError> {
+    if !crate::durable::on() {
+        return Ok(());
+    }
+    let path = r.common_dir().join(name);
+    let f = std::fs::File::open(&path).map_err(git_err(format!("flush {name} to disk")))?;
+    crate::durable::file(&f).map_err(git_err(format!("flush {name} to disk")))?;
+    if let Some(dir) = path.parent() {
+        crate::durable::dir(dir);
+    }
+    Ok(())
+}
+
 /// `base` with each path set to its state: removals first, so removing `a` (a file that became
 /// a directory) cannot drop an insertion at `a/b`. Only trees along the paths are loaded, and
 /// entries are not re-validated one by one (that would cost a lookup per entry of every
@@ -696,6 +931,7 @@ fn edit_tree<'p>(
     r: &gix::Repository,
     base: ObjectId,
     states: impl Iterator<Item = (&'p str, Recorded)> + Clone,
+    written: &mut Vec<ObjectId>,
 ) -> Result<ObjectId, SnapshotError> {
     let mut editor = r
         .edit_tree(base)
@@ -724,7 +960,9 @@ fn edit_tree<'p>(
     editor
         .write(|tree| {
             fault::mutation("object: tree");
-            r.write_object(tree).map(|id| id.detach())
+            let id = r.write_object(tree).map(|id| id.detach());
+            written.extend(id.as_ref().ok());
+            id
         })
         .map_err(git_err("write the snapshot tree"))
 }

@@ -174,6 +174,7 @@ pub fn main() -> ExitCode {
             Ok((c, read)) => {
                 colors = c;
                 color_setting = Some(read.color_diff.clone());
+                crate::durable::set(read.fsync);
                 config = Some(read);
             }
             Err(message) => {

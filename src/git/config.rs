@@ -56,7 +56,7 @@ pub struct Key {
 }
 
 /// Every key git-llm-apply and its ready-made hooks read.
-pub const KEYS: [Key; 13] = [
+pub const KEYS: [Key; 14] = [
     Key {
         name: "llm-apply.keep",
         kind: Kind::Count,
@@ -92,6 +92,12 @@ pub const KEYS: [Key; 13] = [
         kind: Kind::Bool,
         default: "false",
         about: "as --verify: a failing post-llm-apply hook rolls the apply back",
+    },
+    Key {
+        name: "llm-apply.fsync",
+        kind: Kind::Bool,
+        default: "false",
+        about: "flush each write to disk before going on (files, journal, snapshot), so that an apply survives a power loss, not only a crash; off, as git leaves work-tree files unflushed",
     },
     Key {
         name: "llm-apply.protect",
@@ -148,6 +154,8 @@ pub struct Config {
     /// `None`: no limit.
     pub hook_timeout: Option<Duration>,
     pub verify: bool,
+    /// `llm-apply.fsync`: see [`crate::durable`].
+    pub fsync: bool,
     pub protect: Vec<String>,
     pub protect_lock_files: bool,
     pub max_files: Option<u64>,
@@ -173,6 +181,7 @@ impl Default for Config {
             max_patch_size: DEFAULT_MAX_PATCH_SIZE,
             hook_timeout: Some(Duration::from_secs(60)),
             verify: false,
+            fsync: false,
             protect: Vec::new(),
             protect_lock_files: false,
             max_files: None,
@@ -279,6 +288,7 @@ pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, Conf
             "llm-apply.maxPatchSize" => c.max_patch_size = count(v).ok_or_else(bad)?,
             "llm-apply.hookTimeout" => c.hook_timeout = seconds(v).ok_or_else(bad)?,
             "llm-apply.verify" => c.verify = boolean(v).ok_or_else(bad)?,
+            "llm-apply.fsync" => c.fsync = boolean(v).ok_or_else(bad)?,
             "llm-apply.protect" => c.protect.push(v.unwrap_or("").to_string()),
             "llm-apply.protectLockFiles" => c.protect_lock_files = boolean(v).ok_or_else(bad)?,
             "llm-apply.maxFiles" => c.max_files = Some(count(v).ok_or_else(bad)?),

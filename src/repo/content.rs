@@ -255,6 +255,14 @@ impl Content {
     /// Git's blob id of these bytes, hashed chunk by chunk once and then remembered (a
     /// second caller waits for a hash under way). It fails only when SHA-1's collision
     /// detection fires.
+    /// The blob id, if it was hashed already (nothing waits for a thread hashing it).
+    pub fn known_blob_id(&self, kind: gix::hash::Kind) -> Option<gix::ObjectId> {
+        match self.0.id.get() {
+            Some((k, Some(id))) if *k == kind => Some(*id),
+            _ => None,
+        }
+    }
+
     pub fn blob_id(&self, kind: gix::hash::Kind) -> io::Result<gix::ObjectId> {
         match self.0.id.get_or_init(|| (kind, self.hash(kind).ok())) {
             (k, Some(id)) if *k == kind => Ok(*id),

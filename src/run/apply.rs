@@ -101,6 +101,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         Some(c) => c,
         None => crate::git::config::read(&cwd).map_err(|e| fail("config", e.to_string()))?,
     };
+    crate::durable::set(config.fsync);
     let limit = config.max_patch_size;
     let inputs = match patches {
         Patches::Files(names) => {

@@ -344,7 +344,8 @@ fn parse(bytes: &[u8]) -> Result<Entries, String> {
     Ok(e)
 }
 
-/// Temporary file, fsync, rename over, fsync the directory: after this returns, a crash
+/// Temporary file, fsync, rename over, fsync the directory (the fsyncs when writes are
+/// flushed, [`crate::durable`]): after this returns, a crash
 /// leaves either no journal or the whole journal.
 fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(dir)?;
@@ -353,7 +354,7 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         super::fault::mutation("journal: write temporary file");
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        crate::durable::file(&f)?;
         super::fault::mutation("journal: rename into place");
         fs::rename(&tmp, path)
     })();
@@ -361,7 +362,7 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result?;
-    sync_dir(dir);
+    crate::durable::dir(dir);
     Ok(())
 }
 
@@ -378,20 +379,9 @@ fn remove_durably(path: &Path) -> Result<(), JournalError> {
         }
     }
     if let Some(dir) = path.parent() {
-        sync_dir(dir);
+        crate::durable::dir(dir);
     }
     Ok(())
-}
-
-/// Make a rename or removal in `dir` durable where the platform allows it; some file systems
-/// refuse to sync directories, and the journal is then as durable as they can make it.
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 #[cfg(test)]

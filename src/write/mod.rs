@@ -39,13 +39,15 @@ pub struct Written {
 }
 
 /// Write every change of `approved` under `root`, all or nothing, one file after another
-/// (each through a temporary file beside it, synced, then renamed over it).
+/// (each through a temporary file beside it, flushed to disk when [`crate::durable`] says
+/// so, then renamed over it).
 pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
     write_staged(root, approved, Staged::default())
 }
 
 /// The new files of an approved write, already written under temporary names beside their
-/// places (`.llm-apply-*.tmp`) and being synced to disk on another thread, while nothing in
+/// places (`.llm-apply-*.tmp`) and, when writes are flushed ([`crate::durable`]), being
+/// synced to disk on another thread, while nothing in
 /// the work tree has changed yet: a recorded write stages them under its journal (whose
 /// recovery removes them after a crash) while the snapshot is recorded, and
 /// [`write_staged`] then only renames them into place.
@@ -75,7 +77,8 @@ fn staged_at_most() -> usize {
 }
 
 /// Write each regular file `approved` creates or changes, whose directory exists, to a
-/// temporary file beside it (up to [`staged_at_most`]), and start syncing them to disk. On
+/// temporary file beside it (up to [`staged_at_most`]), and when writes are flushed, start
+/// syncing them to disk. On
 /// a failure the temporary files are removed and the work tree is as it was.
 pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
     let mut files = std::collections::HashMap::new();
@@ -118,7 +121,7 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
         Ok(())
     };
     let synced =
-        if files.is_empty() {
+        if files.is_empty() || !crate::durable::on() {
             None
         } else {
             Some(std::thread::Builder::new().spawn(sync_all).map_err(|e| {
@@ -232,7 +235,7 @@ pub fn set_state(
                 return set_link(dir, &abs, &st.bytes);
             }
             let (file, tmp) = written_beside(dir, st)?.into_parts();
-            file.sync_all()?;
+            crate::durable::file(&file)?;
             drop(file);
             rename_into_place(tmp, &abs, st.mode)
         }
@@ -251,7 +254,7 @@ fn written_beside(dir: &Path, st: &FileState) -> io::Result<tempfile::NamedTempF
     Ok(tmp)
 }
 
-/// Give the synced temporary file `tmp` its mode (the permission bits of what `abs` is now,
+/// Give the written temporary file `tmp` its mode (the permission bits of what `abs` is now,
 /// the executable bits following `mode`) and rename it over `abs`.
 fn rename_into_place(tmp: tempfile::TempPath, abs: &Path, mode: u32) -> io::Result<()> {
     set_mode(&tmp, fs::metadata(abs).ok(), mode)?;

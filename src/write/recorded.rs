@@ -78,6 +78,9 @@ pub fn write_recorded(
             after: c.after.clone(),
         })
         .collect();
+    // The big post-states' blobs are compressed on other threads while the journal is
+    // started and the files are staged.
+    let mut blobs = snapshot::write_after_ahead(rec.repo, &touched);
     let nonce = snapshot::new_nonce();
     let dirs = dirs_to_create(root, approved);
     let mut journal = Journal::begin(
@@ -96,7 +99,7 @@ pub fn write_recorded(
             return Err(RecordError::Write(e));
         }
     };
-    let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce) {
+    let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce, &mut blobs) {
         Ok(id) => id,
         Err(e) => {
             // No ref was made (or it will be found by its nonce and dropped next time). The

@@ -34,6 +34,7 @@ mod snapshot_keep_zero;
 mod snapshot_worktrees;
 mod snapshot_index;
 mod snapshot_crash;
+mod snapshot_durable;
 mod undo_counts;
 mod patch_size;
 mod mcp;
