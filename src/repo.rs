@@ -199,7 +199,7 @@ impl Files for WorkTree {
         }
         let bytes: Content = crate::scan::read_all(std::fs::File::open(&abs)?, meta.len())?.into();
         if let Some(kind) = self.hash_reads {
-            Content::hash_ahead(vec![bytes.clone()], kind);
+            Content::hash_ahead(vec![bytes.clone()], kind, true);
         }
         Ok(Entry::File(FileState {
             bytes,

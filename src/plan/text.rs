@@ -35,6 +35,87 @@ impl Eol {
 
 const BOM: char = '\u{feff}';
 
+/// From this size on a text's lines are split out in two halves at once ([`split_in_two`]).
+const SPLIT_IN_TWO_AT_LEAST: usize = 4 << 20;
+
+/// The lines and endings of `text` (no BOM), made by `line`, split out by two threads: one
+/// for the lines up to the first newline past the middle, one for the rest. Most of the
+/// time of a big text's split is the kernel faulting in its line table's fresh pages, which
+/// two cores do in half the time. Each half's lines are counted first, so that each thread
+/// fills its own part of one table. `None` where a second thread cannot be started (or the
+/// text has no newline past the middle): the caller splits it in one piece.
+#[allow(clippy::type_complexity)]
+fn split_in_two<'t, 'a>(
+    text: &'t str,
+    line: &(impl Fn(&'t str) -> Line<'a> + Sync),
+) -> Option<(Vec<Line<'a>>, Vec<Eol>)> {
+    use std::mem::MaybeUninit;
+    let bytes = text.as_bytes();
+    let cut = memchr::memchr(b'\n', &bytes[bytes.len() / 2..])? + bytes.len() / 2 + 1;
+    let (first, second) = text.split_at(cut);
+    // The first half ends with a newline: as many lines as newlines. The second has one
+    // more when it does not end with one.
+    let count = |t: &str| memchr::memchr_iter(b'\n', t.as_bytes()).count();
+    let (n1, n2) = std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .spawn_scoped(s, || count(second))
+            .ok()?;
+        let n1 = count(first);
+        let n2 = other.join().ok()? + usize::from(!second.is_empty() && !second.ends_with('\n'));
+        Some((n1, n2))
+    })?;
+    let mut lines: Vec<Line<'a>> = Vec::with_capacity(n1 + n2);
+    crate::scan::advise_huge(&mut lines);
+    let mut eols: Vec<Eol> = Vec::with_capacity(n1 + n2);
+    // Writes the lines of `t` into `slots` (as many as there are, at most), their endings
+    // into `ends`: how many it wrote.
+    let fill = |t: &'t str, slots: &mut [MaybeUninit<Line<'a>>], ends: &mut [MaybeUninit<Eol>]| {
+        let b = t.as_bytes();
+        let mut start = 0usize;
+        let mut k = 0usize;
+        let ends_of = crate::scan::newlines(b)
+            .map(Some)
+            .chain(std::iter::once(None));
+        for (end, (slot, e)) in ends_of.zip(slots.iter_mut().zip(ends.iter_mut())) {
+            let (l, eol) = match end {
+                Some(end) if end > start && b[end - 1] == b'\r' => (&t[start..end - 1], Eol::Crlf),
+                Some(end) => (&t[start..end], Eol::Lf),
+                None if start < t.len() => (&t[start..], Eol::None),
+                None => break,
+            };
+            slot.write(line(l));
+            e.write(eol);
+            k += 1;
+            start = end.map_or(t.len(), |end| end + 1);
+        }
+        k
+    };
+    let (slots1, slots2) = lines.spare_capacity_mut()[..n1 + n2].split_at_mut(n1);
+    let (ends1, ends2) = eols.spare_capacity_mut()[..n1 + n2].split_at_mut(n1);
+    let written = std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .spawn_scoped(s, || fill(second, slots2, ends2))
+            .ok();
+        let w1 = fill(first, slots1, ends1);
+        (w1, other.map(|h| h.join().ok()))
+    });
+    match written {
+        (w1, Some(Some(w2))) if w1 == n1 && w2 == n2 => {
+            // SAFETY: the first n1 slots of each table were written by the first fill and
+            // the next n2 by the second (each counted what it wrote, and the counts are the
+            // tables' lengths).
+            unsafe {
+                lines.set_len(n1 + n2);
+                eols.set_len(n1 + n2);
+            }
+            Some((lines, eols))
+        }
+        // The lines written are left unreleased (owned ones leak): this does not happen
+        // unless a thread could not be started or panicked.
+        _ => None,
+    }
+}
+
 /// One line of a [`TextFile`]: borrowed from the decoded bytes, owned only where the
 /// planner changed it (or where the bytes were not UTF-8).
 pub type Line<'a> = Cow<'a, str>;
@@ -73,11 +154,16 @@ impl<'a> TextFile<'a> {
     }
 
     /// Split decoded text into lines made by `line`.
-    fn split<'t>(text: &'t str, line: impl Fn(&'t str) -> Line<'a>) -> TextFile<'a> {
+    fn split<'t>(text: &'t str, line: impl Fn(&'t str) -> Line<'a> + Sync) -> TextFile<'a> {
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
         };
+        if text.len() >= SPLIT_IN_TWO_AT_LEAST {
+            if let Some((lines, eols)) = split_in_two(text, &line) {
+                return TextFile { bom, lines, eols };
+            }
+        }
         let bytes = text.as_bytes();
         // Room for the lines at a guess (a line of source is rarely shorter than 16 bytes on
         // average): a big file's line table is faulted in only as it fills, and a file of
@@ -168,6 +254,56 @@ mod tests {
             let f = TextFile::decode(s.as_bytes()).expect("utf-8");
             assert_eq!(f.encode(), s.as_bytes(), "round trip of {s:?}");
         }
+    }
+
+    proptest::proptest! {
+        /// Split in two halves at once, a text has the lines and endings it has split in one
+        /// piece, borrowed or owned, wherever the middle falls.
+        #[test]
+        fn a_text_split_in_two_is_the_text_split_in_one(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof!["[a-c]{0,3}", proptest::strategy::Just("\n".to_string()),
+                                      proptest::strategy::Just("\r\n".to_string()),
+                                      proptest::strategy::Just("\r".to_string())],
+                0..60,
+            )
+        ) {
+            let text: String = parts.concat();
+            let whole = TextFile::split(&text, Cow::Borrowed);
+            match split_in_two(&text, &Cow::Borrowed) {
+                Some((lines, eols)) => {
+                    proptest::prop_assert_eq!(&lines, &whole.lines);
+                    proptest::prop_assert_eq!(&eols, &whole.eols);
+                }
+                // Only a text without a newline from its middle on is left whole.
+                None => proptest::prop_assert!(!text[text.len() / 2..].contains('\n')),
+            }
+            let owned = |l: &str| Cow::Owned(l.to_string());
+            if let Some((lines, _)) = split_in_two(&text, &owned) {
+                proptest::prop_assert_eq!(&lines, &whole.lines);
+            }
+        }
+    }
+
+    #[test]
+    fn a_big_text_is_split_as_a_small_one_is() {
+        let text: String = (0..(SPLIT_IN_TWO_AT_LEAST / 7))
+            .map(|i| {
+                if i % 7 == 0 {
+                    format!("{i}\r\n")
+                } else {
+                    format!("{i:07}\n")
+                }
+            })
+            .collect::<String>()
+            + "last";
+        let f = TextFile::decode(text.as_bytes()).expect("text");
+        assert!(text.len() >= SPLIT_IN_TWO_AT_LEAST);
+        assert_eq!(f.lines.len(), SPLIT_IN_TWO_AT_LEAST / 7 + 1);
+        assert_eq!(f.eols.last(), Some(&Eol::None));
+        assert_eq!(f.eols[7], Eol::Crlf);
+        assert_eq!(f.lines[8], "0000008");
+        assert_eq!(f.encode(), text.as_bytes());
     }
 
     #[test]

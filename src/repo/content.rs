@@ -326,7 +326,11 @@ impl Content {
     /// that both are known by the time a snapshot asks (the threads are not waited for:
     /// what is asked for sooner waits for its thread).
     /// A content given twice (or already being hashed) gets one thread.
-    pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind) {
+    ///
+    /// `idle`: the contents are wanted long after (a file the plan has just read), so the
+    /// threads give way to the run's own work (a nice value of 10 on Linux), taking a core
+    /// only where the run leaves one free.
+    pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind, idle: bool) {
         use std::sync::atomic::Ordering;
         for c in contents.into_iter().filter(|c| c.len() >= 1 << 20) {
             if c.0.ahead.swap(true, Ordering::Relaxed) {
@@ -335,6 +339,9 @@ impl Content {
             // Without a thread, each is worked out when asked for.
             // The lines are asked for first (before the proof), the id after it.
             let _ = std::thread::Builder::new().spawn(move || {
+                if idle {
+                    give_way();
+                }
                 c.text_lines();
                 c.blob_id(kind)
             });
@@ -582,6 +589,18 @@ impl Regroup<'_> {
             Carry::Own(v) => self.push_own(v),
         }
         self.parts
+    }
+}
+
+/// Lower the calling thread's priority (Linux gives each thread its own nice value), so
+/// that it runs where the other threads leave a core free. Only a hint: where it is refused
+/// the thread runs as it was.
+fn give_way() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread, with no memory passed.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }
 

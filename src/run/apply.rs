@@ -166,7 +166,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     if let (Some(r), true) = (&repo, records) {
         let states = plan.changes.iter().flat_map(|c| [&c.before, &c.after]);
         let contents = states.flatten().map(|f| f.bytes.clone()).collect();
-        crate::repo::Content::hash_ahead(contents, r.repo.object_hash());
+        crate::repo::Content::hash_ahead(contents, r.repo.object_hash(), false);
     }
 
     let found = match &repo {
