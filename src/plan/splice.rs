@@ -200,11 +200,12 @@ pub fn pieces(
     }
     // The ending of the line last written, when it was left off: written once a line
     // follows, as the file's.
-    let mut open = false;
-    let mut last_eol_len = 0usize;
+    let open = std::cell::Cell::new(false);
+    // The length of the ending of the line last written.
+    let last_eol_len = std::cell::Cell::new(0usize);
     let dominant = file.dominant_eol();
-    let mut one = |out: &mut Pieces, line: &str, e: Eol| {
-        if open {
+    let one = |out: &mut Pieces, line: &str, e: Eol| {
+        if open.get() {
             out.push_text(dominant.as_str());
         }
         match in_original(line, e) {
@@ -214,23 +215,70 @@ pub fn pieces(
                 out.push_text(e.as_str());
             }
         }
-        open = e == Eol::None;
-        last_eol_len = e.as_str().len();
+        open.set(e == Eol::None);
+        last_eol_len.set(e.as_str().len());
     };
     let ends = walk(file, placed, patch_eols, dominant, |o| match o {
         Out::Line(line, e) => one(&mut out, &line, e),
         Out::Kept(run) => {
-            for (line, &e) in file.lines[run.clone()].iter().zip(&file.eols[run]) {
-                one(&mut out, line, e);
+            let (lines, eols) = (&file.lines[run.clone()], &file.eols[run]);
+            let mut i = 0;
+            while i < lines.len() {
+                // The first line goes through `one`: it may owe the line before an ending.
+                one(&mut out, &lines[i], eols[i]);
+                i += 1;
+                if open.get() {
+                    continue;
+                }
+                // Then every line that follows on in `original` is one range.
+                let (n, span) = contiguous(&lines[i..], &eols[i..], original);
+                if n > 0 {
+                    out.push_original(span);
+                    last_eol_len.set(eols[i + n - 1].as_str().len());
+                    i += n;
+                }
             }
         }
     });
     if !ends.final_newline {
-        out.truncate_end(last_eol_len);
-    } else if open {
+        out.truncate_end(last_eol_len.get());
+    } else if open.get() {
         out.push_text(ends.eol.as_str());
     }
     out
+}
+
+/// How many of `lines` (with `eols`) lie one after another in `original`, each followed
+/// there by its ending, from the first on, and the bytes they span. A line ending in
+/// nothing (the last of a file without a final newline) ends the span.
+fn contiguous(
+    lines: &[TextLine],
+    eols: &[Eol],
+    original: &[u8],
+) -> (usize, std::ops::Range<usize>) {
+    let base = original.as_ptr() as usize;
+    let Some(start) = lines
+        .first()
+        .and_then(|l| (l.as_ptr() as usize).checked_sub(base))
+    else {
+        return (0, 0..0);
+    };
+    let mut at = start;
+    let mut n = 0;
+    for (l, e) in lines.iter().zip(eols) {
+        // The same address is the same bytes: nothing else lives inside `original`.
+        if l.as_ptr() as usize != base + at {
+            break;
+        }
+        let end = at + l.len();
+        at = match e {
+            Eol::Lf if original.get(end) == Some(&b'\n') => end + 1,
+            Eol::Crlf if original.get(end..end + 2) == Some(b"\r\n") => end + 2,
+            _ => break,
+        };
+        n += 1;
+    }
+    (n, start..at)
 }
 
 /// How a spliced file ends: whether its last line has a newline, and the ending new lines
