@@ -356,3 +356,39 @@ fn many_files_apply_under_a_small_open_file_limit() {
         r.git(&["checkout", "--", "."]);
     }
 }
+
+#[test]
+fn a_modified_file_is_replaced_whole_its_permissions_kept_and_a_hard_link_keeps_the_old_content() {
+    // The new version takes the path in one step (swapped in on Linux, renamed elsewhere):
+    // a hard link to the old file is a second name of the old file, as after a rename, the
+    // path's own permission bits stay, and no temporary file is left beside it.
+    let r = TestRepo::with(&[("a.txt", &numbered("a", 5))]);
+    std::fs::hard_link(r.abs("a.txt"), r.abs(".git/old-a")).expect("link");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(r.abs("a.txt"), std::fs::Permissions::from_mode(0o640))
+            .expect("chmod");
+    }
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -2,3 +2,3 @@\n a2\n-a3\n+three\n a4\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(r.read_str("a.txt"), "a1\na2\nthree\na4\na5\n");
+    assert_eq!(
+        std::fs::read_to_string(r.abs(".git/old-a")).expect("link"),
+        numbered("a", 5)
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(r.abs("a.txt"))
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640);
+    let stray: Vec<_> = std::fs::read_dir(r.abs(""))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".llm-apply-"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+    r.run(&["undo"]).code(0);
+    assert_eq!(r.read_str("a.txt"), numbered("a", 5));
+}
