@@ -4,7 +4,9 @@
 //! in-memory files without a repository.
 
 mod content;
+mod index_id;
 mod listing;
+mod stamp;
 mod stored;
 
 use std::collections::BTreeMap;
@@ -13,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 /// A file's bytes, shared: the plan, the proof, the snapshot, the writer and the report all
 /// hold the same content, so passing a state along never copies the file.
-pub use content::{write_blob, Content, Cursor, Part};
+pub use content::{write_blob, Content, Cursor, Known, Part};
+pub use index_id::IndexIds;
+pub use stamp::Stamp;
 pub use stored::write_stored_blob;
 
 /// One file's current state in the work tree.
@@ -90,6 +94,8 @@ pub struct WorkTree {
     /// Set when the run will record what it reads: a big file's blob id and line count are
     /// then worked out on another thread as soon as it is read, while the plan is made.
     hash_reads: Option<gix::hash::Kind>,
+    /// Where those ids may come from the index instead ([`IndexIds`]).
+    index_ids: Option<std::sync::Arc<IndexIds>>,
 }
 
 impl WorkTree {
@@ -97,13 +103,16 @@ impl WorkTree {
         WorkTree {
             root: root.into(),
             hash_reads: None,
+            index_ids: None,
         }
     }
 
-    /// This work tree, with every big file it reads hashed ahead ([`Content::hash_ahead`]).
-    pub fn hashing_reads(self, kind: gix::hash::Kind) -> WorkTree {
+    /// This work tree, with every big file it reads hashed ahead ([`Content::hash_ahead`]),
+    /// or its id taken from `index_ids` where that knows it.
+    pub fn hashing_reads(self, kind: gix::hash::Kind, index_ids: Option<IndexIds>) -> WorkTree {
         WorkTree {
             hash_reads: Some(kind),
+            index_ids: index_ids.map(std::sync::Arc::new),
             ..self
         }
     }
@@ -149,6 +158,9 @@ impl WorkTree {
             || meta.len() != state.bytes.len() as u64
         {
             return Ok(false);
+        }
+        if state.bytes.stamp().is_some_and(|s| s.still(&meta)) {
+            return Ok(true);
         }
         let mut file = std::fs::File::open(&abs)?;
         let mut want = state.bytes.reader();
@@ -197,9 +209,24 @@ impl Files for WorkTree {
         if !meta.is_file() {
             return Ok(Entry::Other("special file"));
         }
-        let bytes: Content = crate::scan::read_all(std::fs::File::open(&abs)?, meta.len())?.into();
+        let file = std::fs::File::open(&abs)?;
+        let started = stamp::coarse_now();
+        let before = file.metadata()?;
+        let read = crate::scan::read_all(&file, before.len())?;
+        let stamp = match started {
+            Some(t) => Stamp::of_read(&before, &file.metadata()?, t),
+            None => None,
+        };
+        let bytes = Content::read_from(read, stamp);
         if let Some(kind) = self.hash_reads {
-            Content::hash_ahead(vec![bytes.clone()], kind, true);
+            let known: content::Known = match (&self.index_ids, stamp) {
+                (Some(ids), Some(stamp)) => {
+                    let (ids, path) = (ids.clone(), path.to_string());
+                    Box::new(move |c: &Content| ids.id(&path, &stamp, c.len()))
+                }
+                _ => Box::new(|_: &Content| None),
+            };
+            bytes.hash_read_ahead(kind, known);
         }
         Ok(Entry::File(FileState {
             bytes,

@@ -133,10 +133,10 @@ pub fn advise_huge<T>(v: &mut Vec<T>) {
 /// time is the kernel faulting in and filling the buffer's fresh pages, which two cores do in
 /// half the time. Where the file turns out shorter or longer than `len`, it is read again
 /// from the start, in one piece.
-pub fn read_all(mut file: std::fs::File, len: u64) -> io::Result<Vec<u8>> {
+pub fn read_all(mut file: &std::fs::File, len: u64) -> io::Result<Vec<u8>> {
     if let Ok(n) = usize::try_from(len) {
         if n >= TWO_HALVES_AT_LEAST {
-            if let Some(v) = read_halves(&file, n)? {
+            if let Some(v) = read_halves(file, n)? {
                 return Ok(v);
             }
             use std::io::Seek as _;
@@ -245,12 +245,12 @@ mod tests {
             read_halves(&open(), data.len()).expect("read"),
             Some(data.clone())
         );
-        assert_eq!(read_all(open(), n).expect("read"), data);
+        assert_eq!(read_all(&open(), n).expect("read"), data);
         // Metadata that says more or fewer bytes than the file holds: the bytes it holds.
         assert_eq!(read_halves(&open(), data.len() + 1).expect("read"), None);
         assert_eq!(read_halves(&open(), data.len() - 1).expect("read"), None);
-        assert_eq!(read_all(open(), n + 7).expect("read"), data);
-        assert_eq!(read_all(open(), n - 7).expect("read"), data);
+        assert_eq!(read_all(&open(), n + 7).expect("read"), data);
+        assert_eq!(read_all(&open(), n - 7).expect("read"), data);
     }
 
     #[test]
@@ -282,9 +282,9 @@ mod tests {
         let data: Vec<u8> = (0..(5u32 << 20)).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &data).expect("write");
         let f = std::fs::File::open(&path).expect("open");
-        assert_eq!(read_all(f, data.len() as u64).expect("read"), data);
+        assert_eq!(read_all(&f, data.len() as u64).expect("read"), data);
         // A file that grew since its length was taken is read to its end.
         let f = std::fs::File::open(&path).expect("open");
-        assert_eq!(read_all(f, 10).expect("read"), data);
+        assert_eq!(read_all(&f, 10).expect("read"), data);
     }
 }

@@ -170,6 +170,11 @@ pub struct Config {
     /// Whether to colour diffs, as git config says it: `color.diff` (or its old name
     /// `diff.color`), else `color.ui`; `None` when neither is set.
     pub color_diff: Option<String>,
+    /// git may convert a file on its way into the index without a `.gitattributes` saying
+    /// so: `core.autocrlf` is on (true or input), or `core.attributesFile` or `attr.tree`
+    /// names attributes from elsewhere. The index's ids are then not the work tree's bytes'
+    /// ([`crate::repo::IndexIds`]).
+    pub converts_on_add: bool,
 }
 
 impl Default for Config {
@@ -192,6 +197,7 @@ impl Default for Config {
             colors: Vec::new(),
             hooks_path_set: false,
             color_diff: None,
+            converts_on_add: false,
         }
     }
 }
@@ -218,7 +224,7 @@ pub fn read(dir: &Path) -> Result<Config, ConfigError> {
             "config",
             "-z",
             "--get-regexp",
-            r"^(llm-apply|color\.diff|color\.llm-apply)\.|^(color\.diff|diff\.color|color\.ui|core\.hookspath)$",
+            r"^(llm-apply|color\.diff|color\.llm-apply)\.|^(color\.diff|diff\.color|color\.ui|core\.hookspath)$|^(core\.autocrlf|core\.attributesfile|attr\.tree)$",
         ])
         .run()
     else {
@@ -259,6 +265,16 @@ pub fn from_entries(entries: &[(String, Option<String>)]) -> Result<Config, Conf
         }
         if name.eq_ignore_ascii_case("core.hookspath") {
             c.hooks_path_set = true;
+            continue;
+        }
+        if name.eq_ignore_ascii_case("core.autocrlf") {
+            c.converts_on_add |= boolean(value.as_deref()) != Some(false);
+            continue;
+        }
+        if name.eq_ignore_ascii_case("core.attributesfile")
+            || name.eq_ignore_ascii_case("attr.tree")
+        {
+            c.converts_on_add = true;
             continue;
         }
         if name.eq_ignore_ascii_case("color.ui") {
@@ -417,6 +433,26 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn conversions_on_add_are_told_from_the_keys_that_set_them() {
+        let converts = |entries: &[(String, Option<String>)]| {
+            from_entries(entries).expect("valid").converts_on_add
+        };
+        assert!(!converts(&[]));
+        assert!(!converts(&[e("core.autocrlf", "false")]));
+        assert!(!converts(&[e("core.autocrlf", "off")]));
+        assert!(converts(&[e("core.autocrlf", "true")]));
+        assert!(converts(&[e("core.autocrlf", "input")]));
+        assert!(converts(&[("core.autocrlf".to_string(), None)]));
+        // The last value wins in git, but any value that converts rules the index out here.
+        assert!(converts(&[
+            e("core.autocrlf", "true"),
+            e("core.autocrlf", "false")
+        ]));
+        assert!(converts(&[e("core.attributesfile", "~/.gitattributes")]));
+        assert!(converts(&[e("attr.tree", "HEAD")]));
     }
 
     #[test]

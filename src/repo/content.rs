@@ -9,6 +9,8 @@ use std::io::{self, Read, Write};
 use std::ops::{Deref, Range};
 use std::sync::{Arc, OnceLock};
 
+use super::stamp::Stamp;
+
 /// A file's bytes: cheap to clone, compared by value.
 #[derive(Clone)]
 pub struct Content(Arc<Inner>);
@@ -23,6 +25,9 @@ struct Inner {
     lines: OnceLock<Option<usize>>,
     /// Set once a thread works out the id and lines ahead ([`Content::hash_ahead`]).
     ahead: std::sync::atomic::AtomicBool,
+    /// The file these bytes were read from, as `stat` saw it then, when that proves what it
+    /// holds while the stamp is unchanged ([`Stamp`]).
+    stamp: Option<Stamp>,
 }
 
 enum Repr {
@@ -34,6 +39,9 @@ enum Repr {
     },
 }
 
+/// A way to know a content's blob id without hashing it, tried on the thread that would.
+pub type Known = Box<dyn FnOnce(&Content) -> Option<gix::ObjectId> + Send>;
+
 /// One piece of a spliced file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
@@ -44,6 +52,21 @@ pub enum Part {
 }
 
 impl Content {
+    /// Bytes read from a file that `stamp` describes (see [`Content::stamp`]).
+    pub fn read_from(bytes: Vec<u8>, stamp: Option<Stamp>) -> Content {
+        let mut c = Content::new(bytes);
+        if let Some(inner) = Arc::get_mut(&mut c.0) {
+            inner.stamp = stamp;
+        }
+        c
+    }
+
+    /// The stamp of the file these bytes were read from, when it proves that a file with the
+    /// same stamp still holds them; `None` for bytes made any other way.
+    pub fn stamp(&self) -> Option<&Stamp> {
+        self.0.stamp.as_ref()
+    }
+
     pub fn new(bytes: Vec<u8>) -> Content {
         Content(Arc::new(Inner {
             repr: Repr::Flat(bytes),
@@ -51,6 +74,7 @@ impl Content {
             id: OnceLock::new(),
             lines: OnceLock::new(),
             ahead: Default::default(),
+            stamp: None,
         }))
     }
 
@@ -114,6 +138,7 @@ impl Content {
             id: OnceLock::new(),
             lines: OnceLock::new(),
             ahead: Default::default(),
+            stamp: None,
         }))
     }
 
@@ -177,6 +202,7 @@ impl Content {
         let inner = Arc::get_mut(&mut self.0).expect("a buffer of its own");
         inner.id = OnceLock::new();
         inner.lines = OnceLock::new();
+        inner.stamp = None;
         match &mut inner.repr {
             Repr::Flat(v) => v,
             Repr::Spliced { .. } => unreachable!("made flat above"),
@@ -331,21 +357,40 @@ impl Content {
     /// threads give way to the run's own work (a nice value of 10 on Linux), taking a core
     /// only where the run leaves one free.
     pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind, idle: bool) {
-        use std::sync::atomic::Ordering;
-        for c in contents.into_iter().filter(|c| c.len() >= 1 << 20) {
-            if c.0.ahead.swap(true, Ordering::Relaxed) {
-                continue;
-            }
-            // Without a thread, each is worked out when asked for.
-            // The lines are asked for first (before the proof), the id after it.
-            let _ = std::thread::Builder::new().spawn(move || {
-                if idle {
-                    give_way();
-                }
-                c.text_lines();
-                c.blob_id(kind)
-            });
+        for c in contents {
+            c.ahead(kind, idle, None);
         }
+    }
+
+    /// [`Content::hash_ahead`] of one file just read, idle, its id taken from `known` instead
+    /// of hashed where that knows it.
+    pub fn hash_read_ahead(&self, kind: gix::hash::Kind, known: Known) {
+        self.clone().ahead(kind, true, Some(known));
+    }
+
+    fn ahead(self, kind: gix::hash::Kind, idle: bool, known: Option<Known>) {
+        use std::sync::atomic::Ordering;
+        if self.len() < 1 << 20 || self.0.ahead.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        // Without a thread, each is worked out when asked for.
+        // The lines are asked for first (before the proof), the id after it.
+        let _ = std::thread::Builder::new().spawn(move || {
+            if idle {
+                give_way();
+            }
+            self.text_lines();
+            match known {
+                Some(known) => {
+                    self.0
+                        .id
+                        .get_or_init(|| (kind, known(&self).or_else(|| self.hash(kind).ok())));
+                }
+                None => {
+                    let _ = self.blob_id(kind);
+                }
+            }
+        });
     }
 
     fn hash(&self, kind: gix::hash::Kind) -> io::Result<gix::ObjectId> {

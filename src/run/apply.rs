@@ -92,16 +92,19 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             cwd.clone()
         }
     };
-    let wt = match &repo {
-        Some(r) if records => WorkTree::new(&root).hashing_reads(r.repo.object_hash()),
-        _ => WorkTree::new(&root),
-    };
     // One read of git config serves the whole run (the size limit, the hooks' settings).
     let config = match config {
         Some(c) => c,
         None => crate::git::config::read(&cwd).map_err(|e| fail("config", e.to_string()))?,
     };
     crate::durable::set(config.fsync);
+    let wt = match &repo {
+        Some(r) if records => WorkTree::new(&root).hashing_reads(
+            r.repo.object_hash(),
+            crate::repo::IndexIds::new(r, config.converts_on_add),
+        ),
+        _ => WorkTree::new(&root),
+    };
     let limit = config.max_patch_size;
     let inputs = match patches {
         Patches::Files(names) => {

@@ -1,0 +1,164 @@
+//! A big file's snapshot state from `stat` instead of its bytes: its blob id taken from the
+//! index where the index's stat data vouches for the file, and "still as the plan read it"
+//! told by its stamp. Each test sets up a case where trusting the stat data too far would
+//! record the wrong state, and checks the snapshot and the undo byte for byte.
+
+use crate::common::TestRepo;
+
+/// Long enough for the coarse clock to tick (it stamps file changes), so that files written
+/// before it count as settled when the run reads them, and the index written after it is not
+/// racy for them.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(40));
+}
+
+/// Over 1 MiB (the size from which a read file's id is worked out ahead), `eol` ending each
+/// line.
+fn big_text(eol: &str) -> String {
+    (1..=60_000)
+        .map(|i| format!("line {i} of the file{eol}"))
+        .collect()
+}
+
+/// A patch changing line 30,000 of [`big_text`], its lines ending in `eol`.
+fn patch_for(path: &str, eol: &str) -> String {
+    format!(
+        "--- a/{path}\n+++ b/{path}\n@@ -29999,3 +29999,3 @@\n line 29999 of the file{eol}-line 30000 of the file{eol}+line 30000, changed{eol} line 30001 of the file{eol}"
+    )
+}
+
+/// The bytes the snapshot recorded for `path` before the apply.
+fn recorded_before(t: &TestRepo, path: &str) -> Vec<u8> {
+    let out = t
+        .git_cmd(&["cat-file", "blob", &format!("refs/llm-apply/1:{path}")])
+        .output()
+        .expect("git cat-file");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Commit `files` (the work tree's bytes differ from the blobs when git converts), make the
+/// index's stat data fresh and not racy, apply `patch`, and check that the snapshot holds
+/// `path` exactly as the work tree had it and that undo puts those bytes back.
+fn applies_and_undoes_byte_for_byte(t: &TestRepo, path: &str, patch: &str) {
+    settle();
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-q", "-m", "base"]);
+    settle();
+    t.git(&["update-index", "-q", "--really-refresh"]);
+    settle();
+    let before = t.read(path);
+    t.apply(&[], patch).code(0);
+    assert_ne!(t.read(path), before, "the apply changed the file");
+    assert!(
+        recorded_before(t, path) == before,
+        "the snapshot holds {path} as the work tree had it"
+    );
+    t.run(&["undo"]).code(0);
+    assert!(
+        t.read(path) == before,
+        "undo puts {path} back byte for byte"
+    );
+}
+
+#[test]
+fn a_file_autocrlf_converts_is_recorded_as_the_work_tree_holds_it() {
+    let t = TestRepo::empty();
+    t.git(&["config", "core.autocrlf", "true"]);
+    t.write("big.txt", big_text("\r\n").as_bytes());
+    applies_and_undoes_byte_for_byte(&t, "big.txt", &patch_for("big.txt", "\r\n"));
+    // The index holds the blob with LF endings: its id is not the work tree's bytes'.
+    let staged = t.git(&["rev-parse", ":big.txt"]);
+    let worktree = t.git(&["hash-object", "--no-filters", "big.txt"]);
+    assert_ne!(staged, worktree);
+}
+
+#[test]
+fn a_file_an_attributes_file_above_it_converts_is_recorded_as_the_work_tree_holds_it() {
+    let t = TestRepo::empty();
+    t.write("sub/.gitattributes", b"*.txt text eol=crlf\n");
+    t.write("sub/deep/big.txt", big_text("\r\n").as_bytes());
+    applies_and_undoes_byte_for_byte(
+        &t,
+        "sub/deep/big.txt",
+        &patch_for("sub/deep/big.txt", "\r\n"),
+    );
+}
+
+#[test]
+fn attributes_only_the_index_still_has_count_too() {
+    let t = TestRepo::empty();
+    t.write(".gitattributes", b"*.txt text eol=crlf\n");
+    t.write("big.txt", big_text("\r\n").as_bytes());
+    settle();
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-q", "-m", "attributes"]);
+    // Gone from the work tree, still in the index: git reads it from there when adding.
+    std::fs::remove_file(t.abs(".gitattributes")).expect("rm");
+    settle();
+    t.git(&["update-index", "-q", "--really-refresh"]);
+    settle();
+    let before = t.read("big.txt");
+    t.apply(&[], &patch_for("big.txt", "\r\n")).code(0);
+    assert!(recorded_before(&t, "big.txt") == before);
+    t.run(&["undo"]).code(0);
+    assert!(t.read("big.txt") == before);
+}
+
+#[test]
+fn a_file_a_same_size_clean_filter_changes_is_recorded_as_the_work_tree_holds_it() {
+    let t = TestRepo::empty();
+    // rot13 keeps the size: the blob and the work tree differ in every letter, not in length.
+    let rot13 = "tr A-Za-z N-ZA-Mn-za-m";
+    t.git(&["config", "filter.rot13.clean", rot13]);
+    t.git(&["config", "filter.rot13.smudge", rot13]);
+    t.write(".gitattributes", b"*.txt filter=rot13\n");
+    t.write("big.txt", big_text("\n").as_bytes());
+    applies_and_undoes_byte_for_byte(&t, "big.txt", &patch_for("big.txt", "\n"));
+    assert_eq!(
+        t.git(&["cat-file", "-s", ":big.txt"]).trim(),
+        t.read("big.txt").len().to_string()
+    );
+}
+
+#[test]
+fn an_unconverted_file_s_snapshot_names_the_blob_the_index_has() {
+    let t = TestRepo::empty();
+    t.write("big.txt", big_text("\n").as_bytes());
+    applies_and_undoes_byte_for_byte(&t, "big.txt", &patch_for("big.txt", "\n"));
+    assert_eq!(
+        t.git(&["rev-parse", "refs/llm-apply/1:big.txt"]),
+        t.git(&["rev-parse", "HEAD:big.txt"])
+    );
+}
+
+#[test]
+fn a_file_changed_after_it_was_read_is_recorded_as_changed() {
+    // A pre-llm-apply hook runs after the plan read the file and before the snapshot: it
+    // changes one byte in place, keeping the size, as an editor saving at that moment could.
+    let t = TestRepo::empty();
+    t.write("big.txt", big_text("\n").as_bytes());
+    settle();
+    t.commit_all("base");
+    settle();
+    let hook = t.abs(".git/hooks/pre-llm-apply");
+    std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\ncat >/dev/null\nprintf 'L' | dd of=big.txt bs=1 seek=0 conv=notrunc 2>/dev/null\n",
+    )
+    .expect("write hook");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut edited = t.read("big.txt");
+    edited[0] = b'L';
+    t.apply(&[], &patch_for("big.txt", "\n")).code(0);
+    assert!(
+        recorded_before(&t, "big.txt") == edited,
+        "the snapshot holds the file as it was when the snapshot was taken"
+    );
+}
