@@ -34,6 +34,7 @@ impl Eol {
 }
 
 const BOM: char = '\u{feff}';
+const BOM_BYTES: &[u8] = "\u{feff}".as_bytes();
 
 /// From this size on a text's lines are split out in two halves at once ([`split_in_two`]).
 const SPLIT_IN_TWO_AT_LEAST: usize = 4 << 20;
@@ -49,21 +50,86 @@ fn split_in_two<'t, 'a>(
     text: &'t str,
     line: &(impl Fn(&'t str) -> Line<'a> + Sync),
 ) -> Option<(Vec<Line<'a>>, Vec<Eol>)> {
-    use std::mem::MaybeUninit;
-    let bytes = text.as_bytes();
-    let cut = memchr::memchr(b'\n', &bytes[bytes.len() / 2..])? + bytes.len() / 2 + 1;
-    let (first, second) = text.split_at(cut);
-    // The first half ends with a newline: as many lines as newlines. The second has one
-    // more when it does not end with one.
+    let (first, second) = text.split_at(middle_cut(text.as_bytes())?);
     let count = |t: &str| memchr::memchr_iter(b'\n', t.as_bytes()).count();
-    let (n1, n2) = std::thread::scope(|s| {
-        let other = std::thread::Builder::new()
-            .spawn_scoped(s, || count(second))
-            .ok()?;
-        let n1 = count(first);
-        let n2 = other.join().ok()? + usize::from(!second.is_empty() && !second.ends_with('\n'));
-        Some((n1, n2))
-    })?;
+    let (n1, n2) = both(|| count(first), || count(second))?;
+    fill_two(first, second, n1, n2, line)
+}
+
+/// Where a big text is cut in two: just after the first newline past its middle.
+fn middle_cut(bytes: &[u8]) -> Option<usize> {
+    let half = bytes.len() / 2;
+    Some(memchr::memchr(b'\n', &bytes[half..])? + half + 1)
+}
+
+/// `a()` here and `b()` on a second thread, at once; `None` when no thread can be started.
+fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Option<(A, B)> {
+    std::thread::scope(|s| {
+        let other = std::thread::Builder::new().spawn_scoped(s, b).ok()?;
+        let mine = a();
+        Some((mine, other.join().ok()?))
+    })
+}
+
+/// What one half of a big file's bytes holds, as [`TextFile::decode`] tells it.
+enum Survey<'t> {
+    /// Plain UTF-8 (no byte that stands for a raw one), with this many newlines.
+    Text(&'t str, usize),
+    /// A NUL byte: the file is binary.
+    Binary,
+    /// Bytes that need the closer look of [`crate::bytes::decode`].
+    Other,
+}
+
+fn survey(b: &[u8]) -> Survey<'_> {
+    let mut escapes = false;
+    for at in memchr::memchr2_iter(0, 0xF4, b) {
+        if b[at] == 0 {
+            return Survey::Binary;
+        }
+        escapes = true;
+    }
+    match std::str::from_utf8(b) {
+        Ok(t) if !escapes => Survey::Text(t, memchr::memchr_iter(b'\n', b).count()),
+        _ => Survey::Other,
+    }
+}
+
+/// [`TextFile::decode`] of a big file by two threads, each checking and counting its half
+/// and then filling its part of the line table. `None` when it cannot tell (no thread, no
+/// newline past the middle, bytes that are not plain UTF-8): the caller decodes it in one
+/// piece. `Some(None)`: the file is binary.
+fn decode_in_two(bytes: &[u8]) -> Option<Option<TextFile<'_>>> {
+    let bom = bytes.starts_with(BOM_BYTES);
+    let body = if bom {
+        &bytes[BOM_BYTES.len()..]
+    } else {
+        bytes
+    };
+    let (first, second) = body.split_at(middle_cut(body)?);
+    match both(|| survey(first), || survey(second))? {
+        (Survey::Binary, _) | (_, Survey::Binary) => Some(None),
+        (Survey::Text(t1, n1), Survey::Text(t2, n2)) => {
+            let (lines, eols) = fill_two(t1, t2, n1, n2, &Cow::Borrowed)?;
+            Some(Some(TextFile { bom, lines, eols }))
+        }
+        _ => None,
+    }
+}
+
+/// The lines of `first` (which ends with a newline and holds `n1`) and of `second` (`n2`
+/// newlines, a line more when it does not end with one), filled in by two threads into one
+/// table.
+#[allow(clippy::type_complexity)]
+fn fill_two<'t, 'a>(
+    first: &'t str,
+    second: &'t str,
+    n1: usize,
+    n2: usize,
+    line: &(impl Fn(&'t str) -> Line<'a> + Sync),
+) -> Option<(Vec<Line<'a>>, Vec<Eol>)> {
+    use std::mem::MaybeUninit;
+    let n2 = n2 + usize::from(!second.is_empty() && !second.ends_with('\n'));
     let mut lines: Vec<Line<'a>> = Vec::with_capacity(n1 + n2);
     crate::scan::advise_huge(&mut lines);
     let mut eols: Vec<Eol> = Vec::with_capacity(n1 + n2);
@@ -132,6 +198,16 @@ impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
     /// [`crate::bytes`]); `None` for binary content (a NUL byte).
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
+        if bytes.len() >= SPLIT_IN_TWO_AT_LEAST {
+            if let Some(decoded) = decode_in_two(bytes) {
+                return decoded;
+            }
+        }
+        TextFile::decode_in_one(bytes)
+    }
+
+    /// [`TextFile::decode`] by one thread (the lines may still be split by two).
+    fn decode_in_one(bytes: &'a [u8]) -> Option<TextFile<'a>> {
         // One scan for both bytes that need a closer look: NUL (binary) and 0xF4 (the first
         // byte of the characters that stand for raw bytes). Without 0xF4, valid UTF-8 is
         // the text itself.
@@ -281,6 +357,41 @@ mod tests {
             let owned = |l: &str| Cow::Owned(l.to_string());
             if let Some((lines, _)) = split_in_two(&text, &owned) {
                 proptest::prop_assert_eq!(&lines, &whole.lines);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Decoded by two threads, bytes of any kind (binary, raw bytes, a BOM, characters of
+        /// several bytes) give what one thread gives, or are left to it.
+        #[test]
+        fn bytes_decoded_in_two_are_the_bytes_decoded_in_one(
+            bom in proptest::bool::ANY,
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(b"ab".to_vec()),
+                    proptest::strategy::Just(b"\n".to_vec()),
+                    proptest::strategy::Just(b"\r\n".to_vec()),
+                    proptest::strategy::Just("\u{e9}\u{20ac}".as_bytes().to_vec()),
+                    proptest::strategy::Just(vec![0u8]),
+                    proptest::strategy::Just(vec![0xF4, 0x8F, 0xBF, 0xBF]),
+                    proptest::strategy::Just(vec![0xFF]),
+                    proptest::strategy::Just(vec![0xC3]),
+                ],
+                0..60,
+            )
+        ) {
+            let mut bytes = if bom { BOM_BYTES.to_vec() } else { Vec::new() };
+            bytes.extend(parts.concat());
+            let one = TextFile::decode_in_one(&bytes);
+            let plain = std::str::from_utf8(&bytes).is_ok() && !bytes.contains(&0xF4);
+            let body = if bom { &bytes[3..] } else { &bytes[..] };
+            match decode_in_two(&bytes) {
+                Some(two) => proptest::prop_assert_eq!(two, one),
+                None => proptest::prop_assert!(
+                    !plain || !body[body.len() / 2..].contains(&b'\n'),
+                    "plain text with a newline past the middle is decoded in two"
+                ),
             }
         }
     }
