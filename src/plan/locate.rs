@@ -229,10 +229,7 @@ impl Census {
     /// A census of `wanted` lines (a patch's lines, anchors and headings) in any pass.
     pub fn new<'w>(wanted: impl Iterator<Item = &'w str>) -> Census {
         Census {
-            wanted: Wanted {
-                lines: wanted.map(str::to_string).collect(),
-                sets: Default::default(),
-            },
+            wanted: Wanted::new(wanted),
             counts: Default::default(),
             tags: Default::default(),
         }
@@ -341,7 +338,10 @@ const SCAN_MIN_LINE: usize = 4;
 /// The lines a haystack is searched for: their keys' hashes are taken per pass, on the
 /// pass's first search (most patches are placed by the exact pass alone).
 struct Wanted {
-    lines: Vec<String>,
+    /// The lines one after another in one buffer (a patch's lines number in the thousands),
+    /// each ending where `ends` says.
+    text: String,
+    ends: Vec<usize>,
     sets: [OnceCell<WantedSet>; 4],
 }
 
@@ -376,9 +376,26 @@ impl WantedSet {
 }
 
 impl Wanted {
+    fn new<'w>(lines: impl Iterator<Item = &'w str>) -> Wanted {
+        let (mut text, mut ends) = (String::new(), Vec::new());
+        for l in lines {
+            text.push_str(l);
+            ends.push(text.len());
+        }
+        Wanted {
+            text,
+            ends,
+            sets: Default::default(),
+        }
+    }
+
+    fn lines(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.text[a..b])
+    }
+
     fn set(&self, pass: Pass) -> &WantedSet {
-        self.sets[pass.index()]
-            .get_or_init(|| WantedSet::new(self.lines.iter().map(|w| key(pass, w))))
+        self.sets[pass.index()].get_or_init(|| WantedSet::new(self.lines().map(|w| key(pass, w))))
     }
 }
 
@@ -537,10 +554,7 @@ impl<'a> Haystack<'a> {
         wanted: impl Iterator<Item = &'w str>,
     ) -> Haystack<'a> {
         Haystack {
-            wanted: Some(Wanted {
-                lines: wanted.map(str::to_string).collect(),
-                sets: Default::default(),
-            }),
+            wanted: Some(Wanted::new(wanted)),
             ..Haystack::new(lines)
         }
     }
