@@ -517,7 +517,7 @@ impl<'a> Haystack<'a> {
     /// An exact search answered by a scan of the lines for the needle's longest line (the
     /// likeliest to be rare), each candidate then checked whole; `None` when the index is to
     /// answer (built already, the scans spent, or a needle of short lines only).
-    fn scan_exact(&self, needle: &[String]) -> Option<Vec<usize>> {
+    fn scan_exact<S: AsRef<str>>(&self, needle: &[S]) -> Option<Vec<usize>> {
         if self.scans.get() >= SCANS
             || self.window.is_some()
             || self.index[0].get().is_some()
@@ -529,13 +529,13 @@ impl<'a> Haystack<'a> {
             .iter()
             .enumerate()
             .rev()
-            .max_by_key(|(_, l)| l.len())
+            .max_by_key(|(_, l)| l.as_ref().len())
             .expect("needle is not empty");
+        let line = line.as_ref();
         if line.len() < SCAN_MIN_LINE {
             return None;
         }
         self.scans.set(self.scans.get() + 1);
-        let line = line.as_str();
         Some(
             self.lines
                 .iter()
@@ -662,16 +662,20 @@ impl<'a> Haystack<'a> {
     }
 
     /// Whether `needle` (keyed for `pass`) is at line `at` of the text.
-    pub fn matches_at(&self, pass: Pass, needle: &[String], at: usize) -> bool {
+    pub fn matches_at<S: AsRef<str>>(&self, pass: Pass, needle: &[S], at: usize) -> bool {
         let Some(end) = at.checked_add(needle.len()).filter(|&e| e <= self.len()) else {
             return false;
         };
         let (lo, hi) = self.own(at, end);
-        hi - lo == needle.len() && self.own_keys(pass)[lo..hi] == *needle
+        hi - lo == needle.len()
+            && self.own_keys(pass)[lo..hi]
+                .iter()
+                .zip(needle)
+                .all(|(k, n)| **k == *n.as_ref())
     }
 
     /// Every start where `needle` (already keyed for `pass`) occurs contiguously.
-    pub fn find_all(&self, pass: Pass, needle: &[String]) -> Vec<usize> {
+    pub fn find_all<S: AsRef<str>>(&self, pass: Pass, needle: &[S]) -> Vec<usize> {
         if needle.is_empty() {
             return Vec::new();
         }
@@ -683,10 +687,10 @@ impl<'a> Haystack<'a> {
         let (rarest, _) = needle
             .iter()
             .enumerate()
-            .map(|(j, k)| (j, self.count(pass, k)))
+            .map(|(j, k)| (j, self.count(pass, k.as_ref())))
             .min_by_key(|&(_, n)| n)
             .expect("needle is not empty");
-        let occ = self.positions(pass, &needle[rarest]);
+        let occ = self.positions(pass, needle[rarest].as_ref());
         let mut out = Vec::new();
         for &f in occ {
             let f = f as usize;
@@ -779,35 +783,37 @@ pub struct Query<'h> {
     pub context_width: usize,
 }
 
-struct Old {
-    texts: Vec<String>,
+struct Old<'h> {
+    texts: Vec<&'h str>,
     kinds: Vec<LineKind>,
 }
 
-fn old_side(h: &Hunk) -> Old {
+fn old_side(h: &Hunk) -> Old<'_> {
     let mut texts = Vec::new();
     let mut kinds = Vec::new();
     for l in h.old_lines() {
-        texts.push(l.text.clone());
+        texts.push(l.text.as_str());
         kinds.push(l.kind);
     }
     Old { texts, kinds }
 }
 
-fn keyed(pass: Pass, lines: &[String]) -> Vec<String> {
-    lines.iter().map(|l| key(pass, l).into_owned()).collect()
+/// The keys of `lines` for `pass`, borrowing the lines where a key is the line or a part of
+/// it (no copy of a hunk's thousands of lines for the exact pass).
+fn keys<'l>(pass: Pass, lines: &[&'l str]) -> Vec<std::borrow::Cow<'l, str>> {
+    lines.iter().map(|l| key(pass, l)).collect()
 }
 
 pub fn locate(hay: &Haystack, q: &Query) -> Located {
     let old = old_side(q.hunk);
-    let new_texts: Vec<String> = q.hunk.new_lines().map(|l| l.text.clone()).collect();
+    let new_texts: Vec<&str> = q.hunk.new_lines().map(|l| l.text.as_str()).collect();
 
     if old.texts.is_empty() {
         return locate_bare_insertion(hay, q, &new_texts);
     }
 
     for pass in Pass::LINE_PASSES {
-        let needle = keyed(pass, &old.texts);
+        let needle = keys(pass, &old.texts);
         let starts = pinned_fits(hay, q, pass, &needle);
         if starts.is_empty() {
             continue;
@@ -826,7 +832,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                 // shorter one (a deletion's context) is there whether or not it was applied.
                 if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
                     if new_texts.len() == old.texts.len()
-                        && hay.matches_at(stricter, &keyed(stricter, &new_texts), start)
+                        && hay.matches_at(stricter, &keys(stricter, &new_texts), start)
                     {
                         return Located::AlreadyApplied {
                             start,
@@ -879,7 +885,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             if pass > Pass::Exact && !distinctive {
                 break;
             }
-            let needle = keyed(pass, &new_texts);
+            let needle = keys(pass, &new_texts);
             if needle.is_empty() {
                 break;
             }
@@ -943,7 +949,7 @@ fn short_body_refusal(start: usize) -> Located {
 
 /// Where `needle` (keyed for `pass`) occurs, keeping only ends of the file the hunk is
 /// pinned to.
-fn pinned_fits(hay: &Haystack, q: &Query, pass: Pass, needle: &[String]) -> Vec<usize> {
+fn pinned_fits<S: AsRef<str>>(hay: &Haystack, q: &Query, pass: Pass, needle: &[S]) -> Vec<usize> {
     let mut starts = hay.find_all(pass, needle);
     if q.hunk.at_eof {
         starts.retain(|&s| s + needle.len() == hay.len());
@@ -962,7 +968,7 @@ fn blank_lines_past_eof(
     hay: &Haystack,
     q: &Query,
     old: &Old,
-    new_texts: &[String],
+    new_texts: &[&str],
 ) -> Option<Located> {
     let k = q
         .hunk
@@ -976,7 +982,7 @@ fn blank_lines_past_eof(
     }
     let keep = old.texts.len() - k;
     for pass in Pass::LINE_PASSES {
-        let needle = keyed(pass, &old.texts[..keep]);
+        let needle = keys(pass, &old.texts[..keep]);
         let starts: Vec<usize> = hay
             .find_all(pass, &needle)
             .into_iter()
@@ -991,7 +997,7 @@ fn blank_lines_past_eof(
                     && hay.len() >= new_keep
                     && hay.matches_at(
                         pass,
-                        &keyed(pass, &new_texts[..new_keep]),
+                        &keys(pass, &new_texts[..new_keep]),
                         hay.len() - new_keep,
                     )
                 {
@@ -1054,7 +1060,7 @@ fn nearer_loose_fit(
         s != start && (d * 2 < dist || (contested && d < dist && d <= NEAR))
     };
     for looser in Pass::LINE_PASSES.into_iter().filter(|p| *p > pass) {
-        let needle = keyed(looser, &old.texts);
+        let needle = keys(looser, &old.texts);
         if let Some(s) = hay
             .find_all(looser, &needle)
             .into_iter()
@@ -1071,7 +1077,7 @@ fn nearer_loose_fit(
 }
 
 /// A hunk with no old lines at all: only its numbers (or end-of-file) can place it.
-fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Located {
+fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[&str]) -> Located {
     let at = if hay.is_empty() {
         Some(0)
     } else if !q.hunk.anchors.is_empty() {
@@ -1111,7 +1117,7 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[String]) -> Loc
     };
     // Already there? At the end of the file the added lines would precede `at`; elsewhere
     // they would follow it. Only a block that says something counts as evidence.
-    let needle = keyed(Pass::Exact, new_texts);
+    let needle = keys(Pass::Exact, new_texts);
     let already = !needle.is_empty()
         && new_texts.iter().any(|t| !is_trivial(t))
         && if at == hay.len() && at >= needle.len() {
@@ -1158,12 +1164,12 @@ fn already_at(
     pass: Pass,
     start: usize,
     old_len: usize,
-    new_texts: &[String],
+    new_texts: &[&str],
 ) -> bool {
     if new_texts.len() <= old_len {
         return false;
     }
-    let needle = keyed(pass, new_texts);
+    let needle = keys(pass, new_texts);
     (hunk.trailing_context() == 0 && hay.matches_at(pass, &needle, start))
         || (hunk.leading_context() == 0
             && start + old_len >= needle.len()
@@ -1636,7 +1642,7 @@ fn insertion_point(
 /// tolerated, and the result must be one place.
 fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     let pass = Pass::Fuzzy;
-    let ok = keyed(pass, &old.texts);
+    let ok = keys(pass, &old.texts);
     let n_old = ok.len();
     if !q.hunk.has_changes() {
         return Located::NotFound { reason: None };
@@ -1914,8 +1920,8 @@ fn keep_compact(mapping: &mut [Option<usize>], anchor_off: usize, anchor_len: us
 
 /// `toward_end`: among equally long alignments prefer matches near the end of both slices
 /// (the left side of an anchor), so repeated lines pair with the copy next to the anchor.
-fn align(
-    old: &[String],
+fn align<S: AsRef<str>>(
+    old: &[S],
     file: &[Line],
     old_base: usize,
     file_base: usize,
@@ -1927,12 +1933,12 @@ fn align(
     }
     let (o, f): (Vec<&str>, Vec<&str>) = if toward_end {
         (
-            old.iter().rev().map(String::as_str).collect(),
+            old.iter().rev().map(AsRef::as_ref).collect(),
             file.iter().rev().map(|l| &**l).collect(),
         )
     } else {
         (
-            old.iter().map(String::as_str).collect(),
+            old.iter().map(AsRef::as_ref).collect(),
             file.iter().map(|l| &**l).collect(),
         )
     };
