@@ -848,6 +848,9 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                         starts,
                     };
                 }
+                if let Some(refusal) = edge_additions_unsure(hay, q, start, start + needle.len()) {
+                    return refusal;
+                }
                 let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
                 let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
                     .expect("a contiguous match always has insertion points");
@@ -930,6 +933,94 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     }
 
     fuzzy(hay, q, &old)
+}
+
+/// A body short of its header (lines dropped, or counts wrong) matched the file at
+/// `start..end`, and lines it adds come first or last, beside a context line, with no line
+/// of the file's after (or before) them in the hunk. The lines the header counts and the body lacks may sit between
+/// those additions and the rest of the body, that is, the additions may belong up to that
+/// many lines further out. Where that gives a different file, nothing tells the two
+/// readings apart, and the hunk is refused.
+///
+/// The numbers rule out one side when they pin the body: a body at exactly the header's
+/// start lacks no line before it, and one exactly `short_by` lines after it lacks none
+/// after it.
+fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) -> Option<Located> {
+    let (h, k) = (q.hunk, q.hunk.short_by);
+    if k == 0 {
+        return None;
+    }
+    let is_add = |l: &&crate::patch::Line| l.kind == LineKind::Add;
+    let mut last: Vec<&str> = h
+        .lines
+        .iter()
+        .rev()
+        .take_while(is_add)
+        .map(|l| l.text.as_str())
+        .collect();
+    last.reverse();
+    let first: Vec<&str> = h
+        .lines
+        .iter()
+        .take_while(is_add)
+        .map(|l| l.text.as_str())
+        .collect();
+    // Only additions beside a context line: an all-additions body is placed by other rules,
+    // and additions right after (or before) removed lines replace them, wherever a dropped
+    // line was.
+    if last.len() == h.lines.len() {
+        return None;
+    }
+    let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
+    let last = if beside_context(h.lines.len() - last.len() - 1) {
+        last
+    } else {
+        Vec::new()
+    };
+    let first = if !first.is_empty() && beside_context(first.len()) {
+        first
+    } else {
+        Vec::new()
+    };
+    // `block` put before `others` reads as `others` put before it.
+    let commutes = |block: &[&str], others: &[Line]| {
+        let a = block.iter().copied().chain(others.iter().map(|l| &**l));
+        let b = others.iter().map(|l| &**l).chain(block.iter().copied());
+        a.eq(b)
+    };
+    let check = |block: &[&str], lo: usize, hi: usize| -> Option<(usize, usize)> {
+        let span = hay.key_span(Pass::Exact, lo, hi);
+        (span.len() != hi - lo || !commutes(block, span)).then_some((lo, hi))
+    };
+    let after_ruled_out = q.hint.is_some_and(|s| start == s + k);
+    let before_ruled_out = q.hint.is_some_and(|s| start == s);
+    let mut unsure = None;
+    if !last.is_empty() && !after_ruled_out {
+        let hi = (end + k).min(hay.len());
+        if hi > end {
+            unsure = check(&last, end, hi).map(|_| (end, hi, "last"));
+        }
+    }
+    if unsure.is_none() && !first.is_empty() && !before_ruled_out {
+        let lo = start.saturating_sub(k);
+        if lo < start {
+            unsure = check(&first, lo, start).map(|_| (lo, start, "first"));
+        }
+    }
+    let (lo, hi, which) = unsure?;
+    Some(Located::NotFound {
+        reason: Some(format!(
+            "the hunk's header counts {k} more line(s) than its body has, and the lines it adds \
+             come {which} with no line of the file beyond them: the missing line(s) may be {}, \
+             which would put the additions on the other side of them, a different file; resend \
+             the hunk with all its lines (or with counts that match them)",
+            if hi - lo == 1 {
+                format!("line {hi}")
+            } else {
+                format!("lines {}-{hi}", lo + 1)
+            }
+        )),
+    })
 }
 
 /// A hunk whose body is short of its header looks already applied at `start`. The lines it

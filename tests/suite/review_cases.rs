@@ -343,8 +343,18 @@ fn a_looser_fit_at_the_numbers_contests_an_exact_fit_chosen_by_the_heading() {
 fn a_short_hunk_at_line_one_is_not_pinned_to_the_start_of_the_file() {
     let file = "// Note: the spec version\n// Not the package version.\nconst SPEC = '2.0.0'\n\nconst MAX = 256\n";
     let r = TestRepo::with(&[("c.js", file)]);
+    let before = r.state();
+    // The body lacks line 1: before the addition (it goes after line 1) or between the
+    // addition and the context (it goes first). Two files, so the hunk is refused; it is not
+    // pinned to the start of the file either.
     let patch = "--- a/c.js\n+++ b/c.js\n@@ -1,3 +1,4 @@\n+return None\n // Not the package version.\n const SPEC = '2.0.0'\n";
-    r.apply(&[], patch).code(0);
+    r.apply(&[], patch)
+        .code(1)
+        .out_contains("the missing line(s) may be line 1");
+    assert_eq!(r.state(), before);
+    // The whole hunk has one place.
+    let whole = "--- a/c.js\n+++ b/c.js\n@@ -1,3 +1,4 @@\n // Note: the spec version\n+return None\n // Not the package version.\n const SPEC = '2.0.0'\n";
+    r.apply(&[], whole).code(0);
     assert_eq!(
         r.read_str("c.js"),
         "// Note: the spec version\nreturn None\n// Not the package version.\nconst SPEC = '2.0.0'\n\nconst MAX = 256\n"

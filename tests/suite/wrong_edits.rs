@@ -142,10 +142,13 @@ fn a_corrupted_plan_is_refused_by_the_proof_and_nothing_is_written() {
 }
 
 /// A hunk with leading context only, whose header promises one old line more than it has: the
-/// dropped line may be its trailing context, so git's end-of-file pin is not applied; the
-/// added lines go right after the context (found by scripts/fuzz-wrong.py).
+/// dropped line may be its trailing context (the additions go right after the context) or a
+/// context line between the context and the additions (they go one line lower). The fuzzer
+/// found both: this case (scripts/fuzz-wrong.py) meant the first, seed 30080 the second. Each
+/// reading is a different file, so the hunk is refused, not pinned to the end of the file and
+/// not guessed.
 #[test]
-fn a_one_sided_hunk_short_of_its_header_is_not_pinned_to_the_end_of_the_file() {
+fn a_one_sided_hunk_short_of_its_header_is_refused_where_the_missing_line_may_go_either_side() {
     let file = text(&[
         "def a():",
         "    \"\"\"Doc.\"\"\"",
@@ -153,19 +156,32 @@ fn a_one_sided_hunk_short_of_its_header_is_not_pinned_to_the_end_of_the_file() {
         "    return x",
     ]);
     let r = TestRepo::with(&[("t.py", &file)]);
+    let before = r.state();
     let patch =
         "--- a/t.py\n+++ b/t.py\n@@ -2,2 +2,4 @@\n     \"\"\"Doc.\"\"\"\n+    y = 2\n+    z = 3\n";
-    r.apply(&[], patch).code(0);
+    r.apply(&[], patch)
+        .code(1)
+        .out_contains("the missing line(s) may be line 3");
+    assert_eq!(r.state(), before);
+    // Seed 30080's shape: the dropped line was the one between the context and the copy.
+    let file = text(&[
+        "    try:",
+        "        u.encode(\"ascii\")",
+        "        return True",
+        "    except UnicodeEncodeError:",
+        "        return False",
+    ]);
+    let r = TestRepo::with(&[("u.py", &file)]);
+    let before = r.state();
+    let patch = "--- a/u.py\n+++ b/u.py\n@@ -4,2 +4,4 @@\n     except UnicodeEncodeError:\n+    except UnicodeEncodeError:\n+        return False\n";
+    r.apply(&[], patch).code(1);
+    assert_eq!(r.state(), before);
+    // With the line there, the copy has one place.
+    let whole = "--- a/u.py\n+++ b/u.py\n@@ -4,2 +4,4 @@\n     except UnicodeEncodeError:\n         return False\n+    except UnicodeEncodeError:\n+        return False\n";
+    r.apply(&[], whole).code(0);
     assert_eq!(
-        r.read_str("t.py"),
-        text(&[
-            "def a():",
-            "    \"\"\"Doc.\"\"\"",
-            "    y = 2",
-            "    z = 3",
-            "    x = 1",
-            "    return x"
-        ])
+        r.read_str("u.py"),
+        file.clone() + "    except UnicodeEncodeError:\n        return False\n"
     );
 }
 
