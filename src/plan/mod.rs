@@ -1569,9 +1569,9 @@ pub(crate) fn names(h: &Hunk) -> impl Iterator<Item = &str> {
         .chain(h.section.as_deref())
 }
 
-/// A hunk placed by its numbers among several fits trusts them; the nearest hunks of the same
-/// file that fit in one place only (before and after it in the patch) show how far the numbers
-/// are off around it. Where either offset points the hunk at another of its fits, the numbers
+/// A hunk placed by its numbers (or its heading) among several fits trusts them; the nearest
+/// hunks of the same file that fit in one place only (before and after it in the patch) show
+/// how far the numbers are off around it. Where either offset points the hunk at another of its fits, the numbers
 /// say two things and nothing decides: a patch whose numbers are stale for the whole file (lines
 /// added at its top) must not land its first hunk on a copy that happens to sit at the stale
 /// number.
@@ -1602,7 +1602,10 @@ fn numbers_against_neighbours(
         let (Some(stated), prev_end, taken_then) = seen[i] else {
             continue;
         };
-        if p.decided_by != DecidedBy::Hint || p.occurrences < 2 || p.mapping.is_empty() {
+        // A heading that chose among the fits is one opinion too: numbers that point the
+        // hunk at another fit are a second one against it.
+        let chosen = matches!(p.decided_by, DecidedBy::Hint | DecidedBy::Anchor);
+        if !chosen || p.occurrences < 2 || p.mapping.is_empty() {
             continue;
         }
         let own = p.start as i64 - stated;

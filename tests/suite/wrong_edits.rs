@@ -198,3 +198,45 @@ fn a_shift_shown_by_one_context_line_alone_is_refused() {
     r.apply(&[], patch).code(1);
     assert_eq!(r.state(), before);
 }
+
+/// The heading picks one of two fits (the one inside its class's braces), but the other hunk,
+/// which fits once, shows the numbers four lines stale, and read with that offset they point
+/// at the other fit: two opinions, so nothing decides (scripts/fuzz-wrong.py seed 30786: a
+/// copied block had put a copy of the context inside the heading's class).
+#[test]
+fn a_heading_the_neighbouring_numbers_contradict_does_not_decide() {
+    let file = text(&[
+        "class Store {",
+        "  open() {",
+        "    this.ready = true;",
+        "  }",
+        "}",
+        "",
+        "/**",
+        " * extra copy",
+        " */",
+        "  close() {",
+        "    this.ready = true;",
+        "  }",
+        "}",
+        "",
+        "/**",
+        " * Reader",
+        " */",
+        "class Reader extends Store {",
+        "  read() {",
+        "    return this.data;",
+        "  }",
+        "}",
+        "",
+        "module.exports = { Store, Reader };",
+    ]);
+    let r = TestRepo::with(&[("s.js", &file)]);
+    let before = r.state();
+    let patch = "--- a/s.js\n+++ b/s.js\n@@ -7,5 +7,5 @@ class Store {\n     this.ready = true;\n   }\n-}\n+}  // end\n \n /**\n@@ -16,5 +16,5 @@ class Reader extends Store {\n     return this.data;\n   }\n-}\n+}  // reader\n \n module.exports = { Store, Reader };\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
+    assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
+    assert_eq!(r.state(), before);
+}
