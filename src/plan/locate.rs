@@ -1392,9 +1392,23 @@ fn by_anchor(
     if !first_after {
         return None;
     }
+    // No fit inside an anchor's block: the first one after an anchor is taken (Codex's own
+    // rule), but only where it is the only one after it (up to the next anchor): a second
+    // one there (a copy of the lines further down) is as much "after the anchor".
     let mut chosen: Vec<usize> = anchors
         .iter()
-        .filter_map(|&a| starts.iter().copied().filter(|&s| s >= a).min())
+        .filter_map(|&a| {
+            let next = anchors.iter().copied().filter(|&b| b > a).min();
+            let after: Vec<usize> = starts
+                .iter()
+                .copied()
+                .filter(|&s| s >= a && next.is_none_or(|b| s < b))
+                .collect();
+            match after.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            }
+        })
         .collect();
     chosen.sort();
     chosen.dedup();

@@ -240,3 +240,33 @@ fn a_heading_the_neighbouring_numbers_contradict_does_not_decide() {
     assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
     assert_eq!(r.state(), before);
 }
+
+/// A Codex anchor that opens no block (an import line) with the hunk's lines twice below it (a
+/// copy of them further down): "the first fit after the anchor" would be a guess between two,
+/// so the hunk is refused; with the copy gone it applies (scripts/fuzz-wrong.py seed 40951).
+#[test]
+fn a_codex_anchor_with_two_fits_after_it_and_none_inside_it_does_not_decide() {
+    let body = [
+        "const check = (a, b) => {",
+        "  if (a === b)",
+        "    return true",
+        "",
+        "  return false",
+        "}",
+    ];
+    let mut lines = vec!["const compare = require('./compare.js')", "", "// notes"];
+    lines.extend(body);
+    lines.extend(["", "// more notes"]);
+    lines.extend(body);
+    let file = text(&lines);
+    let r = TestRepo::with(&[("c.js", &file)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: c.js\n@@ const compare = require('./compare.js')\n const check = (a, b) => {\n   if (a === b)\n-    return true\n+    return 1\n \n*** End Patch\n";
+    r.apply(&["--format", "codex"], patch).code(1);
+    assert_eq!(r.state(), before);
+    let mut once = vec!["const compare = require('./compare.js')", "", "// notes"];
+    once.extend(body);
+    let r = TestRepo::with(&[("c.js", &text(&once))]);
+    r.apply(&["--format", "codex"], patch).code(0);
+    assert!(r.read_str("c.js").contains("    return 1\n"));
+}
