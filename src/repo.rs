@@ -219,12 +219,12 @@ impl Files for WorkTree {
         };
         let bytes = Content::read_from(read, stamp);
         if let Some(kind) = self.hash_reads {
-            let known: content::Known = match (&self.index_ids, stamp) {
+            let known = match (&self.index_ids, stamp) {
                 (Some(ids), Some(stamp)) => {
                     let (ids, path) = (ids.clone(), path.to_string());
-                    Box::new(move |c: &Content| ids.id(&path, &stamp, c.len()))
+                    Some(Box::new(move |c: &Content| ids.id(&path, &stamp, c.len())) as Known)
                 }
-                _ => Box::new(|_: &Content| None),
+                _ => None,
             };
             bytes.hash_read_ahead(kind, known);
         }

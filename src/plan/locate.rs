@@ -937,76 +937,53 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
 
 /// A body short of its header (lines dropped, or counts wrong) matched the file at
 /// `start..end`, and lines it adds come first or last, beside a context line, with no line
-/// of the file's after (or before) them in the hunk. The lines the header counts and the body lacks may sit between
-/// those additions and the rest of the body, that is, the additions may belong up to that
-/// many lines further out. Where that gives a different file, nothing tells the two
-/// readings apart, and the hunk is refused.
+/// of the file's after (or before) them in the hunk. The lines the header counts and the
+/// body lacks may sit between those additions and the rest of the body, that is, the
+/// additions may belong up to that many lines further out. Where that gives a different
+/// file, nothing tells the two readings apart, and the hunk is refused.
 ///
 /// The numbers rule out one side when they pin the body: a body at exactly the header's
 /// start lacks no line before it, and one exactly `short_by` lines after it lacks none
 /// after it.
 fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) -> Option<Located> {
     let (h, k) = (q.hunk, q.hunk.short_by);
-    if k == 0 {
-        return None;
-    }
+    let n = h.lines.len();
     let is_add = |l: &&crate::patch::Line| l.kind == LineKind::Add;
-    let mut last: Vec<&str> = h
-        .lines
-        .iter()
-        .rev()
-        .take_while(is_add)
-        .map(|l| l.text.as_str())
-        .collect();
-    last.reverse();
-    let first: Vec<&str> = h
-        .lines
-        .iter()
-        .take_while(is_add)
-        .map(|l| l.text.as_str())
-        .collect();
-    // Only additions beside a context line: an all-additions body is placed by other rules,
-    // and additions right after (or before) removed lines replace them, wherever a dropped
-    // line was.
-    if last.len() == h.lines.len() {
+    let lead = h.lines.iter().take_while(is_add).count();
+    let trail = h.lines.iter().rev().take_while(is_add).count();
+    // An all-additions body is placed by other rules.
+    if k == 0 || trail == n {
         return None;
     }
+    // Only additions beside a context line: those right after (or before) removed lines
+    // replace them, wherever a dropped line was.
     let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
-    let last = if beside_context(h.lines.len() - last.len() - 1) {
-        last
-    } else {
-        Vec::new()
+    let texts = |r: std::ops::Range<usize>| -> Vec<&str> {
+        h.lines[r].iter().map(|l| l.text.as_str()).collect()
     };
-    let first = if !first.is_empty() && beside_context(first.len()) {
-        first
-    } else {
-        Vec::new()
-    };
-    // `block` put before `others` reads as `others` put before it.
-    let commutes = |block: &[&str], others: &[Line]| {
-        let a = block.iter().copied().chain(others.iter().map(|l| &**l));
-        let b = others.iter().map(|l| &**l).chain(block.iter().copied());
-        a.eq(b)
-    };
-    let check = |block: &[&str], lo: usize, hi: usize| -> Option<(usize, usize)> {
+    let last = (trail > 0 && beside_context(n - trail - 1)).then(|| texts(n - trail..n));
+    let first = (lead > 0 && beside_context(lead)).then(|| texts(0..lead));
+    // Whether `block` beside the file's lines `lo..hi` reads differently on their other side.
+    let differs = |block: &[&str], lo: usize, hi: usize| {
         let span = hay.key_span(Pass::Exact, lo, hi);
-        (span.len() != hi - lo || !commutes(block, span)).then_some((lo, hi))
+        let others = || span.iter().map(|l| &**l);
+        let a = block.iter().copied().chain(others());
+        let b = others().chain(block.iter().copied());
+        span.len() != hi - lo || !a.eq(b)
     };
     let after_ruled_out = q.hint.is_some_and(|s| start == s + k);
     let before_ruled_out = q.hint.is_some_and(|s| start == s);
-    let mut unsure = None;
-    if !last.is_empty() && !after_ruled_out {
-        let hi = (end + k).min(hay.len());
-        if hi > end {
-            unsure = check(&last, end, hi).map(|_| (end, hi, "last"));
+    let hi = (end + k).min(hay.len());
+    let lo = start.saturating_sub(k);
+    let unsure = match (&last, &first) {
+        (Some(block), _) if !after_ruled_out && hi > end && differs(block, end, hi) => {
+            Some((end, hi, "last"))
         }
-    }
-    if unsure.is_none() && !first.is_empty() && !before_ruled_out {
-        let lo = start.saturating_sub(k);
-        if lo < start {
-            unsure = check(&first, lo, start).map(|_| (lo, start, "first"));
+        (_, Some(block)) if !before_ruled_out && lo < start && differs(block, lo, start) => {
+            Some((lo, start, "first"))
         }
-    }
+        _ => None,
+    };
     let (lo, hi, which) = unsure?;
     Some(Located::NotFound {
         reason: Some(format!(

@@ -1571,10 +1571,10 @@ pub(crate) fn names(h: &Hunk) -> impl Iterator<Item = &str> {
 
 /// A hunk placed by its numbers (or its heading) among several fits trusts them; the nearest
 /// hunks of the same file that fit in one place only (before and after it in the patch) show
-/// how far the numbers are off around it. Where either offset points the hunk at another of its fits, the numbers
-/// say two things and nothing decides: a patch whose numbers are stale for the whole file (lines
-/// added at its top) must not land its first hunk on a copy that happens to sit at the stale
-/// number.
+/// how far the numbers are off around it. Where either offset points the hunk at another of
+/// its fits, the numbers say two things and nothing decides: a patch whose numbers are stale
+/// for the whole file (lines added at its top) must not land its first hunk on a copy that
+/// happens to sit at the stale number.
 fn numbers_against_neighbours(
     fp: &FilePatch,
     hay: &Haystack,

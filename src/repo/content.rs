@@ -364,8 +364,8 @@ impl Content {
 
     /// [`Content::hash_ahead`] of one file just read, idle, its id taken from `known` instead
     /// of hashed where that knows it.
-    pub fn hash_read_ahead(&self, kind: gix::hash::Kind, known: Known) {
-        self.clone().ahead(kind, true, Some(known));
+    pub fn hash_read_ahead(&self, kind: gix::hash::Kind, known: Option<Known>) {
+        self.clone().ahead(kind, true, known);
     }
 
     fn ahead(self, kind: gix::hash::Kind, idle: bool, known: Option<Known>) {
@@ -380,16 +380,13 @@ impl Content {
                 give_way();
             }
             self.text_lines();
-            match known {
-                Some(known) => {
-                    self.0
-                        .id
-                        .get_or_init(|| (kind, known(&self).or_else(|| self.hash(kind).ok())));
-                }
-                None => {
-                    let _ = self.blob_id(kind);
-                }
-            }
+            // Inside the cell's initialiser, so that whoever asks meanwhile waits for it.
+            self.0.id.get_or_init(|| {
+                let id = known
+                    .and_then(|k| k(&self))
+                    .or_else(|| self.hash(kind).ok());
+                (kind, id)
+            });
         });
     }
 

@@ -17,11 +17,16 @@ use std::sync::OnceLock;
 use super::stamp::Stamp;
 use super::Repo;
 
-/// The index, loaded when first asked, for the ids of files read this run.
+/// The index, loaded when first asked, for the ids of files read this run. Nothing is read
+/// until a big file asks: a run that reads none pays for no check.
 pub struct IndexIds {
     file: PathBuf,
     root: PathBuf,
+    /// The attributes files git reads for every path (any that exists rules the index out).
+    every_path: [PathBuf; 2],
     kind: gix::hash::Kind,
+    /// Whether no attributes file for every path exists, looked at once.
+    no_attributes: OnceLock<bool>,
     loaded: OnceLock<Option<gix::index::File>>,
 }
 
@@ -34,46 +39,52 @@ impl std::fmt::Debug for IndexIds {
 }
 
 impl IndexIds {
-    /// `None` when no path's id may come from the index in `repo` (see the module's
-    /// documentation); `converts` is what git config says about conversions
-    /// ([`crate::git::config::Config::converts_on_add`]).
+    /// `None` when no path's id may come from the index in `repo` as configured (see the
+    /// module's documentation); `converts` is what git config says about conversions
+    /// ([`crate::git::config::Config::converts_on_add`]). The files it depends on are looked
+    /// at when an id is first asked for.
     pub fn new(repo: &Repo, converts: bool) -> Option<IndexIds> {
         let env_set = |name: &str| std::env::var_os(name).is_some();
         if converts || env_set("GIT_INDEX_FILE") || env_set("GIT_ATTR_SOURCE") {
             return None;
         }
-        let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-        let mut every_path = vec![
-            repo.git_dir().join("info/attributes"),
-            repo.common_dir().join("info/attributes"),
-        ];
-        // core.attributesFile is unset (else `converts`): git reads the default one.
-        match std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
-            Some(x) => every_path.push(PathBuf::from(x).join("git/attributes")),
-            None => {
-                if let Some(home) = std::env::var_os("HOME") {
-                    every_path.push(PathBuf::from(home).join(".config/git/attributes"));
-                }
-            }
-        }
-        if !no_system_attributes() {
-            every_path.extend(system_attribute_files());
-        }
-        if every_path.iter().any(|p| exists(p)) {
-            return None;
-        }
         Some(IndexIds {
             file: repo.git_dir().join("index"),
             root: repo.work_dir.clone(),
+            every_path: [
+                repo.git_dir().join("info/attributes"),
+                repo.common_dir().join("info/attributes"),
+            ],
             kind: repo.repo.object_hash(),
+            no_attributes: OnceLock::new(),
             loaded: OnceLock::new(),
+        })
+    }
+
+    /// No attributes file git reads for every path exists: the repository's, the global one
+    /// (`core.attributesFile` is unset, else `converts`, so git reads the default one) and
+    /// the system's.
+    fn no_attributes(&self) -> bool {
+        *self.no_attributes.get_or_init(|| {
+            let mut files = self.every_path.to_vec();
+            match std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+                Some(x) => files.push(PathBuf::from(x).join("git/attributes")),
+                None => files.extend(
+                    std::env::var_os("HOME")
+                        .map(|home| PathBuf::from(home).join(".config/git/attributes")),
+                ),
+            }
+            if !no_system_attributes() {
+                files.extend(system_attribute_files());
+            }
+            !files.iter().any(|p| exists(p))
         })
     }
 
     /// The id of the blob at `path` in the index when the file read there (`len` bytes,
     /// stamped `stamp`) is that blob for certain; `None` when that is not known.
     pub fn id(&self, path: &str, stamp: &Stamp, len: usize) -> Option<gix::ObjectId> {
-        if stamp.size != len as u64 {
+        if stamp.size != len as u64 || !self.no_attributes() {
             return None;
         }
         let index = self.loaded(len)?;
@@ -96,26 +107,13 @@ impl IndexIds {
             return None;
         }
         // Attributes for this path: any `.gitattributes` from the root down to its directory.
-        let mut dir = "";
-        let mut rest = path;
-        loop {
-            let here = if dir.is_empty() {
-                ".gitattributes".to_string()
-            } else {
-                format!("{dir}/.gitattributes")
-            };
-            let in_tree = std::fs::symlink_metadata(self.root.join(&here)).is_ok();
-            let indexed = index
-                .entry_by_path(gix::bstr::BStr::new(here.as_bytes()))
-                .is_some();
-            if in_tree || indexed {
+        let dirs = std::iter::once("").chain(path.match_indices('/').map(|(at, _)| &path[..=at]));
+        for dir in dirs {
+            let here = format!("{dir}.gitattributes");
+            let indexed = index.entry_by_path(gix::bstr::BStr::new(here.as_bytes()));
+            if indexed.is_some() || exists(&self.root.join(&here)) {
                 return None;
             }
-            let Some((first, tail)) = rest.split_once('/') else {
-                break;
-            };
-            dir = &path[..dir.len() + usize::from(!dir.is_empty()) + first.len()];
-            rest = tail;
         }
         Some(entry.id)
     }
@@ -123,8 +121,10 @@ impl IndexIds {
     /// The index, loaded once; `None` when it cannot be read, or when it is bigger than the
     /// file asked about (loading it would cost more than the hash it saves).
     fn loaded(&self, len: usize) -> Option<&gix::index::File> {
-        let size = std::fs::metadata(&self.file).ok()?.len();
-        if size > len as u64 && self.loaded.get().is_none() {
+        if let Some(loaded) = self.loaded.get() {
+            return loaded.as_ref();
+        }
+        if std::fs::metadata(&self.file).ok()?.len() > len as u64 {
             return None;
         }
         self.loaded
@@ -137,6 +137,10 @@ impl IndexIds {
             })
             .as_ref()
     }
+}
+
+fn exists(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
 }
 
 /// git's stat comparison at `core.checkStat=default`, on the 32 bits of each field the index
@@ -184,6 +188,86 @@ fn system_attribute_files() -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new(crate::git::binary())
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_ATTR_NOSYSTEM", "1")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The file at `path` in `dir` as a run reads it: its length and stamp.
+    #[cfg(target_os = "linux")]
+    fn read(dir: &Path, path: &str) -> (usize, Stamp) {
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        let started = super::super::stamp::coarse_now().expect("clock");
+        let file = std::fs::File::open(dir.join(path)).expect("open");
+        let (before, after) = (
+            file.metadata().expect("stat"),
+            file.metadata().expect("stat"),
+        );
+        let stamp = Stamp::of_read(&before, &after, started).expect("settled");
+        (before.len() as usize, stamp)
+    }
+
+    /// The index's id for a clean file, and none once the file, its attributes or the
+    /// configuration leave a doubt.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_index_names_a_clean_file_s_blob_and_nothing_else() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        std::fs::create_dir_all(d.join("sub")).expect("mkdir");
+        // Bigger than the index, so that the index is worth loading for it.
+        let text = "one\ntwo\n".repeat(1000);
+        std::fs::write(d.join("sub/f.txt"), &text).expect("write");
+        // Written well before the index: not racy.
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        git(d, &["add", "sub/f.txt"]);
+        let blob =
+            gix::ObjectId::from_hex(git(d, &["rev-parse", ":sub/f.txt"]).as_bytes()).expect("id");
+        let repo = Repo::discover(d).expect("open").expect("a repository");
+        let (len, stamp) = read(d, "sub/f.txt");
+        let ids = IndexIds::new(&repo, false).expect("nothing converts");
+        // A machine with a global or system attributes file never trusts the index.
+        if !ids.no_attributes() {
+            return;
+        }
+        assert_eq!(ids.id("sub/f.txt", &stamp, len), Some(blob));
+        // Not the index's file, or another length than stamped: unknown.
+        assert_eq!(ids.id("sub/g.txt", &stamp, len), None);
+        assert_eq!(ids.id("sub/f.txt", &stamp, len + 1), None);
+        // Configuration that converts: no index at all.
+        assert!(IndexIds::new(&repo, true).is_none());
+        // An attributes file in the file's directory.
+        std::fs::write(d.join("sub/.gitattributes"), "*.txt text\n").expect("write");
+        let ids = IndexIds::new(&repo, false).expect("nothing converts");
+        assert_eq!(ids.id("sub/f.txt", &stamp, len), None);
+        std::fs::remove_file(d.join("sub/.gitattributes")).expect("rm");
+        // The repository's own attributes file.
+        std::fs::create_dir_all(d.join(".git/info")).expect("mkdir");
+        std::fs::write(d.join(".git/info/attributes"), "*.txt text\n").expect("write");
+        let ids = IndexIds::new(&repo, false).expect("nothing converts");
+        assert_eq!(ids.id("sub/f.txt", &stamp, len), None);
+        std::fs::remove_file(d.join(".git/info/attributes")).expect("rm");
+        // The file changed (same length): its new stamp is not the index's stat data.
+        std::fs::write(d.join("sub/f.txt"), text.replacen("two", "TWO", 1)).expect("write");
+        let (len, stamp) = read(d, "sub/f.txt");
+        let ids = IndexIds::new(&repo, false).expect("nothing converts");
+        assert_eq!(ids.id("sub/f.txt", &stamp, len), None);
+    }
 
     #[test]
     fn stat_data_is_compared_on_the_bits_the_index_keeps() {

@@ -125,8 +125,10 @@ fn a_file_a_same_size_clean_filter_changes_is_recorded_as_the_work_tree_holds_it
     );
 }
 
+/// The common case the index serves (the id itself is the same hashed or not: whether the
+/// index was asked is tested in `repo::index_id`): the snapshot and the undo are exact.
 #[test]
-fn an_unconverted_file_s_snapshot_names_the_blob_the_index_has() {
+fn an_unconverted_clean_file_is_recorded_and_restored_byte_for_byte() {
     let t = TestRepo::empty();
     t.write("big.txt", big_text("\n").as_bytes());
     applies_and_undoes_byte_for_byte(&t, "big.txt", &patch_for("big.txt", "\n"));
