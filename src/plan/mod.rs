@@ -807,7 +807,7 @@ fn plan_modify(
         return Ok((plan, writes));
     }
 
-    let Some(mut text) = TextFile::decode(&cur.bytes) else {
+    let Some((mut text, counted)) = TextFile::decode_counted(&cur.bytes) else {
         return Ok((
             refused(
                 fp,
@@ -816,6 +816,9 @@ fn plan_modify(
             Vec::new(),
         ));
     };
+    if let Some(n) = counted {
+        cur.bytes.know_text_lines(n);
+    }
     // A patch that shows the byte-order mark (a `git diff` of the file) treats it as part of
     // the first line, and may remove it with that line; one that does not (most models'
     // patches) leaves it where it is.

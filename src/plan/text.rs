@@ -99,7 +99,10 @@ fn survey(b: &[u8]) -> Survey<'_> {
 /// and then filling its part of the line table. `None` when it cannot tell (no thread, no
 /// newline past the middle, bytes that are not plain UTF-8): the caller decodes it in one
 /// piece. `Some(None)`: the file is binary.
-fn decode_in_two(bytes: &[u8]) -> Option<Option<TextFile<'_>>> {
+/// With the file, its lines as [`crate::repo::Content::text_lines`] counts them, which the
+/// survey has counted on the way.
+#[allow(clippy::type_complexity)]
+fn decode_in_two(bytes: &[u8]) -> Option<Option<(TextFile<'_>, usize)>> {
     let bom = bytes.starts_with(BOM_BYTES);
     let body = if bom {
         &bytes[BOM_BYTES.len()..]
@@ -111,7 +114,9 @@ fn decode_in_two(bytes: &[u8]) -> Option<Option<TextFile<'_>>> {
         (Survey::Binary, _) | (_, Survey::Binary) => Some(None),
         (Survey::Text(t1, n1), Survey::Text(t2, n2)) => {
             let (lines, eols) = fill_two(t1, t2, n1, n2, &Cow::Borrowed)?;
-            Some(Some(TextFile { bom, lines, eols }))
+            // The byte-order mark holds no newline; a last line without one counts too.
+            let counted = n1 + n2 + usize::from(bytes.last() != Some(&b'\n'));
+            Some(Some((TextFile { bom, lines, eols }, counted)))
         }
         _ => None,
     }
@@ -198,12 +203,18 @@ impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
     /// [`crate::bytes`]); `None` for binary content (a NUL byte).
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
+        TextFile::decode_counted(bytes).map(|(t, _)| t)
+    }
+
+    /// [`TextFile::decode`], and where the decoding has counted them on the way (a big
+    /// UTF-8 file), the bytes' lines as [`crate::repo::Content::text_lines`] counts them.
+    pub fn decode_counted(bytes: &'a [u8]) -> Option<(TextFile<'a>, Option<usize>)> {
         if bytes.len() >= SPLIT_IN_TWO_AT_LEAST {
             if let Some(decoded) = decode_in_two(bytes) {
-                return decoded;
+                return decoded.map(|(t, n)| (t, Some(n)));
             }
         }
-        TextFile::decode_in_one(bytes)
+        TextFile::decode_in_one(bytes).map(|t| (t, None))
     }
 
     /// [`TextFile::decode`] by one thread (the lines may still be split by two).
@@ -363,7 +374,8 @@ mod tests {
 
     proptest::proptest! {
         /// Decoded by two threads, bytes of any kind (binary, raw bytes, a BOM, characters of
-        /// several bytes) give what one thread gives, or are left to it.
+        /// several bytes) give what one thread gives, or are left to it; the lines counted
+        /// on the way are the bytes' lines.
         #[test]
         fn bytes_decoded_in_two_are_the_bytes_decoded_in_one(
             bom in proptest::bool::ANY,
@@ -387,7 +399,14 @@ mod tests {
             let plain = std::str::from_utf8(&bytes).is_ok() && !bytes.contains(&0xF4);
             let body = if bom { &bytes[3..] } else { &bytes[..] };
             match decode_in_two(&bytes) {
-                Some(two) => proptest::prop_assert_eq!(two, one),
+                Some(two) => {
+                    // What the survey counted on the way is what the content would count.
+                    if let Some((_, counted)) = &two {
+                        let lines = crate::textdiff::text_lines([&bytes[..]]);
+                        proptest::prop_assert_eq!(Some(*counted), lines);
+                    }
+                    proptest::prop_assert_eq!(two.map(|(t, _)| t), one)
+                }
                 None => proptest::prop_assert!(
                     !plain || !body[body.len() / 2..].contains(&b'\n'),
                     "plain text with a newline past the middle is decoded in two"

@@ -305,6 +305,17 @@ impl Content {
         })
     }
 
+    /// Tell [`Content::text_lines`] its answer, counted elsewhere (the plan's decoding of a
+    /// big file), unless it is known or being counted already.
+    pub fn know_text_lines(&self, n: usize) {
+        debug_assert_eq!(
+            Some(n),
+            self.spliced_lines()
+                .unwrap_or_else(|| crate::textdiff::text_lines(self.chunks()))
+        );
+        let _ = self.0.lines.set(Some(n));
+    }
+
     /// [`Content::text_lines`] of pieces of a UTF-8 base, from the base's count: its newlines
     /// less those in the stretches no piece keeps, plus those of the bytes of their own. The
     /// work is in proportion to what changed, not to the file. `None` when this does not
@@ -374,12 +385,15 @@ impl Content {
             return;
         }
         // Without a thread, each is worked out when asked for.
-        // The lines are asked for first (before the proof), the id after it.
+        // A post-state's lines are asked for first (before the proof), the id after it; a
+        // file just read has its lines counted by the plan's decoding while it is hashed
+        // here, so they are counted here (after the id) only if that did not count them.
         let _ = std::thread::Builder::new().spawn(move || {
             if idle {
                 give_way();
+            } else {
+                self.text_lines();
             }
-            self.text_lines();
             // Inside the cell's initialiser, so that whoever asks meanwhile waits for it.
             self.0.id.get_or_init(|| {
                 let id = known
@@ -387,6 +401,7 @@ impl Content {
                     .or_else(|| self.hash(kind).ok());
                 (kind, id)
             });
+            self.text_lines();
         });
     }
 

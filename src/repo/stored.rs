@@ -32,7 +32,9 @@ pub fn write_stored_blob(
         .permissions(read_only())
         .tempfile_in(objects)?;
     {
-        let mut out = Stored::new(io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut()));
+        // No buffer between: each block goes to the file with its header in one vectored
+        // write, straight from the content (a buffer would copy every byte once more).
+        let mut out = Stored::new(tmp.as_file_mut());
         out.push(&gix::objs::encode::loose_header(
             gix::objs::Kind::Blob,
             content.len() as u64,
@@ -91,17 +93,19 @@ struct Stored<W: Write> {
     out: W,
     pending: Vec<u8>,
     adler: u32,
+    /// The stream's header until the first block goes out with it.
+    header: &'static [u8],
 }
 
 impl<W: Write> Stored<W> {
-    fn new(mut out: W) -> Stored<W> {
-        // CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest, check bits): as zlib writes
-        // for level 0.
-        let _ = out.write_all(&[0x78, 0x01]);
+    fn new(out: W) -> Stored<W> {
         Stored {
             out,
             pending: Vec::with_capacity(BLOCK),
             adler: 1,
+            // CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest, check bits): as zlib
+            // writes for level 0.
+            header: &[0x78, 0x01],
         }
     }
 
@@ -129,19 +133,49 @@ impl<W: Write> Stored<W> {
     }
 
     fn block(&mut self, data: &[u8], last: bool) -> io::Result<()> {
-        let len = data.len() as u16;
-        let mut head = [u8::from(last), 0, 0, 0, 0];
-        head[1..3].copy_from_slice(&len.to_le_bytes());
-        head[3..5].copy_from_slice(&(!len).to_le_bytes());
-        self.out.write_all(&head)?;
-        self.out.write_all(data)
+        let head = block_header(data.len() as u16, last);
+        let header = std::mem::take(&mut self.header);
+        write_all_of(&mut self.out, &mut [header, &head, data, &[]])
     }
 
     fn finish(mut self) -> io::Result<W> {
         let last = std::mem::take(&mut self.pending);
-        self.block(&last, true)?;
-        self.out.write_all(&self.adler.to_be_bytes())?;
+        let head = block_header(last.len() as u16, true);
+        let adler = self.adler.to_be_bytes();
+        let header = std::mem::take(&mut self.header);
+        write_all_of(&mut self.out, &mut [header, &head, &last, &adler])?;
         Ok(self.out)
+    }
+}
+
+/// A stored block's header: the final-block bit, then the length and its complement.
+fn block_header(len: u16, last: bool) -> [u8; 5] {
+    let mut head = [u8::from(last), 0, 0, 0, 0];
+    head[1..3].copy_from_slice(&len.to_le_bytes());
+    head[3..5].copy_from_slice(&(!len).to_le_bytes());
+    head
+}
+
+/// Write all of `parts`, in order, with as few (vectored) writes as `out` takes them in.
+fn write_all_of(out: &mut impl Write, parts: &mut [&[u8]; 4]) -> io::Result<()> {
+    loop {
+        let slices = parts.map(io::IoSlice::new);
+        let mut n = match out.write_vectored(&slices) {
+            Ok(0) if parts.iter().any(|p| !p.is_empty()) => {
+                return Err(io::ErrorKind::WriteZero.into())
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        for p in parts.iter_mut() {
+            let k = n.min(p.len());
+            *p = &p[k..];
+            n -= k;
+        }
+        if parts.iter().all(|p| p.is_empty()) {
+            return Ok(());
+        }
     }
 }
 
@@ -191,5 +225,41 @@ mod tests {
             let blocks = whole.len().div_ceil(BLOCK).max(1);
             assert_eq!(z.len(), 2 + 5 * blocks + whole.len() + 4);
         }
+    }
+
+    /// A writer that takes at most a few bytes of the first slice per call, and is
+    /// interrupted every third call, as a slow pipe or a signal may make a file.
+    struct Stingy {
+        got: Vec<u8>,
+        calls: usize,
+    }
+
+    impl Write for Stingy {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(self.calls % 7 + 1);
+            self.got.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_writer_that_takes_little_at_a_time_gets_the_same_stream() {
+        let big: Vec<u8> = (0..150_000u32).map(|i| (i * 13 % 253) as u8).collect();
+        let whole = stored(&[b"blob 150000\0", &big]);
+        let mut s = Stored::new(Stingy {
+            got: Vec::new(),
+            calls: 0,
+        });
+        s.push(b"blob 150000\0").unwrap();
+        s.push(&big).unwrap();
+        assert_eq!(s.finish().unwrap().got, whole);
     }
 }
