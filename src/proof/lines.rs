@@ -67,11 +67,6 @@ pub fn strip_bom_chunks(chunks: &mut [&[u8]], keep_bom: bool) -> bool {
     }
 }
 
-/// The number of lines of a file held as chunks.
-pub fn count_chunks(chunks: &Chunks) -> usize {
-    chunks.iter().map(|c| count(c)).sum()
-}
-
 /// The lines of some bytes, one after another.
 #[derive(Debug, Clone)]
 pub struct Lines<'a> {
@@ -238,6 +233,39 @@ impl<'a> Index<'a> {
         let b = self.start(to);
         &self.bytes[a..b]
     }
+
+    /// The lines of `part` as [`count`] counts them, when `part` lies within the indexed
+    /// bytes (by address: a piece of a planned file that is a stretch of the original), from
+    /// the blocks' counts and at most two partial blocks; `None` for bytes elsewhere.
+    pub fn count_part(&self, part: &[u8]) -> Option<usize> {
+        let base = self.bytes.as_ptr() as usize;
+        let from = (part.as_ptr() as usize).checked_sub(base)?;
+        let to = from.checked_add(part.len())?;
+        if to > self.bytes.len() {
+            return None;
+        }
+        let newlines = self.newlines_before(to) - self.newlines_before(from);
+        Some(newlines + usize::from(part.last().is_some_and(|&b| b != b'\n')))
+    }
+
+    /// The newlines in the bytes before offset `at` (at most the bytes' length).
+    fn newlines_before(&self, at: usize) -> usize {
+        if self.before.is_empty() {
+            return 0;
+        }
+        let b = (at / BLOCK).min(self.before.len() - 1);
+        self.before[b] + memchr::memchr_iter(b'\n', &self.bytes[b * BLOCK..at]).count()
+    }
+}
+
+/// The number of lines of a planned file held as chunks, as [`count`] counts each: chunks
+/// that are stretches of the original `orig` indexes are counted from its blocks, the rest
+/// byte by byte.
+pub fn count_chunks_in(chunks: &Chunks, orig: &Index) -> usize {
+    chunks
+        .iter()
+        .map(|c| orig.count_part(c).unwrap_or_else(|| count(c)))
+        .sum()
 }
 
 /// A file's lines walked from the start, after its byte-order mark unless `keep_bom`; says
@@ -339,6 +367,16 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(index.span(0, index.len()), &bytes[..]);
+            // Any stretch of the bytes counts as `count` counts it; bytes elsewhere are not
+            // the index's to count.
+            for r in &order {
+                let from = r % (bytes.len() + 1);
+                let to = from + (r / 7) % (bytes.len() - from + 1);
+                let part = &bytes[from..to];
+                proptest::prop_assert_eq!(index.count_part(part), Some(count(part)));
+            }
+            let elsewhere = bytes.clone();
+            proptest::prop_assert_eq!(index.count_part(&elsewhere[..]).filter(|_| !bytes.is_empty()), None);
         }
     }
 

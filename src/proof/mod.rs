@@ -384,7 +384,9 @@ fn check_text(
     }
     // The original is indexed sparsely; the planned file is only ever walked.
     let orig = Index::new(old);
-    let new_len = lines::count_chunks(new);
+    // Pieces of the planned file that are stretches of the original are counted from its
+    // index; only the new bytes are scanned.
+    let new_len = lines::count_chunks_in(new, &orig);
     let mut cur = Derived::original(&orig);
     // Hunks proved one after another: the text as the claims so far left it, in a rope.
     let mut turn = ev.sequential.then(|| Rope::new(cur.segs().to_vec()));
