@@ -375,8 +375,10 @@ mod tests {
                 let part = &bytes[from..to];
                 proptest::prop_assert_eq!(index.count_part(part), Some(count(part)));
             }
-            let elsewhere = bytes.clone();
-            proptest::prop_assert_eq!(index.count_part(&elsewhere[..]).filter(|_| !bytes.is_empty()), None);
+            if !bytes.is_empty() {
+                let elsewhere = bytes.clone();
+                proptest::prop_assert_eq!(index.count_part(&elsewhere), None);
+            }
         }
     }
 

@@ -135,7 +135,7 @@ impl<W: Write> Stored<W> {
     fn block(&mut self, data: &[u8], last: bool) -> io::Result<()> {
         let head = block_header(data.len() as u16, last);
         let header = std::mem::take(&mut self.header);
-        write_all_of(&mut self.out, &mut [header, &head, data, &[]])
+        write_all_of(&mut self.out, [header, &head, data, &[]])
     }
 
     fn finish(mut self) -> io::Result<W> {
@@ -143,7 +143,7 @@ impl<W: Write> Stored<W> {
         let head = block_header(last.len() as u16, true);
         let adler = self.adler.to_be_bytes();
         let header = std::mem::take(&mut self.header);
-        write_all_of(&mut self.out, &mut [header, &head, &last, &adler])?;
+        write_all_of(&mut self.out, [header, &head, &last, &adler])?;
         Ok(self.out)
     }
 }
@@ -157,26 +157,20 @@ fn block_header(len: u16, last: bool) -> [u8; 5] {
 }
 
 /// Write all of `parts`, in order, with as few (vectored) writes as `out` takes them in.
-fn write_all_of(out: &mut impl Write, parts: &mut [&[u8]; 4]) -> io::Result<()> {
-    loop {
-        let slices = parts.map(io::IoSlice::new);
-        let mut n = match out.write_vectored(&slices) {
-            Ok(0) if parts.iter().any(|p| !p.is_empty()) => {
-                return Err(io::ErrorKind::WriteZero.into())
-            }
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+fn write_all_of(out: &mut impl Write, parts: [&[u8]; 4]) -> io::Result<()> {
+    let mut slices = parts.map(io::IoSlice::new);
+    let mut left = &mut slices[..];
+    // Set aside the empty parts in front, so that an empty rest means all is written.
+    io::IoSlice::advance_slices(&mut left, 0);
+    while !left.is_empty() {
+        match out.write_vectored(left) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
-        };
-        for p in parts.iter_mut() {
-            let k = n.min(p.len());
-            *p = &p[k..];
-            n -= k;
-        }
-        if parts.iter().all(|p| p.is_empty()) {
-            return Ok(());
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
