@@ -118,7 +118,7 @@ pub fn write_recorded(
         }
         return Err(RecordError::Journal(e));
     }
-    let written = match super::write_staged(root, approved, staged) {
+    let mut written = match super::write_staged(root, approved, staged, true) {
         Ok(w) => w,
         Err(e @ WriteError::Rolledback { .. }) => {
             // Every file is back as it was, so there is nothing for a later run to recover;
@@ -138,6 +138,8 @@ pub fn write_recorded(
             });
         }
     };
+    // The files swapped out go on another thread while the bookkeeping is done.
+    let removing = written.remove_replaced();
     let mut warnings = Vec::new();
     if !rec.stage.is_empty() {
         if let Err(e) = index::stage(rec.repo, rec.stage) {
@@ -151,10 +153,8 @@ pub fn write_recorded(
             ));
         }
     }
-    journal.finish().map_err(|source| RecordError::Finish {
-        snapshot: id,
-        source,
-    })?;
+    // Before the journal goes, which keeps this apply's own snapshot from being pruned
+    // (pruning keeps what an unfinished apply names) as the newest would be anyway.
     let pruned = match snapshot::keep_from_config(rec.repo)
         .and_then(|keep| snapshot::prune(rec.repo, keep))
     {
@@ -164,6 +164,12 @@ pub fn write_recorded(
             Vec::new()
         }
     };
+    // The old contents are gone before the journal that lets a recovery remove them.
+    warnings.extend(removing.wait());
+    journal.finish().map_err(|source| RecordError::Finish {
+        snapshot: id,
+        source,
+    })?;
     Ok(RecordedWrite {
         written,
         snapshot: id,
