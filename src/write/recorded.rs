@@ -99,6 +99,15 @@ pub fn write_recorded(
             return Err(RecordError::Write(e));
         }
     };
+    // An apply drops the snapshots beyond `llm-apply.keep` less the one it adds while the
+    // post-states' blobs are still being written, which the snapshot waits for anyway. An
+    // undo does so only once it has marked its target, which may be among them.
+    let mut warnings = Vec::new();
+    let pruned_ahead = rec
+        .meta
+        .undoes
+        .is_none()
+        .then(|| prune(rec.repo, 1, &mut warnings));
     let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce, &mut blobs) {
         Ok(id) => id,
         Err(e) => {
@@ -140,7 +149,6 @@ pub fn write_recorded(
     };
     // The files swapped out go on another thread while the bookkeeping is done.
     let removing = written.remove_replaced();
-    let mut warnings = Vec::new();
     if !rec.stage.is_empty() {
         if let Err(e) = index::stage(rec.repo, rec.stage) {
             warnings.push(format!("the files were written, but not staged: {e}"));
@@ -153,16 +161,11 @@ pub fn write_recorded(
             ));
         }
     }
-    // Before the journal goes, which keeps this apply's own snapshot from being pruned
+    // Before the journal goes, which keeps this run's own snapshot from being pruned
     // (pruning keeps what an unfinished apply names) as the newest would be anyway.
-    let pruned = match snapshot::keep_from_config(rec.repo)
-        .and_then(|keep| snapshot::prune(rec.repo, keep))
-    {
-        Ok(p) => p,
-        Err(e) => {
-            warnings.push(format!("old snapshots were not pruned: {e}"));
-            Vec::new()
-        }
+    let pruned = match pruned_ahead {
+        Some(p) => p,
+        None => prune(rec.repo, 0, &mut warnings),
     };
     // The old contents are gone before the journal that lets a recovery remove them.
     warnings.extend(removing.wait());
@@ -176,6 +179,20 @@ pub fn write_recorded(
         pruned,
         warnings,
     })
+}
+
+/// Drop the snapshots beyond `llm-apply.keep` less `room` (for one about to be recorded):
+/// the ids dropped; a failure is a warning, not the write's.
+fn prune(repo: &Repo, room: usize, warnings: &mut Vec<String>) -> Vec<SnapshotId> {
+    match snapshot::keep_from_config(repo)
+        .and_then(|keep| snapshot::prune(repo, keep.saturating_sub(room)))
+    {
+        Ok(p) => p,
+        Err(e) => {
+            warnings.push(format!("old snapshots were not pruned: {e}"));
+            Vec::new()
+        }
+    }
 }
 
 /// The directories the write will create (repository-relative, parents first): none of
