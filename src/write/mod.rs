@@ -36,64 +36,13 @@ pub enum WriteError {
 #[derive(Debug, Default)]
 pub struct Written {
     pub paths: Vec<String>,
-    /// The files the new ones were swapped with (each the old content, under a temporary
-    /// name beside its path), when the write was asked to leave their removal to
-    /// [`Written::remove_replaced`].
-    replaced: Vec<(String, tempfile::TempPath)>,
-}
-
-/// The removal of the files a write swapped out, under way on a thread of its own.
-pub struct Removing(Option<std::thread::JoinHandle<Vec<String>>>);
-
-impl Written {
-    /// Remove the files the new ones were swapped with, on a thread of its own: a big
-    /// file's pages take a while to free, and nothing waits for that but the journal's
-    /// end. Until [`Removing::wait`] the old contents may still be there, under names a
-    /// recovery removes.
-    pub fn remove_replaced(&mut self) -> Removing {
-        let replaced = std::mem::take(&mut self.replaced);
-        if replaced.is_empty() {
-            return Removing(None);
-        }
-        let remove = move || {
-            replaced
-                .into_iter()
-                .filter_map(|(path, tmp)| {
-                    let at = tmp.to_path_buf();
-                    tmp.close().err().map(|e| {
-                        format!(
-                            "{path} was written, but its old content could not be removed from                              {}: {e}",
-                            at.display()
-                        )
-                    })
-                })
-                .collect::<Vec<String>>()
-        };
-        match std::thread::Builder::new().spawn(remove) {
-            Ok(handle) => Removing(Some(handle)),
-            // No thread: the files go as the temporary paths are dropped, now.
-            Err(_) => Removing(None),
-        }
-    }
-}
-
-impl Removing {
-    /// Wait for the removal: a warning per file that could not be removed.
-    pub fn wait(self) -> Vec<String> {
-        match self.0 {
-            Some(h) => h
-                .join()
-                .unwrap_or_else(|_| vec!["removing the replaced files panicked".into()]),
-            None => Vec::new(),
-        }
-    }
 }
 
 /// Write every change of `approved` under `root`, all or nothing, one file after another
 /// (each through a temporary file beside it, flushed to disk when [`crate::durable`] says
 /// so, then renamed over it).
 pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
-    write_staged(root, approved, Staged::default(), false)
+    write_staged(root, approved, Staged::default())
 }
 
 /// The new files of an approved write, already written under temporary names beside their
@@ -187,14 +136,10 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
 
 /// [`write`] with the files `staged` already holds: each is renamed into place once all of
 /// them are on disk.
-///
-/// With `remove_later`, a file swapped out of its place is left under its temporary name
-/// for [`Written::remove_replaced`]; otherwise it is removed as its place is taken.
 pub fn write_staged(
     root: &Path,
     approved: &Approved,
     mut staged: Staged,
-    remove_later: bool,
 ) -> Result<Written, WriteError> {
     if let Some(sync) = staged.synced.take() {
         let synced = sync
@@ -212,7 +157,6 @@ pub fn write_staged(
     let mut done: Vec<&Change> = Vec::new();
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let fault = test_fault();
-    let mut replaced = Vec::new();
     for (n, c) in order.iter().enumerate() {
         if let Some(f) = &fault {
             if f.after_writes == n {
@@ -223,21 +167,13 @@ pub fn write_staged(
                 return Err(rollback(root, &done, &created_dirs, &c.path, e));
             }
         }
-        match apply_one(root, c, &mut created_dirs, staged.files.remove(&c.path)) {
-            Ok(Some(old)) if remove_later => replaced.push((c.path.clone(), old)),
-            Ok(Some(old)) => {
-                if let Err(e) = old.close() {
-                    return Err(rollback(root, &done, &created_dirs, &c.path, e));
-                }
-            }
-            Ok(None) => {}
-            Err(e) => return Err(rollback(root, &done, &created_dirs, &c.path, e)),
+        if let Err(e) = apply_one(root, c, &mut created_dirs, staged.files.remove(&c.path)) {
+            return Err(rollback(root, &done, &created_dirs, &c.path, e));
         }
         done.push(c);
     }
     Ok(Written {
         paths: order.iter().map(|c| c.path.clone()).collect(),
-        replaced,
     })
 }
 
@@ -301,10 +237,7 @@ pub fn set_state(
             let (file, tmp) = written_beside(dir, st)?.into_parts();
             crate::durable::file(&file)?;
             drop(file);
-            match rename_into_place(tmp, &abs, st.mode)? {
-                Some(old) => old.close(),
-                None => Ok(()),
-            }
+            rename_into_place(tmp, &abs, st.mode)
         }
     }
 }
@@ -330,13 +263,7 @@ fn written_beside(dir: &Path, st: &FileState) -> io::Result<tempfile::NamedTempF
 /// rename, but ext4 does not flush the new file's data to disk inside the rename (which it
 /// does when a rename replaces a file, and which makes a big file's write several times
 /// slower).
-/// Rename `tmp` to `abs`. Over a file, the two are swapped where the system can, and the
-/// old file, now at `tmp`'s name, is returned for the caller to remove.
-fn rename_into_place(
-    tmp: tempfile::TempPath,
-    abs: &Path,
-    mode: u32,
-) -> io::Result<Option<tempfile::TempPath>> {
+fn rename_into_place(tmp: tempfile::TempPath, abs: &Path, mode: u32) -> io::Result<()> {
     let old = fs::metadata(abs).ok();
     let replaces_file = old.as_ref().is_some_and(fs::Metadata::is_file);
     set_mode(&tmp, old, mode)?;
@@ -344,9 +271,9 @@ fn rename_into_place(
     mutation("work tree: rename into place");
     if replaces_file && exchange(&tmp, abs)? {
         mutation("work tree: remove the replaced file");
-        return Ok(Some(tmp));
+        return tmp.close();
     }
-    tmp.persist(abs).map(|()| None).map_err(|e| e.error)
+    tmp.persist(abs).map_err(|e| e.error)
 }
 
 /// Swap the files at `a` and `b` in one step: `Ok(false)` where the system or file system
@@ -412,17 +339,15 @@ fn set_link(_dir: &Path, _abs: &Path, _target: &[u8]) -> io::Result<()> {
     ))
 }
 
-/// Put one change in place; the file it swapped out, if it did, is returned still there
-/// (under a temporary name) for the caller to remove.
 fn apply_one(
     root: &Path,
     c: &Change,
     created_dirs: &mut Vec<PathBuf>,
     staged: Option<tempfile::TempPath>,
-) -> io::Result<Option<tempfile::TempPath>> {
+) -> io::Result<()> {
     match (staged, &c.after) {
         (Some(tmp), Some(st)) => rename_into_place(tmp, &root.join(&c.path), st.mode),
-        _ => set_state(root, &c.path, c.after.as_ref(), created_dirs).map(|()| None),
+        _ => set_state(root, &c.path, c.after.as_ref(), created_dirs),
     }
 }
 

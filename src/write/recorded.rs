@@ -99,15 +99,6 @@ pub fn write_recorded(
             return Err(RecordError::Write(e));
         }
     };
-    // An apply drops the snapshots beyond `llm-apply.keep` less the one it adds while the
-    // post-states' blobs are still being written, which the snapshot waits for anyway. An
-    // undo does so only once it has marked its target, which may be among them.
-    let mut warnings = Vec::new();
-    let pruned_ahead = rec
-        .meta
-        .undoes
-        .is_none()
-        .then(|| prune(rec.repo, 1, &mut warnings));
     let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce, &mut blobs) {
         Ok(id) => id,
         Err(e) => {
@@ -127,7 +118,7 @@ pub fn write_recorded(
         }
         return Err(RecordError::Journal(e));
     }
-    let mut written = match super::write_staged(root, approved, staged, true) {
+    let written = match super::write_staged(root, approved, staged) {
         Ok(w) => w,
         Err(e @ WriteError::Rolledback { .. }) => {
             // Every file is back as it was, so there is nothing for a later run to recover;
@@ -147,8 +138,7 @@ pub fn write_recorded(
             });
         }
     };
-    // The files swapped out go on another thread while the bookkeeping is done.
-    let removing = written.remove_replaced();
+    let mut warnings = Vec::new();
     if !rec.stage.is_empty() {
         if let Err(e) = index::stage(rec.repo, rec.stage) {
             warnings.push(format!("the files were written, but not staged: {e}"));
@@ -161,38 +151,25 @@ pub fn write_recorded(
             ));
         }
     }
-    // Before the journal goes, which keeps this run's own snapshot from being pruned
-    // (pruning keeps what an unfinished apply names) as the newest would be anyway.
-    let pruned = match pruned_ahead {
-        Some(p) => p,
-        None => prune(rec.repo, 0, &mut warnings),
-    };
-    // The old contents are gone before the journal that lets a recovery remove them.
-    warnings.extend(removing.wait());
     journal.finish().map_err(|source| RecordError::Finish {
         snapshot: id,
         source,
     })?;
-    Ok(RecordedWrite {
-        written,
-        snapshot: id,
-        pruned,
-        warnings,
-    })
-}
-
-/// Drop the snapshots beyond `llm-apply.keep` less `room` (for one about to be recorded):
-/// the ids dropped; a failure is a warning, not the write's.
-fn prune(repo: &Repo, room: usize, warnings: &mut Vec<String>) -> Vec<SnapshotId> {
-    match snapshot::keep_from_config(repo)
-        .and_then(|keep| snapshot::prune(repo, keep.saturating_sub(room)))
+    let pruned = match snapshot::keep_from_config(rec.repo)
+        .and_then(|keep| snapshot::prune(rec.repo, keep))
     {
         Ok(p) => p,
         Err(e) => {
             warnings.push(format!("old snapshots were not pruned: {e}"));
             Vec::new()
         }
-    }
+    };
+    Ok(RecordedWrite {
+        written,
+        snapshot: id,
+        pruned,
+        warnings,
+    })
 }
 
 /// The directories the write will create (repository-relative, parents first): none of
