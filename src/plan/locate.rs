@@ -1580,7 +1580,7 @@ pub fn insertion_points(
                 }
                 0
             }
-            _ => match insertion_point(prev, next, kinds, mapping) {
+            _ => match insertion_point(prev, next, kinds, mapping, hunk.short_by > 0) {
                 Ok(at) => at,
                 // A neighbour of the insertion is not in the file: no count of lines says
                 // where the added lines go.
@@ -1678,17 +1678,29 @@ struct Gap {
     before: usize,
 }
 
+///
+/// `short`: the hunk's body lacks lines its header counts. Added lines right after removed
+/// ones replace them in place, even with file lines between them and the next line (the
+/// file grew there since the patch was made), unless the body is short: then those lines
+/// may be the context it lost, on either side of the additions.
 fn insertion_point(
     prev: Option<usize>,
     next: Option<usize>,
     kinds: &[LineKind],
     mapping: &[Option<usize>],
+    short: bool,
 ) -> Result<usize, Option<Gap>> {
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
     let kind = |i: Option<usize>| i.map(|i| kinds[i]);
     if kind(prev) == Some(LineKind::Remove) {
         if let Some(f) = m(prev) {
-            return Ok(f + 1);
+            return match m(next) {
+                Some(b) if short && b > f + 1 => Err(Some(Gap {
+                    after: f,
+                    before: b,
+                })),
+                _ => Ok(f + 1),
+            };
         }
     }
     if kind(next) == Some(LineKind::Remove) {
@@ -1758,7 +1770,9 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 })
             }
             Ok(_) => Located::NotFound { reason: None },
-            Err(r) => Located::NotFound { reason: Some(r) },
+            Err(r) => Located::NotFound {
+                reason: Some(r.reason()),
+            },
         };
     }
     // Anchors to try, best first. A pure insertion tries its two neighbours (still adjacent),
@@ -1790,6 +1804,9 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
         },
     };
     let mut placements: Vec<Placement> = Vec::new();
+    // For each placement, why its insertion is uncertain, if it is: a place where the lines
+    // fit is still a place (with another fit it makes two), but one the hunk cannot be put in.
+    let mut uncertain: Vec<Option<String>> = Vec::new();
     let mut last_reason = None;
     for (anchor_off, anchor_len) in anchors {
         let needle = &ok[anchor_off..anchor_off + anchor_len];
@@ -1834,25 +1851,31 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             );
             keep_compact(&mut mapping, anchor_off, anchor_len);
 
-            match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
-                Ok((start, end, inserts, fuzz)) => {
-                    if q.hunk.at_eof && end != hay.len() {
+            let (validated, why) =
+                match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
+                    Ok(v) => (v, None),
+                    Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
+                    Err(Unfit::Lines(r)) => {
+                        last_reason = Some(r);
                         continue;
                     }
-                    if !placements.iter().any(|p| p.mapping == mapping) {
-                        placements.push(Placement {
-                            start,
-                            end,
-                            mapping,
-                            inserts,
-                            pass,
-                            occurrences: 0,
-                            decided_by: DecidedBy::Unique,
-                            fuzz: Some(fuzz),
-                        });
-                    }
-                }
-                Err(r) => last_reason = Some(r),
+                };
+            let (start, end, inserts, fuzz) = validated;
+            if q.hunk.at_eof && end != hay.len() {
+                continue;
+            }
+            if !placements.iter().any(|p| p.mapping == mapping) {
+                uncertain.push(why);
+                placements.push(Placement {
+                    start,
+                    end,
+                    mapping,
+                    inserts,
+                    pass,
+                    occurrences: 0,
+                    decided_by: DecidedBy::Unique,
+                    fuzz: Some(fuzz),
+                });
             }
         }
         if !placements.is_empty() {
@@ -1879,10 +1902,16 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             Located::Ambiguous { pass, starts }
         }
         Some((start, decided_by)) => {
-            let mut p = placements
-                .into_iter()
-                .find(|p| p.start == start)
+            let at = placements
+                .iter()
+                .position(|p| p.start == start)
                 .expect("decide picks one of the starts");
+            if let Some(reason) = uncertain.swap_remove(at) {
+                return Located::NotFound {
+                    reason: Some(reason),
+                };
+            }
+            let mut p = placements.swap_remove(at);
             p.occurrences = n;
             p.decided_by = decided_by;
             // Far from where the numbers point, a loose fit needs removed lines that are
@@ -2084,6 +2113,24 @@ fn lcs_pairs<T: PartialEq + std::hash::Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec
 
 type Validated = (usize, usize, Vec<usize>, Fuzz);
 
+/// Why a fuzzy mapping gives no placement.
+enum Unfit {
+    /// Too few of the hunk's lines are in the file there: not a place it fits.
+    Lines(String),
+    /// The lines fit there (the place, without insertion points), but where the added lines
+    /// go among the file's is uncertain: a place the hunk fits, which must still count
+    /// against any other.
+    Insertion { place: Validated, reason: String },
+}
+
+impl Unfit {
+    fn reason(self) -> String {
+        match self {
+            Unfit::Lines(r) | Unfit::Insertion { reason: r, .. } => r,
+        }
+    }
+}
+
 fn shortfall(hunk: &Hunk, mapping: &[Option<usize>], file_len: usize, width: usize) -> Shortfall {
     let first = mapping.iter().flatten().min().copied().unwrap_or(0);
     let last = mapping.iter().flatten().max().copied().unwrap_or(0);
@@ -2115,20 +2162,26 @@ fn validate(
     file: &Haystack,
     strong_anchor: bool,
     context_width: usize,
-) -> Result<Validated, String> {
+) -> Result<Validated, Unfit> {
     let file_len = file.len();
     let kinds = &old.kinds;
     for (i, k) in kinds.iter().enumerate() {
         if *k == LineKind::Remove {
             let Some(f) = mapping[i] else {
-                return Err("a removed line is not in the file near the others".into());
+                return Err(Unfit::Lines(
+                    "a removed line is not in the file near the others".into(),
+                ));
             };
             // The next removed line may sit a line or two further on (a dropped context
             // line that stays), never far away.
             if i + 1 < kinds.len() && kinds[i + 1] == LineKind::Remove {
                 match mapping[i + 1] {
                     Some(g) if g > f && g - f <= 3 => {}
-                    _ => return Err("the removed lines are not together in the file".into()),
+                    _ => {
+                        return Err(Unfit::Lines(
+                            "the removed lines are not together in the file".into(),
+                        ))
+                    }
                 }
             }
         }
@@ -2140,9 +2193,9 @@ fn validate(
         .filter(|(k, m)| **k == LineKind::Context && m.is_some())
         .count();
     if ctx_matched * 2 < ctx_total {
-        return Err(format!(
+        return Err(Unfit::Lines(format!(
             "only {ctx_matched} of {ctx_total} context lines are in the file"
-        ));
+        )));
     }
     let first_change = kinds.iter().position(|k| *k == LineKind::Remove);
     let last_change = kinds.iter().rposition(|k| *k == LineKind::Remove);
@@ -2157,7 +2210,9 @@ fn validate(
         range.is_empty() || range.into_iter().any(|i| mapping[i].is_some())
     };
     if !side_ok(0..lead) || !side_ok(kinds.len() - trail..kinds.len()) {
-        return Err("no context line on one side of the change is in the file".into());
+        return Err(Unfit::Lines(
+            "no context line on one side of the change is in the file".into(),
+        ));
     }
     let meaningful_total = old.texts.iter().filter(|t| !is_trivial(t)).count();
     let meaningful = old
@@ -2168,17 +2223,35 @@ fn validate(
         .count();
     let needed = if strong_anchor { 2 } else { 3 };
     if meaningful < meaningful_total.min(needed) {
-        return Err("too few distinctive lines of the hunk are in the file".into());
+        return Err(Unfit::Lines(
+            "too few distinctive lines of the hunk are in the file".into(),
+        ));
     }
     let shortfall = shortfall(hunk, mapping, file_len, context_width);
-    let inserts = insertion_points(
+    let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
+    let inserts = match insertion_points(
         hunk,
         kinds,
         mapping,
         file_len,
         Some(Gaps { shortfall, file }),
-    )?;
-    let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
+    ) {
+        Ok(inserts) => inserts,
+        // The lines fit here: this is a place the hunk may be meant for, only not one it
+        // can be put in.
+        Err(reason) => {
+            let start = matched.iter().copied().min().expect("lines matched");
+            let end = matched.iter().copied().max().expect("lines matched") + 1;
+            let fuzz = Fuzz {
+                context_mismatched: ctx_total - ctx_matched,
+                extra_file_lines: (end - start) - matched.len(),
+            };
+            return Err(Unfit::Insertion {
+                place: (start, end, Vec::new(), fuzz),
+                reason,
+            });
+        }
+    };
     let start = matched
         .iter()
         .chain(&inserts)

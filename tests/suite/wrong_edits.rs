@@ -270,3 +270,80 @@ fn a_codex_anchor_with_two_fits_after_it_and_none_inside_it_does_not_decide() {
     r.apply(&["--format", "codex"], patch).code(0);
     assert!(r.read_str("c.js").contains("    return 1\n"));
 }
+
+/// Two copies of a block, each with a line the hunk does not mention: in the first it sits
+/// where the hunk inserts a line (so where that line goes there is uncertain), in the second
+/// further on. The first is still a place the hunk fits, so the two are two places: refused,
+/// not applied to the second for want of a rival.
+#[test]
+fn a_place_where_the_insertion_is_uncertain_still_counts_against_another_fit() {
+    let mut lines = vec![
+        "fn first() {",
+        "    let alpha = load(1);",
+        "    let extra = load(9);",
+        "    let beta = load(2);",
+        "    let gamma = load(3);",
+        "    let delta = load(4);",
+        "}",
+        "",
+    ];
+    let filler: Vec<String> = (0..6).map(|i| format!("// filler line {i}")).collect();
+    lines.extend(filler.iter().map(String::as_str));
+    lines.extend([
+        "fn second() {",
+        "    let alpha = load(1);",
+        "    let beta = load(2);",
+        "    let gamma = load(3);",
+        "    let extra = load(9);",
+        "    let delta = load(4);",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.rs", &text(&lines))]);
+    let before = r.state();
+    let patch = "--- a/f.rs\n+++ b/f.rs\n@@ -8,4 +8,5 @@\n     let alpha = load(1);\n+    let added = load(5);\n     let beta = load(2);\n-    let gamma = load(3);\n+    let gamma = load(33);\n     let delta = load(4);\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "ambiguous", "{hunk}");
+    assert_eq!(hunk["occurrences"], 2, "{hunk}");
+    assert_eq!(r.state(), before);
+}
+
+/// Added lines right after a removed line, then a context line, where the file has a line
+/// between the removed one and that context line. When the header counts a line more than
+/// the body has, that line is the one the body lost, and it may have stood before the
+/// additions or after them: two different files, so the hunk is refused. With counts that
+/// match the body, the line is one the file gained since, and the additions replace the
+/// removed line where it was.
+#[test]
+fn a_short_body_s_replacement_beside_an_unmentioned_line_may_go_either_side_of_it() {
+    let file = text(&[
+        "createToken('RANGE', `${src[t.GTLT]}`)",
+        "createToken('XRANGE', `${src[t.XRANGEPLAIN]}`)",
+        "createToken('XRANGELOOSE', `${src[t.XRANGEPLAINLOOSE]}`)",
+        "",
+        "// Coercion.",
+        "// Extract anything that could be a version",
+    ]);
+    let r = TestRepo::with(&[("re.js", &file)]);
+    let before = r.state();
+    let body = " createToken('XRANGE', `${src[t.XRANGEPLAIN]}`)\n-createToken('XRANGELOOSE', `${src[t.XRANGEPLAINLOOSE]}`)\n+value = compute(14)\n // Coercion.\n";
+    let short = format!("--- a/re.js\n+++ b/re.js\n@@ -2,4 +2,4 @@\n{body}");
+    let (run, v) = r.apply_json(&[], &short);
+    run.code(1);
+    assert_ne!(v["files"][0]["hunks"][0]["status"], "applied");
+    assert_eq!(r.state(), before);
+    let counted = format!("--- a/re.js\n+++ b/re.js\n@@ -2,3 +2,3 @@\n{body}");
+    r.apply(&[], &counted).code(0);
+    assert_eq!(
+        r.read_str("re.js"),
+        text(&[
+            "createToken('RANGE', `${src[t.GTLT]}`)",
+            "createToken('XRANGE', `${src[t.XRANGEPLAIN]}`)",
+            "value = compute(14)",
+            "",
+            "// Coercion.",
+            "// Extract anything that could be a version",
+        ])
+    );
+}
