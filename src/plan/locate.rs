@@ -924,9 +924,23 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                 }
             }
             // The old side fits loosely too, perhaps with the line the body lacks in a gap:
-            // then "not yet applied" explains the file as well as "already applied".
-            if q.hunk.short_by > 0 && !matches!(old_fit, Located::NotFound { .. }) {
-                return short_body_refusal(start);
+            // then "not yet applied" explains the file as well as "already applied". A body
+            // without counts (a Codex or SEARCH/REPLACE hunk, a numberless header) may lack
+            // lines as well as one whose header says so.
+            let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
+            if maybe_short && !matches!(old_fit, Located::NotFound { .. }) {
+                if q.hunk.short_by > 0 {
+                    return short_body_refusal(start);
+                }
+                return Located::NotFound {
+                    reason: Some(format!(
+                        "the hunk's new side is already at line {}, but its old side fits there \
+                         too with a line of the file between (perhaps a line the hunk lost), so \
+                         whether the change is already made is uncertain; resend the hunk with \
+                         all its context lines",
+                        start + 1
+                    )),
+                };
             }
             return Located::AlreadyApplied { start, pass };
         }

@@ -347,3 +347,34 @@ fn a_short_body_s_replacement_beside_an_unmentioned_line_may_go_either_side_of_i
         ])
     );
 }
+
+/// A Codex hunk (no counts) adding a blank line between two lines that already have one
+/// between them: its new side is in the file, but so is its old side with that blank line
+/// in a gap, which is the context line a model drops most. "Already applied" and "not yet
+/// applied" are two different files, so the hunk is refused, not passed over.
+#[test]
+fn a_countless_hunk_whose_old_side_fits_around_a_dropped_line_is_not_called_already_applied() {
+    let file =
+        "import os\n\n\ndef first():\n    return os.getcwd()\n\ndef second():\n    return 2\n";
+    let r = TestRepo::with(&[("m.py", file)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n     return os.getcwd()\n+\n def second():\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "not-found", "{hunk}");
+    assert!(
+        hunk["reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("already made is uncertain")),
+        "{hunk}"
+    );
+    assert_eq!(r.state(), before);
+    // Sent again with the context line it lacked, it applies.
+    let whole = "*** Begin Patch\n*** Update File: m.py\n@@\n     return os.getcwd()\n \n+\n def second():\n*** End Patch\n";
+    r.apply(&[], whole).code(0);
+    assert_eq!(
+        r.read_str("m.py"),
+        "import os\n\n\ndef first():\n    return os.getcwd()\n\n\ndef second():\n    return 2\n"
+    );
+}
