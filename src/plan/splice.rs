@@ -583,6 +583,28 @@ impl IndentMap {
                         .into(),
                 );
             }
+            // Every old line the hunk shows lost all its indentation, and the added lines
+            // kept theirs, exactly as deep as the file's lines there: as likely a hunk whose
+            // old lines alone were stripped (the added lines right as written) as one
+            // shifted whole (the added lines to go deeper by the shift).
+            let old_stripped = pairs.iter().all(|(pa, _, _)| pa.is_empty());
+            let add_depths: Vec<usize> = hunk
+                .lines
+                .iter()
+                .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
+                .map(|l| columns(indentation(&l.text), tab_width))
+                .collect();
+            let adds_at_file_depth = add_depths
+                .iter()
+                .all(|&d| d > 0 && pairs.iter().any(|(_, fi, _)| columns(fi, tab_width) == d));
+            if offset > 0 && old_stripped && !add_depths.is_empty() && adds_at_file_depth {
+                return Err(
+                    "the old lines have no indentation while the added lines are as deep as the \
+                     file's lines there: whether the whole hunk lost its indentation or only its \
+                     old lines did is uncertain, and with it the added lines' indentation"
+                        .into(),
+                );
+            }
             if offset != 0 && pairs.len() < 2 && !removed_tell {
                 return Err(
                     "only one context line shows how the patch's indentation differs from the \

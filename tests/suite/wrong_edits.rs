@@ -378,3 +378,39 @@ fn a_countless_hunk_whose_old_side_fits_around_a_dropped_line_is_not_called_alre
         "import os\n\n\ndef first():\n    return os.getcwd()\n\n\ndef second():\n    return 2\n"
     );
 }
+
+/// Context lines stripped of all their indentation around an added line that kept the
+/// file's: either only the context lost its indentation (the added line is right as written)
+/// or the whole hunk did (the added line goes deeper by as much). Two files, so refused; an
+/// added line stripped like its context is shifted with it.
+#[test]
+fn added_lines_as_deep_as_the_file_between_stripped_context_lines_are_refused() {
+    let file = text(&[
+        "def bypass(url):",
+        "    if url:",
+        "        # check the host",
+        "        host = url.strip()",
+        "        return host",
+    ]);
+    let r = TestRepo::with(&[("u.py", &file)]);
+    let before = r.state();
+    let kept = "--- a/u.py\n+++ b/u.py\n@@ -3,2 +3,3 @@\n # check the host\n+        log(\"x\")\n host = url.strip()\n";
+    let (run, v) = r.apply_json(&[], kept);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_ne!(hunk["status"], "applied", "{hunk}");
+    assert_eq!(r.state(), before);
+    let stripped = "--- a/u.py\n+++ b/u.py\n@@ -3,2 +3,3 @@\n # check the host\n+log(\"x\")\n host = url.strip()\n";
+    r.apply(&[], stripped).code(0);
+    assert_eq!(
+        r.read_str("u.py"),
+        text(&[
+            "def bypass(url):",
+            "    if url:",
+            "        # check the host",
+            "        log(\"x\")",
+            "        host = url.strip()",
+            "        return host",
+        ])
+    );
+}
