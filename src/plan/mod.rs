@@ -901,6 +901,9 @@ fn plan_modify(
     // `// ... existing code ...`): its parts around that line are placed one after another,
     // each in one place only, and the lines between them are left alone.
     let mut located = located;
+    if fp.ordered {
+        refuse_weak_out_of_order(&fp.hunks, &mut located);
+    }
     let mut elided: Vec<Option<Vec<(Hunk, Placement)>>> = vec![None; fp.hunks.len()];
     let mut rebuilt_hunks: Vec<Option<(Hunk, Placement, Vec<usize>)>> = vec![None; fp.hunks.len()];
     if sequential_text.is_none() {
@@ -1201,6 +1204,49 @@ fn plan_modify(
     }
     push_writes(&mut writes, bytes);
     Ok((plan, writes))
+}
+
+/// In a patch whose hunks come in file order (Codex), a hunk whose old lines say nothing
+/// of their own (braces, blank lines) is placed by that order as much as by its lines: where
+/// it lands on the wrong side of a hunk next to it in the patch, it is refused, not trusted.
+/// (Hunks with lines of substance out of order are a reordered patch, and only warned of.)
+fn refuse_weak_out_of_order(hunks: &[Hunk], located: &mut [Located]) {
+    let weak = |h: &Hunk| {
+        h.lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Add)
+            .all(|l| normalize::is_trivial(&l.text))
+    };
+    let placed: Vec<(usize, usize)> = located
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| match l {
+            Located::Placed(p) => Some((i, p.start)),
+            _ => None,
+        })
+        .collect();
+    let mut refuse = Vec::new();
+    for pair in placed.windows(2) {
+        let ((a, at_a), (b, at_b)) = (pair[0], pair[1]);
+        if at_b >= at_a {
+            continue;
+        }
+        for (i, other) in [(a, b), (b, a)] {
+            if weak(&hunks[i]) {
+                refuse.push((i, other));
+            }
+        }
+    }
+    for (i, other) in refuse {
+        located[i] = Located::NotFound {
+            reason: Some(format!(
+                "its lines say too little to place it by themselves, and where they fit puts it \
+                 on the wrong side of hunk {}, against the patch's order; resend it with a line \
+                 of context that says where it goes",
+                other + 1
+            )),
+        };
+    }
 }
 
 fn has_elision(h: &Hunk) -> bool {

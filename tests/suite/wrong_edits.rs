@@ -414,3 +414,36 @@ fn added_lines_as_deep_as_the_file_between_stripped_context_lines_are_refused() 
         ])
     );
 }
+
+/// A Codex patch (hunks in file order) whose first hunk has only braces for context, which
+/// fit once, below the place of the second hunk: its lines do not say where it goes, and
+/// the place they fit contradicts the patch's order, so it is refused.
+#[test]
+fn a_codex_hunk_of_braces_alone_that_lands_against_the_patch_s_order_is_refused() {
+    let file = text(&[
+        "fn probe() {",
+        "    let a = 1;",
+        "}",
+        "",
+        "fn main() {",
+        "    if ready {",
+        "        go();",
+        "    }",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.rs", &file)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: f.rs\n@@\n     }\n+    done();\n }\n@@\n fn probe() {\n-    let a = 1;\n+    let a = 2;\n }\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "not-found", "{hunk}");
+    assert!(
+        hunk["reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("against the patch's order")),
+        "{hunk}"
+    );
+    assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
+    assert_eq!(r.state(), before);
+}
