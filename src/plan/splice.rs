@@ -586,7 +586,9 @@ impl IndentMap {
             // Every old line the hunk shows lost all its indentation, and the added lines
             // kept theirs, exactly as deep as the file's lines there: as likely a hunk whose
             // old lines alone were stripped (the added lines right as written) as one
-            // shifted whole (the added lines to go deeper by the shift).
+            // shifted whole (the added lines to go deeper by the shift). Added lines at
+            // column 0 are as deep as an old line that stays there, which no shift of the
+            // whole hunk explains.
             let old_stripped = pairs.iter().all(|(pa, _, _)| pa.is_empty());
             let add_depths: Vec<usize> = hunk
                 .lines
@@ -594,9 +596,10 @@ impl IndentMap {
                 .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
                 .map(|l| columns(indentation(&l.text), tab_width))
                 .collect();
-            let adds_at_file_depth = add_depths
-                .iter()
-                .all(|&d| d > 0 && pairs.iter().any(|(_, fi, _)| columns(fi, tab_width) == d));
+            let adds_at_file_depth = add_depths.iter().all(|&d| match d {
+                0 => at_zero > 0,
+                _ => pairs.iter().any(|(_, fi, _)| columns(fi, tab_width) == d),
+            });
             if offset > 0 && old_stripped && !add_depths.is_empty() && adds_at_file_depth {
                 return Err(
                     "the old lines have no indentation while the added lines are as deep as the \

@@ -447,3 +447,25 @@ fn a_codex_hunk_of_braces_alone_that_lands_against_the_patch_s_order_is_refused(
     assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
     assert_eq!(r.state(), before);
 }
+
+/// The same with an added line at column 0 before a line that stays there: the indented
+/// context lost its indentation, which no shift of the whole hunk explains when a line at
+/// column 0 kept its place, so the added line may be right at column 0 or belong with the
+/// stripped lines above it. Refused.
+#[test]
+fn an_added_line_at_column_0_between_stripped_context_and_a_line_at_column_0_is_refused() {
+    let file = text(&[
+        "def setup():",
+        "    first = 1",
+        "    second = 2",
+        "done = 3",
+    ]);
+    let r = TestRepo::with(&[("s.py", &file)]);
+    let before = r.state();
+    let patch =
+        "--- a/s.py\n+++ b/s.py\n@@ -2,3 +2,4 @@\n first = 1\n second = 2\n+extra = 0\n done = 3\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_ne!(v["files"][0]["hunks"][0]["status"], "applied");
+    assert_eq!(r.state(), before);
+}
