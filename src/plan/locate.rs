@@ -822,7 +822,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     if q.hunk.short_by > 0 {
-                        return short_body_refusal(start);
+                        return short_body_refusal(q.hunk, start);
                     }
                     return Located::AlreadyApplied { start, pass };
                 }
@@ -929,18 +929,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             // lines as well as one whose header says so.
             let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
             if maybe_short && !matches!(old_fit, Located::NotFound { .. }) {
-                if q.hunk.short_by > 0 {
-                    return short_body_refusal(start);
-                }
-                return Located::NotFound {
-                    reason: Some(format!(
-                        "the hunk's new side is already at line {}, but its old side fits there \
-                         too with a line of the file between (perhaps a line the hunk lost), so \
-                         whether the change is already made is uncertain; resend the hunk with \
-                         all its context lines",
-                        start + 1
-                    )),
-                };
+                return short_body_refusal(q.hunk, start);
             }
             return Located::AlreadyApplied { start, pass };
         }
@@ -1017,13 +1006,22 @@ fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) ->
 /// A hunk whose body is short of its header looks already applied at `start`. The lines it
 /// lacks may be the ones that, put back, show the change is not there yet (a line the
 /// change duplicates, dropped from the context, leaves a body whose new side the unchanged
-/// file already has). Neither reading is safe, so the hunk is refused.
-fn short_body_refusal(start: usize) -> Located {
+/// file already has). Neither reading is safe, so the hunk is refused. A body without counts
+/// (Codex, SEARCH/REPLACE, a numberless header) is refused the same way where its old side
+/// fits there too around a line it does not mention.
+fn short_body_refusal(hunk: &Hunk, start: usize) -> Located {
+    let why = if hunk.short_by > 0 {
+        "its header counts more lines than its body has, and a missing line may be what shows \
+         the change is not there yet; resend the hunk with all its lines (or with counts that \
+         match them)"
+    } else {
+        "its old side fits there too with a line of the file between (perhaps a line the hunk \
+         lost), so whether the change is already made is uncertain; resend the hunk with all its \
+         context lines"
+    };
     Located::NotFound {
         reason: Some(format!(
-            "the hunk's new side is already at line {}, but its header counts more lines than \
-             its body has, and a missing line may be what shows the change is not there yet; \
-             resend the hunk with all its lines (or with counts that match them)",
+            "the hunk's new side is already at line {}, but {why}",
             start + 1
         )),
     }
@@ -2243,51 +2241,40 @@ fn validate(
     }
     let shortfall = shortfall(hunk, mapping, file_len, context_width);
     let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
-    let inserts = match insertion_points(
+    let inserts = insertion_points(
         hunk,
         kinds,
         mapping,
         file_len,
         Some(Gaps { shortfall, file }),
-    ) {
-        Ok(inserts) => inserts,
-        // The lines fit here: this is a place the hunk may be meant for, only not one it
-        // can be put in.
-        Err(reason) => {
-            let start = matched.iter().copied().min().expect("lines matched");
-            let end = matched.iter().copied().max().expect("lines matched") + 1;
-            let fuzz = Fuzz {
-                context_mismatched: ctx_total - ctx_matched,
-                extra_file_lines: (end - start) - matched.len(),
-            };
-            return Err(Unfit::Insertion {
-                place: (start, end, Vec::new(), fuzz),
-                reason,
-            });
-        }
-    };
+    );
+    // Where the insertion is uncertain, the place is the lines' alone.
+    let at: &[usize] = inserts.as_deref().unwrap_or_default();
     let start = matched
         .iter()
-        .chain(&inserts)
+        .chain(at)
         .copied()
         .min()
         .expect("removed or context lines matched");
     let end = matched
         .iter()
         .map(|f| f + 1)
-        .chain(inserts.iter().copied())
+        .chain(at.iter().copied())
         .max()
         .expect("removed or context lines matched");
-    let extra = (end - start) - matched.len();
-    Ok((
-        start,
-        end,
-        inserts,
-        Fuzz {
-            context_mismatched: ctx_total - ctx_matched,
-            extra_file_lines: extra,
-        },
-    ))
+    let fuzz = Fuzz {
+        context_mismatched: ctx_total - ctx_matched,
+        extra_file_lines: (end - start) - matched.len(),
+    };
+    match inserts {
+        Ok(inserts) => Ok((start, end, inserts, fuzz)),
+        // The lines fit here: a place the hunk may be meant for, only not one it can be
+        // put in.
+        Err(reason) => Err(Unfit::Insertion {
+            place: (start, end, Vec::new(), fuzz),
+            reason,
+        }),
+    }
 }
 
 #[cfg(test)]
