@@ -818,13 +818,18 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         if starts.is_empty() {
             continue;
         }
+        // Braces and blank lines alone that fit only with their indentation changed say
+        // nothing of where they belong: a run of `}` at other depths is found almost anywhere.
+        if pass.ignores_indentation() && old.texts.iter().all(|t| is_trivial(t)) {
+            continue;
+        }
         match decide(hay, q, &starts) {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     if q.hunk.short_by > 0 {
                         return short_body_refusal(q.hunk, start);
                     }
-                    return Located::AlreadyApplied { start, pass };
+                    return repeat_or_applied_refusal(q.hunk, start);
                 }
                 // The old side matched only loosely where the new side is there more strictly:
                 // a change of whitespace or punctuation that has already been made. Only a
@@ -1027,6 +1032,26 @@ fn short_body_refusal(hunk: &Hunk, start: usize) -> Located {
     }
 }
 
+/// A hunk with context on one side only whose old side is in the file with its added
+/// lines already beside it, on the side without context: the file reads the same whether
+/// the hunk was applied already or is meant to add those lines a second time (a repeated
+/// line, a copied block). Neither reading is safe, so the hunk is refused.
+fn repeat_or_applied_refusal(hunk: &Hunk, start: usize) -> Located {
+    let side = if hunk.trailing_context() == 0 {
+        "after"
+    } else {
+        "before"
+    };
+    Located::NotFound {
+        reason: Some(format!(
+            "the hunk's context is at line {}, with its added lines already {side} it: either \
+             the hunk is already applied, or it adds those lines a second time; resend it with \
+             a context line {side} the addition to say which",
+            start + 1
+        )),
+    }
+}
+
 /// Where `needle` (keyed for `pass`) occurs, keeping only ends of the file the hunk is
 /// pinned to.
 fn pinned_fits<S: AsRef<str>>(hay: &Haystack, q: &Query, pass: Pass, needle: &[S]) -> Vec<usize> {
@@ -1161,8 +1186,10 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[&str]) -> Locat
     let at = if hay.is_empty() {
         Some(0)
     } else if !q.hunk.anchors.is_empty() {
-        // Codex: lines added under `@@ anchor` go right after the (innermost) anchor line,
-        // searched after the previous hunk first, then anywhere; it must be one line.
+        // Lines added under `@@ anchor` with no other line: Codex's own apply_patch appends
+        // them at the end of the file, while the anchor suggests right after it (the
+        // innermost anchor line, searched after the previous hunk first, then anywhere). Only
+        // where the two are one place is that place certain.
         let mut found = anchor_positions(hay, q, Some(q.prev_end));
         if found.is_empty() {
             found = anchor_positions(hay, q, None);
@@ -1173,7 +1200,18 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[&str]) -> Locat
                     reason: Some("the hunk's @@ anchor line is not in the file".into()),
                 }
             }
-            [p] => Some(p + 1),
+            [p] if p + 1 == hay.len() => Some(p + 1),
+            [p] => {
+                return Located::NotFound {
+                    reason: Some(format!(
+                        "the hunk adds lines under its @@ anchor (line {}) with no context or \
+                         removed line: right after the anchor, or at the end of the file as \
+                         Codex's apply_patch puts them? Resend it with a context line from \
+                         where they go",
+                        p + 1
+                    )),
+                }
+            }
             many => {
                 return Located::Ambiguous {
                     pass: Pass::Whitespace,

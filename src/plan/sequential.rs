@@ -740,9 +740,10 @@ mod tests {
         let mut headed = hunk_of(&now, 3102, (2, 1, 2), &["headed".into()], Some(4600));
         headed.section = Some("fn target() {".into());
         now[3102] = "headed".into();
-        let mut anchored = hunk_of(&now, 6001, (0, 0, 0), &["    anchored".into()], None);
+        // A context line both functions have: the anchor decides.
+        let mut anchored = hunk_of(&now, 6100, (0, 0, 1), &["    anchored".into()], None);
         anchored.anchors = vec!["fn other() {".into()];
-        now.insert(6001, "    anchored".into());
+        now.insert(6100, "    anchored".into());
         let fp = FilePatch {
             old_path: Some("f".into()),
             new_path: Some("f".into()),

@@ -328,19 +328,36 @@ fn two_codex_hunks_anchored_at_the_same_def_line_both_apply() {
     );
 }
 
+/// Lines added under `@@` anchors with no context or removed line: Codex's own apply_patch
+/// appends them at the end of the file, the anchors suggest right after the innermost one.
+/// Two places, so refused (fuzz seed 71327); with a context line they go after the anchor,
+/// and where the anchor is the file's last line the two are one place.
 #[test]
-fn codex_added_lines_under_an_anchor_go_right_after_the_innermost_anchor_line() {
+fn codex_lines_added_under_an_anchor_with_no_context_are_refused_unless_that_is_the_end() {
     let r = TestRepo::with(&[("k.py", &three_classes())]);
-    let patch =
+    let bare =
         codex("*** Update File: k.py\n@@ class B:\n@@     def f(self):\n+        log(self)\n");
-    r.apply(&[], &patch).code(0);
-    assert_eq!(
-        r.read_str("k.py"),
-        three_classes().replace(
-            "class B:\n    def f(self):\n",
-            "class B:\n    def f(self):\n        log(self)\n"
-        )
+    let (_, v) = assert_untouched(&r, &[], &bare, 1);
+    let reason = v["files"][0]["hunks"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains("end of the file") && reason.contains("line 6"),
+        "{v}"
     );
+    let with_context = codex(
+        "*** Update File: k.py\n@@ class B:\n@@     def f(self):\n+        log(self)\n         return 1\n",
+    );
+    r.apply(&[], &with_context).code(0);
+    let logged = three_classes().replace(
+        "class B:\n    def f(self):\n",
+        "class B:\n    def f(self):\n        log(self)\n",
+    );
+    assert_eq!(r.read_str("k.py"), logged);
+    // Under the last line of the file, right after the anchor is the end of the file.
+    let last = codex("*** Update File: k.py\n@@ class C:\n@@         return 1\n+        log(3)\n");
+    r.apply(&[], &last).code(0);
+    assert_eq!(r.read_str("k.py"), format!("{logged}        log(3)\n"));
 }
 
 #[test]

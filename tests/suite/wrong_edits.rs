@@ -469,3 +469,84 @@ fn an_added_line_at_column_0_between_stripped_context_and_a_line_at_column_0_is_
     assert_ne!(v["files"][0]["hunks"][0]["status"], "applied");
     assert_eq!(r.state(), before);
 }
+
+/// A hunk with context before its addition only, whose added lines are already right after
+/// that context: the file reads the same whether the hunk is applied already or adds the
+/// lines a second time (fuzz seed 70760, a Codex patch that repeats an `else` branch).
+/// Refused, naming both readings; with a context line after the addition it applies.
+#[test]
+fn added_lines_already_after_a_hunk_s_only_context_are_refused_as_two_readings() {
+    let file = text(&[
+        "fn f(s: &mut String) {",
+        "    if s.starts_with('x') {",
+        "        s.clear();",
+        "    } else {",
+        "        s.push('y');",
+        "    }",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.rs", &file)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: f.rs\n@@ fn f(s: &mut String) {\n         s.clear();\n+    } else {\n+        s.push('y');\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "not-found", "{hunk}");
+    let reason = hunk["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("already applied") && reason.contains("a second time"),
+        "{hunk}"
+    );
+    assert_eq!(r.state(), before);
+    // With the line after the addition, it is one reading: the lines go in a second time.
+    let whole = "*** Begin Patch\n*** Update File: f.rs\n@@ fn f(s: &mut String) {\n         s.clear();\n+    } else {\n+        s.push('y');\n     } else {\n*** End Patch\n";
+    r.apply(&[], whole).code(0);
+    assert_eq!(
+        r.read_str("f.rs"),
+        text(&[
+            "fn f(s: &mut String) {",
+            "    if s.starts_with('x') {",
+            "        s.clear();",
+            "    } else {",
+            "        s.push('y');",
+            "    } else {",
+            "        s.push('y');",
+            "    }",
+            "}",
+        ])
+    );
+}
+
+/// A hunk of closing braces alone, one of its lines lost (the body is short of its header),
+/// fits contiguously only with its braces at other depths: that says nothing of its place,
+/// and the addition would go inside the wrong block (fuzz seed 56100). Refused; where the
+/// braces are whole it applies.
+#[test]
+fn braces_alone_that_fit_only_at_other_depths_do_not_place_a_hunk() {
+    let file = text(&[
+        "function d(a) {",
+        "  for (const k in a) {",
+        "    if (k) {",
+        "      if (a[k]) {",
+        "        return k",
+        "      }",
+        "    }",
+        "  }",
+        "  return null",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("d.js", &file)]);
+    let before = r.state();
+    let patch = "--- a/d.js\n+++ b/d.js\n@@ -7,4 +7,5 @@\n     }\n   }\n+  log()\n }\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_ne!(v["files"][0]["hunks"][0]["status"], "applied", "{v}");
+    assert_eq!(r.state(), before);
+    let whole =
+        "--- a/d.js\n+++ b/d.js\n@@ -7,4 +7,5 @@\n     }\n   }\n+  log()\n   return null\n }\n";
+    r.apply(&[], whole).code(0);
+    assert_eq!(
+        r.read_str("d.js"),
+        file.replace("  }\n  return null", "  }\n  log()\n  return null")
+    );
+}
