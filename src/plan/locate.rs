@@ -827,7 +827,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             Some((start, decided_by)) => {
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     if q.hunk.short_by > 0 {
-                        return short_body_refusal(q.hunk, start);
+                        return short_body_refusal(q.hunk, start, true);
                     }
                     return repeat_or_applied_refusal(q.hunk, start);
                 }
@@ -932,9 +932,13 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             // then "not yet applied" explains the file as well as "already applied". A body
             // without counts (a Codex or SEARCH/REPLACE hunk, a numberless header) may lack
             // lines as well as one whose header says so.
+            // Added lines that say nothing (a blank line, a brace) are there in most files
+            // with a line either side: then the line the body may lack is as likely the one
+            // that shows the change is not made.
             let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
-            if maybe_short && !matches!(old_fit, Located::NotFound { .. }) {
-                return short_body_refusal(q.hunk, start);
+            let old_fits = !matches!(old_fit, Located::NotFound { .. });
+            if maybe_short && (old_fits || !distinctive) {
+                return short_body_refusal(q.hunk, start, old_fits);
             }
             return Located::AlreadyApplied { start, pass };
         }
@@ -1013,15 +1017,20 @@ fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) ->
 /// change duplicates, dropped from the context, leaves a body whose new side the unchanged
 /// file already has). Neither reading is safe, so the hunk is refused. A body without counts
 /// (Codex, SEARCH/REPLACE, a numberless header) is refused the same way where its old side
-/// fits there too around a line it does not mention.
-fn short_body_refusal(hunk: &Hunk, start: usize) -> Located {
+/// fits there too around a line it does not mention (`old_fits`), or where the lines it adds
+/// say nothing (blank, punctuation).
+fn short_body_refusal(hunk: &Hunk, start: usize, old_fits: bool) -> Located {
     let why = if hunk.short_by > 0 {
         "its header counts more lines than its body has, and a missing line may be what shows \
          the change is not there yet; resend the hunk with all its lines (or with counts that \
          match them)"
-    } else {
+    } else if old_fits {
         "its old side fits there too with a line of the file between (perhaps a line the hunk \
          lost), so whether the change is already made is uncertain; resend the hunk with all its \
+         context lines"
+    } else {
+        "the lines it adds are blank or punctuation alone, and a context line the hunk may have \
+         lost could be what shows the change is not made yet; resend the hunk with all its \
          context lines"
     };
     Located::NotFound {
@@ -1316,6 +1325,11 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
                 return Some((c, DecidedBy::Anchor));
             }
             if let Some(c) = by_anchor(hay, starts, &anchor_positions(hay, q, None), true) {
+                // A fit before the previous hunk, chosen by an anchor above both, while the
+                // order of the patch leaves fits after it: two readings, neither decides.
+                if c < q.prev_end && !after.is_empty() {
+                    return None;
+                }
                 return Some((c, DecidedBy::Anchor));
             }
         }

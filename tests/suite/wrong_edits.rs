@@ -550,3 +550,83 @@ fn braces_alone_that_fit_only_at_other_depths_do_not_place_a_hunk() {
         file.replace("  }\n  return null", "  }\n  log()\n  return null")
     );
 }
+
+/// In a Codex patch, a hunk whose lines fit inside the block its anchor opens, above the
+/// hunk before it, and again below that hunk: the anchor says one place, the patch's order
+/// the other (fuzz seed 71667, where a copied block ended the anchor's class early). Refused,
+/// not applied out of order.
+#[test]
+fn a_codex_anchor_that_points_above_the_previous_hunk_against_a_fit_below_it_does_not_decide() {
+    let file = text(&[
+        "class Help {",
+        "  run() {",
+        "    x();",
+        "    y();",
+        "  }",
+        "}",
+        "",
+        "function g() {",
+        "  one();",
+        "}",
+        "",
+        "function k() {",
+        "    x();",
+        "    y();",
+        "  }",
+    ]);
+    let r = TestRepo::with(&[("f.js", &file)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: f.js\n@@\n function g() {\n-  one();\n+  two();\n }\n@@ class Help {\n     x();\n-    y();\n+    z();\n   }\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][1]["status"], "ambiguous", "{v}");
+    assert_eq!(r.state(), before);
+}
+
+/// A hunk short of its header that adds a blank line, whose new side the file has: the line
+/// it lost may be the blank line that shows the addition is not made (fuzz seed 55658, one
+/// of two blank lines dropped from the context). A blank line says too little to call the
+/// hunk already applied: refused, not passed over with exit 0.
+#[test]
+fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already_applied() {
+    let mut lines: Vec<String> = (0..21).map(|i| format!("# note {i}")).collect();
+    lines.extend(
+        [
+            "import os",
+            "",
+            "def _probe():",
+            "    try:",
+            "        os.link(first, second)",
+            "        return True",
+            "    except OSError:",
+            "        return False",
+            "",
+            "",
+            "probed = _probe()",
+        ]
+        .map(String::from),
+    );
+    let file = format!("{}\n", lines.join("\n"));
+    let r = TestRepo::with(&[("c.py", &file)]);
+    let before = r.state();
+    // Numbers from before 21 lines came in at the top.
+    let patch = "--- a/c.py\n+++ b/c.py\n@@ -8,4 +8,5 @@ def _probe():\n         return False\n \n+\n probed = _probe()\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "not-found", "{hunk}");
+    assert!(
+        hunk["reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("already at line 29")),
+        "{hunk}"
+    );
+    assert_eq!(r.state(), before);
+    // With its lost line back, it is not applied yet, and applies.
+    let whole = "--- a/c.py\n+++ b/c.py\n@@ -8,4 +8,5 @@ def _probe():\n         return False\n \n \n+\n probed = _probe()\n";
+    r.apply(&[], whole).code(0);
+    assert_eq!(
+        r.read_str("c.py"),
+        file.replace("False\n\n\nprobed", "False\n\n\n\nprobed")
+    );
+}
