@@ -1340,8 +1340,12 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
             pool = after;
         }
     } else {
-        // Line numbers first: a heading decides only what the numbers cannot.
+        // Line numbers first: a heading decides only what the numbers cannot, but one that
+        // is only below where they point says they are off.
         if let Some(c) = by_hint(&pool, q.hint, q.hunk.short_by) {
+            if heading_only_below(hay, q, c) {
+                return None;
+            }
             return Some((c, DecidedBy::Hint));
         }
         if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
@@ -1356,7 +1360,21 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         }
         return None;
     }
-    by_hint(&pool, q.hint, q.hunk.short_by).map(|c| (c, DecidedBy::Hint))
+    by_hint(&pool, q.hint, q.hunk.short_by)
+        .filter(|&c| !heading_only_below(hay, q, c))
+        .map(|c| (c, DecidedBy::Hint))
+}
+
+/// The hunk's `@@ … @@` heading is in the file, but nowhere above the lines it would cover
+/// from `start`, only below them: git writes the heading that comes before a hunk (a model
+/// may name one its first lines hold), so numbers pointing there are off.
+fn heading_only_below(hay: &Haystack, q: &Query, start: usize) -> bool {
+    if q.hunk.section.is_none() || !q.hunk.anchors.is_empty() {
+        return false;
+    }
+    let end = start + q.hunk.old_len();
+    let at = anchor_positions(hay, q, None);
+    !at.is_empty() && at.iter().all(|&p| p >= end)
 }
 
 /// How far from the hint a fit may be for the numbers to point at it.

@@ -630,3 +630,46 @@ fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already
         file.replace("False\n\n\nprobed", "False\n\n\n\nprobed")
     );
 }
+
+/// Numbers that point at one of several fits are off when the hunk's `@@` heading is only
+/// below that fit: git writes the heading found above a hunk (fuzz seed 55708, a blank line
+/// removed inside a class, numbers from before lines came in at the top). Refused.
+#[test]
+fn numbers_pointing_above_the_hunk_s_heading_do_not_decide() {
+    let mut lines: Vec<String> = (0..12).map(|i| format!("# note {i}")).collect();
+    lines.extend(
+        [
+            "def a():",
+            "    return 1",
+            "",
+            "",
+            "def b():",
+            "    return 2",
+            "",
+            "",
+            "class Wrapper(Base):",
+            "    def close(self):",
+            "        pass",
+            "",
+            "",
+            "    def flush(self):",
+            "        pass",
+        ]
+        .map(String::from),
+    );
+    let file = format!("{}\n", lines.join("\n"));
+    let r = TestRepo::with(&[("w.py", &file)]);
+    let before = r.state();
+    let patch = "--- a/w.py\n+++ b/w.py\n@@ -15,3 +15,2 @@ class Wrapper(Base):\n \n-\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
+    assert_eq!(r.state(), before);
+    // Numbers that point under the heading place it.
+    let under = "--- a/w.py\n+++ b/w.py\n@@ -24,3 +24,2 @@ class Wrapper(Base):\n \n-\n";
+    r.apply(&[], under).code(0);
+    assert_eq!(
+        r.read_str("w.py"),
+        file.replace("pass\n\n\n    def flush", "pass\n\n    def flush")
+    );
+}
