@@ -819,9 +819,21 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             continue;
         }
         // Braces and blank lines alone that fit only with their indentation changed say
-        // nothing of where they belong: a run of `}` at other depths is found almost anywhere.
-        if pass.ignores_indentation() && old.texts.iter().all(|t| is_trivial(t)) {
-            continue;
+        // nothing of where they belong: a run of `}` at other depths is found almost
+        // anywhere. Nor may a looser pass pick among such fits.
+        let punctuation = |t: &&str| !t.chars().any(char::is_alphanumeric);
+        if pass.ignores_indentation() && old.texts.iter().all(punctuation) {
+            if let [one] = starts.as_slice() {
+                return Located::NotFound {
+                    reason: Some(format!(
+                        "the hunk's lines are braces and blank lines alone, which fit (at line \
+                         {}) only with their indentation changed: too little to place it by; \
+                         resend it with a line that says more, exactly as the file has it",
+                        one + 1
+                    )),
+                };
+            }
+            return Located::Ambiguous { pass, starts };
         }
         match decide(hay, q, &starts) {
             Some((start, decided_by)) => {

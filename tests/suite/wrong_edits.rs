@@ -673,3 +673,27 @@ fn numbers_pointing_above_the_hunk_s_heading_do_not_decide() {
         file.replace("pass\n\n\n    def flush", "pass\n\n    def flush")
     );
 }
+
+/// Braces and blank lines alone that fit in several places only with their indentation
+/// changed: no pass may pick among them, not the numbers nor a looser pass (fuzz seed 60942,
+/// a `}` written at another depth). Refused as ambiguous; written as the file has them, the
+/// numbers pick the place.
+#[test]
+fn braces_at_other_depths_in_several_places_are_ambiguous_whatever_the_numbers_say() {
+    let file: String = (0..6)
+        .map(|i| format!("function f{i}(a) {{\n  if (a) {{\n    go({i})\n  }}\n}}\n\n"))
+        .collect();
+    let r = TestRepo::with(&[("r.js", &file)]);
+    let before = r.state();
+    let damaged = "--- a/r.js\n+++ b/r.js\n@@ -4,3 +4,3 @@\n }\n-}\n+};\n \n";
+    let (run, v) = r.apply_json(&[], damaged);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
+    assert_eq!(r.state(), before);
+    let exact = "--- a/r.js\n+++ b/r.js\n@@ -4,3 +4,3 @@\n   }\n-}\n+};\n \n";
+    r.apply(&[], exact).code(0);
+    assert_eq!(
+        r.read_str("r.js"),
+        file.replacen("go(0)\n  }\n}\n", "go(0)\n  }\n};\n", 1)
+    );
+}
