@@ -1355,7 +1355,7 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         // Line numbers first: a heading decides only what the numbers cannot, but one that
         // is only below where they point says they are off.
         if let Some(c) = by_hint(&pool, q.hint, q.hunk.short_by) {
-            if heading_only_below(hay, q, c) {
+            if heading_only_below(hay, q, c) || numbers_alone_unsure(q) {
                 return None;
             }
             return Some((c, DecidedBy::Hint));
@@ -1373,8 +1373,17 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
         return None;
     }
     by_hint(&pool, q.hint, q.hunk.short_by)
-        .filter(|&c| !heading_only_below(hay, q, c))
+        .filter(|&c| !heading_only_below(hay, q, c) && !numbers_alone_unsure(q))
         .map(|c| (c, DecidedBy::Hint))
+}
+
+/// Numbers are all that tell apart the fits of a hunk whose old lines say nothing of their
+/// own (braces, blank lines, `*`). A body short of its header lost lines, and where they were
+/// (before it or inside) moves its start off the numbers by an unknown amount: the fit the
+/// numbers then point at is a guess (fuzz seed 52920: a lone ` *` of a doc comment, its line
+/// before lost and the numbers stale, with a ` *` one line off them).
+fn numbers_alone_unsure(q: &Query) -> bool {
+    q.hunk.short_by > 0 && q.hunk.old_lines().all(|l| is_trivial(&l.text))
 }
 
 /// The hunk's `@@ … @@` heading is in the file, but nowhere above the lines it would cover

@@ -643,15 +643,18 @@ fn numbers_pointing_above_the_hunk_s_heading_do_not_decide() {
             "    return 1",
             "",
             "",
+            "# --",
             "def b():",
             "    return 2",
             "",
             "",
+            "# --",
             "class Wrapper(Base):",
             "    def close(self):",
             "        pass",
             "",
             "",
+            "# --",
             "    def flush(self):",
             "        pass",
         ]
@@ -660,17 +663,20 @@ fn numbers_pointing_above_the_hunk_s_heading_do_not_decide() {
     let file = format!("{}\n", lines.join("\n"));
     let r = TestRepo::with(&[("w.py", &file)]);
     let before = r.state();
-    let patch = "--- a/w.py\n+++ b/w.py\n@@ -15,3 +15,2 @@ class Wrapper(Base):\n \n-\n";
+    let patch = "--- a/w.py\n+++ b/w.py\n@@ -15,3 +15,2 @@ class Wrapper(Base):\n \n-\n # --\n";
     let (run, v) = r.apply_json(&[], patch);
     run.code(1);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
     assert_eq!(r.state(), before);
     // Numbers that point under the heading place it.
-    let under = "--- a/w.py\n+++ b/w.py\n@@ -24,3 +24,2 @@ class Wrapper(Base):\n \n-\n";
+    let under = "--- a/w.py\n+++ b/w.py\n@@ -26,3 +26,2 @@ class Wrapper(Base):\n \n-\n # --\n";
     r.apply(&[], under).code(0);
     assert_eq!(
         r.read_str("w.py"),
-        file.replace("pass\n\n\n    def flush", "pass\n\n    def flush")
+        file.replace(
+            "pass\n\n\n# --\n    def flush",
+            "pass\n\n# --\n    def flush"
+        )
     );
 }
 
@@ -695,5 +701,33 @@ fn braces_at_other_depths_in_several_places_are_ambiguous_whatever_the_numbers_s
     assert_eq!(
         r.read_str("r.js"),
         file.replacen("go(0)\n  }\n}\n", "go(0)\n  }\n};\n", 1)
+    );
+}
+
+/// A hunk short of its header whose remaining old lines say nothing (a lone ` *` of a doc
+/// comment) is placed by its numbers alone, and the lost line moves its start off them by an
+/// unknown amount: refused (fuzz seed 52920, numbers stale as well). With the line back, the
+/// hunk's own lines place it.
+#[test]
+fn a_short_hunk_of_trivial_lines_is_not_placed_by_its_numbers_alone() {
+    let file: String = (0..5)
+        .map(|i| {
+            format!(
+                "/**\n * Describe f{i}.\n *\n * @returns {{number}}\n */\nfunction f{i}() {{\n  return {i};\n}}\n\n"
+            )
+        })
+        .collect();
+    let r = TestRepo::with(&[("d.js", &file)]);
+    let before = r.state();
+    let short = "--- a/d.js\n+++ b/d.js\n@@ -12,2 +12,3 @@\n+ * Note.\n  *\n";
+    let (run, v) = r.apply_json(&[], short);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
+    assert_eq!(r.state(), before);
+    let whole = "--- a/d.js\n+++ b/d.js\n@@ -11,2 +11,3 @@\n  * Describe f1.\n+ * Note.\n  *\n";
+    r.apply(&[], whole).code(0);
+    assert_eq!(
+        r.read_str("d.js"),
+        file.replace(" * Describe f1.\n", " * Describe f1.\n * Note.\n")
     );
 }
