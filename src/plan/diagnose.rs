@@ -333,10 +333,29 @@ pub fn diagnose(
         .enumerate()
         .map(|(i, loc)| match loc {
             Located::Ambiguous { starts, .. } => Some(ambiguous(fp, i, starts, &placed, searched)),
-            Located::NotFound { .. } => Some(not_found(&hay, fp, i, &placed, searched, path)),
+            Located::NotFound { reason } => {
+                let mut d = not_found(&hay, fp, i, &placed, searched, path);
+                // A rule that refused the place says how to resend: that is the advice, not
+                // the lines the file has there (they may be the hunk's own). An elision the
+                // file cannot take keeps its own advice.
+                let elided = d.closest.as_ref().is_some_and(|c| {
+                    c.differences.first().map(|x| x.kind) == Some(DifferenceKind::Truncated)
+                });
+                if let Some(advice) = reason.as_deref().and_then(own_advice).filter(|_| !elided) {
+                    d.advice = advice;
+                }
+                Some(d)
+            }
             _ => None,
         })
         .collect()
+}
+
+/// The resend instruction a refusal's reason ends with (`…; resend the hunk with …`), if it
+/// has one.
+fn own_advice(reason: &str) -> Option<String> {
+    let at = reason.to_ascii_lowercase().rfind("resend")?;
+    Some(format!("r{}", &reason[at + 1..]))
 }
 
 /// The hunks of a file as located, with, for each, the nearest earlier hunk that was placed

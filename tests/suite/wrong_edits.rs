@@ -497,6 +497,12 @@ fn added_lines_already_after_a_hunk_s_only_context_are_refused_as_two_readings()
         reason.contains("already applied") && reason.contains("a second time"),
         "{hunk}"
     );
+    // The advice is the refusal's own, not to copy lines the hunk already has right.
+    assert_eq!(
+        hunk["diagnostic"]["advice"],
+        "resend it with a context line after the addition to say which",
+        "{hunk}"
+    );
     assert_eq!(r.state(), before);
     // With the line after the addition, it is one reading: the lines go in a second time.
     let whole = "*** Begin Patch\n*** Update File: f.rs\n@@ fn f(s: &mut String) {\n         s.clear();\n+    } else {\n+        s.push('y');\n     } else {\n*** End Patch\n";
