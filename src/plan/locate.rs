@@ -814,7 +814,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
 
     for pass in Pass::LINE_PASSES {
         let needle = keys(pass, &old.texts);
-        let starts = pinned_fits(hay, q, pass, &needle);
+        let (starts, above_anchor) = pinned_fits(hay, q, pass, &needle);
         if starts.is_empty() {
             continue;
         }
@@ -837,6 +837,11 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         }
         match decide(hay, q, &starts) {
             Some((start, decided_by)) => {
+                // The anchors told this fit from those above them.
+                let decided_by = match decided_by {
+                    DecidedBy::Unique if above_anchor => DecidedBy::Anchor,
+                    other => other,
+                };
                 if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
                     if q.hunk.short_by > 0 {
                         return short_body_refusal(q.hunk, start, true);
@@ -909,7 +914,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             if needle.is_empty() {
                 break;
             }
-            let starts = pinned_fits(hay, q, pass, &needle);
+            let (starts, _) = pinned_fits(hay, q, pass, &needle);
             if starts.is_empty() {
                 continue;
             }
@@ -1074,8 +1079,17 @@ fn repeat_or_applied_refusal(hunk: &Hunk, start: usize) -> Located {
 }
 
 /// Where `needle` (keyed for `pass`) occurs, keeping only ends of the file the hunk is
-/// pinned to.
-fn pinned_fits<S: AsRef<str>>(hay: &Haystack, q: &Query, pass: Pass, needle: &[S]) -> Vec<usize> {
+/// pinned to, and, for a Codex hunk whose `@@` anchors are in the file, only places from the
+/// first line they lead to on: Codex looks for the hunk's lines after its anchors, so a fit
+/// above them is not the hunk's (fuzz seed 72282: a blank line and `/**` near the top of the
+/// file, the anchor's class further down). The anchor line itself may be the first line.
+/// Also whether the anchors ruled out a fit.
+fn pinned_fits<S: AsRef<str>>(
+    hay: &Haystack,
+    q: &Query,
+    pass: Pass,
+    needle: &[S],
+) -> (Vec<usize>, bool) {
     let mut starts = hay.find_all(pass, needle);
     if q.hunk.at_eof {
         starts.retain(|&s| s + needle.len() == hay.len());
@@ -1083,7 +1097,14 @@ fn pinned_fits<S: AsRef<str>>(hay: &Haystack, q: &Query, pass: Pass, needle: &[S
     if q.hunk.at_bof {
         starts.retain(|&s| s == 0);
     }
-    starts
+    let found = starts.len();
+    if !q.hunk.anchors.is_empty() && found > 0 {
+        if let Some(&first) = anchor_positions(hay, q, None).iter().min() {
+            starts.retain(|&s| s >= first);
+        }
+    }
+    let ruled_out = starts.len() < found;
+    (starts, ruled_out)
 }
 
 /// A hunk whose trailing context ends in blank lines the file does not have, because the

@@ -737,3 +737,26 @@ fn a_short_hunk_of_trivial_lines_is_not_placed_by_its_numbers_alone() {
         file.replace(" * Describe f1.\n", " * Describe f1.\n * Note.\n")
     );
 }
+
+/// A Codex hunk's lines are looked for after its `@@` anchor, as Codex does: a fit above the
+/// anchor's line is not the hunk's, however exact (fuzz seed 72282: a blank line and `/**`
+/// above the class the anchor names). Here what is left below the anchor says too little,
+/// so the hunk is refused rather than put above the class.
+#[test]
+fn a_codex_hunk_does_not_fit_above_its_anchor() {
+    let file = "const x = require('x');\n\n/**\n * top doc\n */\nclass Help {\n  a() {}\n\n  /**\n   * doc\n   */\n  b() {}\n}\n";
+    let r = TestRepo::with(&[("h.js", file)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: h.js\n@@ class Help {\n \n+  c() {}\n /**\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_ne!(v["files"][0]["hunks"][0]["status"], "applied", "{v}");
+    assert_eq!(r.state(), before);
+    // Written as the class has them, the lines below the anchor place it.
+    let exact = "*** Begin Patch\n*** Update File: h.js\n@@ class Help {\n \n+  c() {}\n   /**\n*** End Patch\n";
+    r.apply(&[], exact).code(0);
+    assert_eq!(
+        r.read_str("h.js"),
+        file.replace("  a() {}\n\n  /**", "  a() {}\n\n  c() {}\n  /**")
+    );
+}
