@@ -3,6 +3,23 @@
 
 use crate::common::{text, TestRepo};
 
+/// Apply `patch`, which must be refused (exit 1) with tree, index and HEAD left as they were;
+/// the JSON report.
+fn refused(r: &TestRepo, patch: &str) -> serde_json::Value {
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(r.state(), before, "a refusal leaves everything as it was");
+    v
+}
+
+/// A file of `notes` comment lines, then `lines`.
+fn after_notes(notes: usize, lines: &[&str]) -> String {
+    let mut all: Vec<String> = (0..notes).map(|i| format!("# note {i}")).collect();
+    all.extend(lines.iter().map(|l| l.to_string()));
+    format!("{}\n", all.join("\n"))
+}
+
 /// A pure deletion at the end of a file whose removed lines carry typographic punctuation:
 /// its new side (the leading context) is there, but so are the removed lines, so it is not
 /// already applied; the Unicode pass places it.
@@ -486,10 +503,8 @@ fn added_lines_already_after_a_hunk_s_only_context_are_refused_as_two_readings()
         "}",
     ]);
     let r = TestRepo::with(&[("f.rs", &file)]);
-    let before = r.state();
     let patch = "*** Begin Patch\n*** Update File: f.rs\n@@ fn f(s: &mut String) {\n         s.clear();\n+    } else {\n+        s.push('y');\n*** End Patch\n";
-    let (run, v) = r.apply_json(&[], patch);
-    run.code(1);
+    let v = refused(&r, patch);
     let hunk = &v["files"][0]["hunks"][0];
     assert_eq!(hunk["status"], "not-found", "{hunk}");
     let reason = hunk["reason"].as_str().unwrap_or_default();
@@ -503,7 +518,6 @@ fn added_lines_already_after_a_hunk_s_only_context_are_refused_as_two_readings()
         "resend it with a context line after the addition to say which",
         "{hunk}"
     );
-    assert_eq!(r.state(), before);
     // With the line after the addition, it is one reading: the lines go in a second time.
     let whole = "*** Begin Patch\n*** Update File: f.rs\n@@ fn f(s: &mut String) {\n         s.clear();\n+    } else {\n+        s.push('y');\n     } else {\n*** End Patch\n";
     r.apply(&[], whole).code(0);
@@ -542,12 +556,9 @@ fn braces_alone_that_fit_only_at_other_depths_do_not_place_a_hunk() {
         "}",
     ]);
     let r = TestRepo::with(&[("d.js", &file)]);
-    let before = r.state();
     let patch = "--- a/d.js\n+++ b/d.js\n@@ -7,4 +7,5 @@\n     }\n   }\n+  log()\n }\n";
-    let (run, v) = r.apply_json(&[], patch);
-    run.code(1);
+    let v = refused(&r, patch);
     assert_ne!(v["files"][0]["hunks"][0]["status"], "applied", "{v}");
-    assert_eq!(r.state(), before);
     let whole =
         "--- a/d.js\n+++ b/d.js\n@@ -7,4 +7,5 @@\n     }\n   }\n+  log()\n   return null\n }\n";
     r.apply(&[], whole).code(0);
@@ -581,12 +592,9 @@ fn a_codex_anchor_that_points_above_the_previous_hunk_against_a_fit_below_it_doe
         "  }",
     ]);
     let r = TestRepo::with(&[("f.js", &file)]);
-    let before = r.state();
     let patch = "*** Begin Patch\n*** Update File: f.js\n@@\n function g() {\n-  one();\n+  two();\n }\n@@ class Help {\n     x();\n-    y();\n+    z();\n   }\n*** End Patch\n";
-    let (run, v) = r.apply_json(&[], patch);
-    run.code(1);
+    let v = refused(&r, patch);
     assert_eq!(v["files"][0]["hunks"][1]["status"], "ambiguous", "{v}");
-    assert_eq!(r.state(), before);
 }
 
 /// A hunk short of its header that adds a blank line, whose new side the file has: the line
@@ -595,9 +603,9 @@ fn a_codex_anchor_that_points_above_the_previous_hunk_against_a_fit_below_it_doe
 /// hunk already applied: refused, not passed over with exit 0.
 #[test]
 fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already_applied() {
-    let mut lines: Vec<String> = (0..21).map(|i| format!("# note {i}")).collect();
-    lines.extend(
-        [
+    let file = after_notes(
+        21,
+        &[
             "import os",
             "",
             "def _probe():",
@@ -609,16 +617,12 @@ fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already
             "",
             "",
             "probed = _probe()",
-        ]
-        .map(String::from),
+        ],
     );
-    let file = format!("{}\n", lines.join("\n"));
     let r = TestRepo::with(&[("c.py", &file)]);
-    let before = r.state();
     // Numbers from before 21 lines came in at the top.
     let patch = "--- a/c.py\n+++ b/c.py\n@@ -8,4 +8,5 @@ def _probe():\n         return False\n \n+\n probed = _probe()\n";
-    let (run, v) = r.apply_json(&[], patch);
-    run.code(1);
+    let v = refused(&r, patch);
     let hunk = &v["files"][0]["hunks"][0];
     assert_eq!(hunk["status"], "not-found", "{hunk}");
     assert!(
@@ -627,7 +631,6 @@ fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already
             .is_some_and(|s| s.contains("already at line 29")),
         "{hunk}"
     );
-    assert_eq!(r.state(), before);
     // With its lost line back, it is not applied yet, and applies.
     let whole = "--- a/c.py\n+++ b/c.py\n@@ -8,4 +8,5 @@ def _probe():\n         return False\n \n \n+\n probed = _probe()\n";
     r.apply(&[], whole).code(0);
@@ -642,9 +645,9 @@ fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already
 /// removed inside a class, numbers from before lines came in at the top). Refused.
 #[test]
 fn numbers_pointing_above_the_hunk_s_heading_do_not_decide() {
-    let mut lines: Vec<String> = (0..12).map(|i| format!("# note {i}")).collect();
-    lines.extend(
-        [
+    let file = after_notes(
+        12,
+        &[
             "def a():",
             "    return 1",
             "",
@@ -663,17 +666,12 @@ fn numbers_pointing_above_the_hunk_s_heading_do_not_decide() {
             "# --",
             "    def flush(self):",
             "        pass",
-        ]
-        .map(String::from),
+        ],
     );
-    let file = format!("{}\n", lines.join("\n"));
     let r = TestRepo::with(&[("w.py", &file)]);
-    let before = r.state();
     let patch = "--- a/w.py\n+++ b/w.py\n@@ -15,3 +15,2 @@ class Wrapper(Base):\n \n-\n # --\n";
-    let (run, v) = r.apply_json(&[], patch);
-    run.code(1);
+    let v = refused(&r, patch);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
-    assert_eq!(r.state(), before);
     // Numbers that point under the heading place it.
     let under = "--- a/w.py\n+++ b/w.py\n@@ -26,3 +26,2 @@ class Wrapper(Base):\n \n-\n # --\n";
     r.apply(&[], under).code(0);
@@ -696,12 +694,9 @@ fn braces_at_other_depths_in_several_places_are_ambiguous_whatever_the_numbers_s
         .map(|i| format!("function f{i}(a) {{\n  if (a) {{\n    go({i})\n  }}\n}}\n\n"))
         .collect();
     let r = TestRepo::with(&[("r.js", &file)]);
-    let before = r.state();
     let damaged = "--- a/r.js\n+++ b/r.js\n@@ -4,3 +4,3 @@\n }\n-}\n+};\n \n";
-    let (run, v) = r.apply_json(&[], damaged);
-    run.code(1);
+    let v = refused(&r, damaged);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
-    assert_eq!(r.state(), before);
     let exact = "--- a/r.js\n+++ b/r.js\n@@ -4,3 +4,3 @@\n   }\n-}\n+};\n \n";
     r.apply(&[], exact).code(0);
     assert_eq!(
@@ -724,12 +719,9 @@ fn a_short_hunk_of_trivial_lines_is_not_placed_by_its_numbers_alone() {
         })
         .collect();
     let r = TestRepo::with(&[("d.js", &file)]);
-    let before = r.state();
     let short = "--- a/d.js\n+++ b/d.js\n@@ -12,2 +12,3 @@\n+ * Note.\n  *\n";
-    let (run, v) = r.apply_json(&[], short);
-    run.code(1);
+    let v = refused(&r, short);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
-    assert_eq!(r.state(), before);
     let whole = "--- a/d.js\n+++ b/d.js\n@@ -11,2 +11,3 @@\n  * Describe f1.\n+ * Note.\n  *\n";
     r.apply(&[], whole).code(0);
     assert_eq!(
@@ -746,12 +738,9 @@ fn a_short_hunk_of_trivial_lines_is_not_placed_by_its_numbers_alone() {
 fn a_codex_hunk_does_not_fit_above_its_anchor() {
     let file = "const x = require('x');\n\n/**\n * top doc\n */\nclass Help {\n  a() {}\n\n  /**\n   * doc\n   */\n  b() {}\n}\n";
     let r = TestRepo::with(&[("h.js", file)]);
-    let before = r.state();
     let patch = "*** Begin Patch\n*** Update File: h.js\n@@ class Help {\n \n+  c() {}\n /**\n*** End Patch\n";
-    let (run, v) = r.apply_json(&[], patch);
-    run.code(1);
+    let v = refused(&r, patch);
     assert_ne!(v["files"][0]["hunks"][0]["status"], "applied", "{v}");
-    assert_eq!(r.state(), before);
     // Written as the class has them, the lines below the anchor place it.
     let exact = "*** Begin Patch\n*** Update File: h.js\n@@ class Help {\n \n+  c() {}\n   /**\n*** End Patch\n";
     r.apply(&[], exact).code(0);
