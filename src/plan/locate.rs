@@ -2025,16 +2025,6 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
         Some((start, _)) if placements.iter().filter(|p| p.start == start).count() > 1 => {
             Located::Ambiguous { pass, starts }
         }
-        // Numbers that pick one of several loose fits of a body that lost lines are a guess
-        // on a guess: the lost lines may be what told the fits apart, and numbers are often
-        // stale (fuzz seed 57973: the one line that named the test dropped, 63 look-alike
-        // fits, numbers 6 lines off pointing at the one before). Removed lines found nowhere
-        // else still vouch for the place.
-        Some((_, DecidedBy::Hint))
-            if n > 1 && q.hunk.short_by > 0 && !distinctive_removal(hay, q.hunk) =>
-        {
-            Located::Ambiguous { pass, starts }
-        }
         Some((start, decided_by)) => {
             let at = placements
                 .iter()
