@@ -948,10 +948,9 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
             // The old side fits loosely too, perhaps with the line the body lacks in a gap:
             // then "not yet applied" explains the file as well as "already applied". A body
             // without counts (a Codex or SEARCH/REPLACE hunk, a numberless header) may lack
-            // lines as well as one whose header says so.
-            // Added lines that say nothing (a blank line, a brace) are there in most files
-            // with a line either side: then the line the body may lack is as likely the one
-            // that shows the change is not made.
+            // lines as well as one whose header says so. And where the added lines say
+            // nothing (a blank line, a brace), the line the body may lack is as likely the
+            // one that shows the change is not made: such lines are beside most lines.
             let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
             let old_fits = !matches!(old_fit, Located::NotFound { .. });
             if maybe_short && (old_fits || !distinctive) {
