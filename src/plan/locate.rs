@@ -1403,7 +1403,13 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
 /// numbers then point at is a guess (fuzz seed 52920: a lone ` *` of a doc comment, its line
 /// before lost and the numbers stale, with a ` *` one line off them).
 fn numbers_alone_unsure(q: &Query) -> bool {
-    q.hunk.short_by > 0 && q.hunk.old_lines().all(|l| is_trivial(&l.text))
+    q.hunk.short_by > 0 && says_nothing(q.hunk)
+}
+
+/// Whether every old line of `hunk` says nothing of its own (braces, blank lines, a lone
+/// `*`): such lines fit in many places, so they are weak evidence of where the hunk goes.
+pub fn says_nothing(hunk: &Hunk) -> bool {
+    hunk.old_lines().all(|l| is_trivial(&l.text))
 }
 
 /// The hunk's `@@ … @@` heading is in the file, but nowhere above the lines it would cover

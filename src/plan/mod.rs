@@ -1211,12 +1211,6 @@ fn plan_modify(
 /// it lands on the wrong side of a hunk next to it in the patch, it is refused, not trusted.
 /// (Hunks with lines of substance out of order are a reordered patch, and only warned of.)
 fn refuse_weak_out_of_order(hunks: &[Hunk], located: &mut [Located]) {
-    let weak = |h: &Hunk| {
-        h.lines
-            .iter()
-            .filter(|l| l.kind != LineKind::Add)
-            .all(|l| normalize::is_trivial(&l.text))
-    };
     let placed: Vec<(usize, usize)> = located
         .iter()
         .enumerate()
@@ -1232,7 +1226,7 @@ fn refuse_weak_out_of_order(hunks: &[Hunk], located: &mut [Located]) {
             continue;
         }
         for (i, other) in [(a, b), (b, a)] {
-            if weak(&hunks[i]) {
+            if locate::says_nothing(&hunks[i]) {
                 refuse.push((i, other));
             }
         }
