@@ -13,6 +13,18 @@ fn refused(r: &TestRepo, patch: &str) -> serde_json::Value {
     v
 }
 
+/// [`refused`], its first hunk not placed for a reason that says `why`; the JSON report.
+fn refused_because(r: &TestRepo, patch: &str, why: &str) -> serde_json::Value {
+    let v = refused(r, patch);
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_eq!(hunk["status"], "not-found", "{hunk}");
+    assert!(
+        hunk["reason"].as_str().is_some_and(|s| s.contains(why)),
+        "{hunk}"
+    );
+    v
+}
+
 /// A file of `notes` comment lines, then `lines`.
 fn after_notes(notes: usize, lines: &[&str]) -> String {
     let mut all: Vec<String> = (0..notes).map(|i| format!("# note {i}")).collect();
@@ -369,15 +381,7 @@ fn a_countless_hunk_whose_old_side_fits_around_a_dropped_line_is_not_called_alre
         "import os\n\n\ndef first():\n    return os.getcwd()\n\ndef second():\n    return 2\n";
     let r = TestRepo::with(&[("m.py", file)]);
     let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n     return os.getcwd()\n+\n def second():\n*** End Patch\n";
-    let v = refused(&r, patch);
-    let hunk = &v["files"][0]["hunks"][0];
-    assert_eq!(hunk["status"], "not-found", "{hunk}");
-    assert!(
-        hunk["reason"]
-            .as_str()
-            .is_some_and(|s| s.contains("already made is uncertain")),
-        "{hunk}"
-    );
+    refused_because(&r, patch, "already made is uncertain");
     // Sent again with the context line it lacked, it applies.
     let whole = "*** Begin Patch\n*** Update File: m.py\n@@\n     return os.getcwd()\n \n+\n def second():\n*** End Patch\n";
     r.apply(&[], whole).code(0);
@@ -438,15 +442,7 @@ fn a_codex_hunk_of_braces_alone_that_lands_against_the_patch_s_order_is_refused(
     ]);
     let r = TestRepo::with(&[("f.rs", &file)]);
     let patch = "*** Begin Patch\n*** Update File: f.rs\n@@\n     }\n+    done();\n }\n@@\n fn probe() {\n-    let a = 1;\n+    let a = 2;\n }\n*** End Patch\n";
-    let v = refused(&r, patch);
-    let hunk = &v["files"][0]["hunks"][0];
-    assert_eq!(hunk["status"], "not-found", "{hunk}");
-    assert!(
-        hunk["reason"]
-            .as_str()
-            .is_some_and(|s| s.contains("against the patch's order")),
-        "{hunk}"
-    );
+    let v = refused_because(&r, patch, "against the patch's order");
     assert_eq!(v["files"][0]["hunks"][1]["status"], "applied");
 }
 
@@ -604,15 +600,7 @@ fn a_short_hunk_adding_a_blank_line_the_file_seems_to_have_is_not_called_already
     let r = TestRepo::with(&[("c.py", &file)]);
     // Numbers from before 21 lines came in at the top.
     let patch = "--- a/c.py\n+++ b/c.py\n@@ -8,4 +8,5 @@ def _probe():\n         return False\n \n+\n probed = _probe()\n";
-    let v = refused(&r, patch);
-    let hunk = &v["files"][0]["hunks"][0];
-    assert_eq!(hunk["status"], "not-found", "{hunk}");
-    assert!(
-        hunk["reason"]
-            .as_str()
-            .is_some_and(|s| s.contains("already at line 29")),
-        "{hunk}"
-    );
+    refused_because(&r, patch, "already at line 29");
     // With its lost line back, it is not applied yet, and applies.
     let whole = "--- a/c.py\n+++ b/c.py\n@@ -8,4 +8,5 @@ def _probe():\n         return False\n \n \n+\n probed = _probe()\n";
     r.apply(&[], whole).code(0);
