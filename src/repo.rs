@@ -6,6 +6,7 @@
 mod content;
 mod index_id;
 mod listing;
+mod mapped;
 mod stamp;
 mod stored;
 
@@ -159,7 +160,13 @@ impl WorkTree {
         {
             return Ok(false);
         }
-        if state.bytes.stamp().is_some_and(|s| s.still(&meta)) {
+        let still = state.bytes.stamp().is_some_and(|s| s.still(&meta));
+        // Mapped bytes are the file's bytes now, not as they were: only the stamp can tell
+        // that they did not change.
+        if let Some(intact) = state.bytes.mapped_intact() {
+            return Ok(still && intact);
+        }
+        if still {
             return Ok(true);
         }
         let mut file = std::fs::File::open(&abs)?;
@@ -212,14 +219,32 @@ impl Files for WorkTree {
         let file = std::fs::File::open(&abs)?;
         let started = stamp::coarse_now();
         let before = file.metadata()?;
-        let read = crate::scan::read_all(&file, before.len())?;
-        let stamp = match started {
-            Some(t) => Stamp::of_read(&before, &file.metadata()?, t),
-            None => None,
+        // A big file is mapped, not read, where its stamp vouches for the bytes mapped (so
+        // that a later change of them shows); otherwise it is read.
+        let stamp_now = |file: &std::fs::File| -> io::Result<Option<Stamp>> {
+            Ok(match started {
+                Some(t) => Stamp::of_read(&before, &file.metadata()?, t),
+                None => None,
+            })
         };
-        let bytes = Content::read_from(read, stamp);
+        let mapped = match usize::try_from(before.len()) {
+            Ok(n) if n >= mapped::MAP_AT_LEAST && started.is_some() => {
+                match mapped::Mapping::of(&file, n) {
+                    Some(m) => stamp_now(&file)?.map(|stamp| Content::mapped(m, stamp)),
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let bytes = match mapped {
+            Some(c) => c,
+            None => {
+                let read = crate::scan::read_all(&file, before.len())?;
+                Content::read_from(read, stamp_now(&file)?)
+            }
+        };
         if let Some(kind) = self.hash_reads {
-            let known = match (&self.index_ids, stamp) {
+            let known = match (&self.index_ids, bytes.stamp().copied()) {
                 (Some(ids), Some(stamp)) => {
                     let (ids, path) = (ids.clone(), path.to_string());
                     Some(Box::new(move |c: &Content| ids.id(&path, &stamp, c.len())) as Known)

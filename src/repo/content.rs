@@ -1,4 +1,5 @@
-//! A file's bytes, shared. A file as read is one buffer; a file the plan spliced is kept as
+//! A file's bytes, shared. A file as read is one buffer (a big one, the file mapped into
+//! memory: see `mapped`); a file the plan spliced is kept as
 //! pieces of the file it was made from (runs of its bytes, as ranges, and the new text), so a
 //! one-line change to a big file costs the new line, not a second copy of the file. The
 //! stages that pass the bytes on (the proof, the snapshot's blobs, the writer, the report's
@@ -32,6 +33,8 @@ struct Inner {
 
 enum Repr {
     Flat(Vec<u8>),
+    /// A big file mapped into memory, with the stamp that vouches for it.
+    Mapped(super::mapped::Mapping),
     Spliced {
         base: Content,
         parts: Vec<Part>,
@@ -65,6 +68,30 @@ impl Content {
     /// same stamp still holds them; `None` for bytes made any other way.
     pub fn stamp(&self) -> Option<&Stamp> {
         self.0.stamp.as_ref()
+    }
+
+    /// The bytes of a file mapped into memory, which `stamp` vouches for as long as the
+    /// file keeps it (see [`super::mapped`]).
+    pub(super) fn mapped(map: super::mapped::Mapping, stamp: Stamp) -> Content {
+        Content(Arc::new(Inner {
+            repr: Repr::Mapped(map),
+            joined: OnceLock::new(),
+            id: OnceLock::new(),
+            lines: OnceLock::new(),
+            ahead: Default::default(),
+            stamp: Some(stamp),
+        }))
+    }
+
+    /// For the bytes of a mapped file (or pieces of them): whether every read of them found
+    /// the file's bytes (none ran past a shortened file's end). `None` for bytes held in
+    /// memory, which cannot change under us.
+    pub fn mapped_intact(&self) -> Option<bool> {
+        match &self.0.repr {
+            Repr::Mapped(m) => Some(m.intact()),
+            Repr::Spliced { base, .. } => base.mapped_intact(),
+            Repr::Flat(_) => None,
+        }
     }
 
     pub fn new(bytes: Vec<u8>) -> Content {
@@ -145,6 +172,7 @@ impl Content {
     pub fn len(&self) -> usize {
         match &self.0.repr {
             Repr::Flat(v) => v.len(),
+            Repr::Mapped(m) => m.len(),
             Repr::Spliced { len, .. } => *len,
         }
     }
@@ -163,6 +191,8 @@ impl Content {
         match &self.0.repr {
             Repr::Flat(v) if v.is_empty() => Vec::new(),
             Repr::Flat(v) => vec![v.as_slice()],
+            Repr::Mapped(m) if m.is_empty() => Vec::new(),
+            Repr::Mapped(m) => vec![&m[..]],
             Repr::Spliced { .. } if self.0.joined.get().is_some() => {
                 vec![self.0.joined.get().expect("joined").as_slice()]
             }
@@ -205,7 +235,7 @@ impl Content {
         inner.stamp = None;
         match &mut inner.repr {
             Repr::Flat(v) => v,
-            Repr::Spliced { .. } => unreachable!("made flat above"),
+            Repr::Mapped(_) | Repr::Spliced { .. } => unreachable!("made flat above"),
         }
     }
 
@@ -445,6 +475,7 @@ impl Deref for Content {
     fn deref(&self) -> &[u8] {
         match &self.0.repr {
             Repr::Flat(v) => v,
+            Repr::Mapped(m) => m,
             Repr::Spliced { len, .. } => self.0.joined.get_or_init(|| {
                 let mut out = Vec::with_capacity(*len);
                 for c in self.chunks() {

@@ -374,15 +374,30 @@ fn decide_and_write(
             let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
             r.check = check;
             r.reverse = revert;
-            r.errors.push(ErrorReport {
-                kind: "internal-check".into(),
-                message: format!(
-                    "the planned result failed its check against the patch ({failure}); nothing \
-                     was written. This is a fault in git-llm-apply, not in the patch as such: \
-                     resending the hunk with more context may avoid it"
+            // A file that changed after the plan read it (a big file's mapped bytes then
+            // show the change) fails the proof through no fault of the plan: said as what
+            // it is.
+            let (kind, message, why) = match write::unchanged_since_read(root, &plan.changes) {
+                Err(changed) => (
+                    "write",
+                    changed.to_string(),
+                    "not written: a file changed while it was being patched",
                 ),
+                Ok(()) => (
+                    "internal-check",
+                    format!(
+                        "the planned result failed its check against the patch ({failure}); \
+                         nothing was written. This is a fault in git-llm-apply, not in the \
+                         patch as such: resending the hunk with more context may avoid it"
+                    ),
+                    "not written: the plan failed its internal check",
+                ),
+            };
+            r.errors.push(ErrorReport {
+                kind: kind.into(),
+                message,
             });
-            not_written_because(&mut r, "not written: the plan failed its internal check");
+            not_written_because(&mut r, why);
             return r;
         }
     };

@@ -23,6 +23,9 @@ pub enum WriteError {
         #[source]
         source: io::Error,
     },
+    /// Nothing was written: the file changed after the plan read it.
+    #[error("{path} changed while the patch was being applied (another program wrote to it), so nothing was written; apply the patch again")]
+    Changed { path: String },
     #[error("writing {path} failed: {source}; restoring the files already written ALSO failed for: {unrestored:?}")]
     Partial {
         path: String,
@@ -151,6 +154,7 @@ pub fn write_staged(
         }
     }
     let changes = approved.changes();
+    unchanged_since_read(root, changes)?;
     // Deletions first, so a rename into a path that a deleted file's directory frees works.
     let mut order: Vec<&Change> = changes.iter().filter(|c| c.after.is_none()).collect();
     order.extend(changes.iter().filter(|c| c.after.is_some()));
@@ -175,6 +179,25 @@ pub fn write_staged(
     Ok(Written {
         paths: order.iter().map(|c| c.path.clone()).collect(),
     })
+}
+
+/// Refuse, before anything is written, a write planned from a file that changed since it
+/// was read (another program wrote to it meanwhile): writing would silently drop that
+/// program's change, and where the plan read a big file's mapped bytes, it may have read some
+/// of the old bytes and some of the new, so its result would be no one's.
+pub fn unchanged_since_read(root: &Path, changes: &[Change]) -> Result<(), WriteError> {
+    let work = crate::repo::WorkTree::new(root);
+    for c in changes {
+        let Some(before) = c.before.as_ref() else {
+            continue;
+        };
+        if !work.holds(&c.path, before).unwrap_or(false) {
+            return Err(WriteError::Changed {
+                path: c.path.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Put every path an approved write changed back to its state before the write: the undo

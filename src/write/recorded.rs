@@ -120,7 +120,7 @@ pub fn write_recorded(
     }
     let written = match super::write_staged(root, approved, staged) {
         Ok(w) => w,
-        Err(e @ WriteError::Rolledback { .. }) => {
+        Err(e @ (WriteError::Rolledback { .. } | WriteError::Changed { .. })) => {
             // Every file is back as it was, so there is nothing for a later run to recover;
             // failing to tidy up only costs that later run a no-op restore.
             if journal.unname_snapshot().is_ok() && snapshot::discard(rec.repo, id).is_ok() {

@@ -138,29 +138,121 @@ fn an_unconverted_clean_file_is_recorded_and_restored_byte_for_byte() {
     );
 }
 
-#[test]
-fn a_file_changed_after_it_was_read_is_recorded_as_changed() {
-    // A pre-llm-apply hook runs after the plan read the file and before the snapshot: it
-    // changes one byte in place, keeping the size, as an editor saving at that moment could.
+/// Install `script` as the pre-llm-apply hook: it runs after the plan read the files and
+/// before anything is recorded or written.
+fn pre_hook(t: &TestRepo, script: &str) {
+    let hook = t.abs(".git/hooks/pre-llm-apply");
+    std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
+    std::fs::write(&hook, format!("#!/bin/sh\ncat >/dev/null\n{script}\n")).expect("write hook");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// `path` committed as `text`, settled (its stamp vouches for it when the run reads it).
+fn committed(text: &str, path: &str) -> TestRepo {
     let t = TestRepo::empty();
-    t.write("big.txt", big_text("\n").as_bytes());
+    t.write(path, text.as_bytes());
     settle();
     t.commit_all("base");
     settle();
-    let hook = t.abs(".git/hooks/pre-llm-apply");
-    std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
-    std::fs::write(
-        &hook,
-        "#!/bin/sh\ncat >/dev/null\nprintf 'L' | dd of=big.txt bs=1 seek=0 conv=notrunc 2>/dev/null\n",
-    )
-    .expect("write hook");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    t
+}
+
+/// The apply of `patch` is refused because another program changed `path` after the plan
+/// read it: exit 1, the file as that program left it, no snapshot kept.
+fn refused_as_changed(t: &TestRepo, patch: &str, path: &str, left: &[u8]) {
+    let (run, v) = t.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["status"], "refused", "{v}");
+    assert_eq!(v["errors"][0]["kind"], "write", "{v}");
+    let message = v["errors"][0]["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with(&format!(
+            "{path} changed while the patch was being applied (another program wrote to it), so \
+             nothing was written"
+        )),
+        "{message}"
+    );
+    assert!(
+        t.read(path) == left,
+        "{path} is as the other program left it"
+    );
+    assert_eq!(
+        t.git(&["for-each-ref", "refs/llm-apply/"]),
+        "",
+        "no snapshot is kept"
+    );
+    assert_eq!(
+        t.git(&["status", "--porcelain", "--untracked-files=all"])
+            .lines()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_file_changed_after_it_was_read_is_not_overwritten() {
+    // The hook changes one byte in place, keeping the size, as an editor saving at that
+    // moment could: writing the plan's result would drop that change.
+    let t = committed(&big_text("\n"), "big.txt");
+    pre_hook(
+        &t,
+        "printf 'L' | dd of=big.txt bs=1 seek=0 conv=notrunc 2>/dev/null",
+    );
     let mut edited = t.read("big.txt");
     edited[0] = b'L';
-    t.apply(&[], &patch_for("big.txt", "\n")).code(0);
-    assert!(
-        recorded_before(&t, "big.txt") == edited,
-        "the snapshot holds the file as it was when the snapshot was taken"
+    refused_as_changed(&t, &patch_for("big.txt", "\n"), "big.txt", &edited);
+}
+
+/// Over 4 MiB: a work-tree file of this size is mapped into memory, not read.
+fn mapped_text() -> String {
+    (1..=200_000)
+        .map(|i| format!("line {i} of the mapped file\n"))
+        .collect()
+}
+
+/// A patch changing line 100,000 of [`mapped_text`].
+fn mapped_patch() -> String {
+    "--- a/big.txt\n+++ b/big.txt\n@@ -99999,3 +99999,3 @@\n line 99999 of the mapped file\n-line 100000 of the mapped file\n+line 100000, changed\n line 100001 of the mapped file\n".to_string()
+}
+
+#[test]
+fn a_mapped_file_applies_and_undoes_byte_for_byte() {
+    let text = mapped_text();
+    assert!(text.len() > 4 << 20);
+    let t = committed(&text, "big.txt");
+    t.apply(&[], &mapped_patch()).code(0);
+    assert_eq!(
+        t.read_str("big.txt"),
+        text.replace("line 100000 of the mapped file\n", "line 100000, changed\n")
     );
+    assert!(recorded_before(&t, "big.txt") == text.as_bytes());
+    t.run(&["undo"]).code(0);
+    assert!(
+        t.read("big.txt") == text.as_bytes(),
+        "undo puts the bytes back"
+    );
+}
+
+#[test]
+fn a_mapped_file_changed_in_place_after_it_was_read_is_not_overwritten() {
+    let t = committed(&mapped_text(), "big.txt");
+    // A byte past the middle: the plan's result would be made of the mapped bytes there.
+    let at = mapped_text().len() / 2 + 7;
+    pre_hook(
+        &t,
+        &format!("printf 'X' | dd of=big.txt bs=1 seek={at} conv=notrunc 2>/dev/null"),
+    );
+    let mut edited = mapped_text().into_bytes();
+    edited[at] = b'X';
+    refused_as_changed(&t, &mapped_patch(), "big.txt", &edited);
+}
+
+#[test]
+fn a_mapped_file_cut_short_after_it_was_read_is_not_overwritten_and_nothing_crashes() {
+    // Reading a mapped file past the end it has now faults (SIGBUS): the run reads zeros
+    // there, and refuses instead of dying.
+    let t = committed(&mapped_text(), "big.txt");
+    pre_hook(&t, "printf 'short\\n' > big.txt");
+    refused_as_changed(&t, &mapped_patch(), "big.txt", b"short\n");
 }
