@@ -15,6 +15,7 @@ pub mod bytes;
 pub mod textdiff;
 pub mod hash;
 pub mod scan;
+pub mod threads;
 pub mod rope;
 pub mod quote;
 pub mod git;

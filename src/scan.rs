@@ -181,18 +181,9 @@ fn read_halves(file: &std::fs::File, n: usize) -> io::Result<Option<Vec<u8>>> {
     };
     let half = n / 2;
     let (first, second) = v[..n].split_at_mut(half);
-    let (got_first, got_second) = std::thread::scope(|s| {
-        let other = std::thread::Builder::new()
-            .spawn_scoped(s, || fill(second, half as u64))
-            .ok();
-        let mine = fill(first, 0);
-        // `None`: no second thread could be started.
-        let theirs = other.map(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(io::Error::other("the thread reading it panicked")))
-        });
-        (mine, theirs)
-    });
+    // `None` for the second half: no second thread could be started (or it panicked).
+    let (got_first, got_second) =
+        crate::threads::join(|| fill(first, 0), || fill(second, half as u64));
     let got_first = got_first?;
     // Without a second thread the caller reads the whole file in one piece.
     let Some(got_second) = got_second.transpose()? else {

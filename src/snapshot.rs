@@ -396,13 +396,7 @@ fn signature(time: Time) -> gix::actor::Signature {
 /// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
 /// HEAD or a work-tree file.
 pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
-    create_with_nonce(
-        repo,
-        touched,
-        meta,
-        &new_nonce(),
-        &mut AfterBlobs::default(),
-    )
+    create_with_nonce(repo, touched, meta, &new_nonce(), &mut Ahead::default())
 }
 
 /// A fresh nonce for [`create_with_nonce`]: 16 hex digits, different on every call.
@@ -410,44 +404,21 @@ pub fn new_nonce() -> String {
     format::new_nonce()
 }
 
-/// What a big file's snapshot costs, begun on other threads while the journal is started
-/// and the new files are staged: the post-apply states' blobs, written into the object
-/// database, and for the states the plan read, whether the work tree still holds them (and
-/// their blob ids). Nothing refers to a blob until the snapshot's commit does, so writing
-/// one early changes nothing anything reads. Dropping this waits for the threads: no
-/// half-written object file outlives the run.
+/// What a big file's snapshot costs that can begin before the snapshot is made: for the
+/// states the plan read, whether the work tree still holds them (and their blob ids), found
+/// on another thread while the journal is started and the new files are staged. Dropping
+/// this waits for the thread.
 #[derive(Default)]
-pub struct AfterBlobs {
-    pending: Vec<(
-        String,
-        std::thread::JoinHandle<Result<ObjectId, SnapshotError>>,
-    )>,
+pub struct Ahead {
     /// The touched paths, in order, and the thread finding [`known_ids`] for them.
     known: Option<(Vec<String>, KnownIds)>,
 }
 
 /// The thread finding [`known_ids`].
-type KnownIds = std::thread::JoinHandle<Vec<io::Result<Option<ObjectId>>>>;
+type KnownIds = crate::threads::Handle<Vec<io::Result<Option<ObjectId>>>>;
 
-impl AfterBlobs {
-    /// The blob of `path`'s post-state, when one was started here: waits for its thread.
-    fn take(&mut self, path: &str) -> Option<Result<ObjectId, SnapshotError>> {
-        let at = self.pending.iter().position(|(p, _)| p == path)?;
-        let (_, handle) = self.pending.swap_remove(at);
-        Some(handle.join().unwrap_or_else(|_| {
-            Err(SnapshotError::Git {
-                action: "write a blob".into(),
-                source: "the thread writing it panicked".into(),
-            })
-        }))
-    }
-}
-
-impl Drop for AfterBlobs {
+impl Drop for Ahead {
     fn drop(&mut self) {
-        for (_, handle) in self.pending.drain(..) {
-            let _ = handle.join();
-        }
         if let Some((_, handle)) = self.known.take() {
             let _ = handle.join();
         }
@@ -483,89 +454,83 @@ fn big_before(touched: &[Touched]) -> bool {
         >= AHEAD_AT_LEAST
 }
 
-/// Below this many bytes a post-state's blob is written in turn by [`create_with_nonce`]:
-/// a thread would cost more than it saves.
+/// From this size on a post-state's blob is written uncompressed (see [`write_after`]), and
+/// the states a plan read are compared with the work tree on a thread of their own.
 const AHEAD_AT_LEAST: usize = 1 << 20;
 
-/// Start writing the blob of every big post-state in `touched` (a regular file or
-/// executable) on a thread of its own, and when the states the plan read are big, comparing
-/// them with the work tree on another; [`create_with_nonce`] given the result waits for
-/// each instead of doing it. Where a thread cannot be started, that is done then.
-pub fn write_after_ahead(repo: &Repo, touched: &[Touched]) -> AfterBlobs {
-    let mut ahead = AfterBlobs::default();
+/// When the states the plan read are big, start comparing them with the work tree (and
+/// finding their blob ids) on another thread; [`create_with_nonce`] given the result waits
+/// for it instead of doing it. Where a thread cannot be started, that is done then.
+pub fn compare_ahead(repo: &Repo, touched: &[Touched]) -> Ahead {
+    let mut ahead = Ahead::default();
     if big_before(touched) {
         let (work, mine) = (WorkTree::new(&repo.work_dir), touched.to_vec());
         let kind = repo.repo.object_hash();
-        let spawned = std::thread::Builder::new().spawn(move || known_ids(&work, &mine, kind));
+        let spawned = crate::threads::spawn(move || known_ids(&work, &mine, kind));
         if let Ok(handle) = spawned {
             let paths = touched.iter().map(|t| t.path.clone()).collect();
             ahead.known = Some((paths, handle));
         }
     }
-    let big = touched
-        .iter()
-        .filter_map(|t| Some((&t.path, t.after.as_ref()?)));
-    let big = big.filter(|(_, f)| {
-        f.bytes.len() >= AHEAD_AT_LEAST && (f.mode == MODE_FILE || f.mode == MODE_EXEC)
-    });
-    let r = &repo.repo;
-    // Compressing a big blob at git's level for loose objects (1) takes longer than the rest
-    // of the apply, so unless `core.looseCompression` or `core.compression` asks for a level
-    // it is stored uncompressed, written while its id is still being hashed; otherwise it
-    // goes through the loose object store alone (a repository handle cannot move to another
-    // thread) at the level asked for.
+    ahead
+}
+
+/// Write a post-state's blob unless the repository has it. A big regular file's is stored
+/// uncompressed (zlib's stored blocks, which every git reads), written while its id may
+/// still be being hashed on another thread: compressing ten megabytes at git's level for
+/// loose objects (1) takes longer than the rest of an apply. Where `core.looseCompression`
+/// or `core.compression` asks for a level, the blob goes through gix's loose object store
+/// at that level.
+fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, SnapshotError> {
+    let big =
+        file.bytes.len() >= AHEAD_AT_LEAST && (file.mode == MODE_FILE || file.mode == MODE_EXEC);
+    if !big {
+        return write_blob(r, &file.bytes);
+    }
     let config = r.config_snapshot();
     let level_set = ["core.looseCompression", "core.compression"]
         .iter()
         .any(|key| config.string(*key).is_some());
     let objects = r.objects.store_ref().path().to_path_buf();
     let kind = r.object_hash();
-    let loose = level_set.then(|| {
-        gix::odb::loose::Store::at_opts(
+    if level_set {
+        let loose = gix::odb::loose::Store::at_opts(
             &objects,
             kind,
             gix::odb::loose::Options {
                 alloc_limit_bytes: None,
                 compression: r.objects.loose_compression,
             },
-        )
-    });
-    for (path, file) in big {
-        let (loose, objects, bytes) = (loose.clone(), objects.clone(), file.bytes.clone());
-        let flush = crate::durable::on();
-        let spawned = std::thread::Builder::new().spawn(move || match loose {
-            Some(loose) => write_loose_blob(&loose, &bytes),
-            None => {
-                fault::mutation("object: blob");
-                crate::repo::write_stored_blob(&objects, kind, &bytes, flush).map_err(|e| {
-                    SnapshotError::Git {
-                        action: "write a blob".into(),
-                        source: e.into(),
-                    }
-                })
-            }
-        });
-        if let Ok(handle) = spawned {
-            ahead.pending.push((path.clone(), handle));
-        }
+        );
+        return write_loose_blob(&loose, &file.bytes);
     }
-    ahead
+    fault::mutation("object: blob");
+    crate::repo::write_stored_blob(&objects, kind, &file.bytes, crate::durable::on()).map_err(|e| {
+        SnapshotError::Git {
+            action: "write a blob".into(),
+            source: e.into(),
+        }
+    })
 }
 
 /// [`create`], with the nonce the snapshot commit carries given (a journal written before
 /// the snapshot names it, so a recovery can find a snapshot whose number it never learnt)
-/// and the post-states' blobs that [`write_after_ahead`] started.
+/// and the comparison [`compare_ahead`] started.
 pub fn create_with_nonce(
     repo: &Repo,
     touched: &[Touched],
     meta: &Meta,
     nonce: &str,
-    ahead: &mut AfterBlobs,
+    ahead: &mut Ahead,
 ) -> Result<SnapshotId, SnapshotError> {
     if touched.is_empty() {
         return Err(SnapshotError::NothingTouched);
     }
     check_paths(touched)?;
+    // The number first: finding it reads every snapshot ref, which costs nothing here while
+    // the new contents' ids are still being hashed (a number taken meanwhile by another
+    // process is skipped below).
+    let sequence = next_sequence(repo)?;
     let r = &repo.repo;
     let work = WorkTree::new(&repo.work_dir);
 
@@ -581,7 +546,7 @@ pub fn create_with_nonce(
 
     // Whether the work tree still holds each state the plan read, and that state's blob id,
     // are found on a second thread (for big files) while this one writes the post-states,
-    // unless a thread that `write_after_ahead` started for these paths is at it already.
+    // unless a thread that `compare_ahead` started for these paths is at it already.
     let hash_kind = r.object_hash();
     let started = ahead.known.take().and_then(|(paths, handle)| {
         let same = paths.iter().eq(touched.iter().map(|t| &t.path));
@@ -591,10 +556,8 @@ pub fn create_with_nonce(
     let find = || known_ids(&work, touched, hash_kind);
     let (known, afters) = std::thread::scope(|s| {
         let known = (started.is_none() && big_before(touched)).then(|| s.spawn(find));
-        let afters: Vec<Result<Recorded, SnapshotError>> = touched
-            .iter()
-            .map(|t| record_after(r, t, ahead.take(&t.path)))
-            .collect();
+        let afters: Vec<Result<Recorded, SnapshotError>> =
+            touched.iter().map(|t| record_after(r, t)).collect();
         let known = match (known, started) {
             (Some(k), _) => k.join().expect("comparing and hashing do not panic"),
             (None, Some(found)) => found,
@@ -661,7 +624,7 @@ pub fn create_with_nonce(
     )?;
 
     let mut record = format::SnapshotRecord {
-        sequence: next_sequence(repo)?,
+        sequence,
         time,
         tool_version: TOOL_VERSION.to_string(),
         nonce: nonce.to_string(),
@@ -792,13 +755,8 @@ fn record_work_tree(
     }
 }
 
-/// The state the apply leaves at a touched path, its blob written (`written`: by a thread
-/// [`write_after_ahead`] started).
-fn record_after(
-    r: &gix::Repository,
-    t: &Touched,
-    written: Option<Result<ObjectId, SnapshotError>>,
-) -> Result<Recorded, SnapshotError> {
+/// The state the apply leaves at a touched path, its blob written.
+fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotError> {
     match &t.after {
         None => Ok(Recorded::Absent),
         Some(file) => {
@@ -808,12 +766,8 @@ fn record_after(
                     mode: file.mode,
                 });
             }
-            let id = match written {
-                Some(id) => id?,
-                None => write_blob(r, &file.bytes)?,
-            };
             Ok(Recorded::Blob {
-                id,
+                id: write_after(r, file)?,
                 mode: file.mode,
             })
         }

@@ -105,6 +105,11 @@ enum Stream {
     Stderr,
 }
 
+/// How many helper threads an apply or undo starts ahead (see [`crate::threads`]): enough
+/// for the work a one-file apply hands out at once (hashing the file read, then the new
+/// content, comparing, writing its blob, decoding and diffing halves).
+const HELPERS: usize = 6;
+
 pub fn main() -> ExitCode {
     let args = match args::Args::try_parse() {
         Ok(a) => a,
@@ -143,6 +148,9 @@ pub fn main() -> ExitCode {
     // git config is read.
     if matches!(args.command, None | Some(args::Command::Undo(_))) {
         crate::run::session::GitVersion::prefetch();
+        // Helpers for the work handed to other threads later (hashing, writing blobs,
+        // decoding halves), started while this thread waits for `git config`.
+        crate::threads::warm(HELPERS);
     }
     let mut colors = Colors::default();
     let mut color_setting: Option<Option<String>> = None;

@@ -807,7 +807,9 @@ fn plan_modify(
         return Ok((plan, writes));
     }
 
-    let Some((mut text, counted)) = TextFile::decode_counted(&cur.bytes) else {
+    // Decoded by two threads only where no thread is hashing the file meanwhile.
+    let two = !cur.bytes.hashing_ahead();
+    let Some((mut text, counted)) = TextFile::decode_counted(&cur.bytes, two) else {
         return Ok((
             refused(
                 fp,

@@ -64,11 +64,10 @@ fn middle_cut(bytes: &[u8]) -> Option<usize> {
 
 /// `a()` here and `b()` on a second thread, at once; `None` when no thread can be started.
 fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Option<(A, B)> {
-    std::thread::scope(|s| {
-        let other = std::thread::Builder::new().spawn_scoped(s, b).ok()?;
-        let mine = a();
-        Some((mine, other.join().ok()?))
-    })
+    match crate::threads::join(a, b) {
+        (mine, Some(theirs)) => Some((mine, theirs)),
+        (_, None) => None,
+    }
 }
 
 /// What one half of a big file's bytes holds, as [`TextFile::decode`] tells it.
@@ -163,15 +162,12 @@ fn fill_two<'t, 'a>(
     };
     let (slots1, slots2) = lines.spare_capacity_mut()[..n1 + n2].split_at_mut(n1);
     let (ends1, ends2) = eols.spare_capacity_mut()[..n1 + n2].split_at_mut(n1);
-    let written = std::thread::scope(|s| {
-        let other = std::thread::Builder::new()
-            .spawn_scoped(s, || fill(second, slots2, ends2))
-            .ok();
-        let w1 = fill(first, slots1, ends1);
-        (w1, other.map(|h| h.join().ok()))
-    });
+    let written = crate::threads::join(
+        || fill(first, slots1, ends1),
+        || fill(second, slots2, ends2),
+    );
     match written {
-        (w1, Some(Some(w2))) if w1 == n1 && w2 == n2 => {
+        (w1, Some(w2)) if w1 == n1 && w2 == n2 => {
             // SAFETY: the first n1 slots of each table were written by the first fill and
             // the next n2 by the second (each counted what it wrote, and the counts are the
             // tables' lengths).
@@ -203,22 +199,25 @@ impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
     /// [`crate::bytes`]); `None` for binary content (a NUL byte).
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
-        TextFile::decode_counted(bytes).map(|(t, _)| t)
+        TextFile::decode_counted(bytes, true).map(|(t, _)| t)
     }
 
-    /// [`TextFile::decode`], and where the decoding has counted them on the way (a big
-    /// UTF-8 file), the bytes' lines as [`crate::repo::Content::text_lines`] counts them.
-    pub fn decode_counted(bytes: &'a [u8]) -> Option<(TextFile<'a>, Option<usize>)> {
-        if bytes.len() >= SPLIT_IN_TWO_AT_LEAST {
+    /// [`TextFile::decode`], and where the decoding has counted them on the way (UTF-8
+    /// text), the bytes' lines as [`crate::repo::Content::text_lines`] counts them. `two`: a
+    /// big file may be decoded by two threads at once (not when another thread keeps the
+    /// other core busy: the two halves would then wait for each other).
+    pub fn decode_counted(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
+        if two && bytes.len() >= SPLIT_IN_TWO_AT_LEAST {
             if let Some(decoded) = decode_in_two(bytes) {
                 return decoded.map(|(t, n)| (t, Some(n)));
             }
         }
-        TextFile::decode_in_one(bytes).map(|t| (t, None))
+        TextFile::decode_in_one(bytes, two)
     }
 
-    /// [`TextFile::decode`] by one thread (the lines may still be split by two).
-    fn decode_in_one(bytes: &'a [u8]) -> Option<TextFile<'a>> {
+    /// [`TextFile::decode_counted`] by one thread (the lines may still be split by two where
+    /// `two` allows it).
+    fn decode_in_one(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
         // One scan for both bytes that need a closer look: NUL (binary) and 0xF4 (the first
         // byte of the characters that stand for raw bytes). Without 0xF4, valid UTF-8 is
         // the text itself.
@@ -231,22 +230,32 @@ impl<'a> TextFile<'a> {
         }
         if !escapes {
             if let Ok(text) = std::str::from_utf8(bytes) {
-                return Some(TextFile::split(text, Cow::Borrowed));
+                // Plain UTF-8: its lines are the lines a report counts, and a byte-order mark
+                // with nothing after it is one more.
+                let t = TextFile::split(text, Cow::Borrowed, two);
+                let counted = t.lines.len() + usize::from(t.bom && t.lines.is_empty());
+                return Some((t, Some(counted)));
             }
         }
-        match crate::bytes::decode(bytes)? {
-            Cow::Borrowed(text) => Some(TextFile::split(text, Cow::Borrowed)),
-            Cow::Owned(text) => Some(TextFile::split(&text, |l| Cow::Owned(l.to_string()))),
-        }
+        let t = match crate::bytes::decode(bytes)? {
+            Cow::Borrowed(text) => TextFile::split(text, Cow::Borrowed, two),
+            Cow::Owned(text) => TextFile::split(&text, |l| Cow::Owned(l.to_string()), two),
+        };
+        Some((t, None))
     }
 
-    /// Split decoded text into lines made by `line`.
-    fn split<'t>(text: &'t str, line: impl Fn(&'t str) -> Line<'a> + Sync) -> TextFile<'a> {
+    /// Split decoded text into lines made by `line` (a big one by two threads where `two`
+    /// allows it).
+    fn split<'t>(
+        text: &'t str,
+        line: impl Fn(&'t str) -> Line<'a> + Sync,
+        two: bool,
+    ) -> TextFile<'a> {
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        if text.len() >= SPLIT_IN_TWO_AT_LEAST {
+        if two && text.len() >= SPLIT_IN_TWO_AT_LEAST {
             if let Some((lines, eols)) = split_in_two(text, &line) {
                 return TextFile { bom, lines, eols };
             }
@@ -356,7 +365,7 @@ mod tests {
             )
         ) {
             let text: String = parts.concat();
-            let whole = TextFile::split(&text, Cow::Borrowed);
+            let whole = TextFile::split(&text, Cow::Borrowed, false);
             match split_in_two(&text, &Cow::Borrowed) {
                 Some((lines, eols)) => {
                     proptest::prop_assert_eq!(&lines, &whole.lines);
@@ -395,7 +404,13 @@ mod tests {
         ) {
             let mut bytes = if bom { BOM_BYTES.to_vec() } else { Vec::new() };
             bytes.extend(parts.concat());
-            let one = TextFile::decode_in_one(&bytes);
+            let one = TextFile::decode_in_one(&bytes, false);
+            // What one thread counted on the way is what the content would count, too.
+            if let Some((_, Some(counted))) = &one {
+                let lines = crate::textdiff::text_lines([&bytes[..]]);
+                proptest::prop_assert_eq!(Some(*counted), lines);
+            }
+            let one = one.map(|(t, _)| t);
             let plain = std::str::from_utf8(&bytes).is_ok() && !bytes.contains(&0xF4);
             let body = if bom { &bytes[3..] } else { &bytes[..] };
             match decode_in_two(&bytes) {

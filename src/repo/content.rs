@@ -393,23 +393,24 @@ impl Content {
     /// that both are known by the time a snapshot asks (the threads are not waited for:
     /// what is asked for sooner waits for its thread).
     /// A content given twice (or already being hashed) gets one thread.
-    ///
-    /// `idle`: the contents are wanted long after (a file the plan has just read), so the
-    /// threads give way to the run's own work (a nice value of 10 on Linux), taking a core
-    /// only where the run leaves one free.
-    pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind, idle: bool) {
+    pub fn hash_ahead(contents: Vec<Content>, kind: gix::hash::Kind) {
         for c in contents {
-            c.ahead(kind, idle, None);
+            c.ahead(kind, false, None);
         }
     }
 
-    /// [`Content::hash_ahead`] of one file just read, idle, its id taken from `known` instead
-    /// of hashed where that knows it.
+    /// [`Content::hash_ahead`] of one file just read (whose lines the plan counts as it
+    /// decodes them), its id taken from `known` instead of hashed where that knows it.
     pub fn hash_read_ahead(&self, kind: gix::hash::Kind, known: Option<Known>) {
         self.clone().ahead(kind, true, known);
     }
 
-    fn ahead(self, kind: gix::hash::Kind, idle: bool, known: Option<Known>) {
+    /// Whether another thread is hashing these bytes now (it keeps a core busy).
+    pub fn hashing_ahead(&self) -> bool {
+        self.0.ahead.load(std::sync::atomic::Ordering::Relaxed) && self.0.id.get().is_none()
+    }
+
+    fn ahead(self, kind: gix::hash::Kind, read: bool, known: Option<Known>) {
         use std::sync::atomic::Ordering;
         if self.len() < 1 << 20 || self.0.ahead.swap(true, Ordering::Relaxed) {
             return;
@@ -418,10 +419,8 @@ impl Content {
         // A post-state's lines are asked for first (before the proof), the id after it; a
         // file just read has its lines counted by the plan's decoding while it is hashed
         // here, so they are counted here (after the id) only if that did not count them.
-        let _ = std::thread::Builder::new().spawn(move || {
-            if idle {
-                give_way();
-            } else {
+        let _ = crate::threads::spawn(move || {
+            if !read {
                 self.text_lines();
             }
             // Inside the cell's initialiser, so that whoever asks meanwhile waits for it.
@@ -677,18 +676,6 @@ impl Regroup<'_> {
             Carry::Own(v) => self.push_own(v),
         }
         self.parts
-    }
-}
-
-/// Lower the calling thread's priority (Linux gives each thread its own nice value), so
-/// that it runs where the other threads leave a core free. Only a hint: where it is refused
-/// the thread runs as it was.
-fn give_way() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread, with no memory passed.
-    unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }
 

@@ -128,15 +128,14 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // patch is parsed: hashing it costs no wall time.
     let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
     let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
-    let (parsed, patch_sha256) = std::thread::scope(|s| {
-        let digest = big.then(|| s.spawn(digest_of));
-        let parsed = parse_inputs(&inputs, forced, &wt);
-        let sha = match digest {
-            Some(d) => d.join().expect("hashing a patch does not panic"),
-            None => digest_of(),
-        };
-        (parsed, sha)
-    });
+    let (parsed, patch_sha256) = if big {
+        match crate::threads::join(|| parse_inputs(&inputs, forced, &wt), digest_of) {
+            (parsed, Some(sha)) => (parsed, sha),
+            (parsed, None) => (parsed, digest_of()),
+        }
+    } else {
+        (parse_inputs(&inputs, forced, &wt), digest_of())
+    };
     let mut original = parsed?;
     // What is applied: the patch itself, or for --revert its reverse (git reads the original
     // for three-way either way).
@@ -169,7 +168,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     if let (Some(r), true) = (&repo, records) {
         let states = plan.changes.iter().flat_map(|c| [&c.before, &c.after]);
         let contents = states.flatten().map(|f| f.bytes.clone()).collect();
-        crate::repo::Content::hash_ahead(contents, r.repo.object_hash(), false);
+        crate::repo::Content::hash_ahead(contents, r.repo.object_hash());
     }
 
     let found = match &repo {
@@ -461,14 +460,13 @@ fn decide_and_write(
     progress::stage("recording the snapshot and writing");
     // The report's diff is worked out while the snapshot is recorded (mostly a wait for
     // the new content's blob id): it needs only the plan.
-    let (written, diffs) = std::thread::scope(|s| {
-        let diffs = shown_diff.map(|limit| {
-            let report = &report;
-            s.spawn(move || (limit, crate::report::human::diffs(report, limit)))
-        });
-        let written = session::write(root, &token, record, &report.summary);
-        (written, diffs.and_then(|d| d.join().ok()))
-    });
+    let write = || session::write(root, &token, record, &report.summary);
+    let (written, diffs) = match shown_diff {
+        Some(limit) => crate::threads::join(write, || {
+            (limit, crate::report::human::diffs(&report, limit))
+        }),
+        None => (write(), None),
+    };
     let done = match written {
         Ok(done) => done,
         Err(message) => {

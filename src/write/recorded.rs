@@ -78,9 +78,9 @@ pub fn write_recorded(
             after: c.after.clone(),
         })
         .collect();
-    // The big post-states' blobs are compressed on other threads while the journal is
-    // started and the files are staged.
-    let mut blobs = snapshot::write_after_ahead(rec.repo, &touched);
+    // Whether the work tree still holds the states the plan read is found on another thread
+    // while the journal is started and the files are staged.
+    let mut blobs = snapshot::compare_ahead(rec.repo, &touched);
     let nonce = snapshot::new_nonce();
     let dirs = dirs_to_create(root, approved);
     let mut journal = Journal::begin(
