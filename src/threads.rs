@@ -30,6 +30,7 @@ type Tid = ();
 /// Start helpers until `n` are parked (those already parked count). Only a head start:
 /// where a thread cannot be started, work later starts its own.
 pub fn warm(n: usize) {
+    affinity::remember();
     let idle = IDLE.lock().unwrap_or_else(|e| e.into_inner()).len();
     if idle >= n {
         return;
@@ -79,6 +80,7 @@ fn helper(first: Option<Job>, me: Sender<Job>, jobs: Receiver<Job>) {
 /// Run `job` on an idle helper, or on a new one when none is idle (`Err`: no thread could
 /// be started, and the job was dropped unrun).
 fn run(job: Job) -> io::Result<()> {
+    affinity::remember();
     let parked = IDLE.lock().unwrap_or_else(|e| e.into_inner()).pop();
     let Some((tx, tid)) = parked else {
         return start(Some(job));
@@ -112,6 +114,12 @@ mod affinity {
             }
         })
         .as_ref()
+    }
+
+    /// Note the cores this thread may use (before any helper's are narrowed) as every
+    /// core; otherwise the first helper woken would take its own narrowed set for it.
+    pub fn remember() {
+        all();
     }
 
     pub fn me() -> libc::pid_t {
@@ -152,6 +160,7 @@ mod affinity {
 
 #[cfg(not(target_os = "linux"))]
 mod affinity {
+    pub fn remember() {}
     pub fn me() {}
     pub fn anywhere() {}
     pub fn away_from_caller(_: ()) {}
