@@ -12,6 +12,8 @@ pub struct Input {
     /// The file name, or `<stdin>`.
     pub name: String,
     pub text: String,
+    /// How many bytes were read.
+    pub size: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +92,19 @@ pub fn read(sources: &[String], base: &Path, limit: u64) -> Result<Vec<Input>, I
         .collect()
 }
 
+/// The first of `inputs` over `limit` bytes, as the error [`read`] gives for it: for inputs
+/// read under a larger limit than the one that holds.
+pub fn over_limit(inputs: &[Input], limit: u64) -> Option<InputError> {
+    inputs
+        .iter()
+        .find(|i| i.size > limit)
+        .map(|i| InputError::TooLarge {
+            name: i.name.clone(),
+            size: (i.name != "<stdin>").then_some(i.size),
+            limit,
+        })
+}
+
 fn read_stdin(limit: u64) -> Result<Input, InputError> {
     let name = "<stdin>".to_string();
     let buf = read_at_most(std::io::stdin(), &name, limit, 0)?;
@@ -144,14 +159,16 @@ fn read_at_most(
 fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
     // A patch to a Latin-1 or Shift-JIS file carries those bytes: they are kept, byte for
     // byte, through the same mapping the files get (crate::bytes).
+    let size = buf.len() as u64;
     match String::from_utf8(buf) {
-        Ok(text) => Ok(Input { name, text }),
+        Ok(text) => Ok(Input { name, text, size }),
         Err(e) => {
             let offset = e.utf8_error().valid_up_to();
             match crate::bytes::decode(e.as_bytes()) {
                 Some(text) => Ok(Input {
                     name,
                     text: text.into_owned(),
+                    size,
                 }),
                 None => Err(InputError::NotUtf8 { name, offset }),
             }

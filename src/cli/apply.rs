@@ -12,7 +12,7 @@ use crate::run::{self, ApplyOptions, Patches};
 pub fn run(
     args: ApplyArgs,
     dir: Option<PathBuf>,
-    config: Option<crate::git::config::Config>,
+    config: Option<crate::git::config::Pending>,
     shown_diff: Option<Option<usize>>,
 ) -> Outcome {
     let ApplyArgs {
@@ -45,7 +45,13 @@ pub fn run(
             );
             return Outcome::run(report, json);
         }
-        // `--revert` without a patch rolls back the most recent apply: that is `undo`.
+        // `--revert` without a patch rolls back the most recent apply: that is `undo`, which
+        // writes as git config says, and not at all when the config is invalid.
+        match config.as_ref().map(crate::run::checked_config) {
+            Some(Ok((_, c))) => crate::durable::set(c.fsync),
+            Some(Err(message)) => return Outcome::run(Report::error("config", message), json),
+            None => {}
+        }
         let args = UndoArgs {
             id: None,
             session: None,

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::git::config::{Config, Pending};
 use crate::report::color::{Colors, Palette};
 use crate::report::human::Verbosity;
 use crate::report::log::LogReport;
@@ -152,10 +153,7 @@ pub fn main() -> ExitCode {
         // decoding halves), started while this thread waits for `git config`.
         crate::threads::warm(HELPERS);
     }
-    let mut colors = Colors::default();
-    let mut color_setting: Option<Option<String>> = None;
-    let mut config = None;
-    let printing = Printing {
+    let bare = Printing {
         color: &color,
         colors: &Colors::default(),
         verbosity,
@@ -167,30 +165,55 @@ pub fn main() -> ExitCode {
             "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
              their own options after their name)",
         );
-        return emit(Outcome::run(report, false), &printing);
+        return emit(Outcome::run(report, false), &bare);
     }
     // Every `llm-apply.*` key is checked before any command reads one, the same way for all,
-    // and the colours with them.
-    if reads_config(&args) && here.is_dir() {
-        let checked = crate::git::config::read(&here)
-            .map_err(|e| e.to_string())
-            .and_then(|c| {
-                let colors = Colors::from_config(&c.colors).map_err(|e| e.to_string())?;
-                Ok((colors, c))
-            });
-        match checked {
-            Ok((c, read)) => {
-                colors = c;
-                color_setting = Some(read.color_diff.clone());
-                crate::durable::set(read.fsync);
-                config = Some(read);
-            }
-            Err(message) => {
-                let report = Report::error("config", message);
-                return emit(Outcome::run(report, wants_json(&args)), &printing);
-            }
+    // and the colours with them. An apply reads and parses its patch while git config is
+    // read (it waits for the config before anything it decides with it); every other command
+    // waits for it first.
+    let pending = (reads_config(&args) && here.is_dir()).then(|| Pending::start(&here));
+    let checked = |pending: &Option<Pending>| -> Result<Option<(Colors, Config)>, String> {
+        pending.as_ref().map(crate::run::checked_config).transpose()
+    };
+    let json = wants_json(&args);
+    let config_error =
+        |message: String| emit(Outcome::run(Report::error("config", message), json), &bare);
+    let is_apply = args.command.is_none();
+    if !is_apply {
+        match checked(&pending) {
+            Ok(Some((_, c))) => crate::durable::set(c.fsync),
+            Ok(None) => {}
+            Err(message) => return config_error(message),
         }
     }
+    if matches!(args.command, None | Some(args::Command::Undo(_))) {
+        crate::run::progress::start();
+    }
+    let outcome = match args.command {
+        None => {
+            let shown = (verbosity != Verbosity::Quiet)
+                .then_some((!args.full_diff).then_some(report::diff::SHOWN_LINES));
+            apply::run(args.apply, args.dir, pending.clone(), shown)
+        }
+        Some(args::Command::Log(a)) => log::run(a, args.dir),
+        Some(args::Command::Undo(a)) => undo::run(a, args.dir),
+        Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
+        Some(args::Command::InstallMan(a)) => man::run(a),
+        Some(args::Command::Completions(a)) => completions::run(a),
+        Some(args::Command::Tools(a)) => tools::run(a),
+        Some(args::Command::Mcp) => {
+            // stdout carries protocol messages only: nothing else is printed there.
+            let code = crate::mcp::serve(args.dir);
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
+    // An invalid config is the error whatever the apply said: it wrote nothing, as it waits
+    // for the config before it writes.
+    let (colors, color_setting) = match checked(&pending) {
+        Ok(Some((colors, c))) => (colors, Some(c.color_diff)),
+        Ok(None) => (Colors::default(), None),
+        Err(message) => return config_error(message),
+    };
     // Each stream is asked about once.
     let asked: [std::cell::OnceCell<bool>; 2] = Default::default();
     let color = |stream: Stream| {
@@ -208,27 +231,6 @@ pub fn main() -> ExitCode {
         colors: &colors,
         verbosity,
         full_diff: args.full_diff,
-    };
-    if matches!(args.command, None | Some(args::Command::Undo(_))) {
-        crate::run::progress::start();
-    }
-    let outcome = match args.command {
-        None => {
-            let shown = (verbosity != Verbosity::Quiet)
-                .then_some((!args.full_diff).then_some(report::diff::SHOWN_LINES));
-            apply::run(args.apply, args.dir, config, shown)
-        }
-        Some(args::Command::Log(a)) => log::run(a, args.dir),
-        Some(args::Command::Undo(a)) => undo::run(a, args.dir),
-        Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
-        Some(args::Command::InstallMan(a)) => man::run(a),
-        Some(args::Command::Completions(a)) => completions::run(a),
-        Some(args::Command::Tools(a)) => tools::run(a),
-        Some(args::Command::Mcp) => {
-            // stdout carries protocol messages only: nothing else is printed there.
-            let code = crate::mcp::serve(args.dir);
-            return ExitCode::from(u8::try_from(code).unwrap_or(2));
-        }
     };
     emit(outcome, &printing)
 }

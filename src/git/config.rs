@@ -240,6 +240,67 @@ pub fn read(dir: &Path) -> Result<Config, ConfigError> {
     }
 }
 
+/// The config of a directory, read on another thread from the moment it is asked for (its
+/// `git config` process runs while the patch is read and parsed); the first to ask for the
+/// answer waits for it, and every asker gets the same answer.
+#[derive(Clone)]
+pub struct Pending(std::sync::Arc<Answer>);
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Pending").field(&self.0.got.get()).finish()
+    }
+}
+
+struct Answer {
+    reading: std::sync::Mutex<Option<crate::threads::Handle<Result<Config, ConfigError>>>>,
+    got: std::sync::OnceLock<Result<Config, ConfigError>>,
+}
+
+impl Pending {
+    /// Start reading the config of `dir` (read at once where no thread can be had).
+    pub fn start(dir: &Path) -> Pending {
+        let (got, reading) = (std::sync::OnceLock::new(), std::sync::Mutex::new(None));
+        let there = dir.to_path_buf();
+        match crate::threads::spawn(move || read(&there)) {
+            Ok(handle) => *reading.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle),
+            Err(_) => {
+                let _ = got.set(read(dir));
+            }
+        }
+        Pending(std::sync::Arc::new(Answer { reading, got }))
+    }
+
+    /// The config, once read (waits for the reading).
+    pub fn get(&self) -> Result<Config, ConfigError> {
+        self.0
+            .got
+            .get_or_init(|| {
+                let handle = self
+                    .0
+                    .reading
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                match handle.map(|h| h.join()) {
+                    Some(Ok(answer)) => answer,
+                    _ => Err(ConfigError::Read {
+                        stderr: "reading git config stopped without an answer".into(),
+                    }),
+                }
+            })
+            .clone()
+    }
+
+    /// The config if it is read already and valid, without waiting.
+    pub fn now(&self) -> Option<Config> {
+        match self.0.got.get() {
+            Some(Ok(c)) => Some(c.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// `git config -z` writes `key\nvalue\0`, or `key\0` for a key without a value.
 fn entries(text: &str) -> Vec<(String, Option<String>)> {
     text.split('\0')

@@ -68,11 +68,44 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         None => std::env::current_dir()
             .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
     };
-    // git's version is asked on a thread while the repository is opened; the session waits
-    // for the answer before it reads or writes anything.
+    // git config is read (started by the caller, or here) and git's version asked on other
+    // threads while the repository is opened and the patch read and parsed; the config is
+    // waited for before anything is decided with it, and the version before the session
+    // reads or writes anything.
+    let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
     let version = session::GitVersion::start();
     let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
-    // Before anything else: the lock, and the recovery of an interrupted apply.
+    let root = match &repo {
+        Some(r) => r.work_dir.clone(),
+        None => cwd.clone(),
+    };
+    // The size limit is the config's; until the config is read, the default limit stands in
+    // (a patch over it waits for the config and is read again under its limit), and the
+    // patch is held to the config's own limit once it is known.
+    let inputs = read_inputs(patches, &cwd, &config)?;
+    // A big patch's digest (the snapshot records it) is taken on a second thread while the
+    // patch is parsed: hashing it costs no wall time. The parser only looks at the work tree
+    // (where a SEARCH/REPLACE block names no file); the plan reads it again.
+    let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
+    let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
+    let looked_at = WorkTree::new(&root);
+    let (parsed, patch_sha256) = if big {
+        match crate::threads::join(|| parse_inputs(&inputs, forced, &looked_at), digest_of) {
+            (parsed, Some(sha)) => (parsed, sha),
+            (parsed, None) => (parsed, digest_of()),
+        }
+    } else {
+        (parse_inputs(&inputs, forced, &looked_at), digest_of())
+    };
+    // One read of git config serves the whole run (the size limit, the hooks' settings); an
+    // invalid one is the error, whatever the patch.
+    let (_, config) = super::checked_config(&config).map_err(|e| fail("config", e))?;
+    crate::durable::set(config.fsync);
+    if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
+        return Err(fail("input", e.to_string()));
+    }
+    // Before anything else is read or written: the lock, and the recovery of an interrupted
+    // apply.
     let records = !check && !no_snapshot;
     let session = repo
         .as_ref()
@@ -82,59 +115,18 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .as_ref()
         .map(|s| s.notices.clone())
         .unwrap_or_default();
-    let root = match &repo {
-        Some(r) => r.work_dir.clone(),
-        None => {
-            extra_notices.push(Notice::new(
-                "not-a-repository",
-                "not inside a git repository: text-level strategies only, no snapshot",
-            ));
-            cwd.clone()
-        }
-    };
-    // One read of git config serves the whole run (the size limit, the hooks' settings).
-    let config = match config {
-        Some(c) => c,
-        None => crate::git::config::read(&cwd).map_err(|e| fail("config", e.to_string()))?,
-    };
-    crate::durable::set(config.fsync);
+    if repo.is_none() {
+        extra_notices.push(Notice::new(
+            "not-a-repository",
+            "not inside a git repository: text-level strategies only, no snapshot",
+        ));
+    }
     let wt = match &repo {
         Some(r) if records => WorkTree::new(&root).hashing_reads(
             r.repo.object_hash(),
             crate::repo::IndexIds::new(r, config.converts_on_add),
         ),
         _ => WorkTree::new(&root),
-    };
-    let limit = config.max_patch_size;
-    let inputs = match patches {
-        Patches::Files(names) => {
-            input::read(&names, &cwd, limit).map_err(|e| fail("input", e.to_string()))?
-        }
-        // A tool call's argument is held to the same limit as a file.
-        Patches::Text(text) if text.len() as u64 > limit => {
-            let e = input::InputError::TooLarge {
-                name: "the patch".into(),
-                size: Some(text.len() as u64),
-                limit,
-            };
-            return Err(fail("input", e.to_string()));
-        }
-        Patches::Text(text) => vec![input::Input {
-            name: "<stdin>".into(),
-            text,
-        }],
-    };
-    // A big patch's digest (the snapshot records it) is taken on a second thread while the
-    // patch is parsed: hashing it costs no wall time.
-    let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
-    let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
-    let (parsed, patch_sha256) = if big {
-        match crate::threads::join(|| parse_inputs(&inputs, forced, &wt), digest_of) {
-            (parsed, Some(sha)) => (parsed, sha),
-            (parsed, None) => (parsed, digest_of()),
-        }
-    } else {
-        (parse_inputs(&inputs, forced, &wt), digest_of())
     };
     let mut original = parsed?;
     // What is applied: the patch itself, or for --revert its reverse (git reads the original
@@ -261,6 +253,55 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         }
     }
     Ok(report)
+}
+
+/// The patch texts, read under the config's size limit: the default one while the config is
+/// still being read, and the config's once a text is over that (stdin, which cannot be read
+/// twice, waits for the config first).
+fn read_inputs(
+    patches: Patches,
+    cwd: &std::path::Path,
+    config: &crate::git::config::Pending,
+) -> Result<Vec<input::Input>, Box<Report>> {
+    let configured = || {
+        super::checked_config(config)
+            .map(|(_, c)| c.max_patch_size)
+            .map_err(|e| fail("config", e))
+    };
+    match patches {
+        Patches::Files(names) => {
+            let stdin = names.is_empty() || names.iter().any(|n| n == "-");
+            let limit = match config.now() {
+                Some(c) => c.max_patch_size,
+                None if stdin => configured()?,
+                None => input::DEFAULT_MAX_PATCH_SIZE,
+            };
+            match input::read(&names, cwd, limit) {
+                Err(input::InputError::TooLarge { .. }) if !stdin => {
+                    input::read(&names, cwd, configured()?)
+                }
+                read => read,
+            }
+            .map_err(|e| fail("input", e.to_string()))
+        }
+        // A tool call's argument is held to the same limit as a file.
+        Patches::Text(text) => {
+            let limit = configured()?;
+            if text.len() as u64 > limit {
+                let e = input::InputError::TooLarge {
+                    name: "the patch".into(),
+                    size: Some(text.len() as u64),
+                    limit,
+                };
+                return Err(fail("input", e.to_string()));
+            }
+            Ok(vec![input::Input {
+                name: "<stdin>".into(),
+                size: text.len() as u64,
+                text,
+            }])
+        }
+    }
 }
 
 /// Parse every input and put their file patches together, in order.

@@ -11,3 +11,15 @@ pub mod log;
 pub mod progress;
 
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};
+
+use crate::git::config::{Config, Pending};
+use crate::report::color::Colors;
+
+/// The config once read, checked whole: every `llm-apply.*` value and the report's colours.
+/// Every command takes it from here before it acts on it, so an invalid value is one error
+/// whichever command meets it.
+pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), String> {
+    let config = pending.get().map_err(|e| e.to_string())?;
+    let colors = Colors::from_config(&config.colors).map_err(|e| e.to_string())?;
+    Ok((colors, config))
+}

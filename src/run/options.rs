@@ -39,9 +39,9 @@ pub struct ApplyOptions {
     pub session: Option<String>,
     /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
-    /// The git config as the caller already read it there (the CLI does, to check it first);
-    /// `None` reads it.
-    pub config: Option<crate::git::config::Config>,
+    /// The git config as the caller reads it there (the CLI starts reading it before
+    /// anything else, to check it for every command); `None` reads it.
+    pub config: Option<crate::git::config::Pending>,
     /// The human report will show the diff of what is written, at most this many lines per
     /// file (`Some(None)`: all): it is then worked out while the snapshot is recorded.
     /// `None`: no diff is shown (`--json`, `--quiet`, the MCP server).

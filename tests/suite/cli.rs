@@ -460,6 +460,32 @@ fn every_invalid_config_value_is_a_usage_error_naming_the_key_and_the_value() {
 }
 
 #[test]
+fn an_invalid_config_is_the_error_whatever_else_the_run_meets() {
+    // The config is read while the patch is read and parsed: its error still comes first,
+    // for a patch that does not parse and for an undo through --revert, and nothing is
+    // written (the apply below is undone by nothing).
+    let r = repo();
+    r.apply(&[], PATCH).code(0);
+    r.git(&["config", "llm-apply.keep", "abc"]);
+    let before = r.state();
+    for args in [&[][..], &["--revert"]] {
+        let run = if args.is_empty() {
+            r.apply(args, "this is not a patch\n")
+        } else {
+            r.run(args)
+        };
+        run.code(2);
+        assert!(
+            run.stderr
+                .starts_with("error: git config llm-apply.keep is 'abc', not "),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(r.state(), before, "{args:?}: nothing written");
+    }
+}
+
+#[test]
 fn a_value_given_with_git_dash_c_is_validated_too() {
     let r = repo();
     // As a user types it: git runs us with its -c settings in the environment.
