@@ -827,7 +827,13 @@ fn write_loose_blob(
     if loose.contains(&id) {
         return Ok(id);
     }
-    let mut from = bytes.reader();
+    // A mapped file's bytes are written from a copy checked to be what was hashed (see
+    // `write_blob`).
+    let held = bytes
+        .held()
+        .map_err(|e| failed(e.into()))?
+        .map(crate::repo::Content::new);
+    let mut from = held.as_ref().unwrap_or(bytes).reader();
     loose
         .write_stream_with_known_id(gix::objs::Kind::Blob, bytes.len() as u64, &mut from, id)
         .map_err(|e| failed(e.into()))

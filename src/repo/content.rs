@@ -94,6 +94,39 @@ impl Content {
         }
     }
 
+    /// The error for bytes whose mapped file changed under them ([`Content::source_changed`]).
+    pub fn changed_error() -> io::Error {
+        io::Error::other(
+            "the file changed while the patch was being applied (another program wrote to it)",
+        )
+    }
+
+    /// These bytes in memory of their own when they are a mapped file's (or pieces of one),
+    /// checked to be the bytes the file's stamp vouched for: what is made of them can then
+    /// no longer change under the maker. `None` for bytes held in memory already.
+    pub fn held(&self) -> io::Result<Option<Vec<u8>>> {
+        if self.mapped_intact().is_none() {
+            return Ok(None);
+        }
+        let copy = self.to_vec();
+        if self.source_changed() {
+            return Err(Content::changed_error());
+        }
+        Ok(Some(copy))
+    }
+
+    /// Whether these bytes are (or are pieces of) a mapped file that changed since it was
+    /// mapped: what was read of them may be some of the old bytes and some of the new, so
+    /// nothing made of them may be kept (a file written, a blob stored). Bytes held in memory
+    /// never change.
+    pub fn source_changed(&self) -> bool {
+        match &self.0.repr {
+            Repr::Mapped(m) => !self.0.stamp.as_ref().is_some_and(|s| m.unchanged(s)),
+            Repr::Spliced { base, .. } => base.source_changed(),
+            Repr::Flat(_) => false,
+        }
+    }
+
     pub fn new(bytes: Vec<u8>) -> Content {
         Content(Arc::new(Inner {
             repr: Repr::Flat(bytes),
@@ -459,7 +492,10 @@ pub fn write_blob(
     if r.has_object(id) {
         return Ok(id);
     }
-    let mut from = content.reader();
+    // A mapped file's bytes are written from a copy checked to be what was hashed: the
+    // object store renames what it writes into place itself.
+    let held = content.held()?.map(Content::new);
+    let mut from = held.as_ref().unwrap_or(content).reader();
     Ok(r.objects.write_stream_with_known_id(
         gix::objs::Kind::Blob,
         content.len() as u64,

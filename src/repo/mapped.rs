@@ -23,6 +23,8 @@ pub struct Mapping {
     len: usize,
     /// Its slot in the table the SIGBUS handler looks in.
     slot: usize,
+    /// The file mapped, open: `fstat` of it tells whether it changed since.
+    file: std::fs::File,
 }
 
 // SAFETY: the mapping is read-only, and this value alone unmaps it.
@@ -40,12 +42,16 @@ impl Mapping {
             return None;
         }
         install_handler()?;
-        // SAFETY: a fresh mapping of `len` bytes at an address the kernel picks; nothing
+        let file = file.try_clone().ok()?;
+        // A byte more than the file is mapped: a read running one past the end (a text whose
+        // bytes changed under it) then lands in a page of ours, which reads as zeros past the
+        // file's end, and not in whatever lies beyond.
+        // SAFETY: a fresh mapping of `len + 1` bytes at an address the kernel picks; nothing
         // else refers to it.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                len,
+                len + 1,
                 libc::PROT_READ,
                 libc::MAP_PRIVATE | libc::MAP_POPULATE,
                 file.as_raw_fd(),
@@ -56,15 +62,16 @@ impl Mapping {
             return None;
         }
         let start = p as usize;
-        match claim_slot(start, start + len) {
+        match claim_slot(start, start + len + 1) {
             Some(slot) => Some(Mapping {
                 ptr: p as *const u8,
                 len,
                 slot,
+                file,
             }),
             None => {
                 // SAFETY: the mapping just made, unmapped before anything saw it.
-                unsafe { libc::munmap(p, len) };
+                unsafe { libc::munmap(p, len + 1) };
                 None
             }
         }
@@ -80,18 +87,27 @@ impl Mapping {
     pub fn intact(&self) -> bool {
         !TORN[self.slot].load(Ordering::SeqCst)
     }
+
+    /// Whether the bytes are still the file's as `stamp` vouched for them: no read ran past
+    /// its end, and the open file's `fstat` still says `stamp` (any write to it since would
+    /// have changed its ctime).
+    pub fn unchanged(&self, stamp: &super::Stamp) -> bool {
+        self.intact() && self.file.metadata().is_ok_and(|m| stamp.still(&m))
+    }
 }
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        // The slot is given back only once the range is unmapped: a fault at an address in
-        // it meanwhile is still ours.
+        // The range leaves the handler's table before it is unmapped (nothing reads it any
+        // more), so that a new mapping at the same address is never taken for this one; the
+        // slot is free again only after.
+        clear_slot(self.slot);
         // SAFETY: the mapping made in `of`, unmapped once.
         #[cfg(unix)]
         unsafe {
-            libc::munmap(self.ptr as *mut libc::c_void, self.len);
+            libc::munmap(self.ptr as *mut libc::c_void, self.len + 1);
         }
-        release_slot(self.slot);
+        CLAIMED[self.slot].store(false, Ordering::SeqCst);
     }
 }
 
@@ -128,10 +144,9 @@ fn claim_slot(start: usize, end: usize) -> Option<usize> {
     Some(slot)
 }
 
-fn release_slot(slot: usize) {
+fn clear_slot(slot: usize) {
     STARTS[slot].store(0, Ordering::SeqCst);
     ENDS[slot].store(0, Ordering::SeqCst);
-    CLAIMED[slot].store(false, Ordering::SeqCst);
 }
 
 #[cfg(target_os = "linux")]
@@ -264,6 +279,38 @@ mod tests {
             panic!("small is a file")
         };
         assert_eq!(f.bytes.mapped_intact(), None, "a smaller file is read");
+    }
+
+    #[test]
+    fn bytes_of_a_mapped_file_that_changed_are_never_kept() {
+        use crate::repo::{Content, Entry, Files as _, Part, WorkTree};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let text = b"line\n".repeat(MAP_AT_LEAST / 5 + 1);
+        std::fs::write(&path, &text).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        let Ok(Entry::File(f)) = WorkTree::new(dir.path()).read("big") else {
+            panic!("big is a file")
+        };
+        // The file's first two lines and one of their own: pieces of the mapping.
+        let pieces = Content::spliced(&f.bytes, [Part::Base(0..10), Part::Own(b"b\n".to_vec())]);
+        assert!(pieces.is_pieces());
+        assert!(!f.bytes.source_changed() && !pieces.source_changed());
+        assert_eq!(f.bytes.held().unwrap().as_deref(), Some(&text[..]));
+        assert_eq!(
+            Content::new(b"x".to_vec()).held().unwrap(),
+            None,
+            "memory is held already"
+        );
+        // Another program writes one byte in place: the size stays, the stamp does not.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"Z")
+            .unwrap();
+        assert!(f.bytes.source_changed() && pieces.source_changed());
+        assert!(f.bytes.held().is_err() && pieces.held().is_err());
     }
 
     #[test]

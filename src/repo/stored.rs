@@ -43,6 +43,11 @@ pub fn write_stored_blob(
         tmp.as_file().sync_all()?;
     }
     let id = content.blob_id(kind)?;
+    // Written straight from a mapped file's bytes (and hashed from them): kept only if the
+    // file did not change meanwhile, or the object would not hold what its name says.
+    if content.source_changed() {
+        return Err(Content::changed_error());
+    }
     let path = object_path(objects, &id);
     let dir = path.parent().expect("an object path has a directory");
     match std::fs::create_dir(dir) {

@@ -128,6 +128,12 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         ),
         _ => WorkTree::new(&root),
     };
+    // A recovery put files back after the patch was parsed: it is parsed again against them
+    // (a SEARCH/REPLACE block that names no file is matched to the files as they are now).
+    let parsed = match &session {
+        Some(s) if s.recovered => parse_inputs(&inputs, forced, &looked_at),
+        _ => parsed,
+    };
     let mut original = parsed?;
     // What is applied: the patch itself, or for --revert its reverse (git reads the original
     // for three-way either way).
@@ -270,14 +276,19 @@ fn read_inputs(
     };
     match patches {
         Patches::Files(names) => {
-            let stdin = names.is_empty() || names.iter().any(|n| n == "-");
-            let limit = match config.now() {
-                Some(c) => c.max_patch_size,
-                None if stdin => configured()?,
-                None => input::DEFAULT_MAX_PATCH_SIZE,
+            // Only regular files can be read again: stdin, a pipe or a device waits for the
+            // config's limit first.
+            let again = !names.is_empty()
+                && names
+                    .iter()
+                    .all(|n| n != "-" && std::fs::metadata(cwd.join(n)).is_ok_and(|m| m.is_file()));
+            let (limit, provisional) = match config.now() {
+                Some(c) => (c.max_patch_size, false),
+                None if !again => (configured()?, false),
+                None => (input::DEFAULT_MAX_PATCH_SIZE, true),
             };
             match input::read(&names, cwd, limit) {
-                Err(input::InputError::TooLarge { .. }) if !stdin => {
+                Err(input::InputError::TooLarge { .. }) if provisional => {
                     input::read(&names, cwd, configured()?)
                 }
                 read => read,

@@ -55,6 +55,8 @@ pub struct Session<'r> {
     pub lock: Option<Lock>,
     /// What opening did that the report must say (a recovered apply).
     pub notices: Vec<Notice>,
+    /// Whether opening put back files an interrupted apply had left half written.
+    pub recovered: bool,
 }
 
 /// Lock the worktree, then restore whatever an interrupted apply left half written.
@@ -109,6 +111,7 @@ pub fn open_checking(
         // A run killed while writing one of its own files leaves `*.tmp` beside it.
         remove_dead_runs_temp_files(repo);
     }
+    let recovered = pending.is_some();
     if let Some(p) = pending {
         let Some(lock) = &lock else {
             return Err(fail(
@@ -128,6 +131,7 @@ pub fn open_checking(
         repo,
         lock,
         notices,
+        recovered,
     })
 }
 

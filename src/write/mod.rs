@@ -105,6 +105,12 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
         };
         let tmp = match written_beside(dir, st) {
             Ok(t) => t,
+            // Made of a mapped file that changed meanwhile.
+            Err(_) if st.bytes.source_changed() => {
+                return Err(WriteError::Changed {
+                    path: c.path.clone(),
+                })
+            }
             // Out of open files: the rest are written one by one.
             Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => break,
             Err(e) => return Err(failed(e)),
@@ -274,6 +280,10 @@ fn written_beside(dir: &Path, st: &FileState) -> io::Result<tempfile::NamedTempF
         .suffix(".tmp")
         .tempfile_in(dir)?;
     st.bytes.write_to(&mut tmp)?;
+    // Written from a mapped file's bytes: kept only if that file did not change meanwhile.
+    if st.bytes.source_changed() {
+        return Err(crate::repo::Content::changed_error());
+    }
     Ok(tmp)
 }
 

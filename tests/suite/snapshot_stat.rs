@@ -246,6 +246,16 @@ fn a_mapped_file_changed_in_place_after_it_was_read_is_not_overwritten() {
     let mut edited = mapped_text().into_bytes();
     edited[at] = b'X';
     refused_as_changed(&t, &mapped_patch(), "big.txt", &edited);
+    // The same without a snapshot: the write that records nothing checks it too.
+    t.git(&["checkout", "--", "big.txt"]);
+    settle();
+    let (run, v) = t.apply_json(&["--no-snapshot"], &mapped_patch());
+    run.code(1);
+    assert_eq!(v["errors"][0]["kind"], "write", "{v}");
+    assert!(
+        t.read("big.txt") == edited,
+        "big.txt is as the other program left it"
+    );
 }
 
 #[test]
