@@ -10,6 +10,12 @@
 //! here turns such a fault inside one of our mappings into a page of zeros and marks the
 //! mapping torn, so the run goes on to refuse the write instead of dying; a fault anywhere
 //! else goes to the handler that was there before.
+//!
+//! What a plan reads of a mapping it takes as text checked once (UTF-8 lines borrowed from
+//! it); a program that writes the file meanwhile can change those bytes after the check.
+//! Nothing made of them is then kept (the stamp refuses it: [`Mapping::unchanged`]), and a
+//! byte more than the file is mapped, so a read that runs just past the end stays in our
+//! pages; copying the file to be safe from that writer would cost what mapping saves.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
