@@ -75,7 +75,17 @@ impl Server {
                 }
             }
             tools::UNDO => match serde_json::from_value::<tools::UndoArgs>(arguments) {
-                Ok(a) => report_result(crate::run::undo::run(a.options(dir))),
+                Ok(a) => {
+                    // An undo writes as git config says (llm-apply.fsync), and not at all when
+                    // the config is invalid, as on the command line.
+                    let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+                    let pending = crate::git::config::Pending::start(&here);
+                    match crate::run::checked_config(&pending) {
+                        Ok((_, c)) => crate::durable::set(c.fsync),
+                        Err(message) => return report_result(Report::error("config", message)),
+                    }
+                    report_result(crate::run::undo::run(a.options(dir)))
+                }
                 Err(e) => bad_arguments(name, &e),
             },
             tools::LOG => match serde_json::from_value::<tools::LogArgs>(arguments) {

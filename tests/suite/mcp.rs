@@ -430,6 +430,28 @@ fn tools_for_each_api_are_json_schema_tool_definitions() {
 }
 
 #[test]
+fn an_undo_with_an_invalid_config_is_a_config_error_and_undoes_nothing() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    let applied = c.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(applied["isError"], false, "{applied}");
+    r.git(&["config", "llm-apply.fsync", "sometimes"]);
+    let before = r.state();
+    let undone = c.call("undo", json!({}));
+    assert_eq!(undone["isError"], true, "{undone}");
+    assert_eq!(
+        undone["structuredContent"]["errors"][0]["kind"], "config",
+        "{undone}"
+    );
+    assert!(
+        text_of(&undone).contains("llm-apply.fsync is 'sometimes'"),
+        "{undone}"
+    );
+    assert_eq!(r.state(), before, "nothing undone");
+    c.finish();
+}
+
+#[test]
 fn a_patch_argument_over_the_size_limit_is_refused_like_a_file() {
     let r = repo();
     r.git(&["config", "llm-apply.maxPatchSize", "16"]);
