@@ -5,8 +5,8 @@
 //! kernels (seen on this project's 2-core machines) a new thread is queued where it was
 //! created, and starts only when its creator blocks, 1 to 4 ms later, while the other core
 //! is idle. A thread that is already running and parked is woken on a free core in tens of
-//! microseconds. So [`warm`] starts a few parked helpers early in a run (while the main
-//! thread waits for its first `git` subprocess), [`spawn`] and [`join`] hand work to an idle
+//! microseconds. So [`warm`] starts a few parked helpers at the start of a run (one thread
+//! starts the rest, so the main thread goes on), [`spawn`] and [`join`] hand work to an idle
 //! one, and where none is idle they start a thread as before. Work never waits for a helper
 //! to come free: each piece of work gets a thread of its own, so pieces that wait for each
 //! other cannot deadlock.

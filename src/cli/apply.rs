@@ -47,10 +47,8 @@ pub fn run(
         }
         // `--revert` without a patch rolls back the most recent apply: that is `undo`, which
         // writes as git config says, and not at all when the config is invalid.
-        match config.as_ref().map(crate::run::checked_config) {
-            Some(Ok((_, c))) => crate::durable::set(c.fsync),
-            Some(Err(message)) => return Outcome::run(Report::error("config", message), json),
-            None => {}
+        if let Some(Err(message)) = config.as_ref().map(crate::run::checked_config) {
+            return Outcome::run(Report::error("config", message), json);
         }
         let args = UndoArgs {
             id: None,

@@ -149,8 +149,8 @@ pub fn main() -> ExitCode {
     // git config is read.
     if matches!(args.command, None | Some(args::Command::Undo(_))) {
         crate::run::session::GitVersion::prefetch();
-        // Helpers for the work handed to other threads later (hashing, writing blobs,
-        // decoding halves), started while this thread waits for `git config`.
+        // Helpers for the work handed to other threads later (reading git config, hashing,
+        // writing blobs, decoding halves), started before any of it.
         crate::threads::warm(HELPERS);
     }
     let bare = Printing {
@@ -180,10 +180,8 @@ pub fn main() -> ExitCode {
         |message: String| emit(Outcome::run(Report::error("config", message), json), &bare);
     let is_apply = args.command.is_none();
     if !is_apply {
-        match checked(&pending) {
-            Ok(Some((_, c))) => crate::durable::set(c.fsync),
-            Ok(None) => {}
-            Err(message) => return config_error(message),
+        if let Err(message) = checked(&pending) {
+            return config_error(message);
         }
     }
     if matches!(args.command, None | Some(args::Command::Undo(_))) {

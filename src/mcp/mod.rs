@@ -80,9 +80,8 @@ impl Server {
                     // the config is invalid, as on the command line.
                     let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
                     let pending = crate::git::config::Pending::start(&here);
-                    match crate::run::checked_config(&pending) {
-                        Ok((_, c)) => crate::durable::set(c.fsync),
-                        Err(message) => return report_result(Report::error("config", message)),
+                    if let Err(message) = crate::run::checked_config(&pending) {
+                        return report_result(Report::error("config", message));
                     }
                     report_result(crate::run::undo::run(a.options(dir)))
                 }

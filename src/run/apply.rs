@@ -100,7 +100,6 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
     let (_, config) = super::checked_config(&config).map_err(|e| fail("config", e))?;
-    crate::durable::set(config.fsync);
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
         return Err(fail("input", e.to_string()));
     }

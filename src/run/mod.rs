@@ -17,9 +17,10 @@ use crate::report::color::Colors;
 
 /// The config once read, checked whole: every `llm-apply.*` value and the report's colours.
 /// Every command takes it from here before it acts on it, so an invalid value is one error
-/// whichever command meets it.
+/// whichever command meets it; a valid one sets how writes are flushed (`llm-apply.fsync`).
 pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), String> {
     let config = pending.get().map_err(|e| e.to_string())?;
     let colors = Colors::from_config(&config.colors).map_err(|e| e.to_string())?;
+    crate::durable::set(config.fsync);
     Ok((colors, config))
 }
