@@ -86,7 +86,8 @@ def damage(rng, patch):
     kinds=[]
     r=rng.random()
     def hunkidx(): return [i for i,l in enumerate(pl) if l.startswith('@@')]
-    choice=rng.choice(['none','shift','nonum','dropctx','ws','blank','reorder','indent','shift','dropctx'])
+    choice=rng.choice(['none','shift','nonum','dropctx','ws','blank','reorder','indent','shift','dropctx',
+                       'cut','cut'])
     if choice=='shift':
         d=rng.choice([-30,-10,-5,-2,2,5,10,30,100])
         def f(m):
@@ -115,6 +116,31 @@ def damage(rng, patch):
             if hunks[-1] and hunks[-1][-1]=='': hunks[-1]=hunks[-1][:-1]; tail=['']
             rng.shuffle(hunks)
             pl=head+[x for h in hunks for x in h]+tail
+    elif choice=='cut':
+        # Not damage: the shapes models write. Per hunk, the trailing or the leading context
+        # dropped (or kept), counts kept right; a third of the time without numbers.
+        hs=hunkidx()+[len(pl)]
+        nonum=rng.random()<0.33
+        out=pl[:hs[0]]
+        for j in range(len(hs)-1):
+            head=pl[hs[j]]; body=pl[hs[j]+1:hs[j+1]]
+            tail=[]
+            while body and not body[-1].startswith((' ','-','+','\\')):
+                tail.insert(0,body.pop())
+            side=rng.choice(['trail','lead','trail',None])
+            m=re.match(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$',head)
+            if side and m and not any(l.startswith('\\') for l in body):
+                os_,ns_=int(m.group(1)),int(m.group(3))
+                if side=='trail':
+                    while body and body[-1].startswith(' '): body.pop()
+                else:
+                    while body and body[0].startswith(' '):
+                        body.pop(0); os_+=1; ns_+=1
+                oc=sum(1 for l in body if l[:1] in ' -'); nc=sum(1 for l in body if l[:1] in ' +')
+                head='@@ -%d,%d +%d,%d @@%s'%(os_ if oc else os_-1,oc,ns_ if nc else ns_-1,nc,m.group(5))
+            if nonum: head=re.sub(r'^@@ [^@]* @@','@@ @@',head)
+            out+=[head]+body+tail
+        pl=out
     elif choice=='indent':
         hs=hunkidx()+[len(pl)]
         isbody=lambda l: l[:1] in ' -+' and not l.startswith('---') and not l.startswith('+++') and l[1:].strip()

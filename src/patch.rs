@@ -189,12 +189,18 @@ pub struct Hunk {
     pub old_no_newline: bool,
     /// `\ No newline at end of file` after the last new-side line.
     pub new_no_newline: bool,
-    /// The hunk must end at the end of the file (Codex `*** End of File`; a unified hunk with
-    /// leading but no trailing context, as git requires).
+    /// The hunk must end at the end of the file: an explicit marker says so (Codex's
+    /// `*** End of File`, a `\ No newline at end of file`, an empty SEARCH that appends).
     pub at_eof: bool,
-    /// The hunk must start at the beginning of the file (a unified hunk at line 1 with
-    /// trailing but no leading context).
+    /// The hunk must start at the beginning of the file (an explicit marker says so).
     pub at_bof: bool,
+    /// The hunk's shape suggests it ends the file: numbered, with leading but no trailing
+    /// context, which `diff` writes only at the end of a file. Models write that shape
+    /// anywhere, so it is evidence that may choose among several fits, never a requirement.
+    pub eof_by_shape: bool,
+    /// Likewise for the start of the file: numbered at line 1, with trailing but no leading
+    /// context.
+    pub bof_by_shape: bool,
     /// SEARCH/REPLACE: the old block may match with less indentation than the file has.
     pub reindent: bool,
     /// How many lines the header counts beyond the body (on the side short of more): lines
@@ -313,6 +319,8 @@ impl Hunk {
             new_no_newline: self.old_no_newline,
             at_eof: self.at_eof,
             at_bof: self.at_bof,
+            eof_by_shape: self.eof_by_shape,
+            bof_by_shape: self.bof_by_shape,
             reindent: self.reindent,
             short_by: self.short_by,
         }

@@ -792,18 +792,22 @@ impl Parser<'_> {
             body.shrink_to_fit();
         }
         hunk.lines = body;
-        // git's rule: context on one side only pins the hunk to that end of the file (either
-        // end) — unless the header promises more old lines than the body has: then a context
-        // line was dropped, perhaps the very one on the missing side, and the pin would be a
-        // guess.
+        // git's rule, context on one side only pins the hunk to that end of the file, holds
+        // for what `diff` writes; models write that shape anywhere (DESIGN §3). So the shape
+        // is evidence (`*_by_shape`), and only a `\ No newline` marker, which speaks of the
+        // end of the file itself, pins the hunk there. A header that promises more old lines
+        // than the body has lost a context line, perhaps the one on the missing side: then
+        // the shape says nothing.
         let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
         let short = |want: Option<usize>, have: usize| want.map_or(0, |w| w.saturating_sub(have));
         let old_missing = short(parsed.old_count, hunk.old_len());
         let old_short = old_missing > 0;
         hunk.short_by = old_missing.max(short(parsed.new_count, hunk.new_len()));
         if hunk.has_changes() {
-            hunk.at_eof = trail == 0 && lead > 0 && !old_short;
-            hunk.at_bof =
+            let numbered = hunk.old_start.is_some();
+            hunk.at_eof = hunk.old_no_newline || hunk.new_no_newline;
+            hunk.eof_by_shape = numbered && trail == 0 && lead > 0 && !old_short;
+            hunk.bof_by_shape =
                 lead == 0 && trail > 0 && !old_short && hunk.old_start.is_some_and(|s| s <= 1);
         }
         let says_nothing = parsed.old_start == Some(0)

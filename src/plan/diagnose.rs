@@ -117,6 +117,8 @@ pub fn placement_warnings(hunk: usize, p: &Placement, searched: Option<usize>) -
                     DecidedBy::Order => "file order",
                     DecidedBy::Unique => "uniqueness",
                     DecidedBy::Fit => "the closest fit",
+                    DecidedBy::Shape =>
+                        "its shape (context on one side only: the end of the file it reaches)",
                 }
             ),
         ));

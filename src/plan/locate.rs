@@ -720,6 +720,9 @@ pub enum DecidedBy {
     Order,
     /// Of several loose fits, the one that fits far better than the others.
     Fit,
+    /// The only fit at the end (or start) of the file, where a numbered hunk with context on
+    /// one side only says it goes, as `diff` writes it.
+    Shape,
 }
 
 /// How far a fuzzy placement strayed from the hunk's own text.
@@ -846,6 +849,17 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                     if q.hunk.short_by > 0 {
                         return short_body_refusal(q.hunk, start, true);
                     }
+                    // `diff`'s shape says the hunk reaches that end of the file, and its new
+                    // side does: as git reads it, applied already.
+                    let (n_old, n_new) = (old.texts.len(), new_texts.len());
+                    let ends = q.hunk.eof_by_shape && start + n_new == hay.len();
+                    let starts = q.hunk.bof_by_shape && start + n_old == n_new;
+                    if ends || starts {
+                        return Located::AlreadyApplied {
+                            start: if ends { start } else { 0 },
+                            pass,
+                        };
+                    }
                     return repeat_or_applied_refusal(q.hunk, start);
                 }
                 // The old side matched only loosely where the new side is there more strictly:
@@ -872,6 +886,22 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
                 }
                 if let Some(refusal) = edge_additions_unsure(hay, q, start, start + needle.len()) {
                     return refusal;
+                }
+                match edge_by_shape(hay, q, start, start + needle.len()) {
+                    EdgeReading::BesideContext => {}
+                    EdgeReading::AtEdge(pinned) => {
+                        let pq = Query {
+                            hunk: &pinned,
+                            ..*q
+                        };
+                        return match fuzzy(hay, &pq, &old) {
+                            placed @ Located::Placed(_) => placed,
+                            _ => two_edge_readings(hay, &pinned, start, start + needle.len()),
+                        };
+                    }
+                    EdgeReading::Both(pinned) => {
+                        return two_edge_readings(hay, &pinned, start, start + needle.len());
+                    }
                 }
                 let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
                 let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
@@ -1026,6 +1056,116 @@ fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) ->
             }
         )),
     })
+}
+
+/// Where `diff`'s one-sided shape (see [`Hunk::eof_by_shape`]) puts the additions of a hunk
+/// that matches `start..end` a few lines short of that end of the file.
+enum EdgeReading {
+    /// No other reading: the additions go beside the context, as a model writes them.
+    BesideContext,
+    /// At the end of the file, past lines the patch lost from its context (the hunk pinned).
+    AtEdge(Hunk),
+    /// Either; the hunk pinned, for the refusal's words.
+    Both(Hunk),
+}
+
+/// The additions come last (first), after (before) a context line, and the file has a few
+/// more lines there, no more than the patch's context width leaves room for beside the
+/// hunk's context. Then the hunk may be `diff`'s, at the end of the file with those lines
+/// lost from its context (the corpus's interior context line dropped, counts recomputed), as
+/// git reads it, or a model's, with the additions right beside the context. With the context
+/// whole, no lost line explains the file's extra lines: beside the context it is. Between
+/// the two, one thing tells them apart: additions that would land before a line indented
+/// deeper than any of them cut the block that line belongs to (a top-level `def` between a
+/// function's last two lines), which no model means, so the end of the file it is; otherwise
+/// the hunk is refused.
+fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeReading {
+    let h = q.hunk;
+    let n = h.lines.len();
+    let is_add = |l: &&crate::patch::Line| l.kind == LineKind::Add;
+    let lead_adds = h.lines.iter().take_while(is_add).count();
+    let trail_adds = h.lines.iter().rev().take_while(is_add).count();
+    if trail_adds == n {
+        return EdgeReading::BesideContext;
+    }
+    let texts = |r: std::ops::Range<usize>| -> Vec<&str> {
+        h.lines[r].iter().map(|l| l.text.as_str()).collect()
+    };
+    // Whether `block` beside the file's lines `lo..hi` reads differently on their other side.
+    let differs = |block: &[&str], lo: usize, hi: usize| {
+        let span = hay.key_span(Pass::Exact, lo, hi);
+        let others = || span.iter().map(|l| &**l);
+        let a = block.iter().copied().chain(others());
+        let b = others().chain(block.iter().copied());
+        span.len() != hi - lo || !a.eq(b)
+    };
+    let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
+    let lost = |context: usize| q.context_width.saturating_sub(context);
+    let len = hay.len();
+    let mut pinned = h.clone();
+    if h.eof_by_shape
+        && trail_adds > 0
+        && beside_context(n - trail_adds - 1)
+        && end < len
+        && len - end <= lost(h.leading_context())
+    {
+        let block = texts(n - trail_adds..n);
+        if !differs(&block, end, len) {
+            return EdgeReading::BesideContext;
+        }
+        pinned.at_eof = true;
+        let depth = |t: &str| super::normalize::indentation(t).len();
+        let shallowest = block
+            .iter()
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| depth(t))
+            .min();
+        let next = hay
+            .key_span(Pass::Exact, end, len)
+            .iter()
+            .find(|t| !t.trim().is_empty())
+            .map(|t| depth(t));
+        return match (shallowest, next) {
+            (Some(s), Some(g)) if g > s => EdgeReading::AtEdge(pinned),
+            _ => EdgeReading::Both(pinned),
+        };
+    }
+    if h.bof_by_shape
+        && lead_adds > 0
+        && beside_context(lead_adds)
+        && start > 0
+        && start <= lost(h.trailing_context())
+        && differs(&texts(0..lead_adds), 0, start)
+    {
+        pinned.at_bof = true;
+        return EdgeReading::Both(pinned);
+    }
+    EdgeReading::BesideContext
+}
+
+/// The refusal of a hunk whose additions [`edge_by_shape`] would put at an end of the file
+/// that lines the hunk does not mention keep from them: beside the context, as a model means
+/// it, or at the end, as `diff`'s shape says — two files.
+fn two_edge_readings(hay: &Haystack, pinned: &Hunk, start: usize, end: usize) -> Located {
+    let (lo, hi, before, side, edge) = if pinned.at_eof {
+        (end, hay.len(), "before", "after", "end")
+    } else {
+        (0, start, "after", "before", "start")
+    };
+    let lines = if hi - lo == 1 {
+        format!("line {hi} of the file is")
+    } else {
+        format!("lines {}-{hi} of the file are", lo + 1)
+    };
+    Located::NotFound {
+        reason: Some(format!(
+            "the hunk has context {before} its added lines only, which diff writes only at the \
+             {edge} of a file, but {lines} {side} that context: the additions go either right \
+             {side} the context, or {side} those lines if the patch lost them from its context \
+             (two different files); resend the hunk with a context line {side} the addition to \
+             say which"
+        )),
+    }
 }
 
 /// A hunk whose body is short of its header looks already applied at `start`. The lines it
@@ -1378,6 +1518,10 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
             if heading_only_below(hay, q, c) || numbers_alone_unsure(q) {
                 return None;
             }
+            // Numbers a little off that point away from where the shape says: two opinions.
+            if q.hint != Some(c) && by_shape(hay, q, &pool).is_some_and(|s| s != c) {
+                return None;
+            }
             return Some((c, DecidedBy::Hint));
         }
         if q.hunk.section.is_some() || !q.hunk.anchors.is_empty() {
@@ -1387,14 +1531,40 @@ fn decide(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<(usize, Decided
                 if nearest_near(&pool, q.hint).is_some_and(|n| n != c) {
                     return None;
                 }
+                if by_shape(hay, q, &pool).is_some_and(|s| s != c) {
+                    return None;
+                }
                 return Some((c, DecidedBy::Anchor));
             }
         }
-        return None;
+        // Last, the shape: git's reading of context on one side only, as weak as a heading.
+        let c = by_shape(hay, q, &pool)?;
+        if nearest_near(&pool, q.hint).is_some_and(|n| n != c) {
+            return None;
+        }
+        return Some((c, DecidedBy::Shape));
     }
     by_hint(&pool, q.hint, q.hunk.short_by)
         .filter(|&c| !heading_only_below(hay, q, c) && !numbers_alone_unsure(q))
         .map(|c| (c, DecidedBy::Hint))
+}
+
+/// The one fit at the end (or start) of the file that the hunk's shape points to (see
+/// [`Hunk::eof_by_shape`]). Old lines that say nothing of their own (a `}` at the end of
+/// the file) are too weak for the shape to place them by.
+fn by_shape(hay: &Haystack, q: &Query, starts: &[usize]) -> Option<usize> {
+    let h = q.hunk;
+    if says_nothing(h) {
+        return None;
+    }
+    let n = h.old_len();
+    let at_end = |s: &usize| h.eof_by_shape && s + n == hay.len();
+    let at_start = |s: &usize| h.bof_by_shape && *s == 0;
+    let mut fits = starts.iter().filter(|s| at_end(s) || at_start(s));
+    match (fits.next(), fits.next()) {
+        (Some(&one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// Numbers are all that tell apart the fits of a hunk whose old lines say nothing of their

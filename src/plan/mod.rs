@@ -1280,6 +1280,8 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
             new_no_newline: k + 1 == n && h.new_no_newline,
             at_eof: k + 1 == n && h.at_eof,
             at_bof: k == 0 && h.at_bof,
+            eof_by_shape: k + 1 == n && h.eof_by_shape,
+            bof_by_shape: k == 0 && h.bof_by_shape,
             reindent: h.reindent,
             // An elision stands for the lines the header counts; the parts are whole.
             short_by: 0,

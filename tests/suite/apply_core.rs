@@ -295,13 +295,17 @@ fn an_append_at_the_end_is_not_applied_twice() {
     assert_eq!(r.read_str("f.txt"), "a\nb\nc\nd\n");
 }
 
+/// Leading context only, one line short of the patch's width, and one line of the file after
+/// it: `diff` wrote that shape only at the end of a file (with the line lost from the
+/// context, `c` goes last), a model anywhere (`c` goes after `b`). Two files: refused.
 #[test]
-fn a_hunk_without_trailing_context_must_end_at_the_end_of_the_file() {
-    // git's rule: leading context only pins the hunk to the end of the file.
+fn a_one_sided_hunk_that_may_have_lost_the_line_after_its_context_is_refused() {
     let r = TestRepo::with(&[("f.txt", "a\nb\nextra\n")]);
     let before = r.state();
     r.apply(&[], &diff("f.txt", "@@ -1,2 +1,3 @@\n a\n b\n+c\n"))
-        .code(1);
+        .code(1)
+        .out_contains("line 3 of the file is after that context")
+        .out_contains("resend the hunk with a context line after the addition");
     assert_eq!(r.state(), before);
 }
 

@@ -404,13 +404,13 @@ fn a_hunk_whose_lines_an_earlier_hunk_changes_is_an_overlap() {
     let r = TestRepo::with(&[("f.txt", &numbered("line", 20))]);
     let patch = diff(
         "f.txt",
-        "@@ -4,3 +4,3 @@\n line4\n-line5\n+LINE5\n line6\n@@ -4,3 +4,3 @@\n line4\n line5\n-line6\n+LINE6\n",
+        "@@ -4,3 +4,3 @@\n line4\n-line5\n+LINE5\n line6\n@@ -5,3 +5,3 @@\n line5\n-line6\n+LINE6\n line7\n",
     );
     let run = r.apply(&[], &patch);
     run.code(1);
     let b = block(&run, 2).join("\n");
     assert!(
-        b.contains("its lines are at line 4, which hunk 1 already changes"),
+        b.contains("its lines are at line 5, which hunk 1 already changes"),
         "{b}"
     );
     assert!(

@@ -469,3 +469,23 @@ fn a_patch_argument_over_the_size_limit_is_refused_like_a_file() {
     assert_eq!(r.state(), before);
     c.finish();
 }
+
+/// Issue 35's example through the server: context before the change only.
+#[test]
+fn apply_patch_takes_a_hunk_with_context_on_one_side_only() {
+    let r = TestRepo::with(&[(
+        "m.py",
+        "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+    )]);
+    let mut c = Client::start(&r, &[]);
+    let patch =
+        "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 10\n";
+    let applied = c.call("apply_patch", json!({ "patch": patch }));
+    assert_eq!(applied["isError"], false, "{applied}");
+    assert_eq!(applied["structuredContent"]["status"], "applied");
+    assert_eq!(
+        r.read_str("m.py"),
+        "def f():\n    return 10\n\n\ndef g():\n    return 2\n"
+    );
+    c.finish();
+}
