@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Score the release binary on the shared damaged-patch corpus (../shared/corpus, both waves), once per git
-# binary of the matrix, and fail on any WRONG or DAMAGED case or a category below its target.
+# Score the release binary on the shared corpus (../shared/corpus, all three waves: damage, then the
+# hunk shapes models write), once per git binary of the matrix, and fail on any WRONG or DAMAGED
+# case or a category below its target.
 # Without ../shared it says so and exits 0: the project's own tests do not need it.
 #   ci/corpus.sh [EXTRA run.py ARGS...]        e.g. ci/corpus.sh --category drift,conflict
 set -u
@@ -37,7 +38,7 @@ for i in "${!gits[@]}"; do
   out=$cache/corpus-$version.json
   echo "=== corpus with git $version ($g)"
   env "${envs[@]}" python3 "$shared/run.py" --tool git-llm-apply --cmd "$bin {patch}" \
-    --wave all --jobs 2 --quiet --json "$out" "$@" | tail -n 1
+    --wave every --jobs 2 --quiet --json "$out" "$@" | tail -n 1
   if ! python3 "$root/scripts/corpus-table.py" "$out" -v --check; then
     failed=1
   fi

@@ -409,7 +409,8 @@ impl Parser<'_> {
                     body_notices.push(Notice::new(
                         "junk-between-hunks",
                         format!(
-                            "{at}: text between two hunks was ignored, as GNU patch ignores it"
+                            "{at}: text between two hunks was skipped, and the hunks after it \
+                             read as well (GNU patch stops reading there and leaves them out)"
                         ),
                     ));
                     left_out.push(self.pos..next);
@@ -915,7 +916,8 @@ impl Parser<'_> {
     }
 
     /// After a hunk, lines that belong to no hunk and start no file, then another hunk header
-    /// for the same file: junk GNU patch skips. The junk may not hold a line that could be a
+    /// for the same file: junk, skipped (GNU patch ends the file's hunks there instead, and
+    /// silently drops the rest). The junk may not hold a line that could be a
     /// hunk line (` `, `-`, `+`), nor follow a hunk shorter than its header's counts (a line
     /// it lost could be among them). Where the next hunk header is.
     fn junk_then_hunk(&self, prev: &HunkTail) -> Option<usize> {

@@ -311,6 +311,7 @@ fn walk<'a>(
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
+    let mut tail_deleted = false;
     for &i in &order {
         let (hunk, p) = placed[i];
         if cursor < p.start {
@@ -375,6 +376,7 @@ fn walk<'a>(
         cursor = p.end;
         if p.end == file.len() {
             touches_end = Some(hunk);
+            tail_deleted = removed.last() == Some(&true) && deletes_tail(hunk);
         }
     }
     if cursor < file.len() {
@@ -383,12 +385,37 @@ fn walk<'a>(
     // Whether the file ends with a newline is the file's choice unless a hunk at its end
     // says otherwise. Only a change of the marker between the sides changes it: a marker on
     // a context line (both sides) says the file already ends that way, not that it must.
+    // A hunk without markers (SEARCH/REPLACE, Codex) that deletes the last line, the one
+    // without a newline, leaves the line before it as it was, newline and all, as git does
+    // with the same change as a diff.
     let final_newline = match touches_end {
         Some(h) if h.new_no_newline && !h.old_no_newline => false,
         Some(h) if h.old_no_newline && !h.new_no_newline => true,
+        Some(h) if tail_deleted && !h.old_no_newline && !h.new_no_newline => true,
         _ => file.ends_with_newline(),
     };
     Ends { final_newline, eol }
+}
+
+/// Whether the hunk's change, read as a line diff of its sides, ends by deleting old lines
+/// right after lines it keeps (or deletes and adds nothing): its new side's last line is an
+/// old line unchanged. A SEARCH/REPLACE block writes kept lines as removed and added again,
+/// so the sides are diffed rather than the line kinds read.
+fn deletes_tail(hunk: &Hunk) -> bool {
+    let side = |skip: LineKind| -> Vec<&[u8]> {
+        hunk.lines
+            .iter()
+            .filter(|l| l.kind != skip)
+            .map(|l| l.text.as_bytes())
+            .collect()
+    };
+    let (old, new) = (side(LineKind::Add), side(LineKind::Remove));
+    let ops = crate::textdiff::diff(&old, &new, PAIRING_TIME);
+    match ops.as_slice() {
+        [.., similar::DiffOp::Equal { .. }, similar::DiffOp::Delete { .. }] => true,
+        [similar::DiffOp::Delete { .. }] => true,
+        _ => false,
+    }
 }
 
 /// For each run of added lines, for each of its lines: the old-line index of the removed line
@@ -633,16 +660,20 @@ impl IndentMap {
     /// below). One shift for the whole hunk would move a line that replaces an unindented
     /// line by what some comment block's alignment happened to differ by.
     fn per_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Vec<IndentMap> {
-        let IndentMap::Columns {
-            tab_width: w,
-            tabs,
-            offset: learnt,
-        } = *self
-        else {
-            return add_groups(hunk).iter().map(|_| IndentMap::Same).collect();
+        // Mostly the same indentation (`Same`): no shift, but for a group both of whose
+        // neighbours below show one.
+        let (w, tabs, learnt, shifted) = match *self {
+            IndentMap::Columns {
+                tab_width,
+                tabs,
+                offset,
+            } => (tab_width, tabs, offset, true),
+            IndentMap::Same => (4, false, 0, false),
         };
         // Old-side lines in hunk order with their shift, where it can be seen.
         let mut shift_at: Vec<Option<isize>> = Vec::new();
+        // The same, before the majority's filter, and whether the file indents it with a tab.
+        let mut raw_at: Vec<Option<(isize, bool)>> = Vec::new();
         let mut oi = 0;
         let mut group_pos: Vec<usize> = Vec::new(); // old-line index each group precedes
         let mut in_group = false;
@@ -664,6 +695,13 @@ impl IndentMap {
                 let telling = !blank && !unindented;
                 telling.then(|| columns(fi, w) as isize - columns(pi, w) as isize)
             });
+            let tab = p
+                .mapping
+                .get(oi)
+                .copied()
+                .flatten()
+                .is_some_and(|f| file.lines[f].starts_with('\t'));
+            raw_at.push(shift.map(|s| (s, tab)));
             // A line indented apart from the majority that `learn` saw is damage to that
             // line: it tells nothing about its neighbours.
             let shift = shift.filter(|&s| s == learnt || l.kind == LineKind::Remove);
@@ -673,9 +711,29 @@ impl IndentMap {
         group_pos
             .into_iter()
             .map(|at| {
-                let before = shift_at[..at].iter().rev().flatten().next();
-                let after = shift_at[at..].iter().flatten().next();
-                let offset = before.or(after).copied().unwrap_or(learnt);
+                // Unless the lines right around the group agree on another shift: then the
+                // group was written as those lines were (a block the patch indented apart
+                // from the rest of the hunk), and goes where they are.
+                let raw_before = raw_at[..at].iter().rev().flatten().next();
+                let raw_after = raw_at[at..].iter().flatten().next();
+                let around = raw_before.filter(|b| raw_after == Some(*b)).copied();
+                if !shifted {
+                    return match around {
+                        Some((offset, tabs)) if offset != 0 => IndentMap::Columns {
+                            offset,
+                            tab_width: w,
+                            tabs,
+                        },
+                        _ => IndentMap::Same,
+                    };
+                }
+                let before = shift_at[..at].iter().rev().flatten().next().copied();
+                let after = shift_at[at..].iter().flatten().next().copied();
+                let offset = around
+                    .map(|(s, _)| s)
+                    .or(before)
+                    .or(after)
+                    .unwrap_or(learnt);
                 IndentMap::Columns {
                     offset,
                     tab_width: w,

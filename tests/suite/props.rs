@@ -186,3 +186,148 @@ proptest! {
         }
     }
 }
+
+/// How a hunk is reshaped the way models write hunks.
+#[derive(Debug, Clone, Copy)]
+enum Cut {
+    Keep,
+    Trailing,
+    Leading,
+}
+
+/// Lines mostly unique (so a trimmed hunk's old side usually still occurs once), with blank
+/// lines and braces that repeat.
+fn model_file() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(
+        prop_oneof![
+            6 => Just(None),
+            1 => Just(Some("")),
+            1 => Just(Some("}")),
+        ],
+        4..50,
+    )
+    .prop_map(|slots| {
+        slots
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| s.map_or_else(|| format!("line {i}"), str::to_string))
+            .collect()
+    })
+}
+
+/// `patch` (similar's, three lines of context) with each hunk cut as `cuts` says, where what
+/// is left of its old side still occurs once in `a` and is not empty; with or without
+/// numbers. Also whether a cut left a numbered hunk's edge within the context width of an
+/// end of the file, where `diff`'s shape and a model's reading may part (see
+/// `hunk_shapes.rs`): there a refusal is allowed.
+fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String, bool) {
+    let header = regex::Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@").expect("regex");
+    let occurs_once = |old: &[&str]| {
+        !old.is_empty()
+            && a.windows(old.len())
+                .filter(|w| w.iter().zip(old).all(|(x, y)| x == y))
+                .count()
+                == 1
+    };
+    let mut out = String::new();
+    let mut near_edge = false;
+    let mut lines = patch.lines().peekable();
+    let mut k = 0;
+    while let Some(l) = lines.next() {
+        let Some(c) = header.captures(l) else {
+            out.push_str(l);
+            out.push('\n');
+            continue;
+        };
+        let (mut os, mut ns): (usize, usize) = (c[1].parse().expect("n"), c[3].parse().expect("n"));
+        let mut body: Vec<&str> = Vec::new();
+        while let Some(n) = lines.peek() {
+            if n.starts_with("@@") {
+                break;
+            }
+            body.push(lines.next().expect("peeked"));
+        }
+        let cut = cuts.get(k).copied().unwrap_or(Cut::Keep);
+        k += 1;
+        let mut trimmed = body.clone();
+        let is_context = |l: &&str| l.starts_with(' ');
+        match cut {
+            Cut::Keep => {}
+            Cut::Trailing => {
+                while trimmed.last().is_some_and(is_context) {
+                    trimmed.pop();
+                }
+            }
+            Cut::Leading => {
+                let lead = trimmed.iter().take_while(|l| is_context(l)).count();
+                trimmed.drain(..lead);
+            }
+        }
+        let old: Vec<&str> = trimmed
+            .iter()
+            .filter(|l| !l.starts_with('+'))
+            .map(|l| &l[1..])
+            .collect();
+        if trimmed.iter().any(|l| l.starts_with('\\')) || !occurs_once(&old) {
+            trimmed = body.clone();
+        } else if let Cut::Leading = cut {
+            let dropped = body.len() - trimmed.len();
+            os += dropped;
+            ns += dropped;
+        }
+        let oc = trimmed.iter().filter(|l| !l.starts_with('+')).count();
+        let nc = trimmed.iter().filter(|l| !l.starts_with('-')).count();
+        if trimmed.len() != body.len() && numbers {
+            let (first, last) = (os.saturating_sub(1), os.saturating_sub(1) + oc);
+            near_edge |= first <= 3 || a.len().saturating_sub(last) <= 3;
+        }
+        if numbers {
+            out.push_str(&format!("@@ -{os},{oc} +{ns},{nc} @@\n"));
+        } else {
+            out.push_str("@@ @@\n");
+        }
+        for l in trimmed {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    (out, near_edge)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Issue 35: the diff of a→b with each hunk's trailing or leading context cut (its old
+    /// side still once in the file), with or without numbers, applies to b, as the full diff
+    /// does. Near an end of the file, where `diff`'s shape and a model's reading part, it
+    /// may be refused instead; it never gives another file.
+    #[test]
+    fn hunks_cut_as_models_cut_them_apply_as_the_full_diff_does(
+        a in model_file(),
+        edits in prop::collection::vec((0usize..60, 0u8..3, "[A-Z]{3}"), 1..5),
+        cuts in prop::collection::vec(prop_oneof![Just(Cut::Keep), Just(Cut::Trailing), Just(Cut::Leading)], 1..6),
+        numbers in any::<bool>(),
+    ) {
+        let mut b = a.clone();
+        for (at, op, t) in &edits {
+            let i = at % (b.len() + 1);
+            match op {
+                0 if i < b.len() => b[i] = t.clone(),
+                1 if i < b.len() => { b.remove(i); }
+                _ => b.insert(i, t.clone()),
+            }
+        }
+        let (ta, tb) = (a.join("\n") + "\n", b.join("\n") + "\n");
+        prop_assume!(ta != tb);
+        let (patch, near_edge) = cut_hunks(&a, &unified(&ta, &tb), &cuts, numbers);
+        let files = MemFiles::default().with("f.txt", &ta);
+        let (status, after) = apply(&files, &patch).expect("parses");
+        let after = after.expect("exists");
+        if status == FileStatus::Applied {
+            prop_assert_eq!(String::from_utf8(after).expect("utf-8"), tb, "{}", patch);
+        } else {
+            prop_assert!(near_edge, "refused ({:?}) far from the ends:\n{}", status, patch);
+            prop_assert_eq!(after, ta.into_bytes());
+        }
+    }
+}

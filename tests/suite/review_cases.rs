@@ -466,35 +466,49 @@ fn a_line_a_loosely_matched_block_repeats_unchanged_keeps_the_files_bytes() {
     );
 }
 
-/// A file's missing final newline is kept unless the patch changes it (DESIGN §4): a patch
-/// without `\ No newline` markers (Codex has none) that deletes the file's last line leaves
-/// the line now last without a newline too; git's marker on the removed line says the new
-/// side ends in one. The same applies to an append, and `--revert` takes each back exactly.
+/// A file's missing final newline is kept unless the patch changes it (DESIGN §4). A patch
+/// that deletes the file's last line, the one without a newline, leaves the line now last as
+/// it was, newline and all: git does so with the diff (whose marker on the removed line says
+/// the new side ends in one), and a patch without markers (Codex, SEARCH/REPLACE) is read the
+/// same way (issue 35). An append keeps the missing newline; `--revert` takes a marked patch
+/// and the append back exactly (a deletion without markers cannot say the line it gives back
+/// lacked its newline).
 #[test]
 fn a_missing_final_newline_is_kept_unless_a_marker_changes_it() {
-    for (patch, after) in [
+    for (patch, after, exact_revert) in [
         (
             "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n-c\n*** End Patch\n",
-            "a\nb",
+            "a\nb\n",
+            false,
         ),
         (
-            "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n",
-            "a\nb",
+            "f.txt\n<<<<<<< SEARCH\nb\nc\n=======\nb\n>>>>>>> REPLACE\n",
+            "a\nb\n",
+            false,
         ),
         (
             "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,2 @@\n a\n b\n-c\n\\ No newline at end of file\n",
             "a\nb\n",
+            true,
         ),
         (
             "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n c\n+d\n*** End Patch\n",
             "a\nb\nc\nd",
+            true,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n-c\n+C\n*** End Patch\n",
+            "a\nb\nC",
+            true,
         ),
     ] {
         let r = TestRepo::with(&[("f.txt", "a\nb\nc")]);
         r.apply(&[], patch).code(0);
         assert_eq!(r.read_str("f.txt"), after, "{patch}");
-        r.apply(&["--revert"], patch).code(0);
-        assert_eq!(r.read_str("f.txt"), "a\nb\nc", "reverting {patch}");
+        if exact_revert {
+            r.apply(&["--revert"], patch).code(0);
+            assert_eq!(r.read_str("f.txt"), "a\nb\nc", "reverting {patch}");
+        }
     }
 }
 
@@ -543,4 +557,27 @@ fn a_line_added_back_with_another_ending_takes_the_patchs_ending() {
         "--- a/f.txt\n+++ b/f.txt\n@@ -1,4 +1,5 @@\n a\r\n-foo\r\n+foo\n+bar\r\n b\r\n c\r\n";
     r.apply(&[], patch).code(0);
     assert_eq!(r.read_str("f.txt"), "  a\r\n  foo\n  bar\r\n  b\r\n  c\r\n");
+}
+
+/// Issue 35: a line added between context lines that match the file only with their
+/// indentation changed, while most of the hunk's lines match as written, goes where its
+/// neighbours are: the model wrote it as deep as them, and they are deeper in the file.
+#[test]
+fn an_added_line_takes_the_indentation_shift_of_the_lines_around_it() {
+    let file = text(&[
+        "def f():",
+        "    x = 0",
+        "    if x:",
+        "        a = 1",
+        "        b = 2",
+        "    y = 3",
+        "    return",
+    ]);
+    let r = TestRepo::with(&[("k.py", &file)]);
+    let patch = "--- a/k.py\n+++ b/k.py\n@@ @@\n def f():\n     x = 0\n     if x:\n     a = 1\n+    c = 3\n     b = 2\n     y = 3\n     return\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("k.py"),
+        file.replace("        b = 2\n", "        c = 3\n        b = 2\n")
+    );
 }
