@@ -294,12 +294,22 @@ fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String,
     (out, near_edge)
 }
 
+/// A unified patch of `f.txt` as a Codex patch: each hunk under a bare `@@`.
+fn as_codex(patch: &str) -> String {
+    let mut out = String::from("*** Begin Patch\n*** Update File: f.txt\n");
+    for l in patch.lines().skip_while(|l| !l.starts_with("@@")) {
+        out.push_str(if l.starts_with("@@") { "@@" } else { l });
+        out.push('\n');
+    }
+    out + "*** End Patch\n"
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Issue 35: the diff of a→b with each hunk's trailing or leading context cut (its old
-    /// side still once in the file), with or without numbers, applies to b, as the full diff
-    /// does. Near an end of the file, where `diff`'s shape and a model's reading part, it
+    /// side still once in the file), with or without numbers, as a unified diff or a Codex
+    /// patch, applies to b, as the full diff does. Near an end of the file, where `diff`'s shape and a model's reading part, it
     /// may be refused instead; it never gives another file.
     #[test]
     fn hunks_cut_as_models_cut_them_apply_as_the_full_diff_does(
@@ -307,6 +317,7 @@ proptest! {
         edits in prop::collection::vec((0usize..60, 0u8..3, "[A-Z]{3}"), 1..5),
         cuts in prop::collection::vec(prop_oneof![Just(Cut::Keep), Just(Cut::Trailing), Just(Cut::Leading)], 1..6),
         numbers in any::<bool>(),
+        codex in any::<bool>(),
     ) {
         let mut b = a.clone();
         for (at, op, t) in &edits {
@@ -319,7 +330,12 @@ proptest! {
         }
         let (ta, tb) = (a.join("\n") + "\n", b.join("\n") + "\n");
         prop_assume!(ta != tb);
-        let (patch, near_edge) = cut_hunks(&a, &unified(&ta, &tb), &cuts, numbers);
+        let (mut patch, mut near_edge) = cut_hunks(&a, &unified(&ta, &tb), &cuts, numbers);
+        if codex {
+            patch = as_codex(&patch);
+            // Codex hunks have no numbers: nothing but the lines places them.
+            near_edge = false;
+        }
         let files = MemFiles::default().with("f.txt", &ta);
         let (status, after) = apply(&files, &patch).expect("parses");
         let after = after.expect("exists");
