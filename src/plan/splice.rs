@@ -411,11 +411,11 @@ fn deletes_tail(hunk: &Hunk) -> bool {
     };
     let (old, new) = (side(LineKind::Add), side(LineKind::Remove));
     let ops = crate::textdiff::diff(&old, &new, PAIRING_TIME);
-    match ops.as_slice() {
-        [.., similar::DiffOp::Equal { .. }, similar::DiffOp::Delete { .. }] => true,
-        [similar::DiffOp::Delete { .. }] => true,
-        _ => false,
-    }
+    matches!(
+        ops.as_slice(),
+        [.., similar::DiffOp::Equal { .. }, similar::DiffOp::Delete { .. }]
+            | [similar::DiffOp::Delete { .. }]
+    )
 }
 
 /// For each run of added lines, for each of its lines: the old-line index of the removed line
