@@ -59,6 +59,8 @@ pub enum WarningKind {
     KeptLaterEdits,
     /// An undo restored the pre-apply content over later edits (`--force`).
     Forced,
+    /// The hunk's Codex `@@` anchor is not in the file; its other lines placed it.
+    AnchorMissing,
     /// Anything else.
     Other,
 }

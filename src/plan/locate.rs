@@ -814,12 +814,22 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     if old.texts.is_empty() {
         return locate_bare_insertion(hay, q, &new_texts);
     }
+    let anchor_gone = anchor_missing(hay, q);
 
     for pass in Pass::LINE_PASSES {
         let needle = keys(pass, &old.texts);
         let (starts, above_anchor) = pinned_fits(hay, q, pass, &needle);
         if starts.is_empty() {
             continue;
+        }
+        // The anchor was the author's word on where the hunk goes; without it, lines that
+        // say nothing of their own, or fit in several places, do not place the hunk.
+        if let Some(anchor) = anchor_gone {
+            if starts.len() > 1 || says_nothing(q.hunk) {
+                return Located::NotFound {
+                    reason: Some(anchor_missing_refusal(anchor, &starts)),
+                };
+            }
         }
         // Braces and blank lines alone that fit only with their indentation changed say
         // nothing of where they belong: a run of `}` at other depths is found almost
@@ -1141,6 +1151,65 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
         return EdgeReading::Both(pinned);
     }
     EdgeReading::BesideContext
+}
+
+/// The first of the hunk's Codex `@@` anchors that is not in the file (or not after the one
+/// before it), when the whole file is searched.
+fn anchor_missing<'h>(hay: &Haystack, q: &Query<'h>) -> Option<&'h str> {
+    if q.hunk.anchors.is_empty() || !hay.whole() || !anchor_positions(hay, q, None).is_empty() {
+        return None;
+    }
+    let (mut known, mut found) = (Vec::new(), None);
+    for a in &q.hunk.anchors {
+        known.push(a.clone());
+        let part = Hunk {
+            anchors: known.clone(),
+            ..Hunk::default()
+        };
+        if anchor_positions(hay, &Query { hunk: &part, ..*q }, None).is_empty() {
+            found = Some(a.as_str());
+            break;
+        }
+    }
+    found.or(q.hunk.anchors.last().map(String::as_str))
+}
+
+/// Whether a placed hunk's `@@` anchor is missing from the file: a warning in the report.
+pub fn anchor_missing_warning(lines: &Haystack, hunk: &Hunk) -> Option<String> {
+    let q = Query {
+        hunk,
+        hint: None,
+        prev_end: 0,
+        ordered: false,
+        taken: &[],
+        context_width: 3,
+    };
+    anchor_missing(lines, &q).map(|a| {
+        format!(
+            "its @@ anchor {a:?} is not in the file; placed by its other lines alone (check that \
+             the edit is where you meant it)"
+        )
+    })
+}
+
+fn anchor_missing_refusal(anchor: &str, starts: &[usize]) -> String {
+    let fits = match starts {
+        [one] => format!("fit once (line {}) but say nothing of their own", one + 1),
+        many => format!(
+            "fit at {} places (lines {})",
+            many.len(),
+            many.iter()
+                .take(8)
+                .map(|s| (s + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "the hunk's @@ anchor {anchor:?} is not in the file, and its other lines {fits}: \
+         without the anchor nothing says where it goes; re-read the file and resend the hunk \
+         with its anchor as the file has it"
+    )
 }
 
 /// The refusal of a hunk whose additions [`edge_by_shape`] would put at an end of the file

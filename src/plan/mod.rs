@@ -1058,6 +1058,12 @@ fn plan_modify(
         }
     }
 
+    // The file's lines indexed once more only where some hunk has Codex anchors to look up.
+    let anchor_hay = fp
+        .hunks
+        .iter()
+        .any(|h| !h.anchors.is_empty())
+        .then(|| Haystack::new(&text.lines));
     let mut placed: Vec<(&Hunk, &Placement)> = Vec::new();
     // For each entry of `placed`: the patch's hunk it comes from (an elided hunk has parts).
     let mut placed_from: Vec<usize> = Vec::new();
@@ -1079,6 +1085,16 @@ fn plan_modify(
                 loosest = loosest.max(Some(p.pass));
                 plan.warnings
                     .extend(diagnose::placement_warnings(i + 1, p, hint.searched));
+                let missing = anchor_hay
+                    .as_ref()
+                    .and_then(|hay| locate::anchor_missing_warning(hay, &fp.hunks[i]));
+                if let Some(w) = missing {
+                    plan.warnings.push(diagnose::Warning::new(
+                        diagnose::WarningKind::AnchorMissing,
+                        Some(i + 1),
+                        format!("hunk {}: {w}", i + 1),
+                    ));
+                }
                 match (&elided[i], &rebuilt_hunks[i]) {
                     (_, Some((rebuilt, pl, _))) => {
                         placed.push((rebuilt, pl));

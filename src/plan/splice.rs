@@ -413,8 +413,11 @@ fn deletes_tail(hunk: &Hunk) -> bool {
     let ops = crate::textdiff::diff(&old, &new, PAIRING_TIME);
     matches!(
         ops.as_slice(),
-        [.., similar::DiffOp::Equal { .. }, similar::DiffOp::Delete { .. }]
-            | [similar::DiffOp::Delete { .. }]
+        [
+            ..,
+            similar::DiffOp::Equal { .. },
+            similar::DiffOp::Delete { .. }
+        ] | [similar::DiffOp::Delete { .. }]
     )
 }
 

@@ -11,6 +11,7 @@ mod elisions;
 mod dialects;
 mod formats_cli;
 mod history;
+mod new_user;
 mod hunk_shapes;
 mod hooks;
 mod json_report;

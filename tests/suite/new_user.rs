@@ -1,0 +1,82 @@
+//! Issue 39: what a new user trips on — each item's reproducer.
+
+use crate::common::{text, TestRepo};
+
+/// A Flask-like file with no `get_send_file_maxage` in it.
+fn app_py() -> String {
+    text(&[
+        "class App:",
+        "    def send_file(self, filename):",
+        "        max_age = self.max_age(filename)",
+        "        return open(filename)",
+        "",
+        "    def max_age(self, filename):",
+        "        return 60",
+    ])
+}
+
+#[test]
+fn a_codex_anchor_that_is_not_in_the_file_is_warned_about() {
+    let r = TestRepo::with(&[("app.py", &app_py())]);
+    let patch = "*** Begin Patch\n*** Update File: app.py\n@@ def get_send_file_maxage(self, filename):\n     def max_age(self, filename):\n-        return 60\n+        return 3600\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("app.py"),
+        app_py().replace("return 60", "return 3600")
+    );
+    let warnings = v["files"][0]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w["kind"] == "anchor-missing"
+            && w["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("get_send_file_maxage"))),
+        "{v}"
+    );
+    // The human report says so too.
+    let r = TestRepo::with(&[("app.py", &app_py())]);
+    r.apply(&[], patch)
+        .code(0)
+        .out_contains("anchor \"def get_send_file_maxage(self, filename):\" is not in the file");
+}
+
+#[test]
+fn a_codex_anchor_that_is_not_in_the_file_leaves_weak_context_unplaced() {
+    // Only braces and a blank line besides the change: the missing anchor was all that said
+    // where it goes.
+    let file = text(&[
+        "fn a() {",
+        "    one();",
+        "}",
+        "",
+        "fn b() {",
+        "    two();",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("m.rs", &file)]);
+    let before = r.state();
+    let weak =
+        "*** Begin Patch\n*** Update File: m.rs\n@@ fn c() {\n }\n+\n+fn d() {}\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], weak);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    let reason = v["files"][0]["hunks"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains("@@ anchor \"fn c() {\" is not in the file"),
+        "{v}"
+    );
+    // Lines that fit twice, which the anchor would have had to decide between.
+    let twice = text(&["fn a() {", "    x();", "}", "fn b() {", "    x();", "}"]);
+    let r = TestRepo::with(&[("m.rs", &twice)]);
+    let before = r.state();
+    let patch = "*** Begin Patch\n*** Update File: m.rs\n@@ fn c() {\n-    x();\n+    y();\n*** End Patch\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    let reason = v["files"][0]["hunks"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("fit at 2 places (lines 2, 5)"), "{v}");
+}
