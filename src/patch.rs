@@ -129,17 +129,15 @@ impl FilePatch {
             .expect("a file patch has at least one path")
     }
 
+    /// Lines added and removed, as `git diff --numstat` counts the change: a line a
+    /// SEARCH/REPLACE block (or any hunk) removes and adds back unchanged counts as neither.
     pub fn added_removed(&self) -> (usize, usize) {
         let mut add = 0;
         let mut rem = 0;
         for h in &self.hunks {
-            for l in &h.lines {
-                match l.kind {
-                    LineKind::Add => add += 1,
-                    LineKind::Remove => rem += 1,
-                    LineKind::Context => {}
-                }
-            }
+            let (a, r) = h.added_removed();
+            add += a;
+            rem += r;
         }
         if let Some(c) = &self.full_content {
             add += c.lines().count();
@@ -247,7 +245,40 @@ impl Hunk {
     pub fn has_changes(&self) -> bool {
         self.lines.iter().any(|l| l.kind != LineKind::Context)
     }
+
+    /// Lines added and removed: in each run of changed lines, a line diff of what it removes
+    /// against what it adds, so that lines removed and added back unchanged count as neither.
+    pub fn added_removed(&self) -> (usize, usize) {
+        let (mut add, mut rem) = (0, 0);
+        for run in self.lines.split(|l| l.kind == LineKind::Context) {
+            let side = |k: LineKind| -> Vec<&[u8]> {
+                run.iter()
+                    .filter(|l| l.kind == k)
+                    .map(|l| l.text.as_bytes())
+                    .collect()
+            };
+            let (old, new) = (side(LineKind::Remove), side(LineKind::Add));
+            if old.is_empty() || new.is_empty() {
+                add += new.len();
+                rem += old.len();
+                continue;
+            }
+            let same: usize = crate::textdiff::diff(&old, &new, COUNTING_TIME)
+                .iter()
+                .map(|op| match *op {
+                    similar::DiffOp::Equal { len, .. } => len,
+                    _ => 0,
+                })
+                .sum();
+            add += new.len() - same;
+            rem += old.len() - same;
+        }
+        (add, rem)
+    }
 }
+
+/// How long counting one run of changed lines may take (a coarser diff only counts more).
+const COUNTING_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 
 impl Patch {
     /// The patch that undoes this one: sides swapped, file by file and line by line.

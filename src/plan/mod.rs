@@ -1194,13 +1194,9 @@ fn plan_modify(
         return Ok((plan, writes));
     }
     // The counts are those of the hunks this plan applies, not of those already there.
+    // A line a hunk removes and adds back unchanged (a SEARCH/REPLACE block) is neither.
     (plan.added, plan.removed) = placed.iter().fold((0, 0), |(a, r), (h, _)| {
-        let adds = h.lines.iter().filter(|l| l.kind == LineKind::Add).count();
-        let rems = h
-            .lines
-            .iter()
-            .filter(|l| l.kind == LineKind::Remove)
-            .count();
+        let (adds, rems) = h.added_removed();
         (a + adds, r + rems)
     });
     let bytes = match sequential_text {

@@ -80,3 +80,35 @@ fn a_codex_anchor_that_is_not_in_the_file_leaves_weak_context_unplaced() {
         .unwrap_or_default();
     assert!(reason.contains("fit at 2 places (lines 2, 5)"), "{v}");
 }
+
+/// A SEARCH/REPLACE block rewrites its whole SEARCH text, but the change is one line: the
+/// summary, the JSON and `log` count what `git diff --numstat` counts.
+#[test]
+fn a_search_replace_block_counts_the_lines_it_changes_as_git_does() {
+    let file = text(&["fn main() {", "    let a = 1;", "    let b = 2;", "}"]);
+    let r = TestRepo::with(&[("m.rs", &file)]);
+    let block = "m.rs\n<<<<<<< SEARCH\nfn main() {\n    let a = 1;\n    let b = 2;\n}\n=======\nfn main() {\n    let a = 1;\n    let b = 3;\n}\n>>>>>>> REPLACE\n";
+    let (run, v) = r.apply_json(&[], block);
+    run.code(0);
+    let numstat = r.git(&["diff", "--numstat"]);
+    assert_eq!(numstat, "1\t1\tm.rs\n");
+    assert_eq!(
+        (
+            v["files"][0]["added"].as_u64(),
+            v["files"][0]["removed"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{v}"
+    );
+    assert_eq!(
+        (
+            v["summary"]["added"].as_u64(),
+            v["summary"]["removed"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{v}"
+    );
+    let log = r.cmd(&["log"]).output().expect("log");
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert!(log.contains("1 file (+1 -1)"), "{log}");
+}
