@@ -274,6 +274,13 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
             // The document says the status the process exits with, whoever built it.
             r.exit_code = status.exit_code();
             if o.json {
+                // Standard error's part only: no diff is worked out for it.
+                let diffs = r
+                    .diffs
+                    .replace((Some(report::diff::SHOWN_LINES), Vec::new()));
+                let said = report::human::render_with(&r, &report::human::Options::PLAIN).stderr;
+                r.diffs = diffs;
+                r.message = (!said.trim().is_empty()).then_some(said);
                 (report::json::render(&r), String::new())
             } else {
                 let options = report::human::Options {

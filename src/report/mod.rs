@@ -167,6 +167,11 @@ pub struct Report {
     /// The `pre-llm-apply` / `post-llm-apply` runs, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<hooks::HookReport>,
+    /// What standard error shows without `--json` (refusals with their diagnostics,
+    /// warnings, notices, errors), without colour: one text ready to show a person or a
+    /// model. Absent when there is nothing to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// Each path's bytes before and after, for the human rendering's diff (computed only
     /// when it is shown).
     #[serde(skip)]
@@ -200,6 +205,7 @@ impl Report {
             }],
             snapshot: None,
             hooks: Vec::new(),
+            message: None,
             changes: Vec::new(),
             undo: false,
             diffs: None,
@@ -236,6 +242,7 @@ impl Report {
             errors: Vec::new(),
             snapshot: None,
             hooks: Vec::new(),
+            message: None,
             changes: plan.changes.clone(),
             undo: false,
             diffs: None,

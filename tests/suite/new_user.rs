@@ -112,3 +112,24 @@ fn a_search_replace_block_counts_the_lines_it_changes_as_git_does() {
     let log = String::from_utf8_lossy(&log.stdout);
     assert!(log.contains("1 file (+1 -1)"), "{log}");
 }
+
+/// With `--json`, standard error is empty: the words it would have carried are the
+/// document's `message`, exactly as the human report writes them without colour.
+#[test]
+fn with_json_the_refusals_words_are_the_documents_message() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-x\n+y\n c\n";
+    let human = r.apply(&["--color=never"], patch);
+    human.code(1);
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(run.stderr, "");
+    assert_eq!(v["message"].as_str(), Some(human.stderr.as_str()), "{v}");
+    // Nothing to say: no message.
+    let (run, v) = r.apply_json(
+        &[],
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+    );
+    run.code(0);
+    assert!(v.get("message").is_none(), "{v}");
+}
