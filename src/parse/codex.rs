@@ -855,14 +855,20 @@ fn unified_header(line: &str) -> Option<UnifiedHeader<'_>> {
     if parts.next().is_some() {
         return None;
     }
-    let start = |r: &str| -> Option<usize> {
+    // Digits make it a header; digits too many for a line number leave it one without
+    // numbers (not an anchor to look for).
+    let start = |r: &str| -> Option<Option<usize>> {
         let (s, count) = r.split_once(',').unwrap_or((r, "0"));
-        super::line_number(count)?;
-        super::line_number(s)
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(s) || !digits(count) {
+            return None;
+        }
+        Some(super::line_number(count).and(super::line_number(s)))
     };
+    let (old_start, new_start) = (start(old)?, start(new)?);
     Some(UnifiedHeader {
-        old_start: Some(start(old)?),
-        new_start: Some(start(new)?),
+        old_start: old_start.zip(new_start).map(|(o, _)| o),
+        new_start: old_start.zip(new_start).map(|(_, n)| n),
         section,
     })
 }

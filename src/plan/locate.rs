@@ -1156,7 +1156,12 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
 /// The first of the hunk's Codex `@@` anchors that is not in the file (or not after the one
 /// before it), when the whole file is searched.
 fn anchor_missing<'h>(hay: &Haystack, q: &Query<'h>) -> Option<&'h str> {
-    if q.hunk.anchors.is_empty() || !hay.whole() || !anchor_positions(hay, q, None).is_empty() {
+    // In a window of the text, an anchor outside it is not missing: only a search of the
+    // whole text (which a window that lacks lines asks for anyway) can say.
+    if q.hunk.anchors.is_empty()
+        || hay.window.is_some()
+        || !anchor_positions(hay, q, None).is_empty()
+    {
         return None;
     }
     let (mut known, mut found) = (Vec::new(), None);

@@ -98,6 +98,9 @@ pub enum Strategy {
     /// A binary patch, applied by `git apply` to the bytes it was made from.
     #[serde(rename = "git-apply")]
     GitApply,
+    /// None: the file was refused before any strategy was tried (a missing file, a path
+    /// outside the work tree…).
+    None,
 }
 
 impl Strategy {
@@ -109,6 +112,7 @@ impl Strategy {
             Strategy::Text => "text",
             Strategy::File => "file",
             Strategy::GitApply => "git-apply",
+            Strategy::None => "none",
         }
     }
 }
@@ -412,6 +416,8 @@ pub type Writes = Vec<(String, Option<FileState>)>;
 fn refused(fp: &FilePatch, problem: String) -> FilePlan {
     let mut p = base_plan(fp);
     p.status = FileStatus::Refused;
+    // Refused before any strategy was tried.
+    p.strategy = Strategy::None;
     p.problems.push(problem);
     p
 }
@@ -725,6 +731,15 @@ fn plan_modify(
             }
             let mut p = refused(fp, format!("{old} does not exist"));
             p.suggested_path = diagnose::closest_path(&old, &vfs.files.known_paths());
+            if p.suggested_path.is_none() {
+                // No near name: perhaps the file was meant to be made.
+                p.problems.push(format!(
+                    "to create {old}, send it as a new file: in a unified diff, `--- /dev/null` \
+                     and `+++ b/{old}` with one `@@ -0,0 +1,N @@` hunk of added lines; in a \
+                     Codex patch, `*** Add File: {old}`; in SEARCH/REPLACE, the path and a block \
+                     with an empty SEARCH"
+                ));
+            }
             return Ok((p, Vec::new()));
         }
         Entry::Other(what) => {

@@ -278,7 +278,7 @@ fn check_file(fp: &FilePatch, p: &FilePlan) -> Result<(), Failure> {
                 (_, Strategy::ThreeWay | Strategy::HistoryThreeWay) => {
                     check_merge(fp, p, before, after)
                 }
-                (_, Strategy::File | Strategy::GitApply) => Err(fail(
+                (_, Strategy::File | Strategy::GitApply | Strategy::None) => Err(fail(
                     p,
                     None,
                     "a file-level strategy for a patch with hunks",

@@ -183,7 +183,7 @@ fn file_diff(
         Some(_) => format!("+++ b/{new_path}"),
         None => "+++ /dev/null".to_string(),
     });
-    let (hunks, omitted) = hunks(old_bytes, new_bytes, lines_before, limit);
+    let (hunks, omitted) = hunks(old_bytes, new_bytes, lines_before, limit, old_all);
     FileDiff {
         header,
         hunks,
@@ -228,6 +228,7 @@ fn hunks(
     new: &[u8],
     lines_before: usize,
     limit: Option<usize>,
+    old_all: &[u8],
 ) -> (Vec<DiffHunk>, Option<Omitted>) {
     let mut w = textdiff::window(old, new, CONTEXT);
     w.line += lines_before;
@@ -329,16 +330,52 @@ fn hunks(
             omitted.lines += cut;
         }
         shown += lines.len();
+        // The hunk's first line, as an offset into `old`, for the heading above it.
+        // (`old` may be a stretch of the whole old file, `old_all`; the heading may be above it.)
+        let above = a
+            .get(old_range.start)
+            .and_then(|l| (l.as_ptr() as usize).checked_sub(old_all.as_ptr() as usize))
+            .filter(|&at| at <= old_all.len());
+        let heading = above.and_then(|at| heading_above(&old_all[..at]));
         out.push(DiffHunk {
             header: format!(
-                "@@ -{} +{} @@",
+                "@@ -{} +{} @@{}",
                 range(w.line + old_range.start, old_range.len()),
-                range(w.line + new_range.start, new_range.len())
+                range(w.line + new_range.start, new_range.len()),
+                heading.map(|h| format!(" {h}")).unwrap_or_default()
             ),
             lines,
         });
     }
     (out, (omitted.lines > 0).then_some(omitted))
+}
+
+/// The section heading git writes after a hunk's `@@`, by its default rule: the nearest line
+/// above the hunk that starts with a letter, `_` or `$`, without trailing whitespace, at most
+/// 80 bytes of it.
+fn heading_above(before: &[u8]) -> Option<String> {
+    let mut end = before.len();
+    while end > 0 {
+        let start = memchr::memrchr(b'\n', &before[..end - 1]).map_or(0, |i| i + 1);
+        let line = &before[start..end];
+        if line
+            .first()
+            .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
+        {
+            let text = crate::bytes::decode(line).unwrap_or_else(|| String::from_utf8_lossy(line));
+            let mut text = text.trim_end().to_string();
+            if text.len() > 80 {
+                let mut cut = 80;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+            }
+            return Some(text);
+        }
+        end = start;
+    }
+    None
 }
 
 /// Lines an operation shows.

@@ -96,10 +96,10 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         let good = matches!(f.status, FileOutcome::Applied | FileOutcome::AlreadyApplied);
         if good {
             if !quiet {
-                file_line(&mut out, f, r.check, r.undo, po);
+                file_line(&mut out, f, r, po);
             }
         } else {
-            file_line(&mut err, f, r.check, r.undo, pe);
+            file_line(&mut err, f, r, pe);
         }
         // Under a failed file, its reasons; an applied file's remarks name it.
         if !good {
@@ -196,6 +196,7 @@ fn strategies(out: &mut String, r: &Report) {
         });
         let tried: Vec<String> = match f.strategy {
             Strategy::File => vec!["file: a whole-file operation".into()],
+            Strategy::None => vec!["none: refused before any strategy was tried".into()],
             Strategy::GitApply => vec!["git-apply: a binary patch, applied by git".into()],
             Strategy::Exact => vec!["exact: every hunk at its line numbers".into()],
             Strategy::ThreeWay | Strategy::HistoryThreeWay => {
@@ -303,12 +304,16 @@ fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
             Some(i) => h.header.split_at(i + 4),
             None => (h.header.as_str(), ""),
         };
-        let _ = writeln!(
-            out,
-            "{}{}",
-            p.paint(Style::HunkHeader, frag),
-            p.paint(Style::Func, func)
-        );
+        // git paints the space before the heading as context, the heading as `func`.
+        let heading = match func.strip_prefix(' ') {
+            Some(name) => format!(
+                "{}{}",
+                p.paint(Style::Context, " "),
+                p.paint(Style::Func, name)
+            ),
+            None => p.paint(Style::Func, func).to_string(),
+        };
+        let _ = writeln!(out, "{}{heading}", p.paint(Style::HunkHeader, frag));
         for l in &h.lines {
             let text = visible_cr(&l.text);
             let line = match l.kind {
@@ -357,7 +362,8 @@ fn visible_cr(s: &str) -> String {
     }
 }
 
-fn file_line(out: &mut String, f: &FileReport, check: bool, undo: bool, p: Palette) {
+fn file_line(out: &mut String, f: &FileReport, r: &Report, p: Palette) {
+    let (check, undo, reverse) = (r.check, r.undo, r.reverse);
     let (letter, style) = match f.status {
         FileOutcome::Refused => ("!", Style::Bad),
         FileOutcome::Skipped => ("-", Style::Dim),
@@ -402,6 +408,7 @@ fn file_line(out: &mut String, f: &FileReport, check: bool, undo: bool, p: Palet
         FileOutcome::AlreadyApplied if undo => " already restored".to_string(),
         FileOutcome::Applied if check => format!("{counts}{mode} would apply via {how}"),
         FileOutcome::Applied => format!("{counts}{mode} via {how}"),
+        FileOutcome::AlreadyApplied if reverse => " already reverted".to_string(),
         FileOutcome::AlreadyApplied => " already applied".to_string(),
         FileOutcome::Conflicted => format!("{counts} conflicted via {how}"),
         FileOutcome::Refused => " refused".to_string(),
@@ -662,7 +669,20 @@ fn total(out: &mut String, r: &Report, p: Palette) {
             s.removed
         ),
         RunStatus::Applied => format!("Applied {} (+{} -{})", files(s.files), s.added, s.removed),
+        RunStatus::AlreadyApplied if r.reverse => "Already reverted: nothing to do".to_string(),
         RunStatus::AlreadyApplied => "Already applied: nothing to do".to_string(),
+        // Every file was there already: the check found nothing to write.
+        RunStatus::Checked
+            if !r.files.is_empty()
+                && r.files
+                    .iter()
+                    .all(|f| f.status == FileOutcome::AlreadyApplied) =>
+        {
+            format!(
+                "Check passed: already {}, nothing to do; nothing written",
+                if r.reverse { "reverted" } else { "applied" }
+            )
+        }
         RunStatus::Checked => format!(
             "Check passed: would apply {} (+{} -{}); nothing written",
             files(s.files),
@@ -737,6 +757,7 @@ pub fn render_log(log: &super::log::LogReport, verbosity: Verbosity) -> Rendered
         let status = match e.status {
             LogStatus::Applied => "applied",
             LogStatus::Undone => "undone",
+            LogStatus::Undo => "undo",
         };
         let files = if e.files == 1 {
             "1 file".to_string()

@@ -16,6 +16,9 @@ pub const LOG_SCHEMA: u32 = 1;
 pub enum LogStatus {
     Applied,
     Undone,
+    /// The record an undo took before it wrote (see `undoes`): not an apply, and `undo`
+    /// without an id passes over it.
+    Undo,
 }
 
 /// One snapshot as `log` shows it.
@@ -74,6 +77,7 @@ impl LogReport {
                 time: iso(i.time),
                 timestamp: i.time.seconds,
                 status: match i.status {
+                    Status::Applied if i.undoes.is_some() => LogStatus::Undo,
                     Status::Applied => LogStatus::Applied,
                     Status::Undone { .. } => LogStatus::Undone,
                 },

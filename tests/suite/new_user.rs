@@ -133,3 +133,86 @@ fn with_json_the_refusals_words_are_the_documents_message() {
     run.code(0);
     assert!(v.get("message").is_none(), "{v}");
 }
+
+const CAPITAL_B: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+
+#[test]
+fn reverting_a_patch_that_is_not_there_says_already_reverted() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    let patch = r.path().join(".git").join("fix.patch");
+    std::fs::write(&patch, CAPITAL_B).expect("write the patch");
+    let patch = patch.to_str().expect("utf-8 path");
+    r.apply(&["--revert", patch], "")
+        .code(0)
+        .out_contains("= f.txt already reverted")
+        .out_contains("Already reverted: nothing to do");
+}
+
+#[test]
+fn checking_an_applied_patch_says_it_is_already_applied() {
+    let r = TestRepo::with(&[("f.txt", "a\nB\nc\n")]);
+    let run = r.apply(&["--check"], CAPITAL_B);
+    run.code(0)
+        .out_contains("Check passed: already applied, nothing to do; nothing written");
+    assert!(
+        !run.stdout.contains("would apply 0 files"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn log_names_an_undos_own_record_undo() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    r.apply(&[], CAPITAL_B).code(0);
+    assert!(r.cmd(&["undo"]).status().expect("undo").success());
+    let out = r.cmd(&["log"]).output().expect("log");
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(
+        lines[0].contains("  undo  ") && lines[0].contains("undo of snapshot 1"),
+        "{log}"
+    );
+    assert!(lines[1].contains("  undone  "), "{log}");
+    let out = r.cmd(&["log", "--json"]).output().expect("log");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["snapshots"][0]["status"], "undo", "{v}");
+    assert_eq!(v["snapshots"][1]["status"], "undone", "{v}");
+}
+
+#[test]
+fn a_missing_file_with_no_near_name_is_told_how_to_create_it() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    let patch = "--- a/nope.txt\n+++ b/nope.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["strategy"], "none", "{v}");
+    let human = r.apply(&[], patch);
+    human
+        .code(1)
+        .out_contains("to create nope.txt, send it as a new file")
+        .out_contains("*** Add File: nope.txt");
+}
+
+/// The report's diff names the section a hunk is in after its `@@`, as `git diff` does.
+#[test]
+fn the_reports_diff_keeps_the_section_heading_git_shows() {
+    let file = text(&[
+        "def f():",
+        "    x = 1",
+        "    y = 2",
+        "    z = 3",
+        "    w = 4",
+        "    v = 5",
+        "    u = 6",
+        "    return x",
+    ]);
+    let r = TestRepo::with(&[("g.py", &file)]);
+    let patch = "--- a/g.py\n+++ b/g.py\n@@ -5,3 +5,3 @@\n     w = 4\n-    v = 5\n+    v = 50\n     u = 6\n";
+    let run = r.apply(&["--color=never"], patch);
+    run.code(0);
+    let git = r.git(&["diff", "--no-color"]);
+    let heading = |s: &str| s.lines().find(|l| l.starts_with("@@")).map(str::to_string);
+    assert_eq!(heading(&run.stdout), heading(&git));
+    assert_eq!(heading(&git).as_deref(), Some("@@ -3,6 +3,6 @@ def f():"));
+}

@@ -236,10 +236,11 @@ fn undo_table(args: &[&str]) -> Table {
         let at = format!("undo killed after {k} mutation(s), before {point:?}");
         t.tried += 1;
         // Before the undo = the apply stands (log: applied; an undo snapshot, if listed, is
-        // itself undone). After = the files restored (log: the apply undone, its undo applied).
+        // itself undone). After = the files restored (log: the apply undone, its undo's record
+        // standing: `undo`).
         if now == applied && applies == ["applied"] && undos.iter().all(|s| s == "undone") {
             t.pre += 1;
-        } else if now == pre && applies == ["undone"] && undos == ["applied"] {
+        } else if now == pre && applies == ["undone"] && undos == ["undo"] {
             t.post += 1;
         } else {
             t.other.push(format!(

@@ -230,8 +230,8 @@ fn an_overlapping_edit_is_refused_by_name_and_force_overrides_and_can_itself_be_
         .collect();
     assert_eq!(
         status,
-        [("applied", Some(2)), ("undone", Some(1)), ("applied", None)],
-        "snapshot 1's change is back, so it counts as applied again"
+        [("undo", Some(2)), ("undone", Some(1)), ("applied", None)],
+        "snapshot 1's change is back, so it counts as applied again; the newest is an undo's record"
     );
 }
 

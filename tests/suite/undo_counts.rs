@@ -238,18 +238,19 @@ fn a_two_thousand_hunk_undo_gives_back_the_original_bytes() {
 }
 
 #[test]
-fn undo_states_the_counts_the_apply_reported_even_where_a_diff_would_count_fewer() {
+fn undo_states_the_counts_the_apply_reported_which_are_git_diffs() {
     let r = TestRepo::with(&[("f.txt", "a\nx\ny\nz\n")]);
-    // Two lines swapped, written as two removed and two added: a minimal diff says one each.
+    // Two lines swapped, written as two removed and two added: counted as a line diff counts
+    // them (issue 39), one each, as `git diff --numstat` does.
     let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,4 +1,4 @@\n a\n-x\n-y\n+y\n+x\n z\n";
     let (applied, report) = r.apply_json(&[], patch);
     applied.code(0);
-    assert_eq!(counts(&report)["f.txt"], (2, 2));
+    assert_eq!(counts(&report)["f.txt"], (1, 1));
     assert_eq!(git_numstat_of_undo(&r, 1)["f.txt"], (1, 1));
     let undone = undo_json(&r, &[], 0);
     assert_eq!(
         counts(&undone)["f.txt"],
-        (2, 2),
+        (1, 1),
         "the undo takes out what the apply put in, counted the same way"
     );
 }
