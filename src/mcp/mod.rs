@@ -74,6 +74,41 @@ impl Server {
                     Err(e) => bad_arguments(name, &e),
                 }
             }
+            tools::EDIT => match serde_json::from_value::<tools::EditArgs>(arguments.clone()) {
+                Ok(a) => {
+                    let mut request = arguments;
+                    if let Some(map) = request.as_object_mut() {
+                        for k in ["check", "label", "session"] {
+                            map.remove(k);
+                        }
+                    }
+                    let outcome = crate::run::edit::run(crate::run::edit::EditOptions {
+                        request,
+                        check: a.check.unwrap_or(false),
+                        no_snapshot: false,
+                        label: a.label,
+                        session: a.session,
+                        dir,
+                        config: None,
+                    });
+                    match outcome {
+                        crate::run::edit::EditOutcome::Applied(r) => report_result(r),
+                        crate::run::edit::EditOutcome::Viewed(Ok(v)) => view_result(&v),
+                        crate::run::edit::EditOutcome::Viewed(Err(r)) => report_result(*r),
+                    }
+                }
+                Err(e) => bad_arguments(name, &e),
+            },
+            tools::VIEW => match serde_json::from_value::<tools::ViewArgs>(arguments) {
+                Ok(a) => match crate::run::view::run(crate::run::view::ViewOptions {
+                    request: a.request(),
+                    dir,
+                }) {
+                    Ok(v) => view_result(&v),
+                    Err(r) => report_result(*r),
+                },
+                Err(e) => bad_arguments(name, &e),
+            },
             tools::UNDO => match serde_json::from_value::<tools::UndoArgs>(arguments) {
                 Ok(a) => {
                     // An undo writes as git config says (llm-apply.fsync), and not at all when
@@ -101,7 +136,7 @@ impl Server {
                 Err(e) => bad_arguments(name, &e),
             },
             _ => CallToolResult::error(vec![ContentBlock::text(format!(
-                "no tool named {name:?}: the tools are apply_patch, undo and log"
+                "no tool named {name:?}: the tools are apply_patch, edit, view, undo and log"
             ))]),
         }
     }
@@ -163,6 +198,24 @@ fn summary(r: &Report) -> String {
     format!("{head}\n{}", report::human::render(r))
 }
 
+fn view_result(v: &crate::report::view::ViewReport) -> CallToolResult {
+    let value = serde_json::to_value(v).expect("a view always serializes");
+    let mut head = v.path.clone();
+    if v.kind == "file" {
+        head.push_str(&format!(
+            ": lines {}-{} of {}, view_token {}",
+            v.first_line,
+            v.last_line,
+            v.total_lines,
+            v.view_token.as_deref().unwrap_or_default()
+        ));
+    }
+    let mut result =
+        CallToolResult::success(vec![ContentBlock::text(format!("{head}\n{}", v.text()))]);
+    result.structured_content = Some(value);
+    result
+}
+
 fn log_result(l: &LogReport) -> CallToolResult {
     let value = serde_json::to_value(l).expect("a listing always serializes");
     let shown = report::human::render_log(l, report::human::Verbosity::Normal);
@@ -180,8 +233,9 @@ impl ServerHandler for Server {
             ))
             .with_instructions(
                 "Apply patches (unified diffs, Codex patches, SEARCH/REPLACE blocks) to this git \
-                 work tree with apply_patch; it refuses rather than guesses, and says why. \
-                 Every apply can be taken back with undo; log lists them.",
+                 work tree with apply_patch, or edit files by replacing text with edit (view \
+                 shows a file with line numbers); each refuses rather than guesses, and says \
+                 why. Every apply and edit can be taken back with undo; log lists them.",
             )
     }
 

@@ -91,7 +91,94 @@ pub struct LogArgs {
     pub limit: Option<u64>,
 }
 
+/// One edit of a list (`edits`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditItem {
+    /// The file to edit; default: the `path` beside the list.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The text to replace, exactly as the file has it (whitespace and Unicode look-alikes
+    /// are tolerated when it is found nowhere exactly). Empty creates a new file.
+    #[serde(default)]
+    pub old_string: Option<String>,
+    /// The text to put in its place.
+    #[serde(default)]
+    pub new_string: Option<String>,
+    /// Replace every occurrence (otherwise an `old_string` found twice is refused).
+    #[serde(default)]
+    pub replace_all: Option<bool>,
+    /// Instead of `old_string`: the first line to replace as `view` with `hashes` shows it,
+    /// `"12:a3f"` (number and hash).
+    #[serde(default)]
+    pub start: Option<String>,
+    /// With `start`: the last line to replace (default: `start`'s line).
+    #[serde(default)]
+    pub end: Option<String>,
+}
+
+/// The arguments of `edit`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditArgs {
+    /// The file to edit, relative to the top of the work tree (or absolute, inside it).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The text to replace, exactly as the file has it (whitespace and Unicode look-alikes
+    /// are tolerated when it is found nowhere exactly). Empty creates a new file.
+    #[serde(default)]
+    pub old_string: Option<String>,
+    /// The text to put in its place.
+    #[serde(default)]
+    pub new_string: Option<String>,
+    /// Replace every occurrence (otherwise an `old_string` found twice is refused).
+    #[serde(default)]
+    pub replace_all: Option<bool>,
+    /// Instead of `old_string`: the first line to replace as `view` with `hashes` shows it,
+    /// `"12:a3f"` (number and hash).
+    #[serde(default)]
+    pub start: Option<String>,
+    /// With `start`: the last line to replace (default: `start`'s line).
+    #[serde(default)]
+    pub end: Option<String>,
+    /// Several edits, applied in order, all or nothing (instead of the single edit above).
+    #[serde(default)]
+    pub edits: Option<Vec<EditItem>>,
+    /// The `view_token` of the `view` this edit was written from: if the file changed since,
+    /// the edit is refused.
+    #[serde(default)]
+    pub view_token: Option<String>,
+    /// Only check: report what would happen, write nothing.
+    #[serde(default)]
+    pub check: Option<bool>,
+    /// A one-line description, recorded with the snapshot (shown by `log`).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// A name for the agent's session (`undo` with it takes back all of its edits).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// The arguments of `view`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewArgs {
+    /// The file (or directory) to show, relative to the top of the work tree.
+    pub path: String,
+    /// The first line to show (1-based; default 1).
+    #[serde(default)]
+    pub start_line: Option<u64>,
+    /// The last line to show (default: the end, at most 2000 lines from the first).
+    #[serde(default)]
+    pub end_line: Option<u64>,
+    /// Show each line as `N:hash|text`: `edit` takes `start`/`end` as `"N:hash"`.
+    #[serde(default)]
+    pub hashes: Option<bool>,
+}
+
 pub const APPLY_PATCH: &str = "apply_patch";
+pub const EDIT: &str = "edit";
+pub const VIEW: &str = "view";
 pub const UNDO: &str = "undo";
 pub const LOG: &str = "log";
 
@@ -106,6 +193,21 @@ one place, nothing is written (all or nothing unless `partial`) and the error sh
 file's actual lines and what differs, so you can resend a corrected patch. Never touches HEAD \
 or the index; every apply is recorded and can be taken back with `undo`. The result is the \
 JSON report (status, files, snapshot id).";
+
+pub const EDIT_DESCRIPTION: &str = "Edit a file of the git work tree by replacing text: \
+`old_string` (copied from the file, enough lines to occur once) becomes `new_string`; \
+`replace_all` replaces every occurrence; an empty `old_string` creates a new file. Or name the \
+lines to replace by `start`/`end` as `view` with `hashes` shows them (`\"12:a3f\"`), without \
+retyping them. `edits` takes a list, applied in order, all or nothing. Whitespace, tab/space and \
+Unicode look-alike differences are tolerated (the report names the pass used); an \
+`old_string` found in several places is refused with their line numbers; with `view_token` \
+from `view`, an edit of a file changed since is refused. Line endings, a byte-order mark and \
+the file's encoding are kept. Every edit is recorded: `undo` with its id takes it back.";
+
+pub const VIEW_DESCRIPTION: &str = "Show a file of the git work tree with line numbers (at most \
+2000 lines; `start_line`/`end_line` for a range), or a directory's entries. With `hashes`, each \
+line is `N:hash|text`, and `edit` can name lines by `\"N:hash\"`. The result's `view_token` \
+makes an `edit` refuse a file changed since this view.";
 
 pub const UNDO_DESCRIPTION: &str = "Take an earlier apply back out of the work tree: the most \
 recent one, the snapshot `id`, or every apply of a `session`. Edits made since the apply are \
@@ -129,6 +231,16 @@ pub fn all() -> Vec<ToolDef> {
             name: APPLY_PATCH,
             description: APPLY_PATCH_DESCRIPTION,
             input_schema: schema_of::<ApplyPatchArgs>(),
+        },
+        ToolDef {
+            name: EDIT,
+            description: EDIT_DESCRIPTION,
+            input_schema: schema_of::<EditArgs>(),
+        },
+        ToolDef {
+            name: VIEW,
+            description: VIEW_DESCRIPTION,
+            input_schema: schema_of::<ViewArgs>(),
         },
         ToolDef {
             name: UNDO,
@@ -183,6 +295,24 @@ impl ApplyPatchArgs {
             dir,
             config: None,
             shown_diff: None,
+        }
+    }
+}
+
+impl ViewArgs {
+    pub fn request(self) -> crate::parse::edit::ViewRequest {
+        let ViewArgs {
+            path,
+            start_line,
+            end_line,
+            hashes,
+        } = self;
+        let n = |v: Option<u64>| v.and_then(|n| usize::try_from(n).ok());
+        crate::parse::edit::ViewRequest {
+            path,
+            start: n(start_line),
+            end: n(end_line),
+            hashes: hashes.unwrap_or(false),
         }
     }
 }

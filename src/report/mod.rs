@@ -8,6 +8,7 @@ pub mod hooks;
 pub mod human;
 pub mod json;
 pub mod log;
+pub mod view;
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::common::TestRepo;
 
 /// One server process and the client's end of its pipes.
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
@@ -17,7 +17,7 @@ struct Client {
 
 impl Client {
     /// Start the server in `repo` (extra arguments before `mcp`) and initialize the session.
-    fn start(repo: &TestRepo, extra: &[&str]) -> Client {
+    pub(crate) fn start(repo: &TestRepo, extra: &[&str]) -> Client {
         let mut args: Vec<&str> = extra.to_vec();
         args.push("mcp");
         let mut child = repo
@@ -55,7 +55,7 @@ impl Client {
         c
     }
 
-    fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(line.as_bytes()).expect("write");
         stdin.write_all(b"\n").expect("write");
@@ -63,7 +63,7 @@ impl Client {
     }
 
     /// Send a request and read until its response (every line must be a JSON-RPC message).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send_line(
@@ -72,7 +72,7 @@ impl Client {
         self.response(id)
     }
 
-    fn response(&mut self, id: u64) -> Value {
+    pub(crate) fn response(&mut self, id: u64) -> Value {
         loop {
             let mut line = String::new();
             let n = self.stdout.read_line(&mut line).expect("read");
@@ -89,7 +89,7 @@ impl Client {
         }
     }
 
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let r = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         assert!(
             r["result"].is_object(),
@@ -99,7 +99,7 @@ impl Client {
     }
 
     /// Close stdin (the client disconnects) and wait: the server ends with status 0.
-    fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         drop(self.stdin.take());
         let out = self.child.wait_with_output().expect("wait");
         assert_eq!(out.status.code(), Some(0), "the server ends cleanly on EOF");
@@ -107,7 +107,7 @@ impl Client {
     }
 }
 
-fn text_of(result: &Value) -> String {
+pub(crate) fn text_of(result: &Value) -> String {
     result["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
@@ -121,13 +121,13 @@ fn repo() -> TestRepo {
 }
 
 #[test]
-fn lists_its_three_tools_with_schemas_from_the_argument_types() {
+fn lists_its_tools_with_schemas_from_the_argument_types() {
     let r = repo();
     let mut c = Client::start(&r, &[]);
     let list = c.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["apply_patch", "undo", "log"]);
+    assert_eq!(names, ["apply_patch", "edit", "view", "undo", "log"]);
     let apply = &tools[0];
     assert_eq!(apply["inputSchema"]["type"], "object");
     assert_eq!(apply["inputSchema"]["required"], json!(["patch"]));
@@ -157,8 +157,10 @@ fn lists_its_three_tools_with_schemas_from_the_argument_types() {
         description.contains("refuses rather than guesses"),
         "{description}"
     );
-    assert!(tools[1]["inputSchema"]["properties"]["id"].is_object());
-    assert!(tools[2]["inputSchema"]["properties"]["limit"].is_object());
+    assert!(tools[1]["inputSchema"]["properties"]["old_string"].is_object());
+    assert!(tools[2]["inputSchema"]["properties"]["hashes"].is_object());
+    assert!(tools[3]["inputSchema"]["properties"]["id"].is_object());
+    assert!(tools[4]["inputSchema"]["properties"]["limit"].is_object());
     c.finish();
 }
 

@@ -39,4 +39,5 @@ mod snapshot_stat;
 mod undo_counts;
 mod patch_size;
 mod mcp;
+mod edit;
 mod scale;
