@@ -70,15 +70,19 @@ impl Server {
         match name {
             tools::APPLY_PATCH => {
                 match serde_json::from_value::<tools::ApplyPatchArgs>(arguments) {
-                    Ok(a) => report_result(crate::run::apply::run(a.options(dir))),
+                    Ok(a) => {
+                        let view = Shape::of(a.detail, name);
+                        view.result(crate::run::apply::run(a.options(dir)))
+                    }
                     Err(e) => bad_arguments(name, &e),
                 }
             }
             tools::EDIT => match serde_json::from_value::<tools::EditArgs>(arguments.clone()) {
                 Ok(a) => {
+                    let view = Shape::of(a.detail, name);
                     let mut request = arguments;
                     if let Some(map) = request.as_object_mut() {
-                        for k in ["check", "label", "session"] {
+                        for k in ["check", "label", "session", "detail"] {
                             map.remove(k);
                         }
                     }
@@ -92,9 +96,9 @@ impl Server {
                         config: None,
                     });
                     match outcome {
-                        crate::run::edit::EditOutcome::Applied(r) => report_result(r),
+                        crate::run::edit::EditOutcome::Applied(r) => view.result(r),
                         crate::run::edit::EditOutcome::Viewed(Ok(v)) => view_result(&v),
-                        crate::run::edit::EditOutcome::Viewed(Err(r)) => report_result(*r),
+                        crate::run::edit::EditOutcome::Viewed(Err(r)) => view.result(*r),
                     }
                 }
                 Err(e) => bad_arguments(name, &e),
@@ -118,7 +122,7 @@ impl Server {
                     if let Err(message) = crate::run::checked_config(&pending) {
                         return report_result(Report::error("config", message));
                     }
-                    report_result(crate::run::undo::run(a.options(dir)))
+                    Shape::of(None, name).result(crate::run::undo::run(a.options(dir)))
                 }
                 Err(e) => bad_arguments(name, &e),
             },
@@ -146,6 +150,52 @@ fn bad_arguments(tool: &str, e: &serde_json::Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(format!(
         "{tool}: the arguments do not fit its input schema: {e}"
     ))])
+}
+
+/// The bytes a brief result's text and structured content come to at most, so that the whole
+/// JSON-RPC message (escapes and envelope included) stays under 8 KB.
+const BRIEF_BUDGET: usize = 6000;
+
+/// How a tool's report is shown: brief (the default) or in full (`detail`).
+struct Shape {
+    detail: bool,
+    tool: &'static str,
+}
+
+impl Shape {
+    fn of(detail: Option<bool>, tool: &str) -> Shape {
+        let tool = match tool {
+            tools::EDIT => tools::EDIT,
+            tools::UNDO => tools::UNDO,
+            _ => tools::APPLY_PATCH,
+        };
+        Shape {
+            detail: detail.unwrap_or(false),
+            tool,
+        }
+    }
+
+    fn result(&self, mut r: Report) -> CallToolResult {
+        r.exit_code = r.status.exit_code();
+        if self.detail {
+            return report_result(r);
+        }
+        let full = if r.written {
+            format!(
+                "the full report comes with detail: true on the next call ({} was written; log lists it)",
+                if r.undo { "the undo" } else { "this change" }
+            )
+        } else {
+            format!(
+                "call {} again with detail: true (and check: true to write nothing) for the full report",
+                self.tool
+            )
+        };
+        let size = |b: &Report| {
+            summary(b).len() + serde_json::to_string(b).map_or(usize::MAX, |s| s.len())
+        };
+        report_result(report::brief::brief(&r, BRIEF_BUDGET, &full, size))
+    }
 }
 
 /// A run's report as a tool result: the JSON report as structured content; as text, the

@@ -59,6 +59,10 @@ pub struct ApplyPatchArgs {
     /// made under it, newest first, as one operation.
     #[serde(default)]
     pub session: Option<String>,
+    /// The full report (every file, hunk and notice) instead of the brief one, which fits in
+    /// a few KB and says what it left out.
+    #[serde(default)]
+    pub detail: Option<bool>,
 }
 
 /// The arguments of `undo`.
@@ -157,6 +161,9 @@ pub struct EditArgs {
     /// A name for the agent's session (`undo` with it takes back all of its edits).
     #[serde(default)]
     pub session: Option<String>,
+    /// The full report instead of the brief one.
+    #[serde(default)]
+    pub detail: Option<bool>,
 }
 
 /// The arguments of `view`.
@@ -280,6 +287,7 @@ impl ApplyPatchArgs {
             partial,
             label,
             session,
+            detail: _,
         } = self;
         ApplyOptions {
             patches: Patches::Text(patch),

@@ -507,7 +507,21 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                     continue;
                 };
                 let at: Vec<usize> = cur.text.match_indices(&old).map(|(i, _)| i).collect();
+                let done: Vec<usize> = if at.is_empty() && !new.is_empty() {
+                    cur.text
+                        .match_indices(&new)
+                        .map(|(i, _)| i)
+                        .take(2)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 match at.len() {
+                    // Not there, but its replacement is, once: the edit as it would read had it
+                    // been made, so the planner finds it already applied (a resent edit).
+                    0 if done.len() == 1 => fp
+                        .hunks
+                        .push(widened(&cur.text, &done, new.len(), &old).reversed()),
                     0 => fp.hunks.push(search_block(&old, &new)),
                     1 => fp.hunks.push(widened(&cur.text, &[at[0]], old.len(), &new)),
                     k if *all => {

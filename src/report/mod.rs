@@ -1,6 +1,7 @@
 //! The one Report of a run, built from the plan and what was written, rendered in exactly two
 //! places: `human.rs` and `json.rs`.
 
+pub mod brief;
 pub mod color;
 pub mod conflict;
 pub mod diff;
@@ -168,6 +169,10 @@ pub struct Report {
     /// The `pre-llm-apply` / `post-llm-apply` runs, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<hooks::HookReport>,
+    /// A brief report (the MCP server's default) only: what it left out, and how to get the
+    /// full report. `--json` is always complete and never has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Box<brief::Omitted>>,
     /// Each path's bytes before and after, for the human rendering's diff (computed only
     /// when it is shown).
     #[serde(skip)]
@@ -201,6 +206,7 @@ impl Report {
             }],
             snapshot: None,
             hooks: Vec::new(),
+            omitted: None,
             changes: Vec::new(),
             undo: false,
             diffs: None,
@@ -237,6 +243,7 @@ impl Report {
             errors: Vec::new(),
             snapshot: None,
             hooks: Vec::new(),
+            omitted: None,
             changes: plan.changes.clone(),
             undo: false,
             diffs: None,

@@ -14,6 +14,10 @@ struct Case {
     edit: fn() -> Value,
     after: &'static str,
     pass: &'static str,
+    /// The hunk's status when the edit is sent again: the planner recognises an applied
+    /// SEARCH block by its replacement in the line passes, except where only trailing
+    /// whitespace differs.
+    resent: &'static str,
 }
 
 const CASES: &[Case] = &[
@@ -23,6 +27,7 @@ const CASES: &[Case] = &[
         edit: || json!({"path": "a.py", "old_string": "foo(1)", "new_string": "foo(2)"}),
         after: "x = 1\ny = foo(2) + 2\n",
         pass: "exact",
+        resent: "already-applied",
     },
     Case {
         name: "trailing whitespace drifted",
@@ -30,6 +35,7 @@ const CASES: &[Case] = &[
         edit: || json!({"path": "a.py", "old_string": "a = 1\nb = 2\n", "new_string": "a = 1\nb = 3\n"}),
         after: "a = 1   \nb = 3\n",
         pass: "trailing-whitespace",
+        resent: "not-found",
     },
     Case {
         name: "a tab shown as spaces",
@@ -37,6 +43,7 @@ const CASES: &[Case] = &[
         edit: || json!({"path": "a.py", "old_string": "def f():\n    return 1", "new_string": "def f():\n    return 2"}),
         after: "def f():\n\treturn 2\n",
         pass: "whitespace",
+        resent: "already-applied",
     },
     Case {
         name: "a no-break space",
@@ -44,6 +51,7 @@ const CASES: &[Case] = &[
         edit: || json!({"path": "a.py", "old_string": "y = 3\n", "new_string": "y = 5\n"}),
         after: "y = 5\nz = 4\n",
         pass: "unicode",
+        resent: "already-applied",
     },
     Case {
         name: "a CRLF file",
@@ -51,6 +59,7 @@ const CASES: &[Case] = &[
         edit: || json!({"path": "a.py", "old_string": "two\nthree", "new_string": "TWO\nthree"}),
         after: "one\r\nTWO\r\nthree\r\n",
         pass: "exact",
+        resent: "already-applied",
     },
 ];
 
@@ -88,9 +97,26 @@ fn each_case_gives_the_same_result_through_mcp_and_undo_by_id_takes_it_back() {
         assert_eq!(res["isError"], false, "{}: {res}", case.name);
         assert_eq!(r.read_str("a.py"), case.after, "{}", case.name);
         let mcp = &res["structuredContent"];
-        for key in ["status", "files", "summary", "snapshot", "exit_code"] {
+        for key in ["status", "summary", "snapshot", "exit_code", "errors"] {
             assert_eq!(mcp[key], by_cli[key], "{}: {key}", case.name);
         }
+        // The brief result lists the file as the CLI does, without its applied hunks.
+        let mut file = by_cli["files"][0].clone();
+        file["hunks"] = json!([]);
+        assert_eq!(mcp["files"][0], file, "{}", case.name);
+        let detail = c.call("edit", {
+            let mut e = (case.edit)();
+            e["detail"] = json!(true);
+            e["check"] = json!(true);
+            e
+        });
+        // With detail the report lists the hunk.
+        let file = &detail["structuredContent"]["files"][0];
+        assert_eq!(
+            file["hunks"][0]["status"], case.resent,
+            "{}: {detail}",
+            case.name
+        );
         let id = mcp["snapshot"]
             .as_str()
             .unwrap()

@@ -40,4 +40,5 @@ mod undo_counts;
 mod patch_size;
 mod mcp;
 mod edit;
+mod bounded;
 mod scale;
