@@ -175,13 +175,21 @@ pub enum Command {
     Edit(EditArgs),
     /// Serve the Model Context Protocol on stdin/stdout (tools: apply_patch, undo, log) for
     /// the repository it starts in (or -C DIR)
-    Mcp,
+    Mcp(McpArgs),
     /// Print tool definitions for function calling: OpenAI or Anthropic JSON, or the Lark
     /// grammar of the Codex patch format for a freeform tool
     Tools(ToolsArgs),
     /// Print a shell completion script: for bash it also completes `git llm-apply` through
     /// git's own completion
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// Serve where applies are not recorded (outside a repository the server does not start
+    /// without it): every result then says that undo cannot take them back
+    #[arg(long)]
+    pub no_snapshot: bool,
 }
 
 #[derive(Debug, clap::Args)]

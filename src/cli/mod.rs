@@ -204,9 +204,10 @@ pub fn main() -> ExitCode {
         Some(args::Command::Completions(a)) => completions::run(a),
         Some(args::Command::Tools(a)) => tools::run(a),
         Some(args::Command::Edit(a)) => edit::run(a, args.dir, pending.clone()),
-        Some(args::Command::Mcp) => {
+        Some(args::Command::Mcp(m)) => {
             // stdout carries protocol messages only: nothing else is printed there.
-            let code = crate::mcp::serve(args.dir);
+            let args::McpArgs { no_snapshot } = m;
+            let code = crate::mcp::serve(args.dir, no_snapshot);
             return ExitCode::from(u8::try_from(code).unwrap_or(2));
         }
     };
@@ -264,7 +265,7 @@ fn wants_json(args: &args::Args) -> bool {
             | args::Command::InstallMan(_)
             | args::Command::Completions(_)
             | args::Command::Tools(_)
-            | args::Command::Mcp,
+            | args::Command::Mcp(_),
         ) => false,
     }
 }

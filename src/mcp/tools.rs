@@ -224,42 +224,147 @@ written) unless `force`. The undo is itself recorded, so it can be undone too.";
 pub const LOG_DESCRIPTION: &str = "List the recorded applies and undos of this work tree, newest \
 first: snapshot id, time, status (applied or undone), files and lines changed, label.";
 
-/// One tool: its name, description and input schema.
+/// One tool: its name, description, input and output schemas, and what it does to the
+/// work tree (MCP's annotations).
 pub struct ToolDef {
     pub name: &'static str,
     pub description: &'static str,
     pub input_schema: serde_json::Map<String, serde_json::Value>,
+    pub output_schema: serde_json::Map<String, serde_json::Value>,
+    pub annotations: rmcp::model::ToolAnnotations,
+}
+
+/// Hints for a tool: whether it only reads, and whether what it writes may replace or remove
+/// what was there (every write is still recorded and undoable where the server records).
+fn hints(title: &str, read_only: bool, destructive: bool) -> rmcp::model::ToolAnnotations {
+    rmcp::model::ToolAnnotations::from_raw(
+        Some(title.to_string()),
+        Some(read_only),
+        (!read_only).then_some(destructive),
+        None,
+        Some(false),
+    )
+}
+
+/// A description without its promise of `undo`, for a server that records nothing.
+pub fn unrecorded(description: &str) -> String {
+    description
+        .replace(
+            "every apply is recorded and can be taken back with `undo`",
+            "applies are NOT recorded by this server and cannot be undone",
+        )
+        .replace(
+            "Every edit is recorded: `undo` with its id takes it back.",
+            "Edits are NOT recorded by this server and cannot be undone.",
+        )
+}
+
+/// Arguments sent as strings where the schema wants a boolean or an integer (as some
+/// clients send every argument), read as what they unambiguously say: `"true"`, `"false"`,
+/// `"2"`. Anything else is left for the schema check to refuse.
+pub fn coerce(
+    arguments: &mut serde_json::Value,
+    schema: &serde_json::Map<String, serde_json::Value>,
+) {
+    use serde_json::Value;
+    let (Some(args), Some(Value::Object(props))) =
+        (arguments.as_object_mut(), schema.get("properties"))
+    else {
+        return;
+    };
+    for (key, prop) in props {
+        let Some(value) = args.get_mut(key) else {
+            continue;
+        };
+        let types: Vec<&str> = match prop.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        match value {
+            Value::String(s) if !types.contains(&"string") => {
+                let t = s.trim();
+                if types.contains(&"boolean") && (t == "true" || t == "false") {
+                    *value = Value::Bool(t == "true");
+                } else if types.contains(&"integer") {
+                    if let Ok(n) = t.parse::<u64>() {
+                        *value = Value::from(n);
+                    }
+                } else if types.contains(&"null") && t == "null" {
+                    *value = Value::Null;
+                }
+            }
+            Value::Array(items) => {
+                if let Some(Value::Object(item_schema)) = prop.get("items") {
+                    for item in items {
+                        coerce(item, item_schema);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Every tool the server offers, in a stable order.
 pub fn all() -> Vec<ToolDef> {
+    use crate::report::log::LogReport;
+    use crate::report::view::ViewReport;
+    use crate::report::Report;
     vec![
         ToolDef {
             name: APPLY_PATCH,
             description: APPLY_PATCH_DESCRIPTION,
             input_schema: schema_of::<ApplyPatchArgs>(),
+            output_schema: output_schema_of::<Report>(),
+            annotations: hints("Apply a patch", false, true),
         },
         ToolDef {
             name: EDIT,
             description: EDIT_DESCRIPTION,
             input_schema: schema_of::<EditArgs>(),
+            output_schema: output_schema_of::<Report>(),
+            annotations: hints("Edit a file", false, true),
         },
         ToolDef {
             name: VIEW,
             description: VIEW_DESCRIPTION,
             input_schema: schema_of::<ViewArgs>(),
+            output_schema: output_schema_of::<ViewReport>(),
+            annotations: hints("View a file", true, false),
         },
         ToolDef {
             name: UNDO,
             description: UNDO_DESCRIPTION,
             input_schema: schema_of::<UndoArgs>(),
+            output_schema: output_schema_of::<Report>(),
+            annotations: hints("Undo an apply", false, true),
         },
         ToolDef {
             name: LOG,
             description: LOG_DESCRIPTION,
             input_schema: schema_of::<LogArgs>(),
+            output_schema: output_schema_of::<LogReport>(),
+            annotations: hints("List the recorded applies", true, false),
         },
     ]
+}
+
+/// A tool's output schema: what its results' structured content is, as serialized (fields
+/// left out when empty are optional), self-contained.
+pub fn output_schema_of<T: JsonSchema>() -> serde_json::Map<String, serde_json::Value> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = serde_json::to_value(&schema).expect("a schema always serializes");
+    let map = value.as_object_mut().expect("a schema is an object");
+    map.remove("title");
+    map.clone()
 }
 
 /// A tool's input schema: a self-contained JSON Schema object (no `$ref`, no `$schema`), the

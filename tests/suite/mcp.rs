@@ -20,8 +20,12 @@ impl Client {
     pub(crate) fn start(repo: &TestRepo, extra: &[&str]) -> Client {
         let mut args: Vec<&str> = extra.to_vec();
         args.push("mcp");
-        let mut child = repo
-            .cmd(&args)
+        Client::with_command(repo.cmd(&args))
+    }
+
+    /// Start the server as `cmd` says and initialize the session.
+    pub(crate) fn with_command(mut cmd: std::process::Command) -> Client {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -84,6 +88,20 @@ impl Client {
                 .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC ({e}): {line:?}"));
             assert_eq!(v["jsonrpc"], "2.0", "{v}");
             if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    /// Read until a message `pick` accepts.
+    pub(crate) fn response_where(&mut self, pick: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "the server closed stdout before answering");
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC ({e}): {line:?}"));
+            if pick(&v) {
                 return v;
             }
         }

@@ -41,4 +41,5 @@ mod patch_size;
 mod mcp;
 mod edit;
 mod bounded;
+mod mcp_honesty;
 mod scale;
