@@ -228,8 +228,16 @@ pub struct ToolsArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ToolsFor {
+    /// OpenAI's Responses API: function tools, strict mode
     Openai,
+    /// OpenAI's Chat Completions API: function tools, strict mode
+    OpenaiChat,
+    /// Anthropic's Messages API: client tools
     Anthropic,
+    /// Anthropic's text editor tool (str_replace_based_edit_tool), whose calls `edit
+    /// --json-input` carries out
+    AnthropicTextEditor,
+    /// A freeform (custom) tool taking a Codex patch, constrained by its Lark grammar
     Codex,
 }
 

@@ -261,7 +261,8 @@ pub fn unrecorded(description: &str) -> String {
 
 /// Arguments sent as strings where the schema wants a boolean or an integer (as some
 /// clients send every argument), read as what they unambiguously say: `"true"`, `"false"`,
-/// `"2"`. Anything else is left for the schema check to refuse.
+/// `"2"`; and arguments sent as null, left out. Anything else is left for the schema check
+/// to refuse.
 pub fn coerce(
     arguments: &mut serde_json::Value,
     schema: &serde_json::Map<String, serde_json::Value>,
@@ -272,6 +273,9 @@ pub fn coerce(
     else {
         return;
     };
+    // A null is an argument not given: strict-mode function calling sends every optional
+    // argument, as null when it has no value.
+    args.retain(|_, v| !v.is_null());
     for (key, prop) in props {
         let Some(value) = args.get_mut(key) else {
             continue;

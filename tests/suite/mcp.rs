@@ -419,37 +419,6 @@ fn a_busy_lock_is_exit_status_4_on_the_cli() {
 }
 
 #[test]
-fn tools_for_each_api_are_json_schema_tool_definitions() {
-    let r = repo();
-    for api in ["openai", "anthropic", "codex"] {
-        let out = r.cmd(&["tools", "--for", api]).output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{api}: {out:?}");
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let tools = v.as_array().unwrap();
-        let schemas: Vec<&Value> = match api {
-            "openai" => tools.iter().map(|t| &t["function"]["parameters"]).collect(),
-            "anthropic" => tools.iter().map(|t| &t["input_schema"]).collect(),
-            _ => {
-                assert_eq!(tools[0]["format"]["syntax"], "lark");
-                let g = tools[0]["format"]["definition"].as_str().unwrap();
-                assert!(g.contains("*** Begin Patch"));
-                Vec::new()
-            }
-        };
-        for s in schemas {
-            assert_eq!(s["type"], "object", "{api}: {s}");
-            assert!(s.get("$ref").is_none() && s.get("$defs").is_none(), "{s}");
-            // A valid call validates against it; a call without the patch does not.
-            if s["required"] == json!(["patch"]) {
-                let ok = json!({"patch": "x", "format": "codex", "check": true});
-                assert!(crate::common::schema::validate(s, &ok).is_empty());
-                assert!(!crate::common::schema::validate(s, &json!({"check": 1})).is_empty());
-            }
-        }
-    }
-}
-
-#[test]
 fn an_undo_with_an_invalid_config_is_a_config_error_and_undoes_nothing() {
     let r = repo();
     let mut c = Client::start(&r, &[]);

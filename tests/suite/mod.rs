@@ -42,4 +42,5 @@ mod mcp;
 mod edit;
 mod bounded;
 mod mcp_honesty;
+mod tools_for;
 mod scale;
