@@ -173,11 +173,12 @@ pub enum Command {
     /// it: {path, old_string, new_string, replace_all}, a list of them (all or nothing), or a
     /// text-editor command (view, create, str_replace, insert)
     Edit(EditArgs),
-    /// Serve the Model Context Protocol on stdin/stdout (tools: apply_patch, undo, log) for
-    /// the repository it starts in (or -C DIR)
+    /// Serve the Model Context Protocol on stdin/stdout (tools: apply_patch, edit, view,
+    /// undo, log) for the repository it starts in (or -C DIR)
     Mcp(McpArgs),
-    /// Print tool definitions for function calling: OpenAI or Anthropic JSON, or the Lark
-    /// grammar of the Codex patch format for a freeform tool
+    /// Print tool definitions for function calling: OpenAI (Responses or Chat Completions,
+    /// strict) or Anthropic JSON, Anthropic's text editor tool, or the Lark grammar of the
+    /// Codex patch format for a freeform tool
     Tools(ToolsArgs),
     /// Print a shell completion script: for bash it also completes `git llm-apply` through
     /// git's own completion

@@ -657,21 +657,14 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
 }
 
 /// An `old_string` not found exactly: a SEARCH/REPLACE block, for the planner's ladder.
+/// Lines both sides share at either end are context, kept as the file has them, so the
+/// report counts only what changed.
 fn search_block(old: &str, new: &str) -> Hunk {
-    let lines = lines_of(old)
-        .into_iter()
-        .map(|t| Line::new(LineKind::Remove, t))
-        .chain(
-            lines_of(new)
-                .into_iter()
-                .map(|t| Line::new(LineKind::Add, t)),
-        )
-        .collect();
-    Hunk {
-        lines,
-        reindent: true,
-        ..Hunk::default()
-    }
+    let mut hunk = hunk_of(&lines_of(old), &lines_of(new), 0);
+    hunk.old_start = None;
+    hunk.new_start = None;
+    hunk.reindent = true;
+    hunk
 }
 
 /// Occurrences whose widened lines overlap or touch go in one hunk.
