@@ -228,11 +228,19 @@ impl Server {
             tools::LOG => match serde_json::from_value::<tools::LogArgs>(arguments) {
                 Ok(a) => match crate::run::log::run(a.options(dir)) {
                     Ok(mut l) => {
-                        if let Some(n) = a.limit {
-                            l.snapshots
-                                .truncate(usize::try_from(n).unwrap_or(usize::MAX));
+                        // Bounded like every result: the newest entries, and how many more.
+                        let limit = a
+                            .limit
+                            .map_or(LOG_SHOWN, |n| usize::try_from(n).unwrap_or(usize::MAX));
+                        let more = l.snapshots.len().saturating_sub(limit);
+                        l.snapshots.truncate(limit);
+                        let mut result = log_result(&l);
+                        if more > 0 && a.limit.is_none() {
+                            result.content.push(ContentBlock::text(format!(
+                                "({more} older entries not shown; call log with a larger limit to see them)"
+                            )));
                         }
-                        log_result(&l)
+                        result
                     }
                     Err(r) => report_result(*r),
                 },
@@ -364,6 +372,9 @@ fn view_result(v: &crate::report::view::ViewReport) -> CallToolResult {
     result.structured_content = Some(value);
     result
 }
+
+/// Entries `log` lists when no `limit` is given.
+const LOG_SHOWN: usize = 50;
 
 fn log_result(l: &LogReport) -> CallToolResult {
     let value = serde_json::to_value(l).expect("a listing always serializes");

@@ -507,6 +507,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                     continue;
                 };
                 let at: Vec<usize> = cur.text.match_indices(&old).map(|(i, _)| i).collect();
+                let before = fp.hunks.len();
                 let done: Vec<usize> = if at.is_empty() && !new.is_empty() {
                     cur.text
                         .match_indices(&new)
@@ -547,6 +548,18 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                             ),
                         ));
                     }
+                }
+                // A line that is not UTF-8 reads with U+FFFD in it: a hunk holding one would
+                // not match the file's bytes, so the edit is refused as what it is.
+                let lossy = |h: &Hunk| h.lines.iter().any(|l| l.text.contains('\u{fffd}'));
+                if std::str::from_utf8(&cur.bytes).is_err()
+                    && !old.contains('\u{fffd}')
+                    && fp.hunks[before..].iter().any(lossy)
+                {
+                    return Err(refused(
+                        "encoding",
+                        format!("{which}{path}: the lines this edit changes are not UTF-8 text, which edits cannot name exactly; nothing was written (convert the file to UTF-8 to edit them)"),
+                    ));
                 }
             }
             EditOp::Lines {

@@ -10,6 +10,9 @@ use crate::report::Report;
 
 /// Lines one view shows at most: a longer range is cut, and the note says where to go on.
 pub const MAX_LINES: usize = 2000;
+/// Bytes of lines one view shows at most (about 12k tokens): the lines past it are left for
+/// the next view, as those past [`MAX_LINES`] are.
+pub const MAX_BYTES: usize = 48 * 1024;
 /// Characters of one line shown at most.
 pub const MAX_LINE_CHARS: usize = 2000;
 
@@ -94,11 +97,17 @@ fn file(rel: &str, bytes: &[u8], request: &ViewRequest) -> ViewReport {
     let total = lines.len();
     let first = request.start.unwrap_or(1).max(1);
     let asked_last = request.end.unwrap_or(total).min(total);
-    let last = asked_last.min(first.saturating_add(MAX_LINES - 1));
+    let mut last = asked_last.min(first.saturating_add(MAX_LINES - 1));
     let mut content = String::new();
     let mut long = false;
     if first <= last {
         for (i, line) in lines[first - 1..last].iter().enumerate() {
+            // Long lines make few lines many bytes: a view stops at a size a model's context
+            // takes in, and says where to go on.
+            if content.len() >= MAX_BYTES {
+                last = first + i - 1;
+                break;
+            }
             let line = line.strip_suffix('\r').unwrap_or(line);
             let shown = match line.char_indices().nth(MAX_LINE_CHARS) {
                 Some((cut, _)) => {

@@ -321,3 +321,62 @@ fn standard_input_that_is_not_json_is_bad_input() {
         .code(2)
         .out_contains("not one JSON document");
 }
+
+#[test]
+fn a_file_that_is_not_utf8_keeps_its_bytes_and_its_undecodable_lines_are_refused() {
+    let r = TestRepo::with(&[("a.txt", "x\n")]);
+    r.write("l.txt", b"caf\xe9 ok\nz\n");
+    r.commit_all("latin-1");
+    let (run, _) = edit_cli(
+        &r,
+        &json!({"path": "l.txt", "old_string": "z", "new_string": "Z"}),
+    );
+    run.code(0);
+    assert_eq!(r.read("l.txt"), b"caf\xe9 ok\nZ\n");
+    let before = r.state();
+    let (run, v) = edit_cli(
+        &r,
+        &json!({"path": "l.txt", "old_string": "ok", "new_string": "OK"}),
+    );
+    run.code(1);
+    assert_eq!(v["errors"][0]["kind"], "encoding", "{v}");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_view_is_bounded_in_lines_and_bytes_and_says_where_to_go_on() {
+    let many: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    let wide: String = (1..=100)
+        .map(|_| format!("{}\n", "x".repeat(3000)))
+        .collect();
+    let r = TestRepo::with(&[("many.txt", &many), ("wide.txt", &wide)]);
+    let view = |path: &str| -> Value {
+        let run = r.apply(
+            &["edit", "--json-input", "--json"],
+            &json!({"command": "view", "path": path}).to_string(),
+        );
+        run.code(0);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    let v = view("many.txt");
+    assert_eq!(
+        (v["first_line"].as_u64(), v["last_line"].as_u64()),
+        (Some(1), Some(2000))
+    );
+    assert_eq!(v["total_lines"], 5000);
+    assert!(
+        v["note"].as_str().unwrap().contains("view from line 2001"),
+        "{v}"
+    );
+    let v = view("wide.txt");
+    assert!(
+        v["content"].as_str().unwrap().len() < 64 * 1024,
+        "cut by size"
+    );
+    let last = v["last_line"].as_u64().unwrap();
+    assert!(last < 100);
+    assert!(v["note"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("view from line {}", last + 1)));
+}
