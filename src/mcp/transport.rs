@@ -136,3 +136,41 @@ fn line_of(v: &serde_json::Value) -> Vec<u8> {
     s.push(b'\n');
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_over_the_limit_is_answered_for_its_id_naming_the_limit() {
+        for (head, id) in [
+            (
+                &br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"#[..],
+                json_id(7),
+            ),
+            (
+                br#"{"method":"tools/call","id": "a\"b","params""#,
+                json_id("a\"b"),
+            ),
+            (
+                br#"{"method":"tools/call","params":{"arguments":{"patch":"xx"#,
+                Value::Null,
+            ),
+        ] {
+            let answer: Value = serde_json::from_slice(&too_long(head, 600 << 20)).unwrap();
+            assert_eq!(answer["id"], id, "{answer}");
+            assert_eq!(answer["error"]["code"], -32600);
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("629145600 bytes") && message.contains("512 MiB"),
+                "{message}"
+            );
+        }
+    }
+
+    use serde_json::Value;
+
+    fn json_id(v: impl Into<Value>) -> Value {
+        v.into()
+    }
+}
