@@ -26,6 +26,10 @@ pub enum EditOp {
         old: String,
         new: String,
         all: bool,
+        /// How many occurrences the sender counted (Gemini CLI's `expected_replacements`):
+        /// any other number is a refusal.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expected: Option<usize>,
         token: Option<String>,
     },
     /// Replace lines `start..=end` (1-based), each named by its number and the hash `view`
@@ -303,11 +307,21 @@ fn edit_object(map: &Map) -> Result<EditOp, ParseError> {
             "no 'old_string' given (or 'start'/'end' lines as view shows them)",
         ));
     };
+    let expected = match map.get("expected_replacements") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            number(v)
+                .filter(|n| *n >= 1)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| bad("'expected_replacements' is not a count of 1 or more"))?,
+        ),
+    };
     Ok(EditOp::Replace {
         path,
         old,
         new: new.unwrap_or_default(),
         all: flag(map, "replace_all")? || flag(map, "replaceAll")?,
+        expected,
         token,
     })
 }
@@ -482,7 +496,13 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                 fp.full_content = Some(lf(text));
                 fp.create_mode = CreateMode::MustNotExist;
             }
-            EditOp::Replace { old, new, all, .. } => {
+            EditOp::Replace {
+                old,
+                new,
+                all,
+                expected,
+                ..
+            } => {
                 let (old, new) = (lf(old), lf(new));
                 if old == new {
                     return Err(bad(format!(
@@ -517,6 +537,27 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                 } else {
                     Vec::new()
                 };
+                let lines_of_at = || -> String {
+                    at.iter()
+                        .map(|&i| line_at(&cur.text, i).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                // A count the sender gave must be the count found (none found exactly, a
+                // single one may still be found loosely).
+                if let Some(n) = *expected {
+                    if at.len() != n && !(at.is_empty() && n == 1) {
+                        return Err(refused(
+                            "ambiguous",
+                            format!(
+                                "{which}{path}: old_string occurs {} times{}, not the {n} that expected_replacements says; nothing was written",
+                                at.len(),
+                                if at.is_empty() { String::new() } else { format!(" (at lines {})", lines_of_at()) }
+                            ),
+                        ));
+                    }
+                }
+                let all = *all || expected.is_some_and(|n| n > 1);
                 match at.len() {
                     // Not there, but its replacement is, once: the edit as it would read had it
                     // been made, so the planner finds it already applied (a resent edit).
@@ -525,7 +566,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                         .push(widened(&cur.text, &done, new.len(), &old).reversed()),
                     0 => fp.hunks.push(search_block(&old, &new)),
                     1 => fp.hunks.push(widened(&cur.text, &[at[0]], old.len(), &new)),
-                    k if *all => {
+                    k if all => {
                         for group in groups(&cur.text, &at, old.len()) {
                             fp.hunks.push(widened(&cur.text, &group, old.len(), &new));
                         }
@@ -536,15 +577,11 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                         ));
                     }
                     k => {
-                        let lines: Vec<String> = at
-                            .iter()
-                            .map(|&i| line_at(&cur.text, i).to_string())
-                            .collect();
                         return Err(refused(
                             "ambiguous",
                             format!(
                                 "{which}{path}: old_string occurs {k} times (at lines {}); add lines around it so it occurs once, or set replace_all to replace every one",
-                                lines.join(", ")
+                                lines_of_at()
                             ),
                         ));
                     }
@@ -795,6 +832,7 @@ mod tests {
             old: old.into(),
             new: new.into(),
             all,
+            expected: None,
             token: None,
         }
     }

@@ -380,3 +380,21 @@ fn a_view_is_bounded_in_lines_and_bytes_and_says_where_to_go_on() {
         .unwrap()
         .contains(&format!("view from line {}", last + 1)));
 }
+
+#[test]
+fn gemini_style_expected_replacements_must_match_the_count_found() {
+    let r = TestRepo::with(&[("a.py", "f()\ng()\nf()\n")]);
+    let before = r.state();
+    let wrong = json!({"file_path": "a.py", "old_string": "f()", "new_string": "h()", "expected_replacements": 3});
+    let (run, v) = edit_cli(&r, &wrong);
+    run.code(1);
+    let message = v["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("occurs 2 times (at lines 1, 3), not the 3"),
+        "{message}"
+    );
+    assert_eq!(r.state(), before);
+    let right = json!({"file_path": "a.py", "old_string": "f()", "new_string": "h()", "expected_replacements": "2"});
+    edit_cli(&r, &right).0.code(0);
+    assert_eq!(r.read_str("a.py"), "h()\ng()\nh()\n");
+}

@@ -196,6 +196,7 @@ fn edit(files: &MemFiles, old: &str, new: &str, all: bool) -> Option<Vec<u8>> {
         old: old.into(),
         new: new.into(),
         all,
+        expected: None,
         token: None,
     };
     let patch = to_patch(&[op], files).ok()?;
