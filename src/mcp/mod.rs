@@ -221,7 +221,7 @@ impl Server {
                     if let Err(message) = crate::run::checked_config(&pending) {
                         return report_result(Report::error("config", message));
                     }
-                    Shape::of(None, name).result(crate::run::undo::run(a.options(dir)))
+                    Shape::of(a.detail, name).result(crate::run::undo::run(a.options(dir)))
                 }
                 Err(e) => bad_arguments(name, &e),
             },

@@ -84,13 +84,16 @@ pub struct UndoArgs {
     /// Only check whether the undo can be done; write nothing.
     #[serde(default)]
     pub check: bool,
+    /// The full report instead of the brief one.
+    #[serde(default)]
+    pub detail: Option<bool>,
 }
 
 /// The arguments of `log`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogArgs {
-    /// At most this many entries, newest first (default: all).
+    /// At most this many entries, newest first (default: the newest 50).
     #[serde(default)]
     pub limit: Option<u64>,
 }
@@ -441,6 +444,7 @@ impl UndoArgs {
             session,
             force,
             check,
+            detail: _,
         } = self;
         UndoOptions {
             id: id.map(|n| n.to_string()),
