@@ -169,15 +169,55 @@ pub enum Command {
     /// Install the manual where man finds it for this binary (<bin>/../share/man/man1), so
     /// that `git help llm-apply` opens it
     InstallMan(InstallManArgs),
-    /// Serve the Model Context Protocol on stdin/stdout (tools: apply_patch, undo, log) for
-    /// the repository it starts in (or -C DIR)
-    Mcp,
-    /// Print tool definitions for function calling: OpenAI or Anthropic JSON, or the Lark
-    /// grammar of the Codex patch format for a freeform tool
+    /// Apply a structured edit read as JSON from standard input, as agents' edit tools send
+    /// it: {path, old_string, new_string, replace_all}, a list of them (all or nothing), or a
+    /// text-editor command (view, create, str_replace, insert)
+    Edit(EditArgs),
+    /// Serve the Model Context Protocol on stdin/stdout (tools: apply_patch, edit, view,
+    /// undo, log) for the repository it starts in (or -C DIR)
+    Mcp(McpArgs),
+    /// Print tool definitions for function calling: OpenAI (Responses or Chat Completions,
+    /// strict) or Anthropic JSON, Anthropic's text editor tool, or the Lark grammar of the
+    /// Codex patch format for a freeform tool
     Tools(ToolsArgs),
     /// Print a shell completion script: for bash it also completes `git llm-apply` through
     /// git's own completion
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// Serve where applies are not recorded (outside a repository the server does not start
+    /// without it): every result then says that undo cannot take them back
+    #[arg(long)]
+    pub no_snapshot: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EditArgs {
+    /// Read the request as JSON from standard input (the only input this command takes)
+    #[arg(long, required = true)]
+    pub json_input: bool,
+
+    /// Machine-readable report on standard output
+    #[arg(long)]
+    pub json: bool,
+
+    /// Plan everything, write nothing, report what would happen
+    #[arg(long)]
+    pub check: bool,
+
+    /// Do not record a ghost snapshot (then undo cannot take the edit back)
+    #[arg(long)]
+    pub no_snapshot: bool,
+
+    /// Describe the edit in its snapshot (shown by log)
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+
+    /// Record the edit as part of the agent session ID (undo --session ID)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -189,8 +229,16 @@ pub struct ToolsArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ToolsFor {
+    /// OpenAI's Responses API: function tools, strict mode
     Openai,
+    /// OpenAI's Chat Completions API: function tools, strict mode
+    OpenaiChat,
+    /// Anthropic's Messages API: client tools
     Anthropic,
+    /// Anthropic's text editor tool (str_replace_based_edit_tool), whose calls `edit
+    /// --json-input` carries out
+    AnthropicTextEditor,
+    /// A freeform (custom) tool taking a Codex patch, constrained by its Lark grammar
     Codex,
 }
 

@@ -192,7 +192,7 @@ mod tests {
         let f = git_bash();
         assert!(f.contains("_git_llm_apply ()"));
         assert!(
-            f.contains("__gitcomp \"log undo hooks install-man mcp tools completions help\""),
+            f.contains("__gitcomp \"log undo hooks install-man edit mcp tools completions help\""),
             "{f}"
         );
         assert!(f.contains("\"auto unified codex search-replace\""), "{f}");

@@ -5,6 +5,7 @@ mod apply;
 mod args;
 mod color;
 mod completions;
+mod edit;
 mod hooks;
 mod log;
 mod man;
@@ -147,7 +148,10 @@ pub fn main() -> ExitCode {
     }
     // An apply or an undo checks git's version first: asked now, it is answered while
     // git config is read.
-    if matches!(args.command, None | Some(args::Command::Undo(_))) {
+    if matches!(
+        args.command,
+        None | Some(args::Command::Undo(_) | args::Command::Edit(_))
+    ) {
         crate::run::session::GitVersion::prefetch();
         // Helpers for the work handed to other threads later (reading git config, hashing,
         // writing blobs, decoding halves), started before any of it.
@@ -199,9 +203,11 @@ pub fn main() -> ExitCode {
         Some(args::Command::InstallMan(a)) => man::run(a),
         Some(args::Command::Completions(a)) => completions::run(a),
         Some(args::Command::Tools(a)) => tools::run(a),
-        Some(args::Command::Mcp) => {
+        Some(args::Command::Edit(a)) => edit::run(a, args.dir, pending.clone()),
+        Some(args::Command::Mcp(m)) => {
             // stdout carries protocol messages only: nothing else is printed there.
-            let code = crate::mcp::serve(args.dir);
+            let args::McpArgs { no_snapshot } = m;
+            let code = crate::mcp::serve(args.dir, no_snapshot);
             return ExitCode::from(u8::try_from(code).unwrap_or(2));
         }
     };
@@ -253,12 +259,13 @@ fn wants_json(args: &args::Args) -> bool {
         None => args.apply.json,
         Some(args::Command::Log(a)) => a.json,
         Some(args::Command::Undo(a)) => a.json,
+        Some(args::Command::Edit(a)) => a.json,
         Some(
             args::Command::Hooks(_)
             | args::Command::InstallMan(_)
             | args::Command::Completions(_)
             | args::Command::Tools(_)
-            | args::Command::Mcp,
+            | args::Command::Mcp(_),
         ) => false,
     }
 }

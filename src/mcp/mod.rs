@@ -3,6 +3,7 @@
 //! re-implements a step of the pipeline. Only protocol messages go to stdout.
 
 pub mod tools;
+pub mod transport;
 
 use std::path::PathBuf;
 
@@ -17,15 +18,37 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use crate::report::log::LogReport;
 use crate::report::{self, Report, RunStatus};
 
-/// The server: the directory it serves (`-C DIR`, else where it was started).
+/// The server: the directory it serves (`-C DIR`, else where it was started), and whether
+/// what it writes is recorded (so `undo` can take it back).
 #[derive(Debug, Clone)]
 pub struct Server {
     dir: Option<PathBuf>,
+    /// The directory is in a git repository (where snapshots are kept).
+    in_repo: bool,
+    /// Applies and edits are recorded: in a repository, without `--no-snapshot`.
+    recorded: bool,
 }
 
+/// What every result says first when nothing is recorded.
+const NOT_RECORDED: &str = "note: this server does not record applies or edits (not a git repository, or started with --no-snapshot): they cannot be undone.";
+
 /// Serve on stdin/stdout until the client goes away. Returns the process's exit status:
-/// 0 when the client closed the connection, 2 when the server could not start.
-pub fn serve(dir: Option<PathBuf>) -> i32 {
+/// 0 when the client closed the connection, 2 when the server could not start (outside a
+/// repository it does not start unless `no_snapshot` says applies need not be undoable).
+pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> i32 {
+    let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let in_repo = matches!(crate::repo::Repo::discover(&here), Ok(Some(_)));
+    if !in_repo && !no_snapshot {
+        eprintln!(
+            "git llm-apply mcp: {} is not inside a git repository, where applies are recorded so that undo can take them back; start the server in a repository, or with --no-snapshot to apply without undo",
+            here.display()
+        );
+        return 2;
+    }
+    let recorded = in_repo && !no_snapshot;
+    if !recorded {
+        eprintln!("git llm-apply mcp: {NOT_RECORDED}");
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -38,8 +61,17 @@ pub fn serve(dir: Option<PathBuf>) -> i32 {
         }
     };
     runtime.block_on(async move {
-        let server = Server { dir };
-        match server.serve(rmcp::transport::stdio()).await {
+        let server = Server {
+            dir,
+            in_repo,
+            recorded,
+        };
+        let (reads, writes, writer) = transport::start();
+        // The library's own line limit is above ours: it sees only lines we passed.
+        let io =
+            rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(reads, writes)
+                .with_max_line_length(transport::MAX_LINE + 2);
+        let code = match server.serve(io).await {
             Ok(running) => match running.waiting().await {
                 Ok(_) => 0,
                 Err(e) => {
@@ -51,29 +83,135 @@ pub fn serve(dir: Option<PathBuf>) -> i32 {
                 eprintln!("git llm-apply mcp: the session did not start: {e}");
                 2
             }
-        }
+        };
+        // The last answers are written before the process ends.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+        code
     })
 }
 
+/// Advice as the CLI words it (`git llm-apply undo 11`), as tool calls (`call undo with
+/// id: 11`): what a client of this server can act on.
+pub fn as_tool_calls(text: &str) -> String {
+    let rules: [(&str, &str); 8] = [
+        (
+            r"undo with: git llm-apply undo (\d+)",
+            "to take it back, call undo with id: $1",
+        ),
+        (
+            r"git llm-apply undo (\d+) --force",
+            "call undo with id: $1, force: true",
+        ),
+        (
+            r"git llm-apply undo --session (\S+)",
+            "call undo with session: $1",
+        ),
+        (r"git llm-apply undo (\d+)", "call undo with id: $1"),
+        (r"git llm-apply log lists them", "the log tool lists them"),
+        (r"git llm-apply (undo|log)\b", "call $1"),
+        (r"--partial\b", "partial: true"),
+        (r"--force\b", "force: true"),
+    ];
+    let mut out = text.to_string();
+    for (pattern, with) in rules {
+        let re = regex::Regex::new(pattern).expect("a valid pattern");
+        out = re.replace_all(&out, with).into_owned();
+    }
+    out
+}
+
 impl Server {
-    fn definitions() -> Vec<Tool> {
+    /// The tools as this server offers them: outside a repository there is nothing to undo
+    /// or list, and where nothing is recorded the descriptions do not promise `undo`.
+    fn definitions(&self) -> Vec<Tool> {
         tools::all()
             .into_iter()
-            .map(|t| Tool::new(t.name, t.description, t.input_schema))
+            .filter(|t| self.in_repo || !matches!(t.name, tools::UNDO | tools::LOG))
+            .map(|t| {
+                let description = if self.recorded {
+                    t.description.to_string()
+                } else {
+                    tools::unrecorded(t.description)
+                };
+                let mut tool = Tool::new(t.name, description, t.input_schema);
+                tool.output_schema = Some(std::sync::Arc::new(t.output_schema));
+                tool.annotations = Some(t.annotations);
+                tool
+            })
             .collect()
+    }
+
+    /// A call's result as the client reads it: advice as tool calls, and where nothing is
+    /// recorded, that said first.
+    fn finish(&self, mut result: CallToolResult) -> CallToolResult {
+        for block in &mut result.content {
+            if let Some(t) = block.as_text() {
+                let mut text = as_tool_calls(&t.text);
+                if !self.recorded {
+                    text = format!("{NOT_RECORDED}\n{text}");
+                }
+                *block = ContentBlock::text(text);
+            }
+        }
+        result
     }
 
     /// Run one call to the end on a blocking thread (the pipeline runs git and waits for
     /// locks): a failing call is a tool error, never the end of the server.
-    fn call(&self, name: &str, arguments: serde_json::Value) -> CallToolResult {
+    fn call(&self, name: &str, mut arguments: serde_json::Value) -> CallToolResult {
         let dir = self.dir.clone();
+        if let Some(t) = tools::all().into_iter().find(|t| t.name == name) {
+            tools::coerce(&mut arguments, &t.input_schema);
+        }
+        let no_snapshot = !self.recorded;
         match name {
             tools::APPLY_PATCH => {
                 match serde_json::from_value::<tools::ApplyPatchArgs>(arguments) {
-                    Ok(a) => report_result(crate::run::apply::run(a.options(dir))),
+                    Ok(a) => {
+                        let view = Shape::of(a.detail, name);
+                        let mut options = a.options(dir);
+                        options.no_snapshot = no_snapshot;
+                        view.result(crate::run::apply::run(options))
+                    }
                     Err(e) => bad_arguments(name, &e),
                 }
             }
+            tools::EDIT => match serde_json::from_value::<tools::EditArgs>(arguments.clone()) {
+                Ok(a) => {
+                    let view = Shape::of(a.detail, name);
+                    let mut request = arguments;
+                    if let Some(map) = request.as_object_mut() {
+                        for k in ["check", "label", "session", "detail"] {
+                            map.remove(k);
+                        }
+                    }
+                    let outcome = crate::run::edit::run(crate::run::edit::EditOptions {
+                        request,
+                        check: a.check.unwrap_or(false),
+                        no_snapshot,
+                        label: a.label,
+                        session: a.session,
+                        dir,
+                        config: None,
+                    });
+                    match outcome {
+                        crate::run::edit::EditOutcome::Applied(r) => view.result(r),
+                        crate::run::edit::EditOutcome::Viewed(Ok(v)) => view_result(&v),
+                        crate::run::edit::EditOutcome::Viewed(Err(r)) => view.result(*r),
+                    }
+                }
+                Err(e) => bad_arguments(name, &e),
+            },
+            tools::VIEW => match serde_json::from_value::<tools::ViewArgs>(arguments) {
+                Ok(a) => match crate::run::view::run(crate::run::view::ViewOptions {
+                    request: a.request(),
+                    dir,
+                }) {
+                    Ok(v) => view_result(&v),
+                    Err(r) => report_result(*r),
+                },
+                Err(e) => bad_arguments(name, &e),
+            },
             tools::UNDO => match serde_json::from_value::<tools::UndoArgs>(arguments) {
                 Ok(a) => {
                     // An undo writes as git config says (llm-apply.fsync), and not at all when
@@ -83,25 +221,33 @@ impl Server {
                     if let Err(message) = crate::run::checked_config(&pending) {
                         return report_result(Report::error("config", message));
                     }
-                    report_result(crate::run::undo::run(a.options(dir)))
+                    Shape::of(a.detail, name).result(crate::run::undo::run(a.options(dir)))
                 }
                 Err(e) => bad_arguments(name, &e),
             },
             tools::LOG => match serde_json::from_value::<tools::LogArgs>(arguments) {
                 Ok(a) => match crate::run::log::run(a.options(dir)) {
                     Ok(mut l) => {
-                        if let Some(n) = a.limit {
-                            l.snapshots
-                                .truncate(usize::try_from(n).unwrap_or(usize::MAX));
+                        // Bounded like every result: the newest entries, and how many more.
+                        let limit = a
+                            .limit
+                            .map_or(LOG_SHOWN, |n| usize::try_from(n).unwrap_or(usize::MAX));
+                        let more = l.snapshots.len().saturating_sub(limit);
+                        l.snapshots.truncate(limit);
+                        let mut result = log_result(&l);
+                        if more > 0 && a.limit.is_none() {
+                            result.content.push(ContentBlock::text(format!(
+                                "({more} older entries not shown; call log with a larger limit to see them)"
+                            )));
                         }
-                        log_result(&l)
+                        result
                     }
                     Err(r) => report_result(*r),
                 },
                 Err(e) => bad_arguments(name, &e),
             },
             _ => CallToolResult::error(vec![ContentBlock::text(format!(
-                "no tool named {name:?}: the tools are apply_patch, undo and log"
+                "no tool named {name:?}: the tools are apply_patch, edit, view, undo and log"
             ))]),
         }
     }
@@ -111,6 +257,52 @@ fn bad_arguments(tool: &str, e: &serde_json::Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(format!(
         "{tool}: the arguments do not fit its input schema: {e}"
     ))])
+}
+
+/// The bytes a brief result's text and structured content come to at most, so that the whole
+/// JSON-RPC message (escapes and envelope included) stays under 8 KB.
+const BRIEF_BUDGET: usize = 6000;
+
+/// How a tool's report is shown: brief (the default) or in full (`detail`).
+struct Shape {
+    detail: bool,
+    tool: &'static str,
+}
+
+impl Shape {
+    fn of(detail: Option<bool>, tool: &str) -> Shape {
+        let tool = match tool {
+            tools::EDIT => tools::EDIT,
+            tools::UNDO => tools::UNDO,
+            _ => tools::APPLY_PATCH,
+        };
+        Shape {
+            detail: detail.unwrap_or(false),
+            tool,
+        }
+    }
+
+    fn result(&self, mut r: Report) -> CallToolResult {
+        r.exit_code = r.status.exit_code();
+        if self.detail {
+            return report_result(r);
+        }
+        let full = if r.written {
+            format!(
+                "the full report comes with detail: true on the next call ({} was written; log lists it)",
+                if r.undo { "the undo" } else { "this change" }
+            )
+        } else {
+            format!(
+                "call {} again with detail: true (and check: true to write nothing) for the full report",
+                self.tool
+            )
+        };
+        let size = |b: &Report| {
+            summary(b).len() + serde_json::to_string(b).map_or(usize::MAX, |s| s.len())
+        };
+        report_result(report::brief::brief(&r, BRIEF_BUDGET, &full, size))
+    }
 }
 
 /// A run's report as a tool result: the JSON report as structured content; as text, the
@@ -163,6 +355,27 @@ fn summary(r: &Report) -> String {
     format!("{head}\n{}", report::human::render(r))
 }
 
+fn view_result(v: &crate::report::view::ViewReport) -> CallToolResult {
+    let value = serde_json::to_value(v).expect("a view always serializes");
+    let mut head = v.path.clone();
+    if v.kind == "file" {
+        head.push_str(&format!(
+            ": lines {}-{} of {}, view_token {}",
+            v.first_line,
+            v.last_line,
+            v.total_lines,
+            v.view_token.as_deref().unwrap_or_default()
+        ));
+    }
+    let mut result =
+        CallToolResult::success(vec![ContentBlock::text(format!("{head}\n{}", v.text()))]);
+    result.structured_content = Some(value);
+    result
+}
+
+/// Entries `log` lists when no `limit` is given.
+const LOG_SHOWN: usize = 50;
+
 fn log_result(l: &LogReport) -> CallToolResult {
     let value = serde_json::to_value(l).expect("a listing always serializes");
     let shown = report::human::render_log(l, report::human::Verbosity::Normal);
@@ -173,16 +386,26 @@ fn log_result(l: &LogReport) -> CallToolResult {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
+        let instructions = if self.recorded {
+            "Apply patches (unified diffs, Codex patches, SEARCH/REPLACE blocks) to this git \
+             work tree with apply_patch, or edit files by replacing text with edit (view \
+             shows a file with line numbers); each refuses rather than guesses, and says \
+             why. Every apply and edit can be taken back with undo; log lists them."
+                .to_string()
+        } else {
+            format!(
+                "Apply patches (unified diffs, Codex patches, SEARCH/REPLACE blocks) to the \
+                 files here with apply_patch, or edit files by replacing text with edit (view \
+                 shows a file with line numbers); each refuses rather than guesses, and says \
+                 why. {NOT_RECORDED}"
+            )
+        };
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
                 "git-llm-apply",
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(
-                "Apply patches (unified diffs, Codex patches, SEARCH/REPLACE blocks) to this git \
-                 work tree with apply_patch; it refuses rather than guesses, and says why. \
-                 Every apply can be taken back with undo; log lists them.",
-            )
+            .with_instructions(instructions)
     }
 
     async fn list_tools(
@@ -190,7 +413,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(Self::definitions()))
+        Ok(ListToolsResult::with_all_items(self.definitions()))
     }
 
     async fn call_tool(
@@ -201,13 +424,14 @@ impl ServerHandler for Server {
         let name = request.name.to_string();
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let server = self.clone();
-        let result = tokio::task::spawn_blocking(move || server.call(&name, arguments))
-            .await
-            .unwrap_or_else(|e| {
-                CallToolResult::error(vec![ContentBlock::text(format!(
-                    "the call failed inside git-llm-apply: {e}; the server goes on"
-                ))])
-            });
+        let result =
+            tokio::task::spawn_blocking(move || server.finish(server.call(&name, arguments)))
+                .await
+                .unwrap_or_else(|e| {
+                    CallToolResult::error(vec![ContentBlock::text(format!(
+                        "the call failed inside git-llm-apply: {e}; the server goes on"
+                    ))])
+                });
         Ok(result.into())
     }
 }

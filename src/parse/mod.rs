@@ -1,6 +1,7 @@
 //! Input text to one `Patch`: format detection and the three format parsers.
 
 pub mod codex;
+pub mod edit;
 pub mod repair;
 pub mod search_replace;
 pub mod unified;
@@ -23,6 +24,10 @@ pub enum ParseError {
         what: String,
         candidates: Vec<String>,
     },
+    /// A structured edit that cannot be made as sent (its text is in several places, the
+    /// file changed since it was viewed, a file to create exists): a refusal (exit status 1).
+    #[error("{what}")]
+    Refused { kind: &'static str, what: String },
     #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
     Truncated {
         /// The file whose section was cut.

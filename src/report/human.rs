@@ -114,12 +114,24 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
                 );
             }
         }
-        for h in &f.hunks {
-            if matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound) {
-                failed_hunk(&mut err, h, pe);
-            }
+        let failed: Vec<_> = f
+            .hunks
+            .iter()
+            .filter(|h| matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound))
+            .collect();
+        for h in failed.iter().take(MAX_FAILED_HUNKS) {
+            failed_hunk(&mut err, h, pe);
         }
-        for c in &f.conflicts {
+        if failed.len() > MAX_FAILED_HUNKS {
+            let _ = writeln!(
+                err,
+                "    ({} more hunks could not be placed; --json lists them all)",
+                failed.len() - MAX_FAILED_HUNKS
+            );
+        }
+        // Conflicts once per file, with their count: the lines they are at are lines of the
+        // merged result, named only when it was written.
+        for c in super::brief::conflict_summary(&f.conflicts, r.written) {
             let _ = writeln!(
                 err,
                 "    {}",
@@ -130,7 +142,7 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         if quiet {
             continue;
         }
-        for wa in &f.warnings {
+        for wa in &super::brief::fold_warnings(&f.warnings) {
             let text = if good {
                 format!("warning: {}: {}", f.path, wa.message)
             } else {
@@ -139,7 +151,10 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             let _ = writeln!(err, "{}", pe.paint(Style::Warn, &text));
         }
     }
-    for n in r.notices.iter().filter(|_| !quiet) {
+    for n in super::brief::fold_notices(&r.notices)
+        .iter()
+        .filter(|_| !quiet)
+    {
         if RESULT_NOTICES.contains(&n.kind.as_str()) {
             let _ = writeln!(out, "{}", n.message);
         } else {
@@ -150,6 +165,27 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         if !quiet || !h.passed() {
             hook(&mut err, h);
         }
+    }
+    if let Some(o) = &r.omitted {
+        let mut parts = Vec::new();
+        if o.files > 0 {
+            parts.push(format!("{} more files", o.files));
+        }
+        if o.hunks > 0 {
+            parts.push(format!("{} hunks", o.hunks));
+        }
+        if o.folded > 0 {
+            parts.push(format!(
+                "{} notices and warnings folded into others",
+                o.folded
+            ));
+        }
+        let _ = writeln!(
+            out,
+            "brief report: {} left out; {}",
+            parts.join(", "),
+            o.full
+        );
     }
     if let Some(s) = &r.snapshot {
         if !quiet {
@@ -546,6 +582,9 @@ fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette) {
     }
     let _ = writeln!(out, "{IN}advice: {}", d.advice);
 }
+
+/// Failed hunks whose diagnostics a file shows; the rest are counted.
+const MAX_FAILED_HUNKS: usize = 10;
 
 /// Regions shown in full; the rest are counted.
 const MAX_REGIONS: usize = 2;

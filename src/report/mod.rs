@@ -1,6 +1,7 @@
 //! The one Report of a run, built from the plan and what was written, rendered in exactly two
 //! places: `human.rs` and `json.rs`.
 
+pub mod brief;
 pub mod color;
 pub mod conflict;
 pub mod diff;
@@ -8,6 +9,7 @@ pub mod hooks;
 pub mod human;
 pub mod json;
 pub mod log;
+pub mod view;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -172,6 +174,10 @@ pub struct Report {
     /// model. Absent when there is nothing to say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// A brief report (the MCP server's default) only: what it left out, and how to get the
+    /// full report. `--json` is always complete and never has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Box<brief::Omitted>>,
     /// Each path's bytes before and after, for the human rendering's diff (computed only
     /// when it is shown).
     #[serde(skip)]
@@ -206,6 +212,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             message: None,
+            omitted: None,
             changes: Vec::new(),
             undo: false,
             diffs: None,
@@ -243,6 +250,7 @@ impl Report {
             snapshot: None,
             hooks: Vec::new(),
             message: None,
+            omitted: None,
             changes: plan.changes.clone(),
             undo: false,
             diffs: None,

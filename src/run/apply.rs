@@ -55,6 +55,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     if index && repo_required(&dir) {
         return Err(fail("usage", "--index needs a git repository"));
     }
+    let edits = match &patches {
+        Patches::Edits(ops) => Some(ops.clone()),
+        _ => None,
+    };
     let cwd = match dir {
         Some(d) => {
             if !d.is_dir() {
@@ -83,6 +87,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // (a patch over it waits for the config and is read again under its limit), and the
     // patch is held to the config's own limit once it is known.
     let inputs = read_inputs(patches, &cwd, &config)?;
+    let edits = edits.map(|ops| relative_paths(ops, &root));
     // A big patch's digest (the snapshot records it) is taken on a second thread while the
     // patch is parsed: hashing it costs no wall time. The parser only looks at the work tree
     // (where a SEARCH/REPLACE block names no file); the plan reads it again.
@@ -90,12 +95,18 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
     let looked_at = WorkTree::new(&root);
     let (parsed, patch_sha256) = if big {
-        match crate::threads::join(|| parse_inputs(&inputs, forced, &looked_at), digest_of) {
+        match crate::threads::join(
+            || parse_inputs(&inputs, edits.as_deref(), forced, &looked_at),
+            digest_of,
+        ) {
             (parsed, Some(sha)) => (parsed, sha),
             (parsed, None) => (parsed, digest_of()),
         }
     } else {
-        (parse_inputs(&inputs, forced, &looked_at), digest_of())
+        (
+            parse_inputs(&inputs, edits.as_deref(), forced, &looked_at),
+            digest_of(),
+        )
     };
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
@@ -130,7 +141,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // A recovery put files back after the patch was parsed: it is parsed again against them
     // (a SEARCH/REPLACE block that names no file is matched to the files as they are now).
     let parsed = match &session {
-        Some(s) if s.recovered => parse_inputs(&inputs, forced, &looked_at),
+        Some(s) if s.recovered => parse_inputs(&inputs, edits.as_deref(), forced, &looked_at),
         _ => parsed,
     };
     let mut original = parsed?;
@@ -144,7 +155,13 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let patch: &Patch = reversed.as_ref().unwrap_or(&original);
     let mut request = SnapshotRequest {
         patch_sha256,
-        intent: label.or_else(|| inputs.iter().find_map(|i| input::intent(&i.text))),
+        // An edit's JSON has no prose around it to describe it.
+        intent: label.or_else(|| {
+            edits
+                .is_none()
+                .then(|| inputs.iter().find_map(|i| input::intent(&i.text)))
+                .flatten()
+        }),
         undoes: None,
         session: tag,
         index: Vec::new(),
@@ -294,6 +311,13 @@ fn read_inputs(
             }
             .map_err(|e| fail("input", e.to_string()))
         }
+        // The edits' JSON stands for them: its size is held to the limit, and its digest is
+        // the one the snapshot records.
+        Patches::Edits(ops) => read_inputs(
+            Patches::Text(serde_json::to_string(&ops).expect("edits serialize")),
+            cwd,
+            config,
+        ),
         // A tool call's argument is held to the same limit as a file.
         Patches::Text(text) => {
             let limit = configured()?;
@@ -314,12 +338,60 @@ fn read_inputs(
     }
 }
 
-/// Parse every input and put their file patches together, in order.
+/// An edit's path as agents send it, absolute (Claude's tools, the text-editor tool) or
+/// relative: one inside the work tree is made relative to its top; any other is left for the
+/// planner to refuse.
+fn relative_paths(
+    mut ops: Vec<crate::parse::edit::EditOp>,
+    root: &std::path::Path,
+) -> Vec<crate::parse::edit::EditOp> {
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    for op in &mut ops {
+        let path = op.path_mut();
+        let p = std::path::Path::new(path.as_str());
+        if !p.is_absolute() {
+            continue;
+        }
+        // The file may not exist yet (create): its directory is resolved, then its name put back.
+        let resolved = match (
+            p.parent().and_then(|d| d.canonicalize().ok()),
+            p.file_name(),
+        ) {
+            (Some(d), Some(name)) => d.join(name),
+            _ => p.to_path_buf(),
+        };
+        for top in [root, real_root.as_path()] {
+            if let Ok(rel) = resolved.strip_prefix(top).or_else(|_| p.strip_prefix(top)) {
+                if let Some(s) = rel.to_str().filter(|s| !s.is_empty()) {
+                    *path = s.replace('\\', "/");
+                    break;
+                }
+            }
+        }
+    }
+    ops
+}
+
+/// Parse every input and put their file patches together, in order; structured edits are
+/// turned into their patch instead.
 fn parse_inputs(
     inputs: &[input::Input],
+    edits: Option<&[crate::parse::edit::EditOp]>,
     forced: Option<Format>,
     wt: &WorkTree,
 ) -> Result<Patch, Box<Report>> {
+    if let Some(ops) = edits {
+        return parse::edit::to_patch(ops, wt).map_err(|e| match e {
+            parse::ParseError::Refused { kind, what } => {
+                let mut r = fail(kind, what);
+                r.status = RunStatus::Refused;
+                r.exit_code = RunStatus::Refused.exit_code();
+                r.format = Some(Format::SearchReplace);
+                r
+            }
+            e => fail("parse", e.to_string()),
+        });
+    }
     let mut combined: Option<Patch> = None;
     for inp in inputs {
         let p = parse::parse(&inp.text, forced, wt).map_err(|e| {

@@ -8,6 +8,8 @@ pub mod hooks;
 pub mod apply;
 pub mod undo;
 pub mod log;
+pub mod view;
+pub mod edit;
 pub mod progress;
 
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};

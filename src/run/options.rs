@@ -13,6 +13,8 @@ pub enum Patches {
     Files(Vec<String>),
     /// Text already in hand (a tool call's argument).
     Text(String),
+    /// Structured edits (`edit --json-input`, the MCP `edit` tool), applied all or nothing.
+    Edits(Vec<crate::parse::edit::EditOp>),
 }
 
 /// `git llm-apply [PATCH]...`.

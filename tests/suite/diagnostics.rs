@@ -571,7 +571,7 @@ fn a_three_way_conflict_shows_what_the_file_has_and_what_the_patch_wants() {
     run.code(1);
     assert!(
         run.stderr.contains(
-            "U f.txt (+1 -1) conflicted via 3way\n    conflict: conflict markers at lines 10-14\n      the file has 1 line there:\n        10 | ten!\n      the patch wants 1 line instead:\n        10 | TEN\n      advice: the file changed these lines since the patch was made"
+            "U f.txt (+1 -1) conflicted via 3way\n    conflict: 1 region where the file and the patch change the same lines (nothing written)\n      the file has 1 line there:\n        10 | ten!\n      the patch wants 1 line instead:\n        10 | TEN\n      advice: the file changed these lines since the patch was made"
         ),
         "{}",
         run.stderr

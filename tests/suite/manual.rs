@@ -256,7 +256,7 @@ fn bash_completes_git_llm_apply_through_gits_own_completion() {
         got,
         [
             "log |",
-            "log |undo |hooks |install-man |mcp |tools |completions |help |",
+            "log |undo |hooks |install-man |edit |mcp |tools |completions |help |",
             "--quiet |",
             "search-replace |",
             "1 |2 |",

@@ -41,4 +41,8 @@ mod snapshot_stat;
 mod undo_counts;
 mod patch_size;
 mod mcp;
+mod edit;
+mod bounded;
+mod mcp_honesty;
+mod tools_for;
 mod scale;

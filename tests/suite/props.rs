@@ -347,3 +347,55 @@ proptest! {
         }
     }
 }
+
+/// A structured edit planned in memory: the file's bytes after it, or `None` when it was
+/// refused (at parse time or by the planner).
+fn edit(files: &MemFiles, old: &str, new: &str, all: bool) -> Option<Vec<u8>> {
+    use git_llm_apply::parse::edit::{to_patch, EditOp};
+    let op = EditOp::Replace {
+        path: "f.txt".into(),
+        old: old.into(),
+        new: new.into(),
+        all,
+        expected: None,
+        token: None,
+    };
+    let patch = to_patch(&[op], files).ok()?;
+    let plan = plan::plan(&patch, files, &Options::default()).expect("in-memory reads");
+    if !plan.all_ok() {
+        return None;
+    }
+    let c = plan.changes.iter().find(|c| c.path == "f.txt")?;
+    c.after.as_ref().map(|s| s.bytes.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// An `old_string` that occurs once, whole lines or any fragment of them, is replaced
+    /// exactly there, as `str::replacen` would; one that occurs several times is refused
+    /// unless `replace_all`, which gives what `str::replace` gives.
+    #[test]
+    fn an_exact_edit_is_str_replace_or_a_refusal(
+        a in file("\n"),
+        start in 0usize..400,
+        len in 1usize..40,
+        new in "[a-e\n ]{0,12}",
+        all in any::<bool>(),
+    ) {
+        prop_assume!(!a.is_empty());
+        let start = start % a.len();
+        let end = (start + len).min(a.len());
+        let old = &a[start..end];
+        prop_assume!(old != new && !old.is_empty());
+        let files = MemFiles::default().with("f.txt", &a);
+        let count = a.matches(old).count();
+        let got = edit(&files, old, &new, all);
+        if count == 1 || all {
+            let want = if all { a.replace(old, &new) } else { a.replacen(old, &new, 1) };
+            prop_assert_eq!(got.map(|b| String::from_utf8(b).unwrap()), Some(want));
+        } else {
+            prop_assert_eq!(got, None, "an old_string found {} times is refused", count);
+        }
+    }
+}

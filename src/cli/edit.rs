@@ -1,0 +1,85 @@
+//! `git llm-apply edit --json-input`: the JSON an agent's edit tool sends, read from standard
+//! input and run by [`crate::run::edit`], the same as the MCP `edit` tool runs it.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use super::args::EditArgs;
+use super::{Outcome, Shown};
+use crate::report::{Report, RunStatus};
+use crate::run::edit::{self, EditOptions, EditOutcome};
+
+pub fn run(
+    args: EditArgs,
+    dir: Option<PathBuf>,
+    config: Option<crate::git::config::Pending>,
+) -> Outcome {
+    let EditArgs {
+        json_input: _,
+        json,
+        check,
+        no_snapshot,
+        label,
+        session,
+    } = args;
+    let limit = crate::input::DEFAULT_MAX_PATCH_SIZE;
+    let mut text = String::new();
+    let read = std::io::stdin()
+        .lock()
+        .take(limit + 1)
+        .read_to_string(&mut text);
+    if let Err(e) = read {
+        return Outcome::run(Report::error("input", format!("standard input: {e}")), json);
+    }
+    if text.len() as u64 > limit {
+        return Outcome::run(
+            Report::error(
+                "input",
+                format!("the edit request is over {limit} bytes, the limit of edit --json-input"),
+            ),
+            json,
+        );
+    }
+    let request = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            return Outcome::run(
+                Report::error(
+                    "parse",
+                    format!("standard input is not one JSON document: {e}"),
+                ),
+                json,
+            )
+        }
+    };
+    match edit::run(EditOptions {
+        request,
+        check,
+        no_snapshot,
+        label,
+        session,
+        dir,
+        config,
+    }) {
+        EditOutcome::Applied(r) => Outcome::run(r, json),
+        EditOutcome::Viewed(Err(r)) => Outcome::run(*r, json),
+        EditOutcome::Viewed(Ok(v)) => {
+            let stdout = if json {
+                let mut t = serde_json::to_string_pretty(&v).expect("a view serializes");
+                t.push('\n');
+                t
+            } else {
+                v.text()
+            };
+            Outcome {
+                shown: Shown::Text {
+                    stdout,
+                    stderr: String::new(),
+                    status: RunStatus::Applied,
+                    done: false,
+                },
+                json: false,
+            }
+        }
+    }
+}

@@ -1,0 +1,946 @@
+//! Structured edits as agents' edit tools send them (`{path, old_string, new_string,
+//! replace_all}`, a MultiEdit list, the text-editor tool's `create` / `str_replace` /
+//! `insert`, and line ranges named by the hashes `view` shows), turned into the same `Patch`
+//! a SEARCH/REPLACE block with a path becomes.
+//!
+//! An `old_string` found exactly in the file is widened to the whole lines it lies in, and
+//! the hunk carries the line it starts at, so a fragment of a line (`foo(1)` in
+//! `x = foo(1) + 2`) edits that line and nothing else. One found nowhere exactly is handed to
+//! the planner as a SEARCH block is, so its whitespace and Unicode ladder finds it (a tab
+//! shown as spaces, a U+00A0, CRLF). An `old_string` found exactly more than once is refused
+//! with every place, unless `replace_all`.
+
+use serde_json::Value;
+use sha2::Digest as _;
+
+use super::{ParseError, PathProbe};
+use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
+
+/// One edit, every choice named; paths are relative to the top of the work tree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum EditOp {
+    /// Replace `old` by `new` (every occurrence with `all`).
+    Replace {
+        path: String,
+        old: String,
+        new: String,
+        all: bool,
+        /// How many occurrences the sender counted (Gemini CLI's `expected_replacements`):
+        /// any other number is a refusal.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expected: Option<usize>,
+        token: Option<String>,
+    },
+    /// Replace lines `start..=end` (1-based), each named by its number and the hash `view`
+    /// showed for it, by `new`.
+    Lines {
+        path: String,
+        start: Anchor,
+        end: Anchor,
+        new: String,
+        token: Option<String>,
+    },
+    /// Insert `text` after line `after` (0: at the top).
+    Insert {
+        path: String,
+        after: usize,
+        text: String,
+        token: Option<String>,
+    },
+    /// Create a file that does not exist yet.
+    Create { path: String, text: String },
+}
+
+impl EditOp {
+    pub fn path(&self) -> &str {
+        match self {
+            EditOp::Replace { path, .. }
+            | EditOp::Lines { path, .. }
+            | EditOp::Insert { path, .. }
+            | EditOp::Create { path, .. } => path,
+        }
+    }
+
+    pub fn path_mut(&mut self) -> &mut String {
+        match self {
+            EditOp::Replace { path, .. }
+            | EditOp::Lines { path, .. }
+            | EditOp::Insert { path, .. }
+            | EditOp::Create { path, .. } => path,
+        }
+    }
+}
+
+/// A line as `view` names it: `12:a3f` (number and hash) or a bare number.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Anchor {
+    pub line: usize,
+    pub hash: Option<String>,
+}
+
+/// What a request asks for: edits to apply (all or nothing), or a file to view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    Edits(Vec<EditOp>),
+    View(ViewRequest),
+}
+
+/// `view`: a file (or a directory's listing), optionally a line range, optionally with the
+/// per-line hashes an edit can name lines by.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ViewRequest {
+    pub path: String,
+    /// 1-based first line.
+    pub start: Option<usize>,
+    /// 1-based last line; `None` (or -1 as the text-editor tool sends it) is the end.
+    pub end: Option<usize>,
+    pub hashes: bool,
+}
+
+/// The hash `view` shows for a line (its text without the line ending): three hex digits,
+/// enough to tell a changed line from the one that was viewed, short enough to retype.
+pub fn line_hash(line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    format!("{:03x}", crate::hash::of(line.as_bytes()) & 0xfff)
+}
+
+/// The token `view` returns for a file's bytes: an edit that passes it is refused when the
+/// file changed since.
+pub fn view_token(bytes: &[u8]) -> String {
+    let digest = sha2::Sha256::digest(bytes);
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A number sent as a JSON number or as a string of digits (some clients send every
+/// argument as a string).
+pub fn number(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A boolean sent as a JSON boolean or as the string `true` / `false`.
+pub fn boolean(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) => match s.trim() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn bad(message: impl Into<String>) -> ParseError {
+    ParseError::Syntax {
+        line: 1,
+        message: message.into(),
+    }
+}
+
+/// The request a JSON document makes: an edit object (`path` or `file_path`, `old_string`
+/// or `old_str`, ...), a MultiEdit object (`file_path` and `edits`), `{"edits": [...]}`, a list
+/// of edit objects, or a text-editor tool call (`command`: `view`, `create`, `str_replace`,
+/// `insert`).
+pub fn request(value: &Value) -> Result<Request, ParseError> {
+    match value {
+        Value::Array(items) => {
+            if items.is_empty() {
+                return Err(bad("the list of edits is empty"));
+            }
+            let mut ops = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match request(item).map_err(|e| numbered(i, e))? {
+                    Request::Edits(more) => ops.extend(more),
+                    Request::View(_) => {
+                        return Err(bad(format!(
+                            "edit {}: a view goes alone, not in a list of edits",
+                            i + 1
+                        )))
+                    }
+                }
+            }
+            Ok(Request::Edits(ops))
+        }
+        Value::Object(map) => {
+            if let Some(command) = map.get("command") {
+                return command_request(command, map);
+            }
+            let path = path_of(map);
+            if let Some(edits) = map.get("edits") {
+                let Value::Array(items) = edits else {
+                    return Err(bad("'edits' is not a list"));
+                };
+                if items.is_empty() {
+                    return Err(bad("the list of edits is empty"));
+                }
+                let mut ops = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    let Value::Object(inner) = item else {
+                        return Err(numbered(i, bad("an edit is an object")));
+                    };
+                    // MultiEdit: the path is given once, beside the list.
+                    let mut inner = inner.clone();
+                    if path_of(&inner).is_none() {
+                        if let Some(p) = &path {
+                            inner.insert("path".into(), Value::String(p.clone()));
+                        }
+                    }
+                    if let Some(t) = map.get("view_token") {
+                        inner.entry("view_token").or_insert(t.clone());
+                    }
+                    ops.push(edit_object(&inner).map_err(|e| numbered(i, e))?);
+                }
+                return Ok(Request::Edits(ops));
+            }
+            Ok(Request::Edits(vec![edit_object(map)?]))
+        }
+        _ => Err(bad("an edit is a JSON object or a list of them")),
+    }
+}
+
+fn numbered(i: usize, e: ParseError) -> ParseError {
+    match e {
+        ParseError::Syntax { message, .. } => bad(format!("edit {}: {message}", i + 1)),
+        other => other,
+    }
+}
+
+type Map = serde_json::Map<String, Value>;
+
+fn path_of(map: &Map) -> Option<String> {
+    ["path", "file_path", "filePath"]
+        .iter()
+        .find_map(|k| map.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+fn text_of(map: &Map, keys: &[&str]) -> Result<Option<String>, ParseError> {
+    for k in keys {
+        match map.get(*k) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => return Ok(Some(s.clone())),
+            Some(_) => return Err(bad(format!("'{k}' is not a string"))),
+        }
+    }
+    Ok(None)
+}
+
+fn required_path(map: &Map) -> Result<String, ParseError> {
+    match path_of(map) {
+        Some(p) if !p.is_empty() => Ok(p),
+        _ => Err(bad("no 'path' (or 'file_path') given")),
+    }
+}
+
+fn flag(map: &Map, key: &str) -> Result<bool, ParseError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(v) => boolean(v).ok_or_else(|| bad(format!("'{key}' is not true or false"))),
+    }
+}
+
+fn token_of(map: &Map) -> Result<Option<String>, ParseError> {
+    text_of(map, &["view_token"])
+}
+
+fn anchor(v: &Value, key: &str) -> Result<Anchor, ParseError> {
+    let wrong = || {
+        bad(format!(
+            "'{key}' names a line as view shows it: its number and hash, e.g. \"12:a3f\""
+        ))
+    };
+    match v {
+        Value::Number(n) => Ok(Anchor {
+            line: n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(wrong)?,
+            hash: None,
+        }),
+        Value::String(s) => {
+            let (num, hash) = match s.trim().split_once(':') {
+                Some((n, h)) => (n, Some(h.trim().to_ascii_lowercase())),
+                None => (s.trim(), None),
+            };
+            let line = super::line_number(num.trim()).ok_or_else(wrong)?;
+            Ok(Anchor { line, hash })
+        }
+        _ => Err(wrong()),
+    }
+}
+
+/// One edit object: `old_string`/`new_string` (also `old_str`/`new_str`), or `start`/`end`
+/// line anchors with `new_string`.
+fn edit_object(map: &Map) -> Result<EditOp, ParseError> {
+    let path = required_path(map)?;
+    let token = token_of(map)?;
+    let new = text_of(map, &["new_string", "new_str", "newString"])?;
+    if let Some(start) = map.get("start").filter(|v| !v.is_null()) {
+        let start = anchor(start, "start")?;
+        let end = match map.get("end").filter(|v| !v.is_null()) {
+            Some(e) => anchor(e, "end")?,
+            None => start.clone(),
+        };
+        let Some(new) = new else {
+            return Err(bad("no 'new_string' for the lines to replace"));
+        };
+        if text_of(map, &["old_string", "old_str", "oldString"])?.is_some() {
+            return Err(bad(
+                "give either 'old_string' or the 'start'/'end' lines, not both",
+            ));
+        }
+        return Ok(EditOp::Lines {
+            path,
+            start,
+            end,
+            new,
+            token,
+        });
+    }
+    let Some(old) = text_of(map, &["old_string", "old_str", "oldString"])? else {
+        return Err(bad(
+            "no 'old_string' given (or 'start'/'end' lines as view shows them)",
+        ));
+    };
+    let expected = match map.get("expected_replacements") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            number(v)
+                .filter(|n| *n >= 1)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| bad("'expected_replacements' is not a count of 1 or more"))?,
+        ),
+    };
+    Ok(EditOp::Replace {
+        path,
+        old,
+        new: new.unwrap_or_default(),
+        all: flag(map, "replace_all")? || flag(map, "replaceAll")?,
+        expected,
+        token,
+    })
+}
+
+/// A text-editor tool call (Anthropic's `str_replace_based_edit_tool`, OpenHands' and
+/// SWE-agent's `str_replace_editor`).
+fn command_request(command: &Value, map: &Map) -> Result<Request, ParseError> {
+    let Some(command) = command.as_str() else {
+        return Err(bad("'command' is not a string"));
+    };
+    match command {
+        "view" => {
+            let path = required_path(map)?;
+            let (mut start, mut end) = (None, None);
+            match map.get("view_range") {
+                None | Some(Value::Null) => {}
+                Some(range) => {
+                    let parsed: Option<Vec<i64>> = match range {
+                        Value::Array(items) => items.iter().map(number).collect(),
+                        // "[3, 9]" sent as a string.
+                        Value::String(s) => serde_json::from_str::<Vec<Value>>(s)
+                            .ok()
+                            .and_then(|v| v.iter().map(number).collect()),
+                        _ => None,
+                    };
+                    match parsed.as_deref() {
+                        Some([a, b]) if *a >= 1 && (*b == -1 || *b >= *a) => {
+                            start = Some(*a as usize);
+                            end = (*b != -1).then_some(*b as usize);
+                        }
+                        _ => {
+                            return Err(bad(
+                                "'view_range' is [first, last] (1-based; last -1 for the end of the file)",
+                            ))
+                        }
+                    }
+                }
+            }
+            Ok(Request::View(ViewRequest {
+                path,
+                start,
+                end,
+                hashes: flag(map, "hashes")?,
+            }))
+        }
+        "create" => {
+            let path = required_path(map)?;
+            let Some(text) = text_of(map, &["file_text", "content"])? else {
+                return Err(bad("create needs 'file_text'"));
+            };
+            Ok(Request::Edits(vec![EditOp::Create { path, text }]))
+        }
+        "str_replace" => Ok(Request::Edits(vec![edit_object(map)?])),
+        "insert" => {
+            let path = required_path(map)?;
+            let after = map
+                .get("insert_line")
+                .and_then(number)
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| bad("insert needs 'insert_line', a line number (0: the top)"))?;
+            let Some(text) = text_of(map, &["new_str", "insert_text", "new_string"])? else {
+                return Err(bad("insert needs 'new_str' (or 'insert_text')"));
+            };
+            Ok(Request::Edits(vec![EditOp::Insert {
+                path,
+                after: after as usize,
+                text,
+                token: token_of(map)?,
+            }]))
+        }
+        "undo_edit" => Err(bad(
+            "undo_edit is not offered: every edit is recorded, and the undo tool (or `git llm-apply undo`) takes it back by its id",
+        )),
+        other => Err(bad(format!(
+            "unknown command '{other}': the commands are view, create, str_replace and insert"
+        ))),
+    }
+}
+
+/// A file's text as the edits see it: without a byte-order mark, CRLF read as LF (the
+/// planner keeps the file's own endings when it writes).
+struct Text {
+    text: String,
+    bytes: Vec<u8>,
+}
+
+fn read_text(probe: &dyn PathProbe, path: &str) -> Option<Text> {
+    let bytes = probe.content(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    Some(Text {
+        text: text.replace("\r\n", "\n"),
+        bytes,
+    })
+}
+
+fn lf(s: &str) -> String {
+    s.replace("\r\n", "\n")
+}
+
+/// `text` cut into lines without their `\n` (a final newline ends the last line).
+fn lines_of(text: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = text.split('\n').collect();
+    if text.ends_with('\n') || text.is_empty() {
+        v.pop();
+    }
+    v
+}
+
+/// The 1-based line that byte `at` of `text` lies on.
+fn line_at(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
+}
+
+fn refused(kind: &'static str, what: String) -> ParseError {
+    ParseError::Refused { kind, what }
+}
+
+/// The edits as one patch: each file's edits become its hunks, in order.
+pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let mut files: Vec<FilePatch> = Vec::new();
+    let mut notices = Vec::new();
+    for (n, op) in ops.iter().enumerate() {
+        let path = op.path().to_string();
+        let which = if ops.len() > 1 {
+            format!("edit {}: ", n + 1)
+        } else {
+            String::new()
+        };
+        let current = read_text(probe, &path);
+        let token = match op {
+            EditOp::Replace { token, .. }
+            | EditOp::Lines { token, .. }
+            | EditOp::Insert { token, .. } => token.as_deref(),
+            EditOp::Create { .. } => None,
+        };
+        if let Some(t) = token {
+            let now = current.as_ref().map(|c| view_token(&c.bytes));
+            if now.as_deref() != Some(t.trim()) {
+                return Err(refused(
+                    "changed-since-view",
+                    format!(
+                        "{which}{path}: the file changed since it was viewed (its view_token is no longer {t}); view it again and resend the edit"
+                    ),
+                ));
+            }
+        }
+        let idx = match files
+            .iter()
+            .position(|f| f.new_path.as_deref() == Some(&path))
+        {
+            Some(i) => i,
+            None => {
+                files.push(FilePatch {
+                    old_path: Some(path.clone()),
+                    new_path: Some(path.clone()),
+                    ..FilePatch::default()
+                });
+                files.len() - 1
+            }
+        };
+        let fp = &mut files[idx];
+        match op {
+            EditOp::Create { text, .. } => {
+                if probe.exists(&path) || !fp.hunks.is_empty() {
+                    return Err(refused(
+                        "exists",
+                        format!("{which}{path}: the file already exists; create makes new files only (edit it with str_replace)"),
+                    ));
+                }
+                fp.old_path = None;
+                fp.full_content = Some(lf(text));
+                fp.create_mode = CreateMode::MustNotExist;
+            }
+            EditOp::Replace {
+                old,
+                new,
+                all,
+                expected,
+                ..
+            } => {
+                let (old, new) = (lf(old), lf(new));
+                if old == new {
+                    return Err(bad(format!(
+                        "{which}{path}: old_string and new_string are the same: nothing to change"
+                    )));
+                }
+                if old.is_empty() {
+                    if current.is_some() || !fp.hunks.is_empty() {
+                        return Err(refused(
+                            "exists",
+                            format!("{which}{path}: an empty old_string creates a file, and this one exists; give the text to replace"),
+                        ));
+                    }
+                    fp.old_path = None;
+                    fp.full_content = Some(new);
+                    continue;
+                }
+                let Some(cur) = &current else {
+                    // Left to the planner, which says the file is missing and names the
+                    // nearest path.
+                    fp.hunks.push(search_block(&old, &new));
+                    continue;
+                };
+                let at: Vec<usize> = cur.text.match_indices(&old).map(|(i, _)| i).collect();
+                let before = fp.hunks.len();
+                let done: Vec<usize> = if at.is_empty() && !new.is_empty() {
+                    cur.text
+                        .match_indices(&new)
+                        .map(|(i, _)| i)
+                        .take(2)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let lines_of_at = || -> String {
+                    at.iter()
+                        .map(|&i| line_at(&cur.text, i).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                // A count the sender gave must be the count found (none found exactly, a
+                // single one may still be found loosely).
+                if let Some(n) = *expected {
+                    if at.len() != n && !(at.is_empty() && n == 1) {
+                        return Err(refused(
+                            "ambiguous",
+                            format!(
+                                "{which}{path}: old_string occurs {} times{}, not the {n} that expected_replacements says; nothing was written",
+                                at.len(),
+                                if at.is_empty() { String::new() } else { format!(" (at lines {})", lines_of_at()) }
+                            ),
+                        ));
+                    }
+                }
+                let all = *all || expected.is_some_and(|n| n > 1);
+                match at.len() {
+                    // Not there, but its replacement is, once: the edit as it would read had it
+                    // been made, so the planner finds it already applied (a resent edit).
+                    0 if done.len() == 1 => fp
+                        .hunks
+                        .push(widened(&cur.text, &done, new.len(), &old).reversed()),
+                    0 => fp.hunks.push(search_block(&old, &new)),
+                    1 => fp.hunks.push(widened(&cur.text, &[at[0]], old.len(), &new)),
+                    k if all => {
+                        for group in groups(&cur.text, &at, old.len()) {
+                            fp.hunks.push(widened(&cur.text, &group, old.len(), &new));
+                        }
+                        notices.push(Notice::for_path(
+                            "replaced-all",
+                            &path,
+                            format!("replace_all: {k} occurrences replaced"),
+                        ));
+                    }
+                    k => {
+                        return Err(refused(
+                            "ambiguous",
+                            format!(
+                                "{which}{path}: old_string occurs {k} times (at lines {}); add lines around it so it occurs once, or set replace_all to replace every one",
+                                lines_of_at()
+                            ),
+                        ));
+                    }
+                }
+                // A line that is not UTF-8 reads with U+FFFD in it: a hunk holding one would
+                // not match the file's bytes, so the edit is refused as what it is.
+                let lossy = |h: &Hunk| h.lines.iter().any(|l| l.text.contains('\u{fffd}'));
+                if std::str::from_utf8(&cur.bytes).is_err()
+                    && !old.contains('\u{fffd}')
+                    && fp.hunks[before..].iter().any(lossy)
+                {
+                    return Err(refused(
+                        "encoding",
+                        format!("{which}{path}: the lines this edit changes are not UTF-8 text, which edits cannot name exactly; nothing was written (convert the file to UTF-8 to edit them)"),
+                    ));
+                }
+            }
+            EditOp::Lines {
+                start, end, new, ..
+            } => {
+                let Some(cur) = &current else {
+                    return Err(refused(
+                        "missing",
+                        format!("{which}{path}: no such file to edit"),
+                    ));
+                };
+                let lines = lines_of(&cur.text);
+                for a in [start, end] {
+                    let Some(line) = a.line.checked_sub(1).and_then(|i| lines.get(i)) else {
+                        return Err(refused(
+                            "changed-since-view",
+                            format!("{which}{path}: there is no line {} (the file has {}); view it again", a.line, lines.len()),
+                        ));
+                    };
+                    if let Some(h) = &a.hash {
+                        let now = line_hash(line);
+                        if *h != now {
+                            return Err(refused(
+                                "changed-since-view",
+                                format!(
+                                    "{which}{path}: line {} is not the one viewed (its hash is now {now}, not {h}); view it again and resend the edit",
+                                    a.line
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if end.line < start.line {
+                    return Err(bad(format!(
+                        "{which}'end' (line {}) comes before 'start' (line {})",
+                        end.line, start.line
+                    )));
+                }
+                let old: Vec<&str> = lines[start.line - 1..end.line].to_vec();
+                let new = lf(new);
+                let mut hunk = hunk_of(&old, &lines_of(&new), start.line);
+                hunk.at_eof = end.line == lines.len();
+                hunk.old_no_newline = hunk.at_eof && !cur.text.ends_with('\n');
+                hunk.new_no_newline = hunk.old_no_newline && !new.is_empty();
+                fp.hunks.push(hunk);
+            }
+            EditOp::Insert { after, text, .. } => {
+                let Some(cur) = &current else {
+                    return Err(refused(
+                        "missing",
+                        format!("{which}{path}: no such file to insert into"),
+                    ));
+                };
+                let lines = lines_of(&cur.text);
+                if *after > lines.len() {
+                    return Err(bad(format!(
+                        "{which}{path}: insert_line {after} is past the end (the file has {} lines)",
+                        lines.len()
+                    )));
+                }
+                let text = lf(text);
+                let added = lines_of(&text);
+                // The line before (or, at the top, after) the insertion is the context that
+                // places it; its number says which of several such lines it is.
+                let mut hunk = Hunk::default();
+                if *after == 0 {
+                    hunk.lines = added.iter().map(|t| Line::new(LineKind::Add, *t)).collect();
+                    if let Some(first) = lines.first() {
+                        hunk.lines.push(Line::new(LineKind::Context, *first));
+                    }
+                    hunk.at_bof = true;
+                    hunk.old_start = Some(1);
+                    hunk.new_start = Some(1);
+                } else {
+                    hunk.lines
+                        .push(Line::new(LineKind::Context, lines[after - 1]));
+                    hunk.lines
+                        .extend(added.iter().map(|t| Line::new(LineKind::Add, *t)));
+                    hunk.old_start = Some(*after);
+                    hunk.new_start = Some(*after);
+                    if *after == lines.len() && !cur.text.ends_with('\n') {
+                        hunk.at_eof = true;
+                        hunk.old_no_newline = true;
+                    }
+                }
+                fp.hunks.push(hunk);
+            }
+        }
+    }
+    // A file made by `create` (or an empty old_string) takes no other edit.
+    if let Some(f) = files
+        .iter()
+        .find(|f| f.full_content.is_some() && !f.hunks.is_empty())
+    {
+        return Err(refused(
+            "exists",
+            format!(
+                "{}: edits to a file made in the same request: put its whole text in the create",
+                f.display_path()
+            ),
+        ));
+    }
+    Ok(Patch {
+        format: Format::SearchReplace,
+        files,
+        notices,
+    })
+}
+
+/// An `old_string` not found exactly: a SEARCH/REPLACE block, for the planner's ladder.
+/// Lines both sides share at either end are context, kept as the file has them, so the
+/// report counts only what changed.
+fn search_block(old: &str, new: &str) -> Hunk {
+    let mut hunk = hunk_of(&lines_of(old), &lines_of(new), 0);
+    hunk.old_start = None;
+    hunk.new_start = None;
+    hunk.reindent = true;
+    hunk
+}
+
+/// Occurrences whose widened lines overlap or touch go in one hunk.
+fn groups(text: &str, at: &[usize], len: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut last_end = 0usize;
+    for &s in at {
+        let (ls, _) = span(text, s, s + len);
+        match out.last_mut() {
+            Some(g) if ls <= last_end => g.push(s),
+            _ => out.push(vec![s]),
+        }
+        last_end = span(text, s, s + len).1;
+    }
+    out
+}
+
+/// The whole lines `text[s..e]` lies in, as a byte range ending after the last `\n`.
+fn span(text: &str, s: usize, e: usize) -> (usize, usize) {
+    let ls = text[..s].rfind('\n').map_or(0, |i| i + 1);
+    let le = if e > s && text.as_bytes()[e - 1] == b'\n' {
+        e
+    } else {
+        text[e..].find('\n').map_or(text.len(), |i| e + i + 1)
+    };
+    (ls, le)
+}
+
+/// One hunk for the occurrences `at` (all within one run of lines): those lines as they
+/// are, and as they are with each occurrence replaced, at the line they start on.
+fn widened(text: &str, at: &[usize], len: usize, new: &str) -> Hunk {
+    let first = at[0];
+    let last = *at.last().expect("a group is never empty");
+    let (ls, mut le) = span(text, first, last + len);
+    let replaced = |le: usize| {
+        let mut out = String::new();
+        let mut from = ls;
+        for &s in at {
+            out.push_str(&text[from..s]);
+            out.push_str(new);
+            from = s + len;
+        }
+        out.push_str(&text[from..le]);
+        out
+    };
+    let mut after = replaced(le);
+    // A replacement that drops the line's newline joins it to the next line: that line is
+    // part of the change too.
+    while !after.is_empty() && !after.ends_with('\n') && le < text.len() {
+        le = text[le..].find('\n').map_or(text.len(), |i| le + i + 1);
+        after = replaced(le);
+    }
+    let before = &text[ls..le];
+    let start = line_at(text, ls);
+    let mut hunk = hunk_of(&lines_of(before), &lines_of(&after), start);
+    hunk.at_eof = le == text.len();
+    if hunk.at_eof && !text.ends_with('\n') {
+        hunk.old_no_newline = true;
+        hunk.new_no_newline = !after.is_empty() && !after.ends_with('\n');
+    }
+    if hunk.at_eof && !after.is_empty() && !after.ends_with('\n') {
+        hunk.new_no_newline = true;
+    }
+    hunk
+}
+
+/// A hunk from old to new lines at 1-based line `start`: lines both share at either end are
+/// context, so the report counts only what changed.
+fn hunk_of(old: &[&str], new: &[&str], start: usize) -> Hunk {
+    let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut lines: Vec<Line> = Vec::new();
+    lines.extend(old[..head].iter().map(|t| Line::new(LineKind::Context, *t)));
+    lines.extend(
+        old[head..old.len() - tail]
+            .iter()
+            .map(|t| Line::new(LineKind::Remove, *t)),
+    );
+    lines.extend(
+        new[head..new.len() - tail]
+            .iter()
+            .map(|t| Line::new(LineKind::Add, *t)),
+    );
+    lines.extend(
+        old[old.len() - tail..]
+            .iter()
+            .map(|t| Line::new(LineKind::Context, *t)),
+    );
+    Hunk {
+        lines,
+        old_start: Some(start),
+        new_start: Some(start),
+        ..Hunk::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::MemFiles;
+
+    fn files(list: &[(&str, &str)]) -> MemFiles {
+        list.iter()
+            .fold(MemFiles::default(), |m, (p, c)| m.with(p, c))
+    }
+
+    fn replace(path: &str, old: &str, new: &str, all: bool) -> EditOp {
+        EditOp::Replace {
+            path: path.into(),
+            old: old.into(),
+            new: new.into(),
+            all,
+            expected: None,
+            token: None,
+        }
+    }
+
+    #[test]
+    fn a_fragment_of_a_line_edits_that_whole_line_at_its_number() {
+        let m = files(&[("a.py", "x = 1\ny = foo(1) + 2\nz = 3\n")]);
+        let p = to_patch(&[replace("a.py", "foo(1)", "foo(2)", false)], &m).unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(h.old_start, Some(2));
+        assert_eq!(
+            h.lines,
+            vec![
+                Line::new(LineKind::Remove, "y = foo(1) + 2"),
+                Line::new(LineKind::Add, "y = foo(2) + 2")
+            ]
+        );
+    }
+
+    #[test]
+    fn two_exact_occurrences_are_refused_with_both_lines() {
+        let m = files(&[("a.py", "f()\ng()\nf()\n")]);
+        let e = to_patch(&[replace("a.py", "f()", "h()", false)], &m).unwrap_err();
+        let ParseError::Refused { kind, what } = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(kind, "ambiguous");
+        assert!(what.contains("at lines 1, 3"), "{what}");
+    }
+
+    #[test]
+    fn replace_all_makes_one_hunk_per_run_of_lines() {
+        let m = files(&[("a.py", "f() f()\ng()\nf()\n")]);
+        let p = to_patch(&[replace("a.py", "f()", "h()", true)], &m).unwrap();
+        let hunks = &p.files[0].hunks;
+        assert_eq!(hunks.len(), 2);
+        assert_eq!(hunks[0].lines[1], Line::new(LineKind::Add, "h() h()"));
+        assert_eq!(hunks[1].old_start, Some(3));
+    }
+
+    #[test]
+    fn a_replacement_that_drops_a_newline_takes_in_the_next_line() {
+        let m = files(&[("a", "a\nb\nc\n")]);
+        let p = to_patch(&[replace("a", "a\n", "x", false)], &m).unwrap();
+        let h = &p.files[0].hunks[0];
+        assert_eq!(
+            h.lines,
+            vec![
+                Line::new(LineKind::Remove, "a"),
+                Line::new(LineKind::Remove, "b"),
+                Line::new(LineKind::Add, "xb"),
+            ]
+        );
+    }
+
+    #[test]
+    fn line_anchors_with_a_stale_hash_are_refused() {
+        let m = files(&[("a", "one\ntwo\n")]);
+        let op = EditOp::Lines {
+            path: "a".into(),
+            start: Anchor {
+                line: 2,
+                // Never a hash `view` shows: those are hex digits.
+                hash: Some("zzz".into()),
+            },
+            end: Anchor {
+                line: 2,
+                hash: None,
+            },
+            new: "TWO\n".into(),
+            token: None,
+        };
+        let e = to_patch(&[op], &m).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ParseError::Refused {
+                    kind: "changed-since-view",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn requests_in_every_shape_read_the_same() {
+        let want = Request::Edits(vec![replace("a", "x", "y", true)]);
+        for text in [
+            r#"{"path":"a","old_string":"x","new_string":"y","replace_all":true}"#,
+            r#"{"file_path":"a","old_string":"x","new_string":"y","replace_all":"true"}"#,
+            r#"{"file_path":"a","edits":[{"old_string":"x","new_string":"y","replace_all":true}]}"#,
+            r#"[{"path":"a","old_str":"x","new_str":"y","replace_all":true}]"#,
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(request(&v).unwrap(), want, "{text}");
+        }
+        let v: Value =
+            serde_json::from_str(r#"{"command":"view","path":"a","view_range":["2","-1"]}"#)
+                .unwrap();
+        assert_eq!(
+            request(&v).unwrap(),
+            Request::View(ViewRequest {
+                path: "a".into(),
+                start: Some(2),
+                end: None,
+                hashes: false
+            })
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! `edit`: a structured edit request (JSON, as agents' edit tools send it) run through the
+//! same apply as a patch, or, for a text-editor `view` command, the view. Shared by
+//! `edit --json-input` and the MCP `edit` and `view` tools.
+
+use std::path::PathBuf;
+
+use super::options::{ApplyOptions, Patches};
+use super::view::{self, ViewOptions};
+use crate::parse::edit::{self, Request};
+use crate::report::view::ViewReport;
+use crate::report::{Report, RunStatus};
+
+/// What an edit request is asked to do beside its JSON.
+pub struct EditOptions {
+    pub request: serde_json::Value,
+    pub check: bool,
+    pub no_snapshot: bool,
+    pub label: Option<String>,
+    pub session: Option<String>,
+    pub dir: Option<PathBuf>,
+    pub config: Option<crate::git::config::Pending>,
+}
+
+/// An apply's report, or what a `view` command shows.
+pub enum EditOutcome {
+    Applied(Report),
+    Viewed(Result<ViewReport, Box<Report>>),
+}
+
+pub fn run(options: EditOptions) -> EditOutcome {
+    let EditOptions {
+        request,
+        check,
+        no_snapshot,
+        label,
+        session,
+        dir,
+        config,
+    } = options;
+    let ops = match edit::request(&request) {
+        Ok(Request::View(v)) => {
+            return EditOutcome::Viewed(view::run(ViewOptions { request: v, dir }))
+        }
+        Ok(Request::Edits(ops)) => ops,
+        Err(e) => {
+            let mut r = Report::error("parse", format!("the edit request: {e}"));
+            r.exit_code = RunStatus::Error.exit_code();
+            return EditOutcome::Applied(r);
+        }
+    };
+    EditOutcome::Applied(super::apply::run(ApplyOptions {
+        patches: Patches::Edits(ops),
+        check,
+        partial: false,
+        format: None,
+        revert: false,
+        index: false,
+        no_snapshot,
+        verify: false,
+        label,
+        session,
+        dir,
+        config,
+        shown_diff: None,
+    }))
+}

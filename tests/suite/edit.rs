@@ -1,0 +1,400 @@
+//! Structured edits (`edit --json-input`, the MCP `edit` and `view` tools): the cases agents'
+//! edit tools meet, each run through the CLI and through the MCP server with the same JSON,
+//! giving the same results.
+
+use serde_json::{json, Value};
+
+use super::mcp::Client;
+use crate::common::TestRepo;
+
+/// One case: the file before, the edit, the file after, and the loosest pass reported.
+struct Case {
+    name: &'static str,
+    before: &'static str,
+    edit: fn() -> Value,
+    after: &'static str,
+    pass: &'static str,
+    /// The hunk's status when the edit is sent again: the planner recognises an applied
+    /// SEARCH block by its replacement in the line passes, except where only trailing
+    /// whitespace differs.
+    resent: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "exact fragment of a line",
+        before: "x = 1\ny = foo(1) + 2\n",
+        edit: || json!({"path": "a.py", "old_string": "foo(1)", "new_string": "foo(2)"}),
+        after: "x = 1\ny = foo(2) + 2\n",
+        pass: "exact",
+        resent: "already-applied",
+    },
+    Case {
+        name: "trailing whitespace drifted",
+        before: "a = 1   \nb = 2\n",
+        edit: || json!({"path": "a.py", "old_string": "a = 1\nb = 2\n", "new_string": "a = 1\nb = 3\n"}),
+        after: "a = 1   \nb = 3\n",
+        pass: "trailing-whitespace",
+        resent: "not-found",
+    },
+    Case {
+        name: "a tab shown as spaces",
+        before: "def f():\n\treturn 1\n",
+        edit: || json!({"path": "a.py", "old_string": "def f():\n    return 1", "new_string": "def f():\n    return 2"}),
+        after: "def f():\n\treturn 2\n",
+        pass: "whitespace",
+        resent: "already-applied",
+    },
+    Case {
+        name: "a no-break space",
+        before: "y\u{a0}= 3\nz = 4\n",
+        edit: || json!({"path": "a.py", "old_string": "y = 3\n", "new_string": "y = 5\n"}),
+        after: "y = 5\nz = 4\n",
+        pass: "unicode",
+        resent: "already-applied",
+    },
+    Case {
+        name: "a CRLF file",
+        before: "one\r\ntwo\r\nthree\r\n",
+        edit: || json!({"path": "a.py", "old_string": "two\nthree", "new_string": "TWO\nthree"}),
+        after: "one\r\nTWO\r\nthree\r\n",
+        pass: "exact",
+        resent: "already-applied",
+    },
+];
+
+fn edit_cli(r: &TestRepo, request: &Value) -> (crate::common::Run, Value) {
+    let run = r.apply(&["edit", "--json-input", "--json"], &request.to_string());
+    let v: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("invalid JSON ({e}): {}", run.stdout));
+    (run, v)
+}
+
+#[test]
+fn each_case_applies_through_the_cli_with_its_pass_and_undo_takes_it_back() {
+    for case in CASES {
+        let r = TestRepo::with(&[("a.py", case.before)]);
+        let before = r.state();
+        let (run, v) = edit_cli(&r, &(case.edit)());
+        run.code(0);
+        assert_eq!(r.read_str("a.py"), case.after, "{}", case.name);
+        assert_eq!(v["files"][0]["pass"], case.pass, "{}: {v}", case.name);
+        assert_eq!(v["format"], "search-replace", "{}", case.name);
+        r.run(&["undo"]).code(0);
+        assert_eq!(r.state(), before, "{}: undo restores every byte", case.name);
+    }
+}
+
+#[test]
+fn each_case_gives_the_same_result_through_mcp_and_undo_by_id_takes_it_back() {
+    for case in CASES {
+        let cli = TestRepo::with(&[("a.py", case.before)]);
+        let (_, by_cli) = edit_cli(&cli, &(case.edit)());
+        let r = TestRepo::with(&[("a.py", case.before)]);
+        let before = r.state();
+        let mut c = Client::start(&r, &[]);
+        let res = c.call("edit", (case.edit)());
+        assert_eq!(res["isError"], false, "{}: {res}", case.name);
+        assert_eq!(r.read_str("a.py"), case.after, "{}", case.name);
+        let mcp = &res["structuredContent"];
+        for key in ["status", "summary", "snapshot", "exit_code", "errors"] {
+            assert_eq!(mcp[key], by_cli[key], "{}: {key}", case.name);
+        }
+        // The brief result lists the file as the CLI does, without its applied hunks.
+        let mut file = by_cli["files"][0].clone();
+        file["hunks"] = json!([]);
+        assert_eq!(mcp["files"][0], file, "{}", case.name);
+        let detail = c.call("edit", {
+            let mut e = (case.edit)();
+            e["detail"] = json!(true);
+            e["check"] = json!(true);
+            e
+        });
+        // With detail the report lists the hunk.
+        let file = &detail["structuredContent"]["files"][0];
+        assert_eq!(
+            file["hunks"][0]["status"], case.resent,
+            "{}: {detail}",
+            case.name
+        );
+        let id = mcp["snapshot"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("refs/llm-apply/")
+            .parse::<u64>()
+            .unwrap();
+        let undone = c.call("undo", json!({"id": id}));
+        assert_eq!(undone["isError"], false, "{undone}");
+        assert_eq!(r.state(), before, "{}", case.name);
+        c.finish();
+    }
+}
+
+#[test]
+fn an_old_string_found_twice_is_refused_with_both_lines_and_nothing_changes() {
+    let r = TestRepo::with(&[("a.py", "f()\ng()\nf()\n")]);
+    let before = r.state();
+    let request = json!({"path": "a.py", "old_string": "f()", "new_string": "h()"});
+    let (run, v) = edit_cli(&r, &request);
+    run.code(1);
+    assert_eq!(v["status"], "refused");
+    assert_eq!(v["errors"][0]["kind"], "ambiguous");
+    let message = v["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("occurs 2 times (at lines 1, 3)"),
+        "{message}"
+    );
+    assert_eq!(r.state(), before);
+    let mut c = Client::start(&r, &[]);
+    let res = c.call("edit", request);
+    assert_eq!(res["isError"], true, "{res}");
+    assert_eq!(res["structuredContent"]["errors"], v["errors"]);
+    assert_eq!(r.state(), before);
+    c.finish();
+}
+
+#[test]
+fn replace_all_replaces_every_occurrence_and_is_one_undo() {
+    let r = TestRepo::with(&[("a.py", "f() + f()\ng()\nf()\n")]);
+    let before = r.state();
+    let request =
+        json!({"path": "a.py", "old_string": "f()", "new_string": "h()", "replace_all": true});
+    let (run, v) = edit_cli(&r, &request);
+    run.code(0);
+    assert_eq!(r.read_str("a.py"), "h() + h()\ng()\nh()\n");
+    assert_eq!(v["summary"]["added"], 2, "{v}");
+    r.run(&["undo"]).code(0);
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_multi_edit_list_is_all_or_nothing() {
+    let r = TestRepo::with(&[("a.py", "one\ntwo\n"), ("b.py", "three\n")]);
+    let before = r.state();
+    let bad = json!([
+        {"path": "a.py", "old_string": "one", "new_string": "ONE"},
+        {"path": "b.py", "old_string": "not there", "new_string": "x"}
+    ]);
+    edit_cli(&r, &bad).0.code(1);
+    assert_eq!(r.state(), before, "the first edit was not written either");
+    let good = json!({"file_path": "a.py", "edits": [
+        {"old_string": "one", "new_string": "ONE"},
+        {"old_string": "two", "new_string": "TWO"}
+    ]});
+    edit_cli(&r, &good).0.code(0);
+    assert_eq!(r.read_str("a.py"), "ONE\nTWO\n");
+}
+
+#[test]
+fn a_file_changed_after_view_is_refused_through_the_cli_and_mcp() {
+    let r = TestRepo::with(&[("a.py", "one\ntwo\n")]);
+    let mut c = Client::start(&r, &[]);
+    let view = c.call("view", json!({"path": "a.py"}));
+    assert_eq!(view["isError"], false, "{view}");
+    assert_eq!(
+        view["structuredContent"]["content"],
+        "     1\tone\n     2\ttwo\n"
+    );
+    let token = view["structuredContent"]["view_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    r.write("a.py", b"one\ntwo\nthree\n");
+    let before = r.state();
+    let request =
+        json!({"path": "a.py", "old_string": "two", "new_string": "TWO", "view_token": token});
+    let res = c.call("edit", request.clone());
+    assert_eq!(res["isError"], true, "{res}");
+    assert_eq!(
+        res["structuredContent"]["errors"][0]["kind"],
+        "changed-since-view"
+    );
+    let (run, v) = edit_cli(&r, &request);
+    run.code(1);
+    assert_eq!(v["errors"], res["structuredContent"]["errors"]);
+    assert_eq!(r.state(), before);
+    // Viewed again, the edit goes through.
+    let again = c.call("view", json!({"path": "a.py"}));
+    let token = again["structuredContent"]["view_token"].as_str().unwrap();
+    let ok = c.call(
+        "edit",
+        json!({"path": "a.py", "old_string": "two", "new_string": "TWO", "view_token": token}),
+    );
+    assert_eq!(ok["isError"], false, "{ok}");
+    assert_eq!(r.read_str("a.py"), "one\nTWO\nthree\n");
+    c.finish();
+}
+
+#[test]
+fn lines_named_by_their_view_hashes_are_replaced_and_a_stale_hash_is_refused() {
+    let r = TestRepo::with(&[("a.py", "a\nb\nc\nb\n")]);
+    let view = r.apply(
+        &["edit", "--json-input", "--json"],
+        r#"{"command":"view","path":"a.py","hashes":true}"#,
+    );
+    view.code(0);
+    let v: Value = serde_json::from_str(&view.stdout).unwrap();
+    let content = v["content"].as_str().unwrap();
+    let anchor = |n: usize| {
+        content
+            .lines()
+            .nth(n - 1)
+            .unwrap()
+            .split('|')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(anchor(4).starts_with("4:"), "{content}");
+    // Line 4 repeats line 2: the hash and number name it alone.
+    let request = json!({"path": "a.py", "start": anchor(4), "new_string": "B\n"});
+    edit_cli(&r, &request).0.code(0);
+    assert_eq!(r.read_str("a.py"), "a\nb\nc\nB\n");
+    let before = r.state();
+    let stale = json!({"path": "a.py", "start": anchor(4), "end": anchor(4), "new_string": "x\n"});
+    let (run, v) = edit_cli(&r, &stale);
+    run.code(1);
+    assert_eq!(v["errors"][0]["kind"], "changed-since-view", "{v}");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn the_text_editor_commands_view_create_str_replace_and_insert() {
+    let r = TestRepo::with(&[("a.txt", "one\ntwo\nthree\n")]);
+    let abs = r.abs("a.txt").to_string_lossy().into_owned();
+    let view = r.apply(
+        &["edit", "--json-input"],
+        &json!({"command": "view", "path": abs, "view_range": [2, -1]}).to_string(),
+    );
+    view.code(0);
+    assert_eq!(view.stdout, "     2\ttwo\n     3\tthree\n");
+    let run = |v: Value| r.apply(&["edit", "--json-input", "-q"], &v.to_string());
+    run(json!({"command": "str_replace", "path": abs, "old_str": "two", "new_str": "TWO"})).code(0);
+    run(json!({"command": "insert", "path": abs, "insert_line": 1, "new_str": "1.5"})).code(0);
+    run(json!({"command": "insert", "path": "a.txt", "insert_line": 0, "new_str": "zero\n"}))
+        .code(0);
+    assert_eq!(r.read_str("a.txt"), "zero\none\n1.5\nTWO\nthree\n");
+    run(json!({"command": "create", "path": "new/b.txt", "file_text": "hi\n"})).code(0);
+    assert_eq!(r.read_str("new/b.txt"), "hi\n");
+    let before = r.state();
+    run(json!({"command": "create", "path": "a.txt", "file_text": "x\n"}))
+        .code(1)
+        .out_contains("already exists");
+    run(json!({"command": "frob", "path": "a.txt"}))
+        .code(2)
+        .out_contains("unknown command");
+    assert_eq!(r.state(), before);
+    // Four edits, four snapshots, each undone in turn.
+    for id in ["4", "3", "2", "1"] {
+        r.run(&["undo", id]).code(0);
+    }
+    assert_eq!(r.read_str("a.txt"), "one\ntwo\nthree\n");
+    assert!(!r.exists("new/b.txt"));
+}
+
+#[test]
+fn a_path_outside_the_work_tree_is_refused_and_nothing_is_read_or_written() {
+    let r = TestRepo::with(&[("a.txt", "one\n")]);
+    let before = r.state();
+    let out = r.apply(
+        &["edit", "--json-input", "--json"],
+        r#"{"path":"../x.txt","old_string":"a","new_string":"b"}"#,
+    );
+    assert_ne!(out.code, 0, "{out:?}");
+    let view = r.apply(
+        &["edit", "--json-input"],
+        r#"{"command":"view","path":"../"}"#,
+    );
+    view.code(1).out_contains("outside the work tree");
+    let git = r.apply(
+        &["edit", "--json-input"],
+        r#"{"command":"view","path":".git/config"}"#,
+    );
+    git.code(1);
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn standard_input_that_is_not_json_is_bad_input() {
+    let r = TestRepo::with(&[("a.txt", "one\n")]);
+    r.apply(&["edit", "--json-input"], "{not json")
+        .code(2)
+        .out_contains("not one JSON document");
+}
+
+#[test]
+fn a_file_that_is_not_utf8_keeps_its_bytes_and_its_undecodable_lines_are_refused() {
+    let r = TestRepo::with(&[("a.txt", "x\n")]);
+    r.write("l.txt", b"caf\xe9 ok\nz\n");
+    r.commit_all("latin-1");
+    let (run, _) = edit_cli(
+        &r,
+        &json!({"path": "l.txt", "old_string": "z", "new_string": "Z"}),
+    );
+    run.code(0);
+    assert_eq!(r.read("l.txt"), b"caf\xe9 ok\nZ\n");
+    let before = r.state();
+    let (run, v) = edit_cli(
+        &r,
+        &json!({"path": "l.txt", "old_string": "ok", "new_string": "OK"}),
+    );
+    run.code(1);
+    assert_eq!(v["errors"][0]["kind"], "encoding", "{v}");
+    assert_eq!(r.state(), before);
+}
+
+#[test]
+fn a_view_is_bounded_in_lines_and_bytes_and_says_where_to_go_on() {
+    let many: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    let wide: String = (1..=100)
+        .map(|_| format!("{}\n", "x".repeat(3000)))
+        .collect();
+    let r = TestRepo::with(&[("many.txt", &many), ("wide.txt", &wide)]);
+    let view = |path: &str| -> Value {
+        let run = r.apply(
+            &["edit", "--json-input", "--json"],
+            &json!({"command": "view", "path": path}).to_string(),
+        );
+        run.code(0);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    let v = view("many.txt");
+    assert_eq!(
+        (v["first_line"].as_u64(), v["last_line"].as_u64()),
+        (Some(1), Some(2000))
+    );
+    assert_eq!(v["total_lines"], 5000);
+    assert!(
+        v["note"].as_str().unwrap().contains("view from line 2001"),
+        "{v}"
+    );
+    let v = view("wide.txt");
+    assert!(
+        v["content"].as_str().unwrap().len() < 64 * 1024,
+        "cut by size"
+    );
+    let last = v["last_line"].as_u64().unwrap();
+    assert!(last < 100);
+    assert!(v["note"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("view from line {}", last + 1)));
+}
+
+#[test]
+fn gemini_style_expected_replacements_must_match_the_count_found() {
+    let r = TestRepo::with(&[("a.py", "f()\ng()\nf()\n")]);
+    let before = r.state();
+    let wrong = json!({"file_path": "a.py", "old_string": "f()", "new_string": "h()", "expected_replacements": 3});
+    let (run, v) = edit_cli(&r, &wrong);
+    run.code(1);
+    let message = v["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("occurs 2 times (at lines 1, 3), not the 3"),
+        "{message}"
+    );
+    assert_eq!(r.state(), before);
+    let right = json!({"file_path": "a.py", "old_string": "f()", "new_string": "h()", "expected_replacements": "2"});
+    edit_cli(&r, &right).0.code(0);
+    assert_eq!(r.read_str("a.py"), "h()\ng()\nh()\n");
+}
