@@ -447,8 +447,10 @@ fn remove_created_dirs(root: &Path, dirs: &[String]) {
 }
 
 /// `*.tmp` files of runs that died (their pid, in the name, no longer runs) in this
-/// worktree's state directory and the shared one.
+/// worktree's state directory and the shared one, and the temporary files of big blobs they
+/// were writing into the objects directory.
 fn remove_dead_runs_temp_files(repo: &Repo) {
+    remove_dead_runs_blobs(repo.repo.objects.store_ref().path());
     let me = std::process::id();
     for dir in [
         snapshot_state_dir(repo),
@@ -470,6 +472,38 @@ fn remove_dead_runs_temp_files(repo: &Repo) {
                     let _ = std::fs::remove_file(e.path());
                 }
             }
+        }
+    }
+}
+
+/// A run killed while it writes a big blob leaves its temporary file (as big as the file) in
+/// the objects directory: `tmp_obj_llm-apply-<pid>-*`, removed here once that pid no longer
+/// runs (other worktrees' runs share the directory); `.tmp-llm-apply-*`, the name before the
+/// pid was in it, once nothing has written to it for an hour (no writer pauses that long).
+fn remove_dead_runs_blobs(objects: &Path) {
+    const LEGACY_PREFIX: &str = ".tmp-llm-apply-";
+    const LEGACY_IDLE: Duration = Duration::from_secs(3600);
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir(objects) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let dead = if let Some(rest) = name.strip_prefix(crate::repo::STORED_TEMP_PREFIX) {
+            let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+            pid.is_some_and(|pid| pid != me && !snapshot::process_is_alive(pid))
+        } else if name.starts_with(LEGACY_PREFIX) {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|idle| idle >= LEGACY_IDLE)
+        } else {
+            false
+        };
+        if dead {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }
