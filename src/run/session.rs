@@ -332,6 +332,7 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
     );
     remove_created_dirs(&repo.work_dir, pending.dirs());
     remove_dead_runs_temp_files(repo);
+    remove_dead_runs_blobs(repo);
     // From here on the files are right; what fails is bookkeeping, reported but not fatal:
     // a journal left behind only makes the next run repeat this (now empty) restore.
     let mut troubles: Vec<String> = unstage.into_iter().collect();
@@ -425,6 +426,7 @@ fn recover_unnamed(
     remove_stray_temp_files(&repo.work_dir, pending.paths().iter().map(String::as_str));
     remove_created_dirs(&repo.work_dir, pending.dirs());
     remove_dead_runs_temp_files(repo);
+    remove_dead_runs_blobs(repo);
     let mut message = format!(
         "an earlier git llm-apply{pid} was interrupted before it wrote any file; nothing \
          needed restoring"
@@ -447,10 +449,8 @@ fn remove_created_dirs(root: &Path, dirs: &[String]) {
 }
 
 /// `*.tmp` files of runs that died (their pid, in the name, no longer runs) in this
-/// worktree's state directory and the shared one, and the temporary files of big blobs they
-/// were writing into the objects directory.
+/// worktree's state directory and the shared one.
 fn remove_dead_runs_temp_files(repo: &Repo) {
-    remove_dead_runs_blobs(repo.repo.objects.store_ref().path());
     let me = std::process::id();
     for dir in [
         snapshot_state_dir(repo),
@@ -480,11 +480,14 @@ fn remove_dead_runs_temp_files(repo: &Repo) {
 /// the objects directory: `tmp_obj_llm-apply-<pid>-*`, removed here once that pid no longer
 /// runs (other worktrees' runs share the directory); `.tmp-llm-apply-*`, the name before the
 /// pid was in it, once nothing has written to it for an hour (no writer pauses that long).
-fn remove_dead_runs_blobs(objects: &Path) {
+/// Only a recovery looks: blobs are written while a journal is pending, so a run killed in
+/// one leaves a journal, and reading the objects directory costs every other run (some
+/// 0.2 ms for its 256 fan-out directories).
+fn remove_dead_runs_blobs(repo: &Repo) {
     const LEGACY_PREFIX: &str = ".tmp-llm-apply-";
     const LEGACY_IDLE: Duration = Duration::from_secs(3600);
     let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir(objects) else {
+    let Ok(entries) = std::fs::read_dir(repo.repo.objects.store_ref().path()) else {
         return;
     };
     for e in entries.flatten() {

@@ -486,7 +486,14 @@ fn a_killed_blob_writes_file_is_named_for_git_prune() {
 
 #[test]
 fn only_dead_runs_blob_files_are_removed_and_old_unnamed_ones_once_idle_an_hour() {
+    // The files are looked for by a recovery: an apply killed before its first blob leaves
+    // the journal that calls for one.
+    let probe = base();
+    let points = trace(&probe, &[], Some(PATCH));
     let r = base();
+    let k = before(&points, "object: blob");
+    run_env(&r, &[], &[(ABORT, k.to_string())], Some(PATCH));
+    assert!(r.abs(".git/llm-apply/journal").is_file());
     // A pid that ran and ended, and one that runs (this test's).
     let mut ended = std::process::Command::new("true").spawn().expect("spawn");
     ended.wait().expect("wait");
@@ -505,21 +512,27 @@ fn only_dead_runs_blob_files_are_removed_and_old_unnamed_ones_once_idle_an_hour(
     };
     let now = std::time::Duration::ZERO;
     let two_hours = std::time::Duration::from_secs(7200);
-    put(&format!("tmp_obj_llm-apply-{dead}-a1b2c3"), now);
+    let deads = format!("tmp_obj_llm-apply-{dead}-a1b2c3");
+    put(&deads, now);
     put(&format!("tmp_obj_llm-apply-{alive}-d4e5f6"), two_hours);
     put(".tmp-llm-apply-OLD123", two_hours);
     put(".tmp-llm-apply-NEW456", now);
     // Not ours: git's own temporary objects are git's business.
     put("tmp_obj_XYZ789", two_hours);
+    assert_eq!(objects_strays(&r).len(), 5);
     log(&r);
-    assert_eq!(
-        objects_strays(&r),
-        [
-            ".tmp-llm-apply-NEW456".to_string(),
-            "tmp_obj_XYZ789".to_string(),
-            format!("tmp_obj_llm-apply-{alive}-d4e5f6"),
-        ]
-    );
+    let kept = [
+        ".tmp-llm-apply-NEW456".to_string(),
+        "tmp_obj_XYZ789".to_string(),
+        format!("tmp_obj_llm-apply-{alive}-d4e5f6"),
+    ];
+    assert_eq!(objects_strays(&r), kept);
+
+    // A run with no recovery to make does not read the objects directory (that would cost
+    // every run): the dead run's file, put back, stays.
+    put(&deads, now);
+    log(&r);
+    assert_eq!(objects_strays(&r).len(), kept.len() + 1);
 }
 
 #[test]
