@@ -505,12 +505,12 @@ fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, Snapsh
         return write_loose_blob(&loose, &file.bytes);
     }
     fault::mutation("object: blob");
-    crate::repo::write_stored_blob(&objects, kind, &file.bytes, crate::durable::on()).map_err(|e| {
-        SnapshotError::Git {
+    let written = || fault::mutation("object: blob: name its temporary file");
+    crate::repo::write_stored_blob(&objects, kind, &file.bytes, crate::durable::on(), written)
+        .map_err(|e| SnapshotError::Git {
             action: "write a blob".into(),
             source: e.into(),
-        }
-    })
+        })
 }
 
 /// [`create`], with the nonce the snapshot commit carries given (a journal written before

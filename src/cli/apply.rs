@@ -67,6 +67,19 @@ pub fn run(
         );
         return Outcome::run(report, json);
     }
+    // A patch read from a terminal is being typed or pasted: say so and how to end it, and
+    // keep the progress line out of the text until it is read. (`shown_diff` is None for -q:
+    // nothing but errors.)
+    let from_terminal = {
+        use std::io::IsTerminal;
+        (patches.is_empty() || patches.iter().any(|p| p == "-")) && std::io::stdin().is_terminal()
+    };
+    if from_terminal {
+        run::progress::hold();
+        if shown_diff.is_some() {
+            super::write(super::Stream::Stderr, STDIN_HINT);
+        }
+    }
     let options = ApplyOptions {
         patches: Patches::Files(patches),
         check,
@@ -84,6 +97,15 @@ pub fn run(
     };
     Outcome::run(run::apply::run(options), json)
 }
+
+/// What a run reading its patch from a terminal says first, on standard error.
+const STDIN_HINT: &str = if cfg!(windows) {
+    "Reading the patch from standard input: paste or type it, then press Ctrl-Z and Enter \
+     at the start of a line (or name a patch file: git llm-apply PATCH)\n"
+} else {
+    "Reading the patch from standard input: paste or type it, then press Ctrl-D at the start \
+     of a line (or name a patch file: git llm-apply PATCH)\n"
+};
 
 /// `--format`: `auto` is no format forced.
 pub fn format_of(format: FormatArg) -> Option<Format> {

@@ -11,6 +11,9 @@ use super::hooks::READY_NAMES;
 use super::Outcome;
 use crate::report::RunStatus;
 
+/// The name on PATH, which every shell's completion is registered for.
+const BIN: &str = "git-llm-apply";
+
 pub fn run(args: CompletionsArgs) -> Outcome {
     let CompletionsArgs { shell } = args;
     let shell = match shell {
@@ -24,12 +27,39 @@ pub fn run(args: CompletionsArgs) -> Outcome {
     let mut out: Vec<u8> = Vec::new();
     // Named as the binary on PATH: zsh's and fish's git completions, like bash's, hand
     // `git llm-apply` to the completion of `git-llm-apply`.
-    generate(shell, &mut cmd, "git-llm-apply", &mut out);
+    generate(shell, &mut cmd, BIN, &mut out);
     let mut text = String::from_utf8(out).expect("completion scripts are UTF-8");
     if shell == Shell::Bash {
+        text = mend_bash_states(&text, BIN);
         text.push_str(&git_bash());
     }
     Outcome::text(text, String::new(), RunStatus::Applied)
+}
+
+/// clap_complete's bash script (4.6) walks the typed words into a state named with each `-` of
+/// the binary's name spelled `__`, but labels the arms that act on a subcommand's state with
+/// each `-` spelled as its subcommand separator, so for a hyphenated name like ours no
+/// subcommand arm ever matches and `git-llm-apply undo --<TAB>` offers nothing
+/// (clap-rs/clap#6421). The arms are relabelled the way the walk spells them; once clap agrees
+/// with itself there is nothing to relabel and this changes nothing.
+fn mend_bash_states(script: &str, bin: &str) -> String {
+    const SEP: &str = "__subcmd__";
+    let wrong = format!("{}{SEP}", bin.replace('-', SEP));
+    let right = format!("{}{SEP}", bin.replace('-', "__"));
+    if wrong == right {
+        return script.to_string();
+    }
+    script
+        .split_inclusive('\n')
+        .map(|line| {
+            let label = line.trim_start();
+            if label.starts_with(&wrong) && label.trim_end().ends_with(')') {
+                line.replacen(&wrong, &right, 1)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Every visible option of a command (`--long`, and `-s` where there is one), global ones
@@ -56,18 +86,74 @@ fn options(cmd: &clap::Command, with_global: bool) -> Vec<String> {
     out
 }
 
-/// Possible values of an option, by its long name.
-fn values(cmd: &clap::Command, long: &str) -> Vec<String> {
-    cmd.get_arguments()
-        .find(|a| a.get_long() == Some(long))
-        .map(|a| {
-            a.get_possible_values()
+/// The `case` arms that complete option values: `"SUB,--opt="*)` for the value typed after
+/// `=`, and, for options whose value may be the next word, `"SUB,--opt")` for `$prev`. SUB is
+/// the subcommand (empty at the top); global options match under any.
+fn value_arms(cmd: &clap::Command) -> (String, String) {
+    let mut after_eq = String::new();
+    let mut after_word = String::new();
+    let mut add = |sub: &str, c: &clap::Command, global: bool| {
+        for a in c.get_arguments().filter(|a| !a.is_hide_set()) {
+            if a.is_global_set() != global {
+                continue;
+            }
+            let Some(long) = a.get_long() else { continue };
+            let vals: Vec<String> = a
+                .get_possible_values()
                 .iter()
                 .filter(|v| !v.is_hide_set())
                 .map(|v| v.get_name().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
+                .collect();
+            if vals.is_empty() {
+                continue;
+            }
+            let vals = vals.join(" ");
+            after_eq.push_str(&format!(
+                "\t{sub},--{long}=*) __gitcomp \"{vals}\" \"\" \"${{cur##--{long}=}}\"; return ;;\n"
+            ));
+            // `--color` alone means always: the word after it is not its value.
+            if !a.is_require_equals_set() {
+                after_word.push_str(&format!(
+                    "\t{sub},--{long}) __gitcomp \"{vals}\"; return ;;\n"
+                ));
+            }
+        }
+    };
+    add("\"\"", cmd, false);
+    for sc in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        add(&format!("\"{}\"", sc.get_name()), sc, false);
+    }
+    add("*", cmd, true);
+    (after_eq, after_word)
+}
+
+/// Every option, of any command, whose value may be the next word (`-C DIR`, `--for API`): the
+/// walk over the typed words must not take that word for a subcommand.
+fn separate_valued(cmd: &clap::Command) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |c: &clap::Command| {
+        for a in c.get_arguments() {
+            if a.is_positional() || !a.get_action().takes_values() || a.is_require_equals_set() {
+                continue;
+            }
+            let flags = a
+                .get_long()
+                .map(|l| format!("--{l}"))
+                .into_iter()
+                .chain(a.get_short().map(|s| format!("-{s}")));
+            for f in flags {
+                if !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+    };
+    add(cmd);
+    for sc in cmd.get_subcommands() {
+        add(sc);
+        sc.get_subcommands().for_each(&mut add);
+    }
+    out
 }
 
 fn names(cmd: &clap::Command) -> Vec<String> {
@@ -88,6 +174,7 @@ fn git_bash() -> String {
             .clone()
     };
     let hooks = sub("hooks");
+    let (after_eq, after_word) = value_arms(&cmd);
     let join = |v: Vec<String>| v.join(" ");
     let mut top = options(&cmd, true);
     top.push("-C".into());
@@ -133,7 +220,7 @@ _git_llm_apply ()
 	done
 	for ((i = start + 1; i < cword; i++)); do
 		case "${{words[i]}}" in
-		-C|--format) ((i++)) ;;
+		{separate}) ((i++)) ;;
 		-*) ;;
 		*)
 			if [ -z "$sub" ]; then
@@ -144,13 +231,10 @@ _git_llm_apply ()
 			;;
 		esac
 	done
-	case "$cur" in
-	--format=*) __gitcomp "{formats}" "" "${{cur##--format=}}"; return ;;
-	--color=*) __gitcomp "{colors}" "" "${{cur##--color=}}"; return ;;
-	esac
-	case "$prev" in
-	--format) __gitcomp "{formats}"; return ;;
-	-C) COMPREPLY=(); return ;;
+	case "$sub,$cur" in
+{after_eq}	esac
+	case "$sub,$prev" in
+{after_word}	*,-C) COMPREPLY=(); return ;;
 	esac
 	case "$sub" in
 	"")
@@ -173,8 +257,7 @@ _git_llm_apply ()
 {arms}	esac
 }}
 "#,
-        formats = join(values(&cmd, "format")),
-        colors = join(values(&cmd, "color")),
+        separate = separate_valued(&cmd).join("|"),
         top = join(top),
         subs = join(names(&cmd)),
         hooks_subs = join(names(&hooks)),
@@ -186,6 +269,37 @@ _git_llm_apply ()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_state_the_bash_walk_reaches_has_an_arm() {
+        let mut cmd = Args::command();
+        let mut out = Vec::new();
+        generate(Shell::Bash, &mut cmd, BIN, &mut out);
+        let script = mend_bash_states(&String::from_utf8(out).expect("UTF-8"), BIN);
+        let arms: Vec<&str> = script
+            .lines()
+            .filter_map(|l| l.trim().strip_suffix(')'))
+            .collect();
+        let states: Vec<&str> = script
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("cmd=\""))
+            .filter_map(|l| l.strip_suffix('"'))
+            .filter(|state| !state.is_empty())
+            .collect();
+        assert!(
+            states.contains(&"git__llm__apply__subcmd__undo"),
+            "{script}"
+        );
+        for state in states {
+            assert!(arms.contains(&state), "no arm for {state}");
+        }
+    }
+
+    #[test]
+    fn mending_leaves_a_name_without_hyphens_alone() {
+        let script = "        app__subcmd__undo)\n";
+        assert_eq!(mend_bash_states(script, "app"), script);
+    }
 
     #[test]
     fn the_git_function_lists_what_clap_knows() {

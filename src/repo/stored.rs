@@ -12,15 +12,22 @@ use super::Content;
 /// The most bytes one stored block holds (its length is 16 bits).
 const BLOCK: usize = 65_535;
 
+/// How the temporary file of a blob being written is named, followed by the writer's pid and
+/// a dash: `tmp_` is what `git prune` (and so `git gc`, after `gc.pruneExpire`) removes from
+/// the objects directory, and the pid lets the next run remove a dead run's file at once.
+pub const TEMP_PREFIX: &str = "tmp_obj_llm-apply-";
+
 /// Write `content` as a blob into the loose object directory `objects`, uncompressed, and
 /// return its id; the id is asked of `content` (hashed ahead) only once the bytes are
 /// written. A blob already there is left as it is. With `flush`, the object is on disk
-/// before its name appears.
+/// before its name appears. `written` is called between the two (the crash tests' kill
+/// point inside the write).
 pub fn write_stored_blob(
     objects: &Path,
     kind: gix::hash::Kind,
     content: &Content,
     flush: bool,
+    written: impl FnOnce(),
 ) -> io::Result<gix::ObjectId> {
     if let Some(id) = content.known_blob_id(kind) {
         if object_path(objects, &id).exists() {
@@ -28,7 +35,7 @@ pub fn write_stored_blob(
         }
     }
     let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-llm-apply-")
+        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
         .permissions(read_only())
         .tempfile_in(objects)?;
     {
@@ -42,6 +49,7 @@ pub fn write_stored_blob(
     if flush {
         tmp.as_file().sync_all()?;
     }
+    written();
     let id = content.blob_id(kind)?;
     // Written straight from a mapped file's bytes (and hashed from them): kept only if the
     // file did not change meanwhile, or the object would not hold what its name says.

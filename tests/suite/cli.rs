@@ -1,6 +1,6 @@
 //! The command line contract (DESIGN §2): inputs, --check, -C, --json, exit statuses.
 
-use crate::common::{numbered, TestRepo};
+use crate::common::{numbered, Run, TestRepo};
 
 const PATCH: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n l2\n-l3\n+L3\n l4\n";
 
@@ -581,4 +581,175 @@ fn help_into_a_closed_pipe_ends_quietly_too() {
     ] {
         assert_eq!(into_a_closed_pipe(&r, args), "rc=0\n", "{args}");
     }
+}
+
+// ------------------------------------------------------------------- standard input on a tty
+
+/// The binary run with its standard input, output and error on a pseudo-terminal, as in a
+/// shell: what it writes there (the terminal's echo of what is typed included) is collected.
+#[cfg(target_os = "linux")]
+struct Terminal {
+    master: std::fs::File,
+    child: std::process::Child,
+    shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+#[cfg(target_os = "linux")]
+impl Terminal {
+    fn run(r: &TestRepo, args: &[&str]) -> Terminal {
+        use std::io::Read;
+        let (master, slave) = Self::open();
+        let mut cmd = r.cmd(args);
+        cmd.stdin(slave.try_clone().expect("dup"))
+            .stdout(slave.try_clone().expect("dup"))
+            .stderr(slave);
+        let child = cmd.spawn().expect("spawn the binary");
+        // The command holds the terminal's other end: once it is gone, the child's exit
+        // ends the reader (EIO).
+        drop(cmd);
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (mut from, into) = (master.try_clone().expect("dup"), shown.clone());
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = from.read(&mut buf) {
+                into.lock().expect("lock").extend_from_slice(&buf[..n]);
+            }
+        });
+        Terminal {
+            master,
+            child,
+            shown,
+            reader,
+        }
+    }
+
+    /// A new pseudo-terminal: its master end and its slave end.
+    fn open() -> (std::fs::File, std::fs::File) {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        use std::os::unix::fs::OpenOptionsExt;
+        // SAFETY: each call is given a descriptor this function just opened and owns, and
+        // ptsname_r a buffer with its length.
+        let path = unsafe {
+            let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+            assert!(fd >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+            let master = std::fs::File::from_raw_fd(fd);
+            assert_eq!(libc::grantpt(master.as_raw_fd()), 0, "grantpt");
+            assert_eq!(libc::unlockpt(master.as_raw_fd()), 0, "unlockpt");
+            let mut name = [0 as libc::c_char; 128];
+            assert_eq!(
+                libc::ptsname_r(master.as_raw_fd(), name.as_mut_ptr(), name.len()),
+                0,
+                "ptsname_r"
+            );
+            let path = std::ffi::CStr::from_ptr(name.as_ptr())
+                .to_str()
+                .expect("a pty's name is ASCII")
+                .to_string();
+            (master, path)
+        };
+        let (master, path) = path;
+        let slave = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&path)
+            .expect("open the pty");
+        (master, slave)
+    }
+
+    fn shown(&self) -> String {
+        String::from_utf8_lossy(&self.shown.lock().expect("lock")).into_owned()
+    }
+
+    /// Wait until `text` has been shown (a hung run fails the test rather than hanging it).
+    fn wait_for(&self, text: &str) {
+        for _ in 0..1000 {
+            if self.shown().contains(text) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("{text:?} never shown; shown: {:?}", self.shown());
+    }
+
+    fn type_in(&mut self, text: &str) {
+        use std::io::Write;
+        self.master.write_all(text.as_bytes()).expect("type");
+    }
+
+    /// The exit status and everything shown.
+    fn finish(self) -> (i32, String) {
+        let Terminal {
+            master: _master,
+            mut child,
+            shown,
+            reader,
+        } = self;
+        let status = child.wait().expect("wait");
+        reader.join().expect("reader");
+        let shown = String::from_utf8_lossy(&shown.lock().expect("lock")).into_owned();
+        (status.code().expect("exited"), shown)
+    }
+}
+
+/// Longer than the progress line waits before it is drawn: a spinner would be on the
+/// terminal by then.
+#[cfg(target_os = "linux")]
+const PAST_THE_SPINNERS_DELAY: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// What the terminal shows of text typed into it: each line echoed, ended by CR LF.
+#[cfg(target_os = "linux")]
+fn echoed(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_terminal_it_says_it_reads_standard_input_and_draws_nothing_into_the_paste() {
+    let r = repo();
+    let twin = repo();
+    let piped = twin.apply(&[], PATCH);
+    piped.code(0);
+    assert_eq!(piped.stderr, "");
+    let mut t = Terminal::run(&r, &[]);
+    let hint = "Reading the patch from standard input: paste or type it, then press Ctrl-D at \
+                the start of a line (or name a patch file: git llm-apply PATCH)\r\n";
+    t.wait_for("Ctrl-D");
+    std::thread::sleep(PAST_THE_SPINNERS_DELAY);
+    assert_eq!(t.shown(), hint, "nothing but the hint while it waits");
+    // Ctrl-D at the start of a line ends the input.
+    t.type_in(PATCH);
+    t.type_in("\x04");
+    let (code, shown) = t.finish();
+    assert_eq!(code, 0, "{shown}");
+    assert_eq!(
+        shown,
+        format!("{hint}{}{}", echoed(PATCH), echoed(&piped.stdout))
+    );
+    assert_eq!(r.read("f.txt"), expected().into_bytes());
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_terminal_quiet_waits_silently_and_a_named_patch_needs_no_hint() {
+    let r = repo();
+    let mut t = Terminal::run(&r, &["-q"]);
+    std::thread::sleep(PAST_THE_SPINNERS_DELAY);
+    assert_eq!(t.shown(), "", "-q: only errors");
+    t.type_in(PATCH);
+    t.type_in("\x04");
+    assert_eq!(t.finish(), (0, echoed(PATCH)));
+    assert_eq!(r.read("f.txt"), expected().into_bytes());
+
+    let r = repo();
+    let twin = repo();
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = dir.path().join("x.patch");
+    std::fs::write(&p, PATCH).expect("write");
+    let path = p.to_str().expect("utf-8");
+    let piped = Run::from(twin.cmd(&[path]).output().expect("run"));
+    piped.code(0);
+    let t = Terminal::run(&r, &[path]);
+    assert_eq!(t.finish(), (0, echoed(&piped.stdout)));
 }

@@ -186,8 +186,10 @@ fn install_man_into_a_directory_that_cannot_be_made_is_an_error() {
 /// git's own bash completion, where Debian's git package puts it.
 const GIT_COMPLETION: &str = "/usr/share/bash-completion/completions/git";
 
-/// What bash completes for each line (the cursor at its end), through git's completion with
-/// ours loaded after it: one `a|b|` line per input line.
+/// What bash completes for each line (the cursor at its end), with git's completion loaded and
+/// ours after it, as a user's shell has them: a line starting `git ` goes through git's
+/// completion, one starting `git-llm-apply` through the function registered for the binary.
+/// One `a|b|` line per input line.
 fn complete(r: &TestRepo, lines: &[&str]) -> Vec<String> {
     assert!(
         Path::new(GIT_COMPLETION).is_file(),
@@ -203,7 +205,13 @@ complete_line() {{
 	if [[ "$COMP_LINE" == *" " ]]; then COMP_WORDS+=(""); fi
 	COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
 	COMPREPLY=()
-	__git_wrap__git_main
+	if [[ "${{COMP_WORDS[0]}}" == git-llm-apply ]]; then
+		local f
+		f=$(complete -p git-llm-apply | sed -n 's/.* -F \([^ ]*\) .*/\1/p')
+		"$f" git-llm-apply "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}"
+	else
+		__git_wrap__git_main
+	fi
 	printf '%s|' "${{COMPREPLY[@]}}"
 	echo
 }}
@@ -265,6 +273,72 @@ fn bash_completes_git_llm_apply_through_gits_own_completion() {
             "--force |",
             "zsh |",
         ]
+    );
+}
+
+/// The values `tools --for` accepts, as clap's refusal of another lists them, each followed by
+/// `end` as `complete` prints it, so the test follows the list wherever it is defined.
+fn tools_for_values(r: &TestRepo, end: &str) -> String {
+    let run = Run::from(r.cmd(&["tools", "--for", "bogus"]).output().expect("run"));
+    run.code(2);
+    let (_, list) = run
+        .stderr
+        .split_once("[possible values: ")
+        .expect("clap lists the possible values");
+    let (list, _) = list.split_once(']').expect("the list ends");
+    list.split(", ").map(|v| format!("{v}{end}")).collect()
+}
+
+#[test]
+fn bash_completes_subcommand_options_and_values_by_either_name() {
+    let r = TestRepo::with(&[("f.txt", "a\n")]);
+    // clap's script offers bare words, git's adds the space that ends a word.
+    let apis_direct = tools_for_values(&r, "|");
+    let apis = tools_for_values(&r, " |");
+    let hooks = "list |install |plan-paths |plan-size |help |";
+    let got = complete(
+        &r,
+        &[
+            // The binary by its own name: clap's script.
+            "git-llm-apply undo --",
+            "git-llm-apply undo --wo",
+            "git-llm-apply hooks ",
+            "git-llm-apply hooks pl",
+            "git-llm-apply tools --for ",
+            "git-llm-apply tools --for c",
+            "git-llm-apply install-man --p",
+            // Through git: our _git_llm_apply.
+            "git llm-apply undo --",
+            "git llm-apply hooks ",
+            "git llm-apply tools --for ",
+            "git llm-apply tools --for=",
+            "git llm-apply tools --for c",
+            "git llm-apply tools --for=c",
+            "git llm-apply -C . tools --for c",
+            "git llm-apply tools --for codex ",
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "--session|--force|--check|--worktree|--json|--color|--quiet|--verbose|--full-diff|--help|",
+            "--worktree|",
+            "-C|-q|-v|-h|--color|--quiet|--verbose|--full-diff|--help|list|install|plan-paths|plan-size|help|",
+            "plan-paths|plan-size|",
+            &apis_direct,
+            "codex|",
+            "--print|",
+            "--session=|--force |--check |--worktree=|--json |--help |",
+            hooks,
+            &apis,
+            &apis,
+            "codex |",
+            "codex |",
+            "codex |",
+            // A value given, nothing else to offer (not the values again, not the subcommands).
+            "|",
+        ]
+        .map(str::to_string)
     );
 }
 

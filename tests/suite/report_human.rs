@@ -1,7 +1,7 @@
 //! The human report (DESIGN §7) as snapshots: success, refusal and partial, with and without
 //! colour, each with its exit status and both streams; and when colour is on.
 
-use crate::common::{numbered, Run, TestRepo};
+use crate::common::{git_version, numbered, Run, TestRepo};
 
 fn diff(path: &str, body: &str) -> String {
     format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{body}")
@@ -290,7 +290,7 @@ fn a_color_diff_new_blue_repo_shows_added_lines_in_blue() {
 
 #[test]
 fn the_diff_looks_as_git_diff_shows_it_by_default_and_as_configured() {
-    for config in [
+    let mut configs = vec![
         &[][..],
         &[("color.diff.new", "blue")],
         &[
@@ -300,8 +300,22 @@ fn the_diff_looks_as_git_diff_shows_it_by_default_and_as_configured() {
             ("color.diff.context", "dim"),
             ("color.diff.whitespace", "yellow reverse"),
         ],
-        &[("color.diff.plain", "brightblack")],
-    ] {
+        // `plain` is the old name of `context`.
+        &[("color.diff.plain", "magenta ul")],
+    ];
+    // Words git learned later (README, "What it reports"): an older git's own diff refuses
+    // them ("invalid color value"), so each is compared only with a git that knows it.
+    let version = git_version();
+    if version >= [2, 26, 0] {
+        configs.push(&[("color.diff.plain", "brightblack")]);
+    }
+    if version >= [2, 35, 0] {
+        configs.push(&[
+            ("color.diff.context", "default"),
+            ("color.diff.new", "reset green"),
+        ]);
+    }
+    for config in configs {
         let (ours, gits) = ours_and_gits(config);
         assert_eq!(
             hunks_look(&ours),

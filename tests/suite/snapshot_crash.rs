@@ -415,3 +415,149 @@ fn an_unrecorded_write_killed_anywhere_leaves_at_most_the_file_it_was_writing() 
         assert!(left.len() <= 1, "killed before {point:?}: left {left:?}");
     }
 }
+
+/// Files in the objects directory that are not git's own (fan-out directories, `info`,
+/// `pack`): what a killed blob write could leave.
+fn objects_strays(r: &TestRepo) -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(r.abs(".git/objects"))
+        .expect("objects")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !(n.len() == 2 && n.bytes().all(|b| b.is_ascii_hexdigit())))
+        .filter(|n| n != "info" && n != "pack")
+        .collect();
+    found.sort();
+    found
+}
+
+/// A file over the size (1 MiB) from which its new blob is written uncompressed, through a
+/// temporary file of its own in the objects directory, and a patch to its first line.
+fn big() -> (TestRepo, String) {
+    let text = numbered("line", 120_000);
+    assert!(text.len() > 1 << 20);
+    let patch = "--- a/big.txt\n+++ b/big.txt\n@@ -1,2 +1,2 @@\n-line1\n+LINE1\n line2\n";
+    (TestRepo::with(&[("big.txt", &text)]), patch.to_string())
+}
+
+#[test]
+fn killed_inside_a_big_blobs_write_recovery_leaves_no_partial_object() {
+    let (probe, patch) = big();
+    let points = trace(&probe, &[], Some(&patch));
+    let k = before(&points, "object: blob: name its temporary file");
+    let (r, _) = big();
+    let pre = full(&r);
+    let killed = run_env(&r, &[], &[(ABORT, k.to_string())], Some(&patch));
+    assert_ne!(killed.code, 0);
+    let left = objects_strays(&r);
+    assert_eq!(
+        left.len(),
+        1,
+        "the blob's temporary file is there: {left:?}"
+    );
+    assert!(left[0].starts_with("tmp_obj_llm-apply-"), "{left:?}");
+    let size = std::fs::metadata(r.abs(&format!(".git/objects/{}", left[0])))
+        .expect("stat")
+        .len();
+    assert!(size > 1 << 20, "it holds the blob: {size} bytes");
+    log(&r);
+    assert_eq!(
+        objects_strays(&r),
+        Vec::<String>::new(),
+        "recovery removed it"
+    );
+    assert_eq!(full(&r), pre);
+    // The next apply goes through, leaving nothing either.
+    run_env(&r, &[], &[], Some(&patch)).code(0);
+    assert_eq!(objects_strays(&r), Vec::<String>::new());
+}
+
+#[test]
+fn a_killed_blob_writes_file_is_named_for_git_prune() {
+    // Even if llm-apply never runs again there: `git prune` (and `git gc`, once the file is
+    // older than gc.pruneExpire) removes `tmp_*` from the objects directory.
+    let (probe, patch) = big();
+    let points = trace(&probe, &[], Some(&patch));
+    let k = before(&points, "object: blob: name its temporary file");
+    let (r, _) = big();
+    run_env(&r, &[], &[(ABORT, k.to_string())], Some(&patch));
+    assert_eq!(objects_strays(&r).len(), 1);
+    r.git(&["prune"]);
+    assert_eq!(objects_strays(&r), Vec::<String>::new());
+}
+
+#[test]
+fn only_dead_runs_blob_files_are_removed_and_old_unnamed_ones_once_idle_an_hour() {
+    // The files are looked for by a recovery: an apply killed before its first blob leaves
+    // the journal that calls for one.
+    let probe = base();
+    let points = trace(&probe, &[], Some(PATCH));
+    let r = base();
+    let k = before(&points, "object: blob");
+    run_env(&r, &[], &[(ABORT, k.to_string())], Some(PATCH));
+    assert!(r.abs(".git/llm-apply/journal").is_file());
+    // A pid that ran and ended, and one that runs (this test's).
+    let mut ended = std::process::Command::new("true").spawn().expect("spawn");
+    ended.wait().expect("wait");
+    let dead = ended.id();
+    let alive = std::process::id();
+    let objects = r.abs(".git/objects");
+    let put = |name: &str, age: std::time::Duration| {
+        let path = objects.join(name);
+        std::fs::write(&path, "partial").expect("write");
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        f.set_modified(std::time::SystemTime::now() - age)
+            .expect("set mtime");
+    };
+    let now = std::time::Duration::ZERO;
+    let two_hours = std::time::Duration::from_secs(7200);
+    let deads = format!("tmp_obj_llm-apply-{dead}-a1b2c3");
+    put(&deads, now);
+    put(&format!("tmp_obj_llm-apply-{alive}-d4e5f6"), two_hours);
+    put(".tmp-llm-apply-OLD123", two_hours);
+    put(".tmp-llm-apply-NEW456", now);
+    // Not ours: git's own temporary objects are git's business.
+    put("tmp_obj_XYZ789", two_hours);
+    assert_eq!(objects_strays(&r).len(), 5);
+    log(&r);
+    let kept = [
+        ".tmp-llm-apply-NEW456".to_string(),
+        "tmp_obj_XYZ789".to_string(),
+        format!("tmp_obj_llm-apply-{alive}-d4e5f6"),
+    ];
+    assert_eq!(objects_strays(&r), kept);
+
+    // A run with no recovery to make does not read the objects directory (that would cost
+    // every run): the dead run's file, put back, stays.
+    put(&deads, now);
+    log(&r);
+    assert_eq!(objects_strays(&r).len(), kept.len() + 1);
+}
+
+#[test]
+fn an_undo_killed_inside_a_big_blobs_write_leaves_no_partial_object_either() {
+    // undo --force keeps the file's later edit in a snapshot first: its blob is a big one.
+    let edited = |r: &TestRepo| {
+        run_env(r, &[], &[], Some(&big().1)).code(0);
+        let text = r.read_str("big.txt").replacen("LINE1\n", "EDITED\n", 1);
+        r.write("big.txt", text.as_bytes());
+        text
+    };
+    let (probe, _) = big();
+    edited(&probe);
+    let points = trace(&probe, &["undo", "--force"], None);
+    let k = before(&points, "object: blob: name its temporary file");
+    let (r, _) = big();
+    let text = edited(&r);
+    run_env(&r, &["undo", "--force"], &[(ABORT, k.to_string())], None);
+    assert_eq!(objects_strays(&r).len(), 1, "{:?}", objects_strays(&r));
+    log(&r);
+    assert_eq!(objects_strays(&r), Vec::<String>::new());
+    assert_eq!(
+        r.read_str("big.txt"),
+        text,
+        "killed before any file was written"
+    );
+}
