@@ -334,23 +334,37 @@ impl Repo {
     /// Find the repository containing `dir`. `Ok(None)` when `dir` is not in one.
     pub fn discover(dir: &Path) -> Result<Option<Repo>, RepoError> {
         use gix::discover::upwards::Error as Up;
-        if let Err(e) = gix::discover::upwards(dir) {
-            return match e.downcast_any_ref::<Up>() {
-                Some(
-                    Up::NoGitRepository { .. }
-                    | Up::NoGitRepositoryWithinCeiling { .. }
-                    | Up::NoGitRepositoryWithinFs { .. },
-                ) => Ok(None),
-                _ => Err(RepoError::Open {
-                    path: dir.to_path_buf(),
-                    message: e.to_string(),
-                }),
-            };
-        }
-        let repo = gix::discover(dir).map_err(|e| RepoError::Open {
+        let open_err = |message: String| RepoError::Open {
             path: dir.to_path_buf(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let (found, trust) = match gix::discover::upwards(dir) {
+            Ok(found) => found,
+            Err(e) => {
+                return match e.downcast_any_ref::<Up>() {
+                    Some(
+                        Up::NoGitRepository { .. }
+                        | Up::NoGitRepositoryWithinCeiling { .. }
+                        | Up::NoGitRepositoryWithinFs { .. },
+                    ) => Ok(None),
+                    _ => Err(open_err(e.to_string())),
+                }
+            }
+        };
+        // gix reads config as git does: the system file this git reads, and `git -c`'s.
+        let (git_dir, _) = found.into_repository_and_work_tree_directories();
+        let options = crate::git::config::open_options(Some(&git_dir))
+            .map_err(|e| open_err(e.to_string()))?;
+        let repo = gix::ThreadSafeRepository::discover_opts(
+            dir,
+            gix::discover::upwards::Options {
+                trust: gix::discover::upwards::TrustPolicy::Assume(trust),
+                ..Default::default()
+            },
+            options,
+        )
+        .map_err(|e| open_err(e.to_string()))?
+        .to_thread_local();
         let work_dir = match repo.workdir() {
             Some(w) => w.to_path_buf(),
             None => {

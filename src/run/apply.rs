@@ -68,12 +68,8 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         None => std::env::current_dir()
             .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
     };
-    // git config is read (started by the caller, or here) and git's version asked on other
-    // threads while the repository is opened and the patch read and parsed; the config is
-    // waited for before anything is decided with it, and the version before the session
-    // reads or writes anything.
+    // git config is read by the caller, or here: in this process, no git runs for it.
     let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
-    let version = session::GitVersion::start();
     let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
     let root = match &repo {
         Some(r) => r.work_dir.clone(),
@@ -108,7 +104,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let records = !check && !no_snapshot;
     let session = repo
         .as_ref()
-        .map(|r| session::open_checking(r, records, version))
+        .map(|r| session::open(r, records))
         .transpose()?;
     let mut extra_notices = session
         .as_ref()
