@@ -219,6 +219,9 @@ impl Files for WorkTree {
         let file = std::fs::File::open(&abs)?;
         let started = stamp::coarse_now();
         let before = file.metadata()?;
+        if before.len() >= crate::threads::BIG as u64 {
+            crate::threads::warm_for_big_work();
+        }
         // A big file is mapped, not read, where its stamp vouches for the bytes mapped (so
         // that a later change of them shows); otherwise it is read.
         let stamp_now = |file: &std::fs::File| -> io::Result<Option<Stamp>> {

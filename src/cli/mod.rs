@@ -106,11 +106,6 @@ enum Stream {
     Stderr,
 }
 
-/// How many helper threads an apply or undo starts ahead (see [`crate::threads`]): enough
-/// for the work a one-file apply hands out at once (hashing the file read, then the new
-/// content, comparing, writing its blob, decoding and diffing halves).
-const HELPERS: usize = 6;
-
 pub fn main() -> ExitCode {
     print_config_for_tests();
     let args = match args::Args::try_parse() {
@@ -145,11 +140,6 @@ pub fn main() -> ExitCode {
     };
     if verbosity == Verbosity::Verbose {
         crate::git::record_commands();
-    }
-    if matches!(args.command, None | Some(args::Command::Undo(_))) {
-        // Helpers for the work handed to other threads later (reading git config, hashing,
-        // writing blobs, decoding halves), started before any of it.
-        crate::threads::warm(HELPERS);
     }
     let bare = Printing {
         color: &color,

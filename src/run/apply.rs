@@ -84,6 +84,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // (where a SEARCH/REPLACE block names no file); the plan reads it again.
     let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
     let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
+    if inputs.iter().map(|i| i.text.len()).sum::<usize>() >= crate::threads::BIG {
+        crate::threads::warm_for_big_work();
+    }
     let looked_at = WorkTree::new(&root);
     let (parsed, patch_sha256) = if big {
         match crate::threads::join(|| parse_inputs(&inputs, forced, &looked_at), digest_of) {
@@ -508,11 +511,21 @@ fn decide_and_write(
     // The report's diff is worked out while the snapshot is recorded (mostly a wait for
     // the new content's blob id): it needs only the plan.
     let write = || session::write(root, &token, record, &report.summary);
+    // Handing the diff to another thread pays only for a big plan: for a small one it costs
+    // more than the diff (the report then works it out when it is shown).
+    let big = plan
+        .changes
+        .iter()
+        .flat_map(|c| [&c.before, &c.after])
+        .flatten()
+        .map(|f| f.bytes.len())
+        .sum::<usize>()
+        >= crate::threads::BIG;
     let (written, diffs) = match shown_diff {
-        Some(limit) => crate::threads::join(write, || {
+        Some(limit) if big => crate::threads::join(write, || {
             (limit, crate::report::human::diffs(&report, limit))
         }),
-        None => (write(), None),
+        _ => (write(), None),
     };
     let done = match written {
         Ok(done) => done,
