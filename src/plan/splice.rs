@@ -340,28 +340,36 @@ fn walk<'a>(
         } else {
             unchanged_partners(hunk)
         };
-        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a>)| {
-            for (gi, ((g, &at), map)) in groups.iter().zip(&p.inserts).zip(&group_maps).enumerate()
-            {
-                if at == pos {
-                    for (k, l) in g.iter().enumerate() {
-                        let kept = partners
-                            .get(gi)
-                            .and_then(|ps| ps[k])
-                            .and_then(|oi| p.mapping.get(oi).copied().flatten());
-                        let e = match (patch_eols, l.crlf) {
-                            (false, _) => eol,
-                            (true, true) => Eol::Crlf,
-                            (true, false) => Eol::Lf,
-                        };
-                        if let Some(f) = kept {
-                            // The patch's own ending where it is authoritative, else the line's.
-                            let e = if patch_eols { e } else { file.eols[f] };
-                            emit(Out::Line(file.lines[f].clone(), e));
-                            continue;
-                        }
-                        emit(Out::Line(Cow::Owned(map.apply(&l.text)), e));
+        // The groups in the order they are emitted (by position, then as the hunk has them),
+        // taken in turn as the region is walked: each is looked at once, however many there
+        // are (a hunk that changes every other line of a file has one per changed line).
+        let count = groups.len().min(p.inserts.len()).min(group_maps.len());
+        let mut by_position: Vec<usize> = (0..count).collect();
+        by_position.sort_by_key(|&gi| p.inserts[gi]);
+        let mut next = by_position.into_iter().peekable();
+        let mut emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a>)| {
+            // One placed outside the region is never emitted (it cannot be, for a placement
+            // the planner made).
+            while next.next_if(|&gi| p.inserts[gi] < pos).is_some() {}
+            while let Some(gi) = next.next_if(|&gi| p.inserts[gi] == pos) {
+                let (g, map) = (&groups[gi], &group_maps[gi]);
+                for (k, l) in g.iter().enumerate() {
+                    let kept = partners
+                        .get(gi)
+                        .and_then(|ps| ps[k])
+                        .and_then(|oi| p.mapping.get(oi).copied().flatten());
+                    let e = match (patch_eols, l.crlf) {
+                        (false, _) => eol,
+                        (true, true) => Eol::Crlf,
+                        (true, false) => Eol::Lf,
+                    };
+                    if let Some(f) = kept {
+                        // The patch's own ending where it is authoritative, else the line's.
+                        let e = if patch_eols { e } else { file.eols[f] };
+                        emit(Out::Line(file.lines[f].clone(), e));
+                        continue;
                     }
+                    emit(Out::Line(Cow::Owned(map.apply(&l.text)), e));
                 }
             }
         };
@@ -670,12 +678,23 @@ impl IndentMap {
             shift_at.push(shift);
             oi += 1;
         }
+        // The nearest shift seen before each old line and at or after it, worked out in one
+        // pass each way, so that many groups cost no more than one.
+        let mut before_at = Vec::with_capacity(shift_at.len() + 1);
+        let mut seen = None;
+        for s in &shift_at {
+            before_at.push(seen);
+            seen = s.or(seen);
+        }
+        before_at.push(seen);
+        let mut after_at = vec![None; shift_at.len() + 1];
+        for (i, s) in shift_at.iter().enumerate().rev() {
+            after_at[i] = s.or(after_at[i + 1]);
+        }
         group_pos
             .into_iter()
             .map(|at| {
-                let before = shift_at[..at].iter().rev().flatten().next();
-                let after = shift_at[at..].iter().flatten().next();
-                let offset = before.or(after).copied().unwrap_or(learnt);
+                let offset = before_at[at].or(after_at[at]).unwrap_or(learnt);
                 IndentMap::Columns {
                     offset,
                     tab_width: w,
