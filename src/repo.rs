@@ -366,8 +366,13 @@ impl Repo {
             },
             options,
         )
-        .map_err(|e| open_err(e.to_string()))?
-        .to_thread_local();
+        .map_err(|e| open_err(e.to_string()))?;
+        Repo::opened(repo, dir).map(Some)
+    }
+
+    /// The repository `repo`, found from `dir` (with the options [`Repo::discover`] uses).
+    pub fn opened(repo: gix::ThreadSafeRepository, dir: &Path) -> Result<Repo, RepoError> {
+        let repo = repo.to_thread_local();
         let work_dir = match repo.workdir() {
             Some(w) => w.to_path_buf(),
             None => {
@@ -376,7 +381,7 @@ impl Repo {
                 })
             }
         };
-        Ok(Some(Repo { repo, work_dir }))
+        Ok(Repo { repo, work_dir })
     }
 
     pub fn git_dir(&self) -> &Path {

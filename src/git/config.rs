@@ -244,6 +244,17 @@ fn wanted(key: &str) -> bool {
 /// worktree's, every file they include (`includeIf` conditions decided as git does), then
 /// `GIT_CONFIG_COUNT`'s and `-c`'s (`GIT_CONFIG_PARAMETERS`). A key without a value has `None`.
 pub fn entries(dir: &Path) -> Result<Vec<(String, Option<String>)>, ConfigError> {
+    entries_and_repository(dir).map(|(entries, _)| entries)
+}
+
+/// [`entries`], and the repository opened to read them (`None` outside one), for the run to
+/// go on with rather than open it again.
+type Opened = (
+    Vec<(String, Option<String>)>,
+    Option<gix::ThreadSafeRepository>,
+);
+
+fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
     let read_err = |what: &str, e: &dyn std::fmt::Display| ConfigError::Read {
         stderr: format!("{what}: {e}"),
     };
@@ -259,14 +270,13 @@ pub fn entries(dir: &Path) -> Result<Vec<(String, Option<String>)>, ConfigError>
                 },
                 options,
             )
-            .map_err(|e| read_err("cannot open the repository", &e))?
-            .to_thread_local();
-            let snapshot = repo.config_snapshot();
-            return collect(snapshot.plumbing());
+            .map_err(|e| read_err("cannot open the repository", &e))?;
+            let entries = collect(repo.to_thread_local().config_snapshot().plumbing())?;
+            return Ok((entries, Some(repo)));
         }
         Err(_) => outside_repository()?,
     };
-    collect(&file)
+    Ok((collect(&file)?, None))
 }
 
 /// The options every opening of a repository takes, so that gix reads config as git would:
@@ -494,23 +504,61 @@ fn quoted(text: &str) -> Option<(String, &str)> {
 
 /// The config of a directory, read once for a run and shared by everything in it that asks
 /// (it is read in this process, in well under a millisecond: no thread waits for it).
-#[derive(Clone, Debug)]
-pub struct Pending(std::sync::Arc<Result<Config, ConfigError>>);
+#[derive(Clone)]
+pub struct Pending(std::sync::Arc<Read>);
+
+struct Read {
+    dir: std::path::PathBuf,
+    config: Result<Config, ConfigError>,
+    /// The repository opened to read it, until the run takes it over.
+    repository: std::sync::Mutex<Option<gix::ThreadSafeRepository>>,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Pending").field(&self.0.config).finish()
+    }
+}
 
 impl Pending {
     /// Read the config of `dir`.
     pub fn start(dir: &Path) -> Pending {
-        Pending(std::sync::Arc::new(read(dir)))
+        let (config, repository) = match entries_and_repository(dir) {
+            Ok((entries, repo)) => (from_entries(&entries), repo),
+            Err(e) => (Err(e), None),
+        };
+        Pending(std::sync::Arc::new(Read {
+            dir: dir.to_path_buf(),
+            config,
+            repository: std::sync::Mutex::new(repository),
+        }))
     }
 
     /// The config, or why it cannot be had.
     pub fn get(&self) -> Result<Config, ConfigError> {
-        (*self.0).clone()
+        self.0.config.clone()
     }
 
     /// The config if it is valid.
     pub fn now(&self) -> Option<Config> {
-        self.0.as_ref().as_ref().ok().cloned()
+        self.0.config.as_ref().ok().cloned()
+    }
+
+    /// The repository around `dir` as opened to read the config, once (opened with
+    /// [`open_options`], as [`crate::repo::Repo::discover`] opens it): `None` when the config
+    /// was read elsewhere, outside a repository, or the repository was taken already.
+    pub fn take_repository(&self, dir: &Path) -> Option<gix::ThreadSafeRepository> {
+        let same = self.0.dir == dir
+            || (self.0.dir == Path::new(".")
+                && std::env::current_dir().is_ok_and(|here| here == dir));
+        if !same {
+            return None;
+        }
+        self.0
+            .repository
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }
 

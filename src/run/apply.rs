@@ -70,7 +70,11 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     };
     // git config is read by the caller, or here: in this process, no git runs for it.
     let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
-    let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+    let repo = match config.take_repository(&cwd) {
+        Some(opened) => Repo::opened(opened, &cwd).map(Some),
+        None => Repo::discover(&cwd),
+    }
+    .map_err(|e| fail("repository", e.to_string()))?;
     let root = match &repo {
         Some(r) => r.work_dir.clone(),
         None => cwd.clone(),

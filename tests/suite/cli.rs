@@ -377,8 +377,10 @@ fn quiet_drops_notices_and_warnings_but_not_errors() {
 #[test]
 fn verbose_says_each_files_strategies_and_the_git_commands_run() {
     let r = TestRepo::with(&[("f.txt", &format!("top\n{}", numbered("l", 6)))]);
-    let plain = r.apply(&["--check"], PATCH);
+    // First in this repository: git is asked what it is (its version, where its system
+    // config lives), and -v shows those commands; later runs remember the answers.
     let run = r.apply(&["--check", "-v"], PATCH);
+    let plain = r.apply(&["--check"], PATCH);
     run.code(0);
     assert_eq!(run.stdout, plain.stdout, "-v adds to stderr only");
     assert!(
