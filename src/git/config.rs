@@ -1,6 +1,7 @@
-//! Every `llm-apply.*` key: its type, its default and what it does, read in one `git config`
-//! call and validated the same way, so that an invalid value is one error naming the key and
-//! the value (exit 2) whichever key it is. The manual's CONFIGURATION section is [`KEYS`].
+//! Every `llm-apply.*` key: its type, its default and what it does, read once in this process
+//! as `git config` would read it (through gix: every level, includes, `-c`) and validated the
+//! same way, so that an invalid value is one error naming the key and the value (exit 2)
+//! whichever key it is. The manual's CONFIGURATION section is [`KEYS`].
 
 use std::path::Path;
 use std::time::Duration;
@@ -505,13 +506,14 @@ fn quoted(text: &str) -> Option<(String, &str)> {
 /// The config of a directory, read once for a run and shared by everything in it that asks
 /// (it is read in this process, in well under a millisecond: no thread waits for it).
 #[derive(Clone)]
-pub struct Pending(std::sync::Arc<Read>);
+pub struct Pending(std::rc::Rc<Read>);
 
 struct Read {
     dir: std::path::PathBuf,
     config: Result<Config, ConfigError>,
-    /// The repository opened to read it, until the run takes it over.
-    repository: std::sync::Mutex<Option<gix::ThreadSafeRepository>>,
+    /// The repository opened to read it, until the run takes it over (gix built without
+    /// its `parallel` feature shares it within one thread only, and so does this).
+    repository: std::cell::RefCell<Option<gix::ThreadSafeRepository>>,
 }
 
 impl std::fmt::Debug for Pending {
@@ -527,10 +529,10 @@ impl Pending {
             Ok((entries, repo)) => (from_entries(&entries), repo),
             Err(e) => (Err(e), None),
         };
-        Pending(std::sync::Arc::new(Read {
+        Pending(std::rc::Rc::new(Read {
             dir: dir.to_path_buf(),
             config,
-            repository: std::sync::Mutex::new(repository),
+            repository: std::cell::RefCell::new(repository),
         }))
     }
 
@@ -554,11 +556,7 @@ impl Pending {
         if !same {
             return None;
         }
-        self.0
-            .repository
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        self.0.repository.borrow_mut().take()
     }
 }
 
