@@ -525,12 +525,19 @@ impl std::fmt::Debug for Pending {
 impl Pending {
     /// Read the config of `dir`.
     pub fn start(dir: &Path) -> Pending {
-        let (config, repository) = match entries_and_repository(dir) {
+        // The run names the current directory by its full path (and so every path of the
+        // repository it opens): the repository opened here must name them the same way.
+        let dir = if dir == Path::new(".") {
+            std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf())
+        } else {
+            dir.to_path_buf()
+        };
+        let (config, repository) = match entries_and_repository(&dir) {
             Ok((entries, repo)) => (from_entries(&entries), repo),
             Err(e) => (Err(e), None),
         };
         Pending(std::rc::Rc::new(Read {
-            dir: dir.to_path_buf(),
+            dir,
             config,
             repository: std::cell::RefCell::new(repository),
         }))
@@ -550,10 +557,7 @@ impl Pending {
     /// [`open_options`], as [`crate::repo::Repo::discover`] opens it): `None` when the config
     /// was read elsewhere, outside a repository, or the repository was taken already.
     pub fn take_repository(&self, dir: &Path) -> Option<gix::ThreadSafeRepository> {
-        let same = self.0.dir == dir
-            || (self.0.dir == Path::new(".")
-                && std::env::current_dir().is_ok_and(|here| here == dir));
-        if !same {
+        if self.0.dir != dir {
             return None;
         }
         self.0.repository.borrow_mut().take()
