@@ -13,14 +13,15 @@
 #
 # Environment:
 #   GIT_LLM_APPLY_BENCH_BIN=PATH  measure this binary (otherwise: cargo build --release)
-#   BENCH_ROWS=ABCDEFG            run only these rows
+#   BENCH_ROWS=ABCDEFGHIJ         run only these rows
 #   BENCH_RUNS=5                  timed runs per row (the median is reported)
-#   BENCH_RUNS_FAST=15            timed runs for rows A and A' (at least BENCH_RUNS): their
+#   BENCH_RUNS_FAST=15            timed runs for rows A, A', H, I and J (at least BENCH_RUNS): their
 #                                 runs take some 30 ms, and a few milliseconds of the
 #                                 machine's noise would otherwise decide a median of 5
 #   BENCH_RUNS_HUGE=1             timed runs for row D
 #   BENCH_HUGE_MB=1100            row D's file size in MB (10^6 bytes)
 #   BENCH_SKIP_HUGE=1             skip row D
+#   BENCH_SMALL_REPOS="100 10000 100000"  row H's and I's repository sizes (files)
 #   BENCH_TIMEOUT=900             seconds before one run is killed (reported as FAIL)
 #   TMPDIR                        where the repositories are made (row D needs ~5x its size)
 #
@@ -38,23 +39,33 @@
 #                                                        [time ratio <= 15x: ten times the work;
 #                                                         hunks x file would be 100x. git apply
 #                                                         refuses these patches, so is not run]
+#   H  a one-line patch to one small file, snapshot included, in repositories of 100, 10,000
+#      and 100,000 files (the call agents make most)          [<= git apply's time, each size]
+#   I  the same through the MCP server: an `apply_patch` round trip (request written to reply
+#      read) on a warm server, against a whole `git apply` process  [<= 0.5x git apply's time]
+#   J  one hunk changing every other line of a file of N two-line functions (N groups of added
+#      lines), N = 10,000, 20,000, 40,000           [40,000: <= git apply's time; the time for
+#                                                    40,000 <= 5x that for 10,000: linear]
+# Each of H, I and J also answers where the small-work thresholds sit (threads::BIG, the
+# mapping and two-halves thresholds): a helper thread or mapping used below them shows here.
 # Exit status: 0 when every result was right (whether or not the goals are met), 1 otherwise.
 set -euo pipefail
 lines=${1:-200000}
 hunks=${2:-2000}
-rows=${BENCH_ROWS:-ABCDEFG}
+rows=${BENCH_ROWS:-ABCDEFGHIJ}
+small_repos=${BENCH_SMALL_REPOS:-100 10000 100000}
 runs=${BENCH_RUNS:-5}
 runs_fast=${BENCH_RUNS_FAST:-$((runs > 15 ? runs : 15))}
 runs_huge=${BENCH_RUNS_HUGE:-1}
 huge_mb=${BENCH_HUGE_MB:-1100}
 timeout_s=${BENCH_TIMEOUT:-900}
 die() { echo "bench: $*" >&2; exit 1; }
-[[ $rows =~ ^[A-G]+$ ]] || die "BENCH_ROWS must be letters from ABCDEFG, not '$rows'"
+[[ $rows =~ ^[A-J]+$ ]] || die "BENCH_ROWS must be letters from ABCDEFGHIJ, not '$rows'"
+for n in $small_repos; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "BENCH_SMALL_REPOS must be positive integers, not '$n'"; done
 for v in lines hunks runs runs_fast runs_huge huge_mb timeout_s; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer, not '${!v}'"
 done
 ((lines / hunks >= 8)) || die "row B needs LINES/HUNKS >= 8 (3 lines of context each side)"
-command -v python3 >/dev/null || die "needs python3"
 command -v python3 >/dev/null || die "needs python3"
 
 cd "$(dirname "$0")/.."
@@ -231,11 +242,48 @@ def overlapping(d, n, pairs):
     write(f'{d}/patch', out)
     write(f'{d}/expected', new)
 
+def small_repo(d, n):
+    """n small files (50 lines each) in a two-level tree of directories; the patch changes
+    one line of one of them."""
+    import os
+    for i in range(n):
+        sub = f'{d}/ours/d{i % 100:02d}/e{(i // 100) % 100:02d}'
+        os.makedirs(sub, exist_ok=True)
+        with open(f'{sub}/f{i}.txt', 'w') as f:
+            f.write(''.join(f'line {i} {j}\n' for j in range(1, 51)))
+    lines = [f'line 5 {j}' for j in range(1, 51)]
+    new = list(lines)
+    new[19] += ' changed'
+    write(f'{d}/patch', ['--- a/d05/e00/f5.txt', '+++ b/d05/e00/f5.txt']
+          + hunk(18, 18, lines[17:19], [lines[19]], [new[19]], lines[20:22]))
+    write(f'{d}/expected', new)
+
+def groups(d, n):
+    """n two-line functions; the patch (one hunk) changes the first line of each: n groups
+    of added lines, each one line apart."""
+    rng = random.Random(23)
+    lines, new = [], []
+    for i in range(n):
+        r = rng.randrange(10**6)
+        lines += [f'fn helper_{i}(x: u64) -> u64 {{ x + {r} }} // generated',
+                  f'    // helper_{i} keeps this line as it is, {rng.randrange(10**6)}']
+        new += [f'fn helper_{i}(x: u64) -> u64 {{ x * 2 + {r} }} // generated', lines[-1]]
+    body = []
+    for k in range(2 * n):
+        if k % 2 == 0:
+            body += ['-' + lines[k], '+' + new[k]]
+        else:
+            body.append(' ' + lines[k])
+    write(f'{d}/ours/big.rs', lines)
+    write(f'{d}/patch', HEADER + [f'@@ -1,{2 * n} +1,{2 * n} @@'] + body)
+    write(f'{d}/expected', new)
+
 row, d, args = sys.argv[1], sys.argv[2], [int(a) for a in sys.argv[3:]]
 {'A': lambda: replace_block(d, 10 * 2**20, 3), 'B': lambda: stale(d, *args),
  'C': lambda: replace_block(d, 8 * 10**6, 5), 'D': lambda: huge(d, *args),
  'E': lambda: new_file(d, 64), 'F': lambda: many(d, 1_000_000, 100_000),
- 'G': lambda: overlapping(d, *args)}[row]()
+ 'G': lambda: overlapping(d, *args), 'H': lambda: small_repo(d, *args),
+ 'J': lambda: groups(d, *args)}[row]()
 PY
 
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
@@ -476,6 +524,125 @@ row_G() {
   rm -rf "$big"
 }
 
+# small_repo N: the row H/I repository of N files (made once, kept for both rows).
+small_repo() {
+  local d=$work/H$1
+  if [ ! -d "$d" ]; then
+    echo "H/I: setup ($1 files)" >&2
+    setup H "$d" "$1"
+  fi
+  echo "$d"
+}
+
+row_H() {
+  local n d
+  for n in $small_repos; do
+    d=$(small_repo "$n")
+    GIT_CMD=(git apply "$d/patch") OURS_CMD=("$bin" "$d/patch")
+    pairs "H $n files" "$runs_fast" "$d" d05/e00/f5.txt modify "$d/expected"
+    time_goal "H" "one-line patch, snapshot included, $n-file repository" 1 "<= git apply's time"
+  done
+}
+
+# The MCP client: `mcp.py BIN OURS GIT PATCH FILE EXPECTED RUNS` starts `BIN mcp` in OURS,
+# makes one untimed call (a warm server), then RUNS times: puts FILE back in both
+# repositories (untimed, with the blob of the result removed as fresh_object does), times a
+# `git apply PATCH` process in GIT and an `apply_patch` round trip in OURS (request written
+# to reply read), and checks both results. Prints "GIT_MEDIAN OURS_MEDIAN" in seconds.
+cat >"$work/mcp.py" <<'PY'
+import json, os, statistics, subprocess, sys, time
+bin_, ours, git, patch, path, expected, runs = sys.argv[1:8]
+want = open(expected, 'rb').read()
+text = open(patch).read()
+srv = subprocess.Popen([bin_, 'mcp'], cwd=ours, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def call(i, method, params=None):
+    msg = {'jsonrpc': '2.0', 'method': method}
+    if i is not None:
+        msg['id'] = i
+    if params is not None:
+        msg['params'] = params
+    srv.stdin.write((json.dumps(msg) + '\n').encode())
+    srv.stdin.flush()
+    if i is None:
+        return None
+    while True:
+        reply = json.loads(srv.stdout.readline())
+        if reply.get('id') == i:
+            return reply
+call(0, 'initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
+                       'clientInfo': {'name': 'bench', 'version': '1'}})
+call(None, 'notifications/initialized')
+def fresh(repo):
+    subprocess.run(['git', '-C', repo, 'checkout', '-q', '--', path], check=True)
+    blob = subprocess.run(['git', '-C', repo, 'hash-object', '--', expected], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    try:
+        os.remove(os.path.join(repo, '.git', 'objects', blob[:2], blob[2:]))
+    except FileNotFoundError:
+        pass
+def check(repo, who):
+    if open(os.path.join(repo, path), 'rb').read() != want:
+        sys.exit(f'mcp: {who}: {path} is not the expected result')
+args = {'name': 'apply_patch', 'arguments': {'patch': text}}
+g, o = [], []
+for i in range(int(runs) + 1):
+    fresh(git)
+    null = os.open(os.devnull, os.O_RDWR)
+    t = time.perf_counter()
+    rc = subprocess.run(['git', 'apply', patch], cwd=git, stdin=null, stdout=null, stderr=null).returncode
+    g.append(time.perf_counter() - t)
+    os.close(null)
+    if rc != 0:
+        sys.exit(f'mcp: git apply exit {rc}')
+    check(git, 'git')
+    fresh(ours)
+    t = time.perf_counter()
+    reply = call(i + 1, 'tools/call', args)
+    o.append(time.perf_counter() - t)
+    if 'error' in reply or reply['result'].get('isError'):
+        sys.exit(f'mcp: apply_patch failed: {json.dumps(reply)[:2000]}')
+    check(ours, 'ours')
+srv.stdin.close()
+srv.wait()
+# The first call warms the server: not counted.
+print(f'{statistics.median(g[1:]):.4f} {statistics.median(o[1:]):.4f}')
+PY
+
+row_I() {
+  local n d gt ot ok
+  for n in $small_repos; do
+    d=$(small_repo "$n")
+    read -r gt ot < <(python3 "$work/mcp.py" "$bin" "$d/ours" "$d/git" "$d/patch" d05/e00/f5.txt "$d/expected" "$runs_fast") ||
+      die "I $n files: the MCP round trip failed"
+    git -C "$d/ours" checkout -q -- d05/e00/f5.txt
+    git -C "$d/git" checkout -q -- d05/e00/f5.txt
+    echo "  I $n files: git apply ${gt} s, MCP apply_patch round trip ${ot} s"
+    ok=false
+    le "$ot" "$(awk -v g="$gt" 'BEGIN { print g * 0.5 }')" && ok=true
+    add_row I "MCP apply_patch round trip (warm server), $n-file repository" "$gt s" "$ot s" "$(ratio "$ot" "$gt")" - "<= 0.5x a git apply process" "$(ratio "$ot" "$gt") git" "$(verdict $ok)"
+  done
+}
+
+row_J() {
+  local n d first='' firstn='' ok measured
+  for n in 10000 20000 40000; do
+    d=$work/J$n
+    echo "J: setup ($n functions, one hunk changing every other line)"
+    setup J "$d" "$n"
+    GIT_CMD=(git apply "$d/patch") OURS_CMD=("$bin" "$d/patch")
+    pairs "J $n" "$runs_fast" "$d" big.rs modify "$d/expected"
+    if [ -z "$first" ]; then first=$OTM firstn=$n; fi
+    time_goal J "one hunk, $n groups of added lines (every other line)" 1 "<= git apply's time"
+    rm -rf "$d"
+  done
+  ok=false measured=-
+  if [ -n "$first" ] && [ -z "$O_BAD" ]; then
+    le "$OTM" "$(awk -v t="$first" 'BEGIN { if (t < 0.001) t = 0.001; print 5 * t }')" && ok=true
+    measured="$first s at $firstn, $OTM s at 40000: $(ratio "$OTM" "$first")"
+  fi
+  add_row J "linear in groups: 40,000 against 10,000" - - - - "time ratio <= 5x (4x the groups)" "$measured" "$(verdict $ok)"
+}
+
 echo "bench: git-llm-apply scale (issue 14)"
 echo "cores (nproc): $(nproc)"
 echo "binary: $bin"
@@ -484,6 +651,7 @@ echo "work dir: $work"
 for ((r = 0; r < ${#rows}; r++)); do
   "row_${rows:r:1}"
 done
+rm -rf "$work"/H[0-9]*
 
 echo
 echo "cores (nproc): $(nproc); git apply column: median time, largest peak RSS; ours: median time"

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
+pub mod binary;
 pub mod config;
 
 /// The commands run so far, when `-v` asked for them (`None`: not recording).
@@ -93,6 +94,11 @@ impl Git {
 
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Git {
         self.cmd.env(key, value);
+        self
+    }
+
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Git {
+        self.cmd.env_remove(key);
         self
     }
 

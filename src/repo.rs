@@ -219,6 +219,9 @@ impl Files for WorkTree {
         let file = std::fs::File::open(&abs)?;
         let started = stamp::coarse_now();
         let before = file.metadata()?;
+        if before.len() >= crate::threads::BIG as u64 {
+            crate::threads::warm_for_big_work();
+        }
         // A big file is mapped, not read, where its stamp vouches for the bytes mapped (so
         // that a later change of them shows); otherwise it is read.
         let stamp_now = |file: &std::fs::File| -> io::Result<Option<Stamp>> {
@@ -334,23 +337,42 @@ impl Repo {
     /// Find the repository containing `dir`. `Ok(None)` when `dir` is not in one.
     pub fn discover(dir: &Path) -> Result<Option<Repo>, RepoError> {
         use gix::discover::upwards::Error as Up;
-        if let Err(e) = gix::discover::upwards(dir) {
-            return match e.downcast_any_ref::<Up>() {
-                Some(
-                    Up::NoGitRepository { .. }
-                    | Up::NoGitRepositoryWithinCeiling { .. }
-                    | Up::NoGitRepositoryWithinFs { .. },
-                ) => Ok(None),
-                _ => Err(RepoError::Open {
-                    path: dir.to_path_buf(),
-                    message: e.to_string(),
-                }),
-            };
-        }
-        let repo = gix::discover(dir).map_err(|e| RepoError::Open {
+        let open_err = |message: String| RepoError::Open {
             path: dir.to_path_buf(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let (found, trust) = match gix::discover::upwards(dir) {
+            Ok(found) => found,
+            Err(e) => {
+                return match e.downcast_any_ref::<Up>() {
+                    Some(
+                        Up::NoGitRepository { .. }
+                        | Up::NoGitRepositoryWithinCeiling { .. }
+                        | Up::NoGitRepositoryWithinFs { .. },
+                    ) => Ok(None),
+                    _ => Err(open_err(e.to_string())),
+                }
+            }
+        };
+        // gix reads config as git does: the system file this git reads, and `git -c`'s.
+        let (git_dir, _) = found.into_repository_and_work_tree_directories();
+        let options = crate::git::config::open_options(Some(&git_dir))
+            .map_err(|e| open_err(e.to_string()))?;
+        let repo = gix::ThreadSafeRepository::discover_opts(
+            dir,
+            gix::discover::upwards::Options {
+                trust: gix::discover::upwards::TrustPolicy::Assume(trust),
+                ..Default::default()
+            },
+            options,
+        )
+        .map_err(|e| open_err(e.to_string()))?;
+        Repo::opened(repo, dir).map(Some)
+    }
+
+    /// The repository `repo`, found from `dir` (with the options [`Repo::discover`] uses).
+    pub fn opened(repo: gix::ThreadSafeRepository, dir: &Path) -> Result<Repo, RepoError> {
+        let repo = repo.to_thread_local();
         let work_dir = match repo.workdir() {
             Some(w) => w.to_path_buf(),
             None => {
@@ -359,7 +381,7 @@ impl Repo {
                 })
             }
         };
-        Ok(Some(Repo { repo, work_dir }))
+        Ok(Repo { repo, work_dir })
     }
 
     pub fn git_dir(&self) -> &Path {

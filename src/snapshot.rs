@@ -58,7 +58,7 @@ mod journal;
 mod lock;
 mod states;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -1009,6 +1009,51 @@ fn scan(r: &gix::Repository, prefix: &str) -> Result<BTreeMap<u64, Target>, Snap
     Ok(found)
 }
 
+/// The numbers of the refs under `prefix`, told from their names alone (loose refs and packed
+/// ones): unlike [`scan`], no ref is read, so that an apply costs the same however many
+/// snapshots are kept.
+fn numbers(repo: &Repo, prefix: &str) -> Result<BTreeSet<u64>, SnapshotError> {
+    let mut found = BTreeSet::new();
+    let dir = repo.common_dir().join(prefix.trim_end_matches('/'));
+    let io_err = |source| SnapshotError::Io {
+        path: dir.clone(),
+        source,
+    };
+    match std::fs::read_dir(&dir) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = entry.map_err(io_err)?;
+                let seq = entry.file_name().to_str().and_then(parse_sequence);
+                if let Some(seq) = seq {
+                    if !entry.file_type().map_err(io_err)?.is_dir() {
+                        found.insert(seq);
+                    }
+                }
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(e)),
+    }
+    let packed = repo
+        .repo
+        .refs
+        .cached_packed_buffer()
+        .map_err(git_err("read packed refs"))?;
+    if let Some(packed) = packed {
+        let iter = packed
+            .iter_prefixed(prefix.into())
+            .map_err(git_err(format!("list {prefix}*")))?;
+        for reference in iter {
+            let reference = reference.map_err(git_err(format!("list {prefix}*")))?;
+            let name = reference.name.as_bstr().to_string();
+            if let Some(seq) = name.strip_prefix(prefix).and_then(parse_sequence) {
+                found.insert(seq);
+            }
+        }
+    }
+    Ok(found)
+}
+
 fn read_sequence_floor(repo: &Repo) -> u64 {
     std::fs::read_to_string(shared_dir(repo).join(SEQUENCE_FILE))
         .ok()
@@ -1040,10 +1085,9 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
 }
 
 fn next_sequence(repo: &Repo) -> Result<u64, SnapshotError> {
-    let r = &repo.repo;
     let highest = [
-        scan(r, REF_PREFIX)?.keys().next_back().copied(),
-        scan(r, UNDONE_REF_PREFIX)?.keys().next_back().copied(),
+        numbers(repo, REF_PREFIX)?.last().copied(),
+        numbers(repo, UNDONE_REF_PREFIX)?.last().copied(),
         Some(read_sequence_floor(repo)),
     ]
     .into_iter()
@@ -1440,22 +1484,41 @@ fn delete_if_present(repo: &Repo, names: &[String]) -> Result<(), SnapshotError>
 /// dropped ids, oldest first.
 pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError> {
     let r = &repo.repo;
-    let snapshots = scan(r, REF_PREFIX)?;
-    let undone = scan(r, UNDONE_REF_PREFIX)?;
+    // Which to drop is told from the names; the refs are read (their targets, which their
+    // deletion must match) only when there is one to drop.
+    let (snapshots, undone) = (
+        numbers(repo, REF_PREFIX)?,
+        numbers(repo, UNDONE_REF_PREFIX)?,
+    );
     // Remember the highest number before its ref may go, so it is never handed out again.
-    if let Some(highest) = snapshots.keys().chain(undone.keys()).max() {
+    if let Some(highest) = snapshots.iter().chain(undone.iter()).max() {
         raise_sequence_floor(repo, *highest)?;
     }
-    let mut kept: HashSet<u64> = snapshots.keys().rev().take(keep).copied().collect();
+    let mut kept: HashSet<u64> = snapshots.iter().rev().take(keep).copied().collect();
+    if snapshots
+        .iter()
+        .chain(undone.iter())
+        .all(|s| kept.contains(s))
+    {
+        return Ok(Vec::new());
+    }
     kept.extend(
         journal::pending_in_all_worktrees(repo.common_dir())
             .iter()
             .map(|id| id.0),
     );
-    let delete = |name: String, target: &Target| -> Result<RefEdit, SnapshotError> {
-        Ok(RefEdit {
+    // Only the refs dropped are read: their deletion must match what they point at.
+    let mut edits = Vec::new();
+    let mut delete = |name: String| -> Result<(), SnapshotError> {
+        let Some(reference) = r
+            .try_find_reference(name.as_str())
+            .map_err(git_err(format!("read {name}")))?
+        else {
+            return Ok(());
+        };
+        edits.push(RefEdit {
             change: Change::Delete {
-                expected: PreviousValue::MustExistAndMatch(target.clone()),
+                expected: PreviousValue::MustExistAndMatch(reference.detach().target),
                 log: RefLog::AndReference,
             },
             name: name
@@ -1463,19 +1526,19 @@ pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError>
                 .try_into()
                 .map_err(git_err(format!("name the ref {name}")))?,
             deref: false,
-        })
+        });
+        Ok(())
     };
-    let mut edits = Vec::new();
     let mut dropped = Vec::new();
-    for (seq, target) in &snapshots {
+    for seq in &snapshots {
         if !kept.contains(seq) {
-            edits.push(delete(SnapshotId(*seq).ref_name(), target)?);
+            delete(SnapshotId(*seq).ref_name())?;
             dropped.push(SnapshotId(*seq));
         }
     }
-    for (seq, target) in &undone {
+    for seq in &undone {
         if !kept.contains(seq) {
-            edits.push(delete(SnapshotId(*seq).undone_ref_name(), target)?);
+            delete(SnapshotId(*seq).undone_ref_name())?;
         }
     }
     if !edits.is_empty() {

@@ -27,6 +27,23 @@ type Tid = libc::pid_t;
 #[cfg(not(target_os = "linux"))]
 type Tid = ();
 
+/// How many helpers [`warm_for_big_work`] starts: enough for the work a one-file apply of a
+/// big file hands out at once (hashing the file read, then the new content, comparing,
+/// writing its blob, decoding and diffing halves).
+const HELPERS: usize = 6;
+
+/// The smallest work handed to another thread: a file or patch of this size (hashing a file
+/// read ahead, `repo::Content`). Below it nothing is handed out, and no helper is started:
+/// starting one costs more than the work it would take over (scripts/bench.sh, the
+/// one-line rows).
+pub const BIG: usize = 1 << 20;
+
+/// Start the helpers big work will want, once something big is met (a file or patch of
+/// [`BIG`] bytes or more), so that they are parked by the time work is handed to them.
+pub fn warm_for_big_work() {
+    warm(HELPERS);
+}
+
 /// Start helpers until `n` are parked (those already parked count). Only a head start:
 /// where a thread cannot be started, work later starts its own.
 pub fn warm(n: usize) {

@@ -107,12 +107,8 @@ enum Stream {
     Stderr,
 }
 
-/// How many helper threads an apply or undo starts ahead (see [`crate::threads`]): enough
-/// for the work a one-file apply hands out at once (hashing the file read, then the new
-/// content, comparing, writing its blob, decoding and diffing halves).
-const HELPERS: usize = 6;
-
 pub fn main() -> ExitCode {
+    print_config_for_tests();
     let args = match args::Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
@@ -145,17 +141,6 @@ pub fn main() -> ExitCode {
     };
     if verbosity == Verbosity::Verbose {
         crate::git::record_commands();
-    }
-    // An apply or an undo checks git's version first: asked now, it is answered while
-    // git config is read.
-    if matches!(
-        args.command,
-        None | Some(args::Command::Undo(_) | args::Command::Edit(_))
-    ) {
-        crate::run::session::GitVersion::prefetch();
-        // Helpers for the work handed to other threads later (reading git config, hashing,
-        // writing blobs, decoding halves), started before any of it.
-        crate::threads::warm(HELPERS);
     }
     let bare = Printing {
         color: &color,
@@ -237,6 +222,36 @@ pub fn main() -> ExitCode {
         full_diff: args.full_diff,
     };
     emit(outcome, &printing)
+}
+
+/// Test-only (documented in tests/README): `GIT_LLM_APPLY_TEST_PRINT_CONFIG=1` prints the
+/// config entries the run would read, as `git config -z --get-regexp` prints them, and exits,
+/// so a test can hold our reading against git's.
+fn print_config_for_tests() {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("GIT_LLM_APPLY_TEST_PRINT_CONFIG").is_some() {
+        use std::io::Write as _;
+        let code = match crate::git::config::entries(std::path::Path::new(".")) {
+            Ok(entries) => {
+                let mut out = Vec::new();
+                for (k, v) in entries {
+                    out.extend_from_slice(k.as_bytes());
+                    if let Some(v) = v {
+                        out.push(b'\n');
+                        out.extend_from_slice(v.as_bytes());
+                    }
+                    out.push(0);
+                }
+                let _ = std::io::stdout().write_all(&out);
+                0
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                2
+            }
+        };
+        std::process::exit(code);
+    }
 }
 
 /// Whether the command reads git config (the hook helpers read only their stdin; the manual

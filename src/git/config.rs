@@ -1,11 +1,10 @@
-//! Every `llm-apply.*` key: its type, its default and what it does, read in one `git config`
-//! call and validated the same way, so that an invalid value is one error naming the key and
-//! the value (exit 2) whichever key it is. The manual's CONFIGURATION section is [`KEYS`].
+//! Every `llm-apply.*` key: its type, its default and what it does, read once in this process
+//! as `git config` would read it (through gix: every level, includes, `-c`) and validated the
+//! same way, so that an invalid value is one error naming the key and the value (exit 2)
+//! whichever key it is. The manual's CONFIGURATION section is [`KEYS`].
 
 use std::path::Path;
 use std::time::Duration;
-
-use super::Git;
 
 /// The key that sets the largest patch read (file or stdin), in bytes.
 pub const MAX_PATCH_SIZE_KEY: &str = "llm-apply.maxPatchSize";
@@ -214,102 +213,355 @@ pub enum ConfigError {
     Read { stderr: String },
 }
 
-/// Read every `llm-apply.*` value in `dir` (one `git config` call, every level git reads,
-/// `git -c` included, and the report's `color.diff.*` and `color.llm-apply.*` with them) and
-/// type it. A git that cannot be run reads as no settings: a run
-/// outside a repository still applies without one.
+/// Read every `llm-apply.*` value in `dir` (every level git reads, `git -c` included, and
+/// the report's `color.diff.*` and `color.llm-apply.*` with them) and type it. Read in this
+/// process, as git reads it ([`entries`]): no git runs.
 pub fn read(dir: &Path) -> Result<Config, ConfigError> {
-    let Ok(out) = Git::new(dir)
-        .args([
-            "config",
-            "-z",
-            "--get-regexp",
-            r"^(llm-apply|color\.diff|color\.llm-apply)\.|^(color\.diff|diff\.color|color\.ui|core\.hookspath)$|^(core\.autocrlf|core\.attributesfile|attr\.tree)$",
-        ])
-        .run()
-    else {
-        return Ok(Config::default());
+    from_entries(&entries(dir)?)
+}
+
+/// Whether git config `key` (as `git config` spells it: section and name in lower case, a
+/// subsection as written) is one we read.
+fn wanted(key: &str) -> bool {
+    ["llm-apply.", "color.diff.", "color.llm-apply."]
+        .iter()
+        .any(|p| key.starts_with(p))
+        || [
+            "color.diff",
+            "diff.color",
+            "color.ui",
+            "core.hookspath",
+            "core.autocrlf",
+            "core.attributesfile",
+            "attr.tree",
+        ]
+        .contains(&key)
+}
+
+/// The entries of the keys we read, in the order git reads them (the last one wins), as
+/// `git config --get-regexp` would list them in `dir`: the system file (where this git keeps
+/// it, unless `GIT_CONFIG_NOSYSTEM`, or `GIT_CONFIG_SYSTEM`), the global ones
+/// (`GIT_CONFIG_GLOBAL`, or the XDG file and `~/.gitconfig`), the repository's and its
+/// worktree's, every file they include (`includeIf` conditions decided as git does), then
+/// `GIT_CONFIG_COUNT`'s and `-c`'s (`GIT_CONFIG_PARAMETERS`). A key without a value has `None`.
+pub fn entries(dir: &Path) -> Result<Vec<(String, Option<String>)>, ConfigError> {
+    entries_and_repository(dir).map(|(entries, _)| entries)
+}
+
+/// [`entries`], and the repository opened to read them (`None` outside one), for the run to
+/// go on with rather than open it again.
+type Opened = (
+    Vec<(String, Option<String>)>,
+    Option<gix::ThreadSafeRepository>,
+);
+
+fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
+    let read_err = |what: &str, e: &dyn std::fmt::Display| ConfigError::Read {
+        stderr: format!("{what}: {e}"),
     };
-    match out.status {
-        Some(0) => from_entries(&entries(&out.stdout)),
-        // Exit 1: no such key, the common case.
-        Some(1) if out.stderr.trim().is_empty() => Ok(Config::default()),
-        _ => Err(ConfigError::Read {
-            stderr: out.stderr.trim().to_string(),
-        }),
+    let file = match gix::discover::upwards(dir) {
+        Ok((found, trust)) => {
+            let (git_dir, _) = found.into_repository_and_work_tree_directories();
+            let options = open_options(Some(&git_dir))?;
+            let repo = gix::ThreadSafeRepository::discover_opts(
+                dir,
+                gix::discover::upwards::Options {
+                    trust: gix::discover::upwards::TrustPolicy::Assume(trust),
+                    ..Default::default()
+                },
+                options,
+            )
+            .map_err(|e| read_err("cannot open the repository", &e))?;
+            let entries = collect(repo.to_thread_local().config_snapshot().plumbing())?;
+            return Ok((entries, Some(repo)));
+        }
+        Err(_) => outside_repository()?,
+    };
+    Ok((collect(&file)?, None))
+}
+
+/// The options every opening of a repository takes, so that gix reads config as git would:
+/// the system file where this git keeps it, and `git -c`'s settings.
+pub fn open_options(
+    git_dir: Option<&Path>,
+) -> Result<gix::sec::trust::Mapping<gix::open::Options>, ConfigError> {
+    let overrides: Vec<String> = parameters()?
+        .into_iter()
+        // gix splits an override at its first '=': a key holding one (in a subsection, as
+        // `url.<base>.insteadOf` may) cannot be handed over, and no key we read has one.
+        .filter(|(k, _)| !k.contains('='))
+        .map(|(k, v)| match v {
+            Some(v) => format!("{k}={v}"),
+            None => k,
+        })
+        .collect();
+    let system = system_file(git_dir);
+    let mut map = gix::sec::trust::Mapping::<gix::open::Options>::default();
+    for options in [&mut map.full, &mut map.reduced] {
+        let mut o = std::mem::take(options).cli_overrides(overrides.clone());
+        if let Some(path) = &system {
+            o = o.system_config_path(path.clone());
+        } else {
+            o.permissions.config.system = false;
+        }
+        *options = o;
+    }
+    Ok(map)
+}
+
+/// The system-wide config file git reads: none under `GIT_CONFIG_NOSYSTEM`, the one
+/// `GIT_CONFIG_SYSTEM` names, else the one built into the git binary.
+fn system_file(git_dir: Option<&Path>) -> Option<std::path::PathBuf> {
+    if std::env::var_os("GIT_CONFIG_NOSYSTEM").is_some_and(|v| git_bool(&v.to_string_lossy())) {
+        return None;
+    }
+    if let Some(p) = std::env::var_os("GIT_CONFIG_SYSTEM") {
+        return Some(p.into());
+    }
+    Some(super::binary::facts(git_dir).system_config)
+}
+
+/// A boolean environment variable as git reads one (`GIT_CONFIG_NOSYSTEM=1`, `=true`, ...).
+fn git_bool(v: &str) -> bool {
+    boolean(Some(v)).unwrap_or(false)
+}
+
+/// Outside a repository, git reads the system and global files and the command line's.
+fn outside_repository() -> Result<gix::config::File, ConfigError> {
+    use gix::config::{file::Metadata, Source};
+    let read_err = |e: &dyn std::fmt::Display| ConfigError::Read {
+        stderr: e.to_string(),
+    };
+    let env = |name: &str| std::env::var_os(name);
+    let mut metas = Vec::new();
+    if let Some(p) = system_file(None) {
+        metas.push(Metadata::from(Source::System).at(p));
+    }
+    for source in [Source::Git, Source::User] {
+        if let Some(p) = source.storage_location(&mut |n| env(n)) {
+            metas.push(Metadata::from(source).at(p));
+        }
+    }
+    let home = gix::path::env::home_dir();
+    let options = gix::config::file::init::Options {
+        includes: gix::config::file::includes::Options::follow_without_conditional(home.as_deref()),
+        ..Default::default()
+    };
+    let mut buf = Vec::new();
+    let mut file = gix::config::File::from_paths_metadata_buf(
+        &mut metas.into_iter(),
+        &mut buf,
+        false,
+        options,
+    )
+    .map_err(|e| read_err(&e))?
+    .unwrap_or_default();
+    if let Some(env_file) = gix::config::File::from_env(options).map_err(|e| read_err(&e))? {
+        file.append(env_file).map_err(|e| read_err(&e))?;
+    }
+    let mut cli = gix::config::File::new(Metadata::from(Source::Cli));
+    for (key, value) in parameters()? {
+        let Some(k) = gix::config::KeyRef::parse_unvalidated(key.as_str().into()) else {
+            continue;
+        };
+        let mut section = cli
+            .section_mut_or_create_new(k.section_name, k.subsection_name)
+            .map_err(|e| read_err(&e))?;
+        section
+            .push(k.value_name, value.as_deref().map(Into::into))
+            .map_err(|e| read_err(&e))?;
+    }
+    file.append(cli).map_err(|e| read_err(&e))?;
+    Ok(file)
+}
+
+/// The entries of `file` whose keys we read, in order; a key without `=` has no value.
+fn collect(file: &gix::config::File) -> Result<Vec<(String, Option<String>)>, ConfigError> {
+    use gix::config::parse::{EventRef, Events};
+    let mut out = Vec::new();
+    for section in file.sections() {
+        let header = section.header();
+        let name = header.name().to_string().to_ascii_lowercase();
+        if !["llm-apply", "color", "diff", "core", "attr"].contains(&name.as_str()) {
+            continue;
+        }
+        let prefix = match header.subsection_name() {
+            Some(sub) => format!("{name}.{sub}."),
+            None => format!("{name}."),
+        };
+        // The section's own text, parsed again, says which keys have no value at all
+        // (`[llm-apply] verify`, true) and which an empty one (`verify =`, false).
+        let text = section.to_bstring();
+        let events = Events::from_bytes(&text, None).map_err(|e| ConfigError::Read {
+            stderr: e.to_string(),
+        })?;
+        let mut current: Option<(String, Option<String>)> = None;
+        let mut continued = Vec::new();
+        let mut finish = |current: &mut Option<(String, Option<String>)>| {
+            if let Some((key, value)) = current.take() {
+                if wanted(&key) {
+                    out.push((key, value));
+                }
+            }
+        };
+        for parsed in events.sections() {
+            for event in parsed.body() {
+                match event {
+                    EventRef::SectionValueName(n) => {
+                        finish(&mut current);
+                        let key = format!("{prefix}{}", n.to_string().to_ascii_lowercase());
+                        current = Some((key, None));
+                    }
+                    EventRef::KeyValueSeparator => {
+                        if let Some((_, v)) = &mut current {
+                            *v = Some(String::new());
+                        }
+                    }
+                    EventRef::Value(v) => {
+                        if let Some((_, Some(value))) = &mut current {
+                            *value = gix::config::value::normalize(v).to_string();
+                        }
+                    }
+                    EventRef::ValueNotDone(v) => continued.extend_from_slice(v),
+                    EventRef::ValueDone(v) => {
+                        continued.extend_from_slice(v);
+                        if let Some((_, Some(value))) = &mut current {
+                            *value =
+                                gix::config::value::normalize(continued.as_slice()).to_string();
+                        }
+                        continued.clear();
+                    }
+                    _ => {}
+                }
+            }
+        }
+        finish(&mut current);
+    }
+    Ok(out)
+}
+
+/// The settings `git -c` passed down (`GIT_CONFIG_PARAMETERS`), in order: each `'key'` or
+/// `'key'='value'` (git 2.31 and later), or `'key=value'` (older), single-quoted as a shell
+/// quotes (`'\''` for a quote), separated by spaces. A key that names no section and key is
+/// an error, as it is to git.
+pub fn parameters() -> Result<Vec<(String, Option<String>)>, ConfigError> {
+    let Some(raw) = std::env::var_os("GIT_CONFIG_PARAMETERS") else {
+        return Ok(Vec::new());
+    };
+    let raw = raw.to_string_lossy();
+    let bad = |why: &str| ConfigError::Read {
+        stderr: format!("bogus GIT_CONFIG_PARAMETERS ({why}): {raw}"),
+    };
+    let mut out = Vec::new();
+    let mut rest = raw.trim_start();
+    while !rest.is_empty() {
+        let (first, after) = quoted(rest).ok_or_else(|| bad("unquoted text"))?;
+        let (key, value, after) = match after.strip_prefix('=') {
+            Some(v) if v.starts_with('\'') => {
+                let (value, after) = quoted(v).ok_or_else(|| bad("unquoted value"))?;
+                (first, Some(value), after)
+            }
+            Some(_) => return Err(bad("unquoted value")),
+            None => match first.split_once('=') {
+                Some((k, v)) => (k.to_string(), Some(v.to_string()), after),
+                None => (first, None, after),
+            },
+        };
+        let (section, name) = match (key.find('.'), key.rfind('.')) {
+            (Some(a), Some(b)) => (&key[..a], &key[b + 1..]),
+            _ => ("", ""),
+        };
+        if section.is_empty() || name.is_empty() {
+            return Err(ConfigError::Read {
+                stderr: format!("key does not contain a section and a name: {key}"),
+            });
+        }
+        out.push((key.clone(), value));
+        if !(after.is_empty() || after.starts_with(' ')) {
+            return Err(bad("no space between settings"));
+        }
+        rest = after.trim_start();
+    }
+    Ok(out)
+}
+
+/// One shell-quoted word at the start of `text` (`'a'\''b'` is `a'b`), and what follows it.
+fn quoted(text: &str) -> Option<(String, &str)> {
+    let mut word = String::new();
+    let mut rest = text.strip_prefix('\'')?;
+    loop {
+        let end = rest.find('\'')?;
+        word.push_str(&rest[..end]);
+        rest = &rest[end + 1..];
+        match rest.strip_prefix("\\''") {
+            Some(more) => {
+                word.push('\'');
+                rest = more;
+            }
+            None => return Some((word, rest)),
+        }
     }
 }
 
-/// The config of a directory, read on another thread from the moment it is asked for (its
-/// `git config` process runs while the patch is read and parsed); the first to ask for the
-/// answer waits for it, and every asker gets the same answer.
+/// The config of a directory, read once for a run and shared by everything in it that asks
+/// (it is read in this process, in well under a millisecond: no thread waits for it).
 #[derive(Clone)]
-pub struct Pending(std::sync::Arc<Answer>);
+pub struct Pending(std::rc::Rc<Read>);
+
+struct Read {
+    dir: std::path::PathBuf,
+    config: Result<Config, ConfigError>,
+    /// The repository opened to read it, until the run takes it over (gix built without
+    /// its `parallel` feature shares it within one thread only, and so does this).
+    repository: std::cell::RefCell<Option<gix::ThreadSafeRepository>>,
+}
 
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Pending").field(&self.0.got.get()).finish()
+        f.debug_tuple("Pending").field(&self.0.config).finish()
     }
-}
-
-struct Answer {
-    reading: std::sync::Mutex<Option<crate::threads::Handle<Result<Config, ConfigError>>>>,
-    got: std::sync::OnceLock<Result<Config, ConfigError>>,
 }
 
 impl Pending {
-    /// Start reading the config of `dir` (read at once where no thread can be had).
+    /// Read the config of `dir`.
     pub fn start(dir: &Path) -> Pending {
-        let (got, reading) = (std::sync::OnceLock::new(), std::sync::Mutex::new(None));
-        let there = dir.to_path_buf();
-        match crate::threads::spawn(move || read(&there)) {
-            Ok(handle) => *reading.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle),
-            Err(_) => {
-                let _ = got.set(read(dir));
-            }
-        }
-        Pending(std::sync::Arc::new(Answer { reading, got }))
+        // The run names the current directory by its full path (and so every path of the
+        // repository it opens): the repository opened here must name them the same way.
+        let dir = if dir == Path::new(".") {
+            std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf())
+        } else {
+            dir.to_path_buf()
+        };
+        let (config, repository) = match entries_and_repository(&dir) {
+            Ok((entries, repo)) => (from_entries(&entries), repo),
+            Err(e) => (Err(e), None),
+        };
+        Pending(std::rc::Rc::new(Read {
+            dir,
+            config,
+            repository: std::cell::RefCell::new(repository),
+        }))
     }
 
-    /// The config, once read (waits for the reading).
+    /// The config, or why it cannot be had.
     pub fn get(&self) -> Result<Config, ConfigError> {
-        self.0
-            .got
-            .get_or_init(|| {
-                let handle = self
-                    .0
-                    .reading
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take();
-                match handle.map(|h| h.join()) {
-                    Some(Ok(answer)) => answer,
-                    _ => Err(ConfigError::Read {
-                        stderr: "reading git config stopped without an answer".into(),
-                    }),
-                }
-            })
-            .clone()
+        self.0.config.clone()
     }
 
-    /// The config if it is read already and valid, without waiting.
+    /// The config if it is valid.
     pub fn now(&self) -> Option<Config> {
-        match self.0.got.get() {
-            Some(Ok(c)) => Some(c.clone()),
-            _ => None,
-        }
+        self.0.config.as_ref().ok().cloned()
     }
-}
 
-/// `git config -z` writes `key\nvalue\0`, or `key\0` for a key without a value.
-fn entries(text: &str) -> Vec<(String, Option<String>)> {
-    text.split('\0')
-        .filter(|e| !e.is_empty())
-        .map(|e| match e.split_once('\n') {
-            Some((k, v)) => (k.to_string(), Some(v.to_string())),
-            None => (e.to_string(), None),
-        })
-        .collect()
+    /// The repository around `dir` as opened to read the config, once (opened with
+    /// [`open_options`], as [`crate::repo::Repo::discover`] opens it): `None` when the config
+    /// was read elsewhere, outside a repository, or the repository was taken already.
+    pub fn take_repository(&self, dir: &Path) -> Option<gix::ThreadSafeRepository> {
+        if self.0.dir != dir {
+            return None;
+        }
+        self.0.repository.borrow_mut().take()
+    }
 }
 
 /// The settings from config entries (keys in any case); the last value of a key wins, as in

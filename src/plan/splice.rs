@@ -341,28 +341,36 @@ fn walk<'a>(
         } else {
             unchanged_partners(hunk)
         };
-        let emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a>)| {
-            for (gi, ((g, &at), map)) in groups.iter().zip(&p.inserts).zip(&group_maps).enumerate()
-            {
-                if at == pos {
-                    for (k, l) in g.iter().enumerate() {
-                        let kept = partners
-                            .get(gi)
-                            .and_then(|ps| ps[k])
-                            .and_then(|oi| p.mapping.get(oi).copied().flatten());
-                        let e = match (patch_eols, l.crlf) {
-                            (false, _) => eol,
-                            (true, true) => Eol::Crlf,
-                            (true, false) => Eol::Lf,
-                        };
-                        if let Some(f) = kept {
-                            // The patch's own ending where it is authoritative, else the line's.
-                            let e = if patch_eols { e } else { file.eols[f] };
-                            emit(Out::Line(file.lines[f].clone(), e));
-                            continue;
-                        }
-                        emit(Out::Line(Cow::Owned(map.apply(&l.text)), e));
+        // The groups in the order they are emitted (by position, then as the hunk has them),
+        // taken in turn as the region is walked: each is looked at once, however many there
+        // are (a hunk that changes every other line of a file has one per changed line).
+        let count = groups.len().min(p.inserts.len()).min(group_maps.len());
+        let mut by_position: Vec<usize> = (0..count).collect();
+        by_position.sort_by_key(|&gi| p.inserts[gi]);
+        let mut next = by_position.into_iter().peekable();
+        let mut emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a>)| {
+            // One placed outside the region is never emitted (it cannot be, for a placement
+            // the planner made).
+            while next.next_if(|&gi| p.inserts[gi] < pos).is_some() {}
+            while let Some(gi) = next.next_if(|&gi| p.inserts[gi] == pos) {
+                let (g, map) = (&groups[gi], &group_maps[gi]);
+                for (k, l) in g.iter().enumerate() {
+                    let kept = partners
+                        .get(gi)
+                        .and_then(|ps| ps[k])
+                        .and_then(|oi| p.mapping.get(oi).copied().flatten());
+                    let e = match (patch_eols, l.crlf) {
+                        (false, _) => eol,
+                        (true, true) => Eol::Crlf,
+                        (true, false) => Eol::Lf,
+                    };
+                    if let Some(f) = kept {
+                        // The patch's own ending where it is authoritative, else the line's.
+                        let e = if patch_eols { e } else { file.eols[f] };
+                        emit(Out::Line(file.lines[f].clone(), e));
+                        continue;
                     }
+                    emit(Out::Line(Cow::Owned(map.apply(&l.text)), e));
                 }
             }
         };
@@ -711,15 +719,31 @@ impl IndentMap {
             shift_at.push(shift);
             oi += 1;
         }
+        // The nearest shift seen before each old line and at or after it, worked out in one
+        // pass each way, so that many groups cost no more than one.
+        fn nearest<T: Copy>(at: &[Option<T>]) -> (Vec<Option<T>>, Vec<Option<T>>) {
+            let mut before = Vec::with_capacity(at.len() + 1);
+            let mut seen = None;
+            for s in at {
+                before.push(seen);
+                seen = s.or(seen);
+            }
+            before.push(seen);
+            let mut after = vec![None; at.len() + 1];
+            for (i, s) in at.iter().enumerate().rev() {
+                after[i] = s.or(after[i + 1]);
+            }
+            (before, after)
+        }
+        let (before_at, after_at) = nearest(&shift_at);
+        let (raw_before, raw_after) = nearest(&raw_at);
         group_pos
             .into_iter()
             .map(|at| {
                 // Unless the lines right around the group agree on another shift: then the
                 // group was written as those lines were (a block the patch indented apart
                 // from the rest of the hunk), and goes where they are.
-                let raw_before = raw_at[..at].iter().rev().flatten().next();
-                let raw_after = raw_at[at..].iter().flatten().next();
-                let around = raw_before.filter(|b| raw_after == Some(*b)).copied();
+                let around = raw_before[at].filter(|b| raw_after[at] == Some(*b));
                 if !shifted {
                     return match around {
                         Some((offset, tabs)) if offset != 0 => IndentMap::Columns {
@@ -730,12 +754,10 @@ impl IndentMap {
                         _ => IndentMap::Same,
                     };
                 }
-                let before = shift_at[..at].iter().rev().flatten().next().copied();
-                let after = shift_at[at..].iter().flatten().next().copied();
                 let offset = around
                     .map(|(s, _)| s)
-                    .or(before)
-                    .or(after)
+                    .or(before_at[at])
+                    .or(after_at[at])
                     .unwrap_or(learnt);
                 IndentMap::Columns {
                     offset,

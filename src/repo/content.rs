@@ -239,12 +239,15 @@ impl Content {
         }
     }
 
-    /// Write the bytes to `w`, chunk by chunk.
+    /// Write the bytes to `w`.
     pub fn write_to(&self, w: &mut dyn Write) -> io::Result<()> {
+        // Spliced bytes may be many small pieces (a hunk that changes every other line has
+        // two per changed line): they are gathered into large writes, not one call each.
+        let mut w = io::BufWriter::with_capacity(1 << 16, w);
         for c in self.chunks() {
             w.write_all(c)?;
         }
-        Ok(())
+        w.flush()
     }
 
     /// The bytes as a reader, chunk by chunk, that can also compare what comes next.

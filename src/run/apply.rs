@@ -72,13 +72,13 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         None => std::env::current_dir()
             .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
     };
-    // git config is read (started by the caller, or here) and git's version asked on other
-    // threads while the repository is opened and the patch read and parsed; the config is
-    // waited for before anything is decided with it, and the version before the session
-    // reads or writes anything.
+    // git config is read by the caller, or here: in this process, no git runs for it.
     let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
-    let version = session::GitVersion::start();
-    let repo = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+    let repo = match config.take_repository(&cwd) {
+        Some(opened) => Repo::opened(opened, &cwd).map(Some),
+        None => Repo::discover(&cwd),
+    }
+    .map_err(|e| fail("repository", e.to_string()))?;
     let root = match &repo {
         Some(r) => r.work_dir.clone(),
         None => cwd.clone(),
@@ -93,6 +93,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // (where a SEARCH/REPLACE block names no file); the plan reads it again.
     let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
     let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
+    if inputs.iter().map(|i| i.text.len()).sum::<usize>() >= crate::threads::BIG {
+        crate::threads::warm_for_big_work();
+    }
     let looked_at = WorkTree::new(&root);
     let (parsed, patch_sha256) = if big {
         match crate::threads::join(
@@ -119,7 +122,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let records = !check && !no_snapshot;
     let session = repo
         .as_ref()
-        .map(|r| session::open_checking(r, records, version))
+        .map(|r| session::open(r, records))
         .transpose()?;
     let mut extra_notices = session
         .as_ref()
@@ -584,11 +587,21 @@ fn decide_and_write(
     // The report's diff is worked out while the snapshot is recorded (mostly a wait for
     // the new content's blob id): it needs only the plan.
     let write = || session::write(root, &token, record, &report.summary);
+    // Handing the diff to another thread pays only for a big plan: for a small one it costs
+    // more than the diff (the report then works it out when it is shown).
+    let big = plan
+        .changes
+        .iter()
+        .flat_map(|c| [&c.before, &c.after])
+        .flatten()
+        .map(|f| f.bytes.len())
+        .sum::<usize>()
+        >= crate::threads::BIG;
     let (written, diffs) = match shown_diff {
-        Some(limit) => crate::threads::join(write, || {
+        Some(limit) if big => crate::threads::join(write, || {
             (limit, crate::report::human::diffs(&report, limit))
         }),
-        None => (write(), None),
+        _ => (write(), None),
     };
     let done = match written {
         Ok(done) => done,

@@ -61,19 +61,10 @@ pub struct Session<'r> {
 
 /// Lock the worktree, then restore whatever an interrupted apply left half written.
 /// `records` says whether this run will write snapshots or a journal; one that will not
-/// goes on without the lock when the lock file cannot be created at all.
+/// goes on without the lock when the lock file cannot be created at all. First of all, git
+/// must be new enough ([`MIN_GIT`]).
 pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
-    open_checking(repo, records, GitVersion::start())
-}
-
-/// [`open`] with git's version check already under way (started before the repository was
-/// opened); it is waited for before anything is read or written.
-pub fn open_checking(
-    repo: &Repo,
-    records: bool,
-    version: GitVersion,
-) -> Result<Session<'_>, Box<Report>> {
-    version.wait()?;
+    check_git_version(repo)?;
     let mut notices = Vec::new();
     let lock = match Lock::acquire(repo, lock_timeout(repo)?) {
         Ok(lock) => Some(lock),
@@ -135,96 +126,28 @@ pub fn open_checking(
     })
 }
 
-/// The oldest git whose `apply`, `worktree` and object commands we test against (the
-/// transcripts in tests/fixtures start there).
-pub const MIN_GIT: [u32; 3] = [2, 17, 0];
-
-/// The check of git's version, run on a thread of its own from the start of a run, so that
-/// `git --version` costs no time of the run's own.
-pub enum GitVersion {
-    Running(VersionCheck),
-    Done(Result<(), Box<Report>>),
-}
-
-/// A check started by [`GitVersion::prefetch`], for the next [`GitVersion::start`].
-static PREFETCHED: std::sync::Mutex<Option<VersionCheck>> = std::sync::Mutex::new(None);
-
-type VersionCheck = std::thread::JoinHandle<Result<(), Box<Report>>>;
-
-impl GitVersion {
-    /// Start the check now, before the command knows it needs one: the CLI calls this
-    /// before it runs `git config`, so the two subprocesses run side by side. The next
-    /// [`GitVersion::start`] takes it over.
-    pub fn prefetch() {
-        if let Ok(h) = std::thread::Builder::new().spawn(check_git_version) {
-            *PREFETCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
-        }
-    }
-
-    pub fn start() -> GitVersion {
-        if let Some(h) = PREFETCHED.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            return GitVersion::Running(h);
-        }
-        match std::thread::Builder::new().spawn(check_git_version) {
-            Ok(h) => GitVersion::Running(h),
-            // No thread: checked now, in this one.
-            Err(_) => GitVersion::Done(check_git_version()),
-        }
-    }
-
-    /// The check's verdict: an error for a git older than [`MIN_GIT`].
-    pub fn wait(self) -> Result<(), Box<Report>> {
-        match self {
-            GitVersion::Running(h) => h.join().expect("checking git's version does not panic"),
-            GitVersion::Done(r) => r,
-        }
-    }
-}
+pub use crate::git::binary::{parse_version as parse_git_version, MIN_GIT};
 
 /// Refuse to run with a git older than [`MIN_GIT`]: its `apply` output and options are not
 /// ones we know, so its results could be misread. A git that cannot be run is left for the
-/// command that needs it to report.
-fn check_git_version() -> Result<(), Box<Report>> {
-    let Ok(out) = crate::git::Git::new(Path::new(".")).arg("--version").run() else {
-        return Ok(());
-    };
-    match parse_git_version(&out.stdout) {
+/// command that needs it to report. The version is remembered per binary
+/// ([`crate::git::binary`]): a run whose git is known starts no process to ask.
+fn check_git_version(repo: &Repo) -> Result<(), Box<Report>> {
+    let facts = crate::git::binary::facts(Some(repo.git_dir()));
+    match facts.version() {
         Some(v) if v < MIN_GIT => Err(fail(
             "git-version",
             format!(
                 "{} is {}, but git-llm-apply needs git {}.{} or newer (set \
                      GIT_LLM_APPLY_GIT to a newer git)",
                 crate::git::binary().display(),
-                out.stdout.trim(),
+                facts.version,
                 MIN_GIT[0],
                 MIN_GIT[1]
             ),
         )),
         _ => Ok(()),
     }
-}
-
-/// `git version 2.39.5`, `git version 2.39.5.windows.1`, `git version 2.17.0 (Apple Git-1)`
-/// → [2, 39, 5]; `None` for anything else.
-pub fn parse_git_version(text: &str) -> Option<[u32; 3]> {
-    let number = text
-        .trim()
-        .strip_prefix("git version ")?
-        .split(' ')
-        .next()?;
-    let mut parts = number.split('.');
-    let mut v = [0; 3];
-    for (i, slot) in v.iter_mut().enumerate() {
-        match parts.next() {
-            Some(p) => {
-                let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
-                *slot = digits.parse().ok()?;
-            }
-            None if i == 2 => {}
-            None => return None,
-        }
-    }
-    Some(v)
 }
 
 fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {

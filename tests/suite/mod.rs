@@ -5,6 +5,7 @@ mod apply_files;
 mod binary;
 mod bytes;
 mod cli;
+mod config_read;
 mod codex_move;
 mod diagnostics;
 mod elisions;

@@ -68,3 +68,25 @@ fn git_2_17_itself_is_accepted() {
     cmd.env("GIT_LLM_APPLY_GIT", &ok);
     crate::common::Run::from(cmd.output().expect("run")).code(0);
 }
+
+/// git's version is remembered per binary, keyed by its path, size and modification time: a
+/// binary replaced by an older git is asked again, and refused.
+#[test]
+fn a_git_replaced_by_an_older_one_is_noticed() {
+    let r = TestRepo::with(&[("f.txt", "one\n")]);
+    let bin = tempfile::tempdir().expect("temp dir");
+    let git = fake_git(bin.path(), "2.17.0");
+    let run = |git: &std::path::Path| {
+        let out = r
+            .cmd(&["log"])
+            .env("GIT_LLM_APPLY_GIT", git)
+            .output()
+            .expect("run");
+        crate::common::Run::from(out)
+    };
+    run(&git).code(0);
+    run(&git).code(0);
+    let older = fake_git(bin.path(), "2.16");
+    assert_eq!(older, git, "the same path");
+    run(&git).code(2).out_contains("git version 2.16");
+}
