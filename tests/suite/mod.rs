@@ -41,3 +41,4 @@ mod undo_counts;
 mod patch_size;
 mod mcp;
 mod scale;
+mod portable;
