@@ -33,7 +33,7 @@ function platformBinary() {
     return new Error(
       `${pkg} is not installed: it is an optional dependency of git-llm-apply for this platform ` +
         '(npm skips it with --no-optional or --omit=optional, or when it does not exist for this platform); ' +
-        'reinstall git-llm-apply, or install the binary with `cargo install --locked git-llm-apply`',
+        'reinstall git-llm-apply, or build the binary from a clone with `cargo install --locked --path .`',
     );
   }
   const bin = path.join(path.dirname(manifest), 'bin', exeName());
