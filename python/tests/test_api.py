@@ -13,19 +13,21 @@ GOOD = """Here is the fix:
 ```diff
 --- a/greet.py
 +++ b/greet.py
-@@ -1,2 +1,2 @@
+@@ -1,3 +1,3 @@
  def greet(name):
 -    return 'hi ' + name
 +    return 'hello ' + name
+ 
 ```
 """
 
 STALE = """--- a/greet.py
 +++ b/greet.py
-@@ -1,2 +1,2 @@
+@@ -1,3 +1,3 @@
  def greet(name):
 -    return 'howdy ' + name
 +    return 'hello ' + name
+ 
 """
 
 ORIGINAL = b"def greet(name):\n    return 'hi ' + name\n\n\nprint(greet('x'))\n"
@@ -66,15 +68,15 @@ def test_a_refusal_raises_with_the_diagnostic_and_writes_nothing(repo):
 
 
 def test_an_ambiguous_hunk_names_every_place(repo):
-    (repo / "twice.txt").write_text("x = 1\ny = 2\n\nx = 1\ny = 2\n")
-    patch = "--- a/twice.txt\n+++ b/twice.txt\n@@ @@\n x = 1\n-y = 2\n+y = 3\n"
+    (repo / "twice.txt").write_text("x = 1\ny = 2\nz\nx = 1\ny = 2\nz\n")
+    patch = "--- a/twice.txt\n+++ b/twice.txt\n@@ @@\n x = 1\n-y = 2\n+y = 3\n z\n"
     with pytest.raises(gla.Refused) as caught:
         gla.apply(patch, repo=repo)
     hunk = caught.value.report.files[0].hunks[0]
     assert hunk.status == "ambiguous" and hunk.candidates == [1, 4]
     assert any(isinstance(f, FindingAmbiguous) for f in hunk.diagnostic.findings)
     assert "fits at lines 1, 4" in str(caught.value)
-    assert (repo / "twice.txt").read_text() == "x = 1\ny = 2\n\nx = 1\ny = 2\n"
+    assert (repo / "twice.txt").read_text() == "x = 1\ny = 2\nz\nx = 1\ny = 2\nz\n"
 
 
 def test_unparseable_input_is_invalid_input(repo):
@@ -115,7 +117,7 @@ def test_crlf_file_keeps_its_line_endings(repo):
 
 
 def test_partial_returns_the_report_of_what_applied(repo):
-    patch = STALE + "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"
+    patch = STALE + "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
     with pytest.raises(gla.Refused):
         gla.apply(patch, repo=repo)
     report = gla.apply(patch, repo=repo, partial=True)
