@@ -8,7 +8,9 @@ const { findBinary } = require('./lib/binary');
 
 class GitLlmApplyError extends Error {
   constructor(message, { exitCode = null, report = null, stderr = '' } = {}) {
-    const diagnostic = report ? describe(report) : message;
+    // A report's own `message` is what the binary prints without --json, where it writes one.
+    const own = report && typeof report.message === 'string' && report.message ? report.message : null;
+    const diagnostic = own || (report ? describe(report) : message);
     super(diagnostic);
     this.name = new.target.name;
     this.exitCode = exitCode;

@@ -103,3 +103,10 @@ test('a missing binary rejects with its own error', async (t) => {
   );
   assert.equal(repo.read('greet.js'), ORIGINAL);
 });
+
+test('a report that says what to show is shown as it is', () => {
+  const report = { status: 'refused', exit_code: 1, errors: [], files: [], hooks: [] };
+  assert.equal(new gla.Refused('x', { report }).diagnostic, 'git llm-apply: refused (exit 1)');
+  const said = { ...report, message: '! a.txt refused\n  advice: resend the hunk\n' };
+  assert.equal(new gla.Refused('x', { report: said }).diagnostic, said.message);
+});

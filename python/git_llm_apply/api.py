@@ -70,8 +70,13 @@ def _report(code: int, doc: Dict[str, Any], stderr: str, accept: Sequence[int] =
         )
     if code in accept:
         return report
+    shown = doc.get("message")
     raise _RAISES.get(code, GitLlmApplyError)(
-        f"git-llm-apply: {report.status}", exit_code=code, report=report, stderr=stderr
+        f"git-llm-apply: {report.status}",
+        exit_code=code,
+        report=report,
+        stderr=stderr,
+        shown=shown if isinstance(shown, str) else None,
     )
 
 

@@ -18,12 +18,18 @@ class GitLlmApplyError(Exception):
         exit_code: Optional[int] = None,
         report: Optional[Report] = None,
         stderr: str = "",
+        shown: Optional[str] = None,
     ) -> None:
         super().__init__(message)
         self.exit_code = exit_code
         self.report = report
         self.stderr = stderr
-        self.diagnostic = describe(report) if report is not None else message
+        # `shown`: the report's own `message` (what the binary would have printed without
+        # --json), where the binary writes one; else the text is made from the report.
+        if shown:
+            self.diagnostic = shown
+        else:
+            self.diagnostic = describe(report) if report is not None else message
 
     def __str__(self) -> str:
         return self.diagnostic

@@ -1,12 +1,15 @@
 """apply, refusal, undo and log through the Python API, against real temporary repositories."""
 
+import json
 import os
+import subprocess
 import sysconfig
 from pathlib import Path
 
 import pytest
 
 import git_llm_apply as gla
+from git_llm_apply.api import _report
 from git_llm_apply.types import FindingAmbiguous, HunkResult, LogReport, Report
 
 GOOD = """Here is the fix:
@@ -143,3 +146,24 @@ def test_the_binary_installed_with_the_package_comes_first(monkeypatch):
     assert found is not None
     assert Path(found).parent == Path(sysconfig.get_path("scripts"))
     assert Path(gla.__file__).resolve().is_relative_to(Path(sysconfig.get_path("purelib")).resolve())
+
+
+def test_a_report_that_says_what_to_show_is_shown_as_it_is(repo):
+    # Reports that carry `message` (the text the binary prints without --json) are shown as
+    # the binary words them; without it, the text is made from the report.
+    with pytest.raises(gla.Refused) as caught:
+        gla.apply(STALE, repo=repo)
+    made = caught.value.diagnostic
+    doc = json.loads(
+        subprocess.run(
+            [gla.find_binary(), "-C", str(repo), "--json", "-"], input=STALE.encode(), capture_output=True
+        ).stdout
+    )
+    doc.pop("message", None)
+    with pytest.raises(gla.Refused) as without:
+        _report(1, doc, "")
+    assert without.value.diagnostic == made
+    doc["message"] = "! greet.py refused\n  advice: resend the hunk\n"
+    with pytest.raises(gla.Refused) as caught:
+        _report(1, doc, "")
+    assert caught.value.diagnostic == doc["message"]
