@@ -14,17 +14,20 @@ if (typeof bin !== 'string') {
   process.exit(2);
 }
 
-const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit', windowsHide: false });
-
 // A signal sent to the launcher (a harness stopping the tool, a terminal closing) goes to the
 // binary, which decides what it means; the launcher waits for it to end.
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'].filter(
   (s) => process.platform !== 'win32' || s === 'SIGINT' || s === 'SIGTERM',
 );
+// Listening starts before the spawn: a signal that comes while the binary is being started
+// waits for the listener, instead of ending the launcher and leaving the binary running.
+let child = null;
 const forward = (signal) => {
-  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
 };
 for (const s of forwarded) process.on(s, forward);
+
+child = spawn(bin, process.argv.slice(2), { stdio: 'inherit', windowsHide: false });
 
 child.on('error', (err) => {
   process.stderr.write(`git-llm-apply: cannot run ${bin}: ${err.message}\n`);
