@@ -34,6 +34,23 @@ export interface ApplyOptions extends CommonOptions {
   session?: string;
 }
 
+/** One replacement: `old_string` found exactly once (or every time, with `replace_all`). */
+export interface EditItem {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+/** What `git llm-apply edit --json-input` reads: one edit of `path`, or several in order. */
+export type EditRequest = ({ path: string } & EditItem) | { path: string; edits: EditItem[] };
+
+export interface EditOptions extends CommonOptions {
+  check?: boolean;
+  snapshot?: boolean;
+  label?: string;
+  session?: string;
+}
+
 export interface UndoOptions extends CommonOptions {
   /** A `log` id or `refs/llm-apply/N`; default the newest apply. */
   id?: number | string;
@@ -45,6 +62,8 @@ export interface UndoOptions extends CommonOptions {
 
 /** Apply a unified diff, Codex patch or SEARCH/REPLACE blocks; rejects unless it all applied. */
 export function apply(patch: string | Uint8Array, options?: ApplyOptions): Promise<Report>;
+/** A structured edit, as agents' edit tools send it; all or nothing; rejects unless it applied. */
+export function edit(request: EditRequest, options?: EditOptions): Promise<Report>;
 /** Roll back an apply; rejects with `Refused` when there is nothing to undo. */
 export function undo(options?: UndoOptions): Promise<Report>;
 /** The recorded applies, newest first. */

@@ -1,4 +1,4 @@
-// The typed API: apply, undo and log run the git-llm-apply binary with --json and resolve to its
+// The typed API: apply, edit, undo and log run the git-llm-apply binary with --json and resolve to its
 // report (types in schema.d.ts, generated from --json-schema); a refusal, bad input or a busy
 // work tree rejects with an error carrying the report and the diagnostic text for a model.
 'use strict';
@@ -161,6 +161,16 @@ async function apply(patch, options = {}) {
   return report(await run(args, options, patch), options.partial ? [0, 3] : [0]);
 }
 
+async function edit(request, options = {}) {
+  if (!request || typeof request.path !== 'string') throw new TypeError('edit() needs a request with a path');
+  const args = ['edit', '--json-input', '--json'];
+  if (options.check) args.push('--check');
+  if (options.snapshot === false) args.push('--no-snapshot');
+  if (options.label != null) args.push('--label', options.label);
+  if (options.session != null) args.push('--session', options.session);
+  return report(await run(args, options, JSON.stringify(request)));
+}
+
 async function undo(options = {}) {
   const args = ['undo', '--json'];
   if (options.session != null) args.push('--session', options.session);
@@ -179,6 +189,7 @@ async function log(options = {}) {
 
 module.exports = {
   apply,
+  edit,
   undo,
   log,
   describe,

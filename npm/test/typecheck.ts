@@ -1,6 +1,6 @@
 // Compiled with `tsc --noEmit --strict` against the installed package: the API's declarations
 // and the generated report types type-check as a harness would use them.
-import { apply, undo, log, Refused, type Report, type LogReport, type Finding } from 'git-llm-apply';
+import { apply, edit, undo, log, Refused, type Report, type LogReport, type Finding } from 'git-llm-apply';
 
 async function harness(patch: string): Promise<string> {
   try {
@@ -23,4 +23,10 @@ async function history(): Promise<number[]> {
   return listing.snapshots.map((s) => s.id);
 }
 
-export { harness, history };
+async function rename(): Promise<string> {
+  const one: Report = await edit({ path: 'a.py', old_string: 'x', new_string: 'y', replace_all: true });
+  const many: Report = await edit({ path: 'a.py', edits: [{ old_string: 'a', new_string: 'b' }] }, { check: true });
+  return `${one.status} ${many.status}`;
+}
+
+export { harness, history, rename };

@@ -4,12 +4,13 @@ A thin typed layer over the `git-llm-apply` binary: every call runs it with `--j
 the report as dataclasses generated from its JSON Schema; nothing here re-decides what the
 binary decides.
 
-    from git_llm_apply import apply, undo, log, Refused
+    from git_llm_apply import apply, edit, undo, log, Refused
     report = apply(diff_text, repo="path/to/repo")
+    report = edit("src/app.py", "old text", "new text", repo="path/to/repo")
 """
 
 from ._binary import find_binary
-from .api import apply, log, undo
+from .api import apply, edit, log, undo
 from .errors import (
     BinaryNotFound,
     Busy,
@@ -23,6 +24,7 @@ from .types import LogEntry, LogReport, Report
 
 __all__ = [
     "apply",
+    "edit",
     "undo",
     "log",
     "find_binary",

@@ -1,4 +1,4 @@
-"""apply, undo and log: each runs the binary with `--json` and returns its report, typed."""
+"""apply, edit, undo and log: each runs the binary with `--json` and returns its report, typed."""
 
 from __future__ import annotations
 
@@ -120,6 +120,50 @@ def apply(
     args.append("-")
     code, doc, stderr = _run(args, repo, data, binary, env, timeout)
     return _report(code, doc, stderr, accept=(0, 3) if partial else (0,))
+
+
+def edit(
+    path: str,
+    old_string: Optional[str] = None,
+    new_string: Optional[str] = None,
+    replace_all: bool = False,
+    *,
+    edits: Optional[Sequence[Mapping[str, Any]]] = None,
+    repo: PathLike = ".",
+    check: bool = False,
+    snapshot: bool = True,
+    label: Optional[str] = None,
+    session: Optional[str] = None,
+    binary: Optional[PathLike] = None,
+    env: Optional[Mapping[str, str]] = None,
+    timeout: Optional[float] = None,
+) -> Report:
+    """Replace `old_string` with `new_string` in `path` (relative to the work tree's top, or
+    absolute inside it), as agents' edit tools send it (`git llm-apply edit --json-input`):
+    found exactly once unless `replace_all`. With `edits` (a list of `{old_string,
+    new_string, replace_all?}`), all of them in order, all or nothing. Returns the report;
+    raises `Refused` (not found, found more than once, ...) or `InvalidInput` like `apply`."""
+    request: Dict[str, Any] = {"path": os.fspath(path)}
+    if edits is not None:
+        if old_string is not None or new_string is not None:
+            raise TypeError("edit() takes old_string/new_string or edits, not both")
+        request["edits"] = [dict(e) for e in edits]
+    else:
+        if old_string is None or new_string is None:
+            raise TypeError("edit() needs old_string and new_string (or edits)")
+        request.update(old_string=old_string, new_string=new_string, replace_all=replace_all)
+    args = ["edit", "--json-input", "--json"]
+    if check:
+        args.append("--check")
+    if not snapshot:
+        args.append("--no-snapshot")
+    if label is not None:
+        args += ["--label", label]
+    if session is not None:
+        args += ["--session", session]
+    data = json.dumps(request).encode("utf-8")
+    code, doc, stderr = _run(args, repo, data, binary, env, timeout)
+    return _report(code, doc, stderr)
 
 
 def undo(
