@@ -105,12 +105,17 @@ const HUGE: usize = 4 << 20;
 /// transparent huge pages in `madvise` mode): a 10 MiB buffer is then faulted in about 5
 /// times, not 2,560. Only a hint: it changes no byte, and where it is refused or unknown the
 /// buffer is what it was.
+// Without the hint (the portable build) the early return is the whole body.
+#[cfg_attr(
+    any(not(target_os = "linux"), feature = "portable"),
+    allow(clippy::needless_return)
+)]
 pub fn advise_huge<T>(v: &mut Vec<T>) {
     let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
     if bytes < HUGE {
         return;
     }
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(feature = "portable")))]
     {
         const PAGE: usize = 2 << 20;
         let from = v.as_mut_ptr() as usize;

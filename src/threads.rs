@@ -22,9 +22,9 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 /// The helpers parked now, each waiting on its own channel, with its thread id.
 static IDLE: Mutex<Vec<(Sender<Job>, Tid)>> = Mutex::new(Vec::new());
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 type Tid = libc::pid_t;
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), feature = "portable"))]
 type Tid = ();
 
 /// How many helpers [`warm_for_big_work`] starts: enough for the work a one-file apply of a
@@ -74,6 +74,11 @@ fn start(first: Option<Job>) -> io::Result<()> {
 
 /// A helper's life: run each job it is handed, parking in between. `me` is its own
 /// channel's sender, handed out each time it parks.
+// Without thread pinning a helper's id is `()`: the same code serves both builds.
+#[cfg_attr(
+    any(not(target_os = "linux"), feature = "portable"),
+    allow(clippy::let_unit_value)
+)]
 fn helper(first: Option<Job>, me: Sender<Job>, jobs: Receiver<Job>) {
     if let Some(job) = first {
         job();
@@ -115,7 +120,7 @@ fn run(job: Job) -> io::Result<()> {
 /// take that core from it (the kernel favours a thread that slept) while the other core
 /// idles; so a helper is woken with the caller's core ruled out, and allowed every core again
 /// once it runs.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 mod affinity {
     use std::sync::OnceLock;
 
@@ -175,7 +180,7 @@ mod affinity {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), feature = "portable"))]
 mod affinity {
     pub fn remember() {}
     pub fn me() {}

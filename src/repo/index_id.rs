@@ -185,7 +185,8 @@ fn system_attribute_files() -> Vec<PathBuf> {
     files
 }
 
-#[cfg(test)]
+// Its tests read stamps, which only the coarse clock of Linux gives (repo/stamp.rs).
+#[cfg(all(test, target_os = "linux", not(feature = "portable")))]
 mod tests {
     use super::*;
 
@@ -208,7 +209,6 @@ mod tests {
     }
 
     /// The file at `path` in `dir` as a run reads it: its length and stamp.
-    #[cfg(target_os = "linux")]
     fn read(dir: &Path, path: &str) -> (usize, Stamp) {
         std::thread::sleep(std::time::Duration::from_millis(40));
         let started = super::super::stamp::coarse_now().expect("clock");
@@ -223,7 +223,6 @@ mod tests {
 
     /// The index's id for a clean file, and none once the file, its attributes or the
     /// configuration leave a doubt.
-    #[cfg(target_os = "linux")]
     #[test]
     fn the_index_names_a_clean_file_s_blob_and_nothing_else() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -18,7 +18,6 @@
 //! pages; copying the file to be safe from that writer would cost what mapping saves.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Once;
 
 /// From this size on a work-tree file is mapped rather than read.
 pub const MAP_AT_LEAST: usize = 4 << 20;
@@ -41,7 +40,7 @@ impl Mapping {
     /// The first `len` bytes of `file`, mapped and faulted in; `None` where the system
     /// refuses, or where every slot of the handler's table is taken (the caller reads the
     /// file instead).
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(feature = "portable")))]
     pub fn of(file: &std::fs::File, len: usize) -> Option<Mapping> {
         use std::os::fd::AsRawFd as _;
         if len == 0 {
@@ -83,7 +82,7 @@ impl Mapping {
         }
     }
 
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), feature = "portable"))]
     pub fn of(_file: &std::fs::File, _len: usize) -> Option<Mapping> {
         None
     }
@@ -138,6 +137,7 @@ static TORN: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 /// Set while a slot is being filled in, so that two threads never claim the same one.
 static CLAIMED: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn claim_slot(start: usize, end: usize) -> Option<usize> {
     let slot = (0..SLOTS).find(|&i| {
         CLAIMED[i]
@@ -155,7 +155,7 @@ fn clear_slot(slot: usize) {
     ENDS[slot].store(0, Ordering::SeqCst);
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 mod handler {
     use super::*;
 
@@ -164,7 +164,7 @@ mod handler {
     static PAGE: AtomicUsize = AtomicUsize::new(4096);
 
     pub(super) fn install() -> bool {
-        static ONCE: Once = Once::new();
+        static ONCE: std::sync::Once = std::sync::Once::new();
         static OK: AtomicBool = AtomicBool::new(false);
         ONCE.call_once(|| {
             // SAFETY: sysconf has no preconditions; sigaction is given a zeroed action with
@@ -224,12 +224,12 @@ mod handler {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn install_handler() -> Option<()> {
     handler::install().then_some(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux", not(feature = "portable")))]
 mod tests {
     use super::*;
     use std::io::Write as _;
@@ -331,5 +331,29 @@ mod tests {
         slots.dedup();
         assert_eq!(slots.len(), 8);
         assert!(maps.iter().all(|m| &m[..] == b"one line\n"));
+    }
+}
+
+/// The fallback every system but Linux gets (and Linux with the `portable` feature): nothing
+/// is mapped, big files are read.
+#[cfg(all(test, any(not(target_os = "linux"), feature = "portable")))]
+mod fallback_tests {
+    use super::*;
+
+    #[test]
+    fn without_mapping_a_big_work_tree_file_is_read_whole() {
+        use crate::repo::{Entry, Files as _, WorkTree};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let big = b"line\n".repeat(MAP_AT_LEAST / 5 + 1);
+        std::fs::write(dir.path().join("big"), &big).expect("write");
+        let file = std::fs::File::open(dir.path().join("big")).expect("open");
+        assert!(Mapping::of(&file, big.len()).is_none());
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        let Ok(Entry::File(f)) = WorkTree::new(dir.path()).read("big") else {
+            panic!("big is a file")
+        };
+        assert_eq!(f.bytes.mapped_intact(), None, "read, not mapped");
+        assert!(f.bytes[..] == big[..]);
+        assert!(!f.bytes.source_changed());
     }
 }

@@ -65,7 +65,7 @@ impl Stamp {
 /// The coarse real-time clock, the one the kernel stamps file changes from (a change's time
 /// is never earlier than it): `None` where that clock is not known.
 pub fn coarse_now() -> Option<(i64, i64)> {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(feature = "portable")))]
     {
         let mut ts = libc::timespec {
             tv_sec: 0,
@@ -75,13 +75,13 @@ pub fn coarse_now() -> Option<(i64, i64)> {
         let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
         (rc == 0).then_some((ts.tv_sec, ts.tv_nsec))
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), feature = "portable"))]
     {
         None
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(all(test, target_os = "linux", not(feature = "portable")))]
 mod tests {
     use super::*;
     use std::io::Write as _;
@@ -127,5 +127,16 @@ mod tests {
         std::fs::write(&path, b"two\n").expect("write");
         let later = std::fs::metadata(&path).expect("stat");
         assert_eq!(Stamp::of_read(&meta, &later, (i64::MAX, 0)), None);
+    }
+}
+
+/// Without the coarse clock (every system but Linux, and Linux with the `portable` feature) no
+/// read is vouched for by its stamp: nothing is mapped, and no blob id is taken from the index
+/// in place of hashing the file.
+#[cfg(all(test, any(not(target_os = "linux"), feature = "portable")))]
+mod fallback_tests {
+    #[test]
+    fn without_the_coarse_clock_no_time_is_known() {
+        assert_eq!(super::coarse_now(), None);
     }
 }

@@ -311,7 +311,7 @@ fn rename_into_place(tmp: tempfile::TempPath, abs: &Path, mode: u32) -> io::Resu
 
 /// Swap the files at `a` and `b` in one step: `Ok(false)` where the system or file system
 /// cannot (then nothing changed).
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
     use std::os::unix::ffi::OsStrExt;
     let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
@@ -338,7 +338,7 @@ fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), feature = "portable"))]
 fn exchange(_a: &Path, _b: &Path) -> io::Result<bool> {
     Ok(false)
 }
@@ -476,4 +476,40 @@ fn test_fault() -> Option<Fault> {
         after_writes: n,
         kill: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The swap (`RENAME_EXCHANGE`) where there is one, the plain rename where not (the
+    /// `portable` feature forces that on Linux): either way the path ends with the new bytes
+    /// and mode, and the temporary name is gone.
+    #[test]
+    fn renaming_into_place_replaces_the_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let abs = dir.path().join("f.txt");
+        fs::write(&abs, b"old\n").expect("write");
+        let mut tmp = tempfile::NamedTempFile::new_in(dir.path()).expect("temp file");
+        io::Write::write_all(&mut tmp, b"new\n").expect("write");
+        let tmp = tmp.into_temp_path();
+        let tmp_name = tmp.to_path_buf();
+        let swapped = exchange(Path::new("/nonexistent-a"), Path::new("/nonexistent-b"));
+        assert!(matches!(swapped, Ok(false)), "a missing file is no error");
+        rename_into_place(tmp, &abs, MODE_EXEC).expect("rename");
+        assert_eq!(fs::read(&abs).expect("read"), b"new\n");
+        assert!(!tmp_name.exists());
+        let names: Vec<_> = fs::read_dir(dir.path()).expect("list").collect();
+        assert_eq!(names.len(), 1);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = fs::metadata(&abs).expect("stat").permissions().mode() & 0o777;
+            assert_eq!(
+                mode & 0o111,
+                0o111,
+                "executable bits follow the patch's mode"
+            );
+        }
+    }
 }

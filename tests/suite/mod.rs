@@ -47,3 +47,4 @@ mod bounded;
 mod mcp_honesty;
 mod tools_for;
 mod scale;
+mod portable;
