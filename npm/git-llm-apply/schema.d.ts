@@ -455,7 +455,7 @@ export interface LogReport {
 /**
  * Whether a snapshot's change still stands.
  */
-export type LogStatus = "applied" | "undone";
+export type LogStatus = "applied" | "undone" | "undo";
 
 /**
  * A file mode change, as octal strings (`100644`, `100755`).
@@ -492,6 +492,28 @@ export interface NumberedLine {
 }
 
 /**
+ * What a brief report left out, and how to get the full one.
+ */
+export interface Omitted {
+  /**
+   * Files of the run not listed.
+   */
+  files: number;
+  /**
+   * Notices and warnings folded into others of their kind.
+   */
+  folded: number;
+  /**
+   * How to get the full report.
+   */
+  full: string;
+  /**
+   * Hunks not listed (of the files listed): applied ones, and failed ones past the first.
+   */
+  hunks: number;
+}
+
+/**
  * A matching pass, strictest first. Every looser match is reported with its pass.
  */
 export type Pass = "exact" | "trailing-whitespace" | "whitespace" | "unicode" | "fuzzy";
@@ -519,9 +541,20 @@ export interface Report {
    */
   hooks?: HookReport[];
   /**
+   * What standard error shows without `--json` (refusals with their diagnostics,
+   * warnings, notices, errors), without colour: one text ready to show a person or a
+   * model. Absent when there is nothing to say.
+   */
+  message?: string | null;
+  /**
    * Repairs the input needed and facts about the run.
    */
   notices: Notice[];
+  /**
+   * A brief report (the MCP server's default) only: what it left out, and how to get the
+   * full report. `--json` is always complete and never has it.
+   */
+  omitted?: Omitted | null;
   /**
    * The patch was applied in reverse (`--revert PATCH`).
    */
@@ -550,7 +583,7 @@ export type RunStatus = "applied" | "already-applied" | "partial" | "refused" | 
 /**
  * How a file's change was computed.
  */
-export type Strategy = "exact" | "3way" | "history-3way" | "text" | "file" | "git-apply";
+export type Strategy = "exact" | "3way" | "history-3way" | "text" | "file" | "git-apply" | "none";
 
 /**
  * Totals over the files that applied (or conflicted).
@@ -579,7 +612,7 @@ export interface Warning {
 /**
  * What a warning on a successful hunk or file is about.
  */
-export type WarningKind = "loose-pass" | "repeated-context" | "far-from-hint" | "out-of-order" | "overwrote" | "duplicate-hunk" | "elision" | "kept-later-edits" | "forced" | "other";
+export type WarningKind = "loose-pass" | "repeated-context" | "far-from-hint" | "out-of-order" | "overwrote" | "duplicate-hunk" | "elision" | "kept-later-edits" | "forced" | "anchor-missing" | "other";
 
 /**
  * Everything `--json` prints: the report of an apply, a check or an undo (errors included),

@@ -48,7 +48,7 @@ test('a refusal rejects with the diagnostic and writes nothing', async (t) => {
   assert.equal(err.report.status, 'refused');
   assert.equal(repo.read('greet.js'), ORIGINAL);
   const advice = err.report.files[0].hunks[0].diagnostic.advice;
-  for (const part of ['greet.js: refused', 'hunk 1: not-found', "2 |   return 'howdy ' + name;", `advice: ${advice}`]) {
+  for (const part of ['greet.js refused', 'hunk 1 (@@ hint: line 1): not found', "2 |   return 'howdy ' + name;", `advice: ${advice}`]) {
     assert.ok(err.diagnostic.includes(part), `${part} missing from:\n${err.diagnostic}`);
   }
   assert.equal(err.message, err.diagnostic);
@@ -77,7 +77,7 @@ test('undo restores the bytes and log shows both', async (t) => {
   assert.deepEqual([report.status, report.reverse], ['applied', true]);
   assert.equal(repo.read('greet.js'), ORIGINAL);
   const listing = await gla.log({ repo: repo.root });
-  assert.deepEqual(listing.snapshots.map((s) => [s.id, s.status]), [[2, 'applied'], [1, 'undone']]);
+  assert.deepEqual(listing.snapshots.map((s) => [s.id, s.status]), [[2, 'undo'], [1, 'undone']]);
   await assert.rejects(gla.undo({ repo: repo.root, id: 1 }), (e) => {
     assert.ok(e instanceof gla.Refused);
     assert.equal(e.report.errors[0].kind, 'already-undone');

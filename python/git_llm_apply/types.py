@@ -505,7 +505,7 @@ class LogReport:
         )
 
 
-LogStatus = Literal['applied', 'undone']
+LogStatus = Literal['applied', 'undone', 'undo']
 """Whether a snapshot's change still stands."""
 
 
@@ -556,6 +556,25 @@ class NumberedLine:
         )
 
 
+@dataclass(frozen=True)
+class Omitted:
+    """What a brief report left out, and how to get the full one."""
+
+    files: int
+    folded: int
+    full: str
+    hunks: int
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> Omitted:
+        return cls(
+            files=d['files'],
+            folded=d['folded'],
+            full=d['full'],
+            hunks=d['hunks'],
+        )
+
+
 Pass = Literal['exact', 'trailing-whitespace', 'whitespace', 'unicode', 'fuzzy']
 """A matching pass, strictest first. Every looser match is reported with its pass."""
 
@@ -576,6 +595,8 @@ class Report:
     written: bool
     format: Optional[Format] = None
     hooks: List[HookReport] = field(default_factory=list)
+    message: Optional[str] = None
+    omitted: Optional[Omitted] = None
     snapshot: Optional[str] = None
 
     @classmethod
@@ -593,6 +614,8 @@ class Report:
             written=d['written'],
             format=d.get('format'),
             hooks=[HookReport.from_json(x) for x in d.get('hooks') or []],
+            message=d.get('message'),
+            omitted=None if d.get('omitted') is None else Omitted.from_json(d.get('omitted')),
             snapshot=d.get('snapshot'),
         )
 
@@ -601,7 +624,7 @@ RunStatus = Literal['applied', 'already-applied', 'partial', 'refused', 'checked
 """What the run as a whole did."""
 
 
-Strategy = Literal['exact', '3way', 'history-3way', 'text', 'file', 'git-apply']
+Strategy = Literal['exact', '3way', 'history-3way', 'text', 'file', 'git-apply', 'none']
 """How a file's change was computed."""
 
 
@@ -639,5 +662,5 @@ class Warning:
         )
 
 
-WarningKind = Literal['loose-pass', 'repeated-context', 'far-from-hint', 'out-of-order', 'overwrote', 'duplicate-hunk', 'elision', 'kept-later-edits', 'forced', 'other']
+WarningKind = Literal['loose-pass', 'repeated-context', 'far-from-hint', 'out-of-order', 'overwrote', 'duplicate-hunk', 'elision', 'kept-later-edits', 'forced', 'anchor-missing', 'other']
 """What a warning on a successful hunk or file is about."""

@@ -63,8 +63,8 @@ def test_a_refusal_raises_with_the_diagnostic_and_writes_nothing(repo):
     assert (repo / "greet.py").read_bytes() == ORIGINAL
     text = str(e)
     # What a model needs to resend the hunk: the file, the hunk, what it expected, the advice.
-    assert "greet.py: refused" in text
-    assert "hunk 1: not-found" in text
+    assert "greet.py refused" in text
+    assert "hunk 1 (@@ hint: line 1): not found" in text
     assert "2 |     return 'howdy ' + name" in text
     assert "advice: " + e.report.files[0].hunks[0].diagnostic.advice in text
     assert gla.log(repo).snapshots == []
@@ -78,7 +78,7 @@ def test_an_ambiguous_hunk_names_every_place(repo):
     hunk = caught.value.report.files[0].hunks[0]
     assert hunk.status == "ambiguous" and hunk.candidates == [1, 4]
     assert any(isinstance(f, FindingAmbiguous) for f in hunk.diagnostic.findings)
-    assert "fits at lines 1, 4" in str(caught.value)
+    assert "(lines 1, 4)" in str(caught.value)
     assert (repo / "twice.txt").read_text() == "x = 1\ny = 2\nz\nx = 1\ny = 2\nz\n"
 
 
@@ -87,7 +87,7 @@ def test_unparseable_input_is_invalid_input(repo):
         gla.apply("please make greet say hello", repo=repo)
     assert caught.value.exit_code == 2
     assert [e.kind for e in caught.value.report.errors] == ["parse"]
-    assert "error (parse): no patch found" in str(caught.value)
+    assert "error: no patch found" in str(caught.value)
 
 
 def test_outside_a_repository_log_is_invalid_input(tmp_path):
@@ -107,7 +107,8 @@ def test_undo_restores_the_bytes_and_log_shows_both(repo):
     assert (report.status, report.reverse) == ("applied", True)
     assert (repo / "greet.py").read_bytes() == ORIGINAL
     statuses = [(s.id, s.status) for s in gla.log(repo).snapshots]
-    assert statuses == [(2, "applied"), (1, "undone")]
+    # The undo's own record is `undo`; `undo` without an id passes over it.
+    assert statuses == [(2, "undo"), (1, "undone")]
     with pytest.raises(gla.Refused) as caught:
         gla.undo(1, repo=repo)
     assert caught.value.report.errors[0].kind == "already-undone"
@@ -160,9 +161,14 @@ def test_a_report_that_says_what_to_show_is_shown_as_it_is(repo):
         ).stdout
     )
     doc.pop("message", None)
+    assert made == json.loads(
+        subprocess.run(
+            [gla.find_binary(), "-C", str(repo), "--json", "-"], input=STALE.encode(), capture_output=True
+        ).stdout
+    )["message"]
     with pytest.raises(gla.Refused) as without:
         _report(1, doc, "")
-    assert without.value.diagnostic == made
+    assert "greet.py" in without.value.diagnostic and without.value.diagnostic != made
     doc["message"] = "! greet.py refused\n  advice: resend the hunk\n"
     with pytest.raises(gla.Refused) as caught:
         _report(1, doc, "")
