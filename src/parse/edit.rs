@@ -558,10 +558,26 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                     }
                 }
                 let all = *all || expected.is_some_and(|n| n > 1);
+                // A replacement that covers whole lines of the file where it stands, or says
+                // enough to be found by chance rarely (six characters or more besides blanks),
+                // is evidence of a resent edit; a short fragment of a line (`x` in
+                // `let x = 2;`) is found by chance too often to say the edit was made.
+                let telling = new.chars().filter(|c| !c.is_whitespace()).count() >= 6;
+                let whole_lines = |i: usize| {
+                    let t = cur.text.as_bytes();
+                    let starts = i == 0 || t[i - 1] == b'\n';
+                    let end = i + new.len();
+                    let ends = end == t.len()
+                        || t[end] == b'\n'
+                        || (t[end] == b'\r' && t.get(end + 1) == Some(&b'\n'))
+                        || new.ends_with('\n');
+                    starts && ends
+                };
                 match at.len() {
-                    // Not there, but its replacement is, once: the edit as it would read had it
-                    // been made, so the planner finds it already applied (a resent edit).
-                    0 if done.len() == 1 => fp
+                    // Not there, but its replacement is, once, and tells: the edit as it would
+                    // read had it been made, so the planner finds it already applied (a resent
+                    // edit).
+                    0 if done.len() == 1 && (telling || whole_lines(done[0])) => fp
                         .hunks
                         .push(widened(&cur.text, &done, new.len(), &old).reversed()),
                     0 => fp.hunks.push(search_block(&old, &new)),

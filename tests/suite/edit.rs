@@ -398,3 +398,26 @@ fn gemini_style_expected_replacements_must_match_the_count_found() {
     edit_cli(&r, &right).0.code(0);
     assert_eq!(r.read_str("a.py"), "h()\ng()\nh()\n");
 }
+
+/// An `old_string` that is nowhere, whose `new_string` is a short fragment found inside a
+/// line (`x` in `let x = 2;`), is no evidence that the edit was made: refused, not "already
+/// applied" with exit 0. A replacement that is the file's whole line (or six characters and
+/// more, as `foo(2)`) still reads as a resent edit.
+#[test]
+fn a_missing_old_string_whose_replacement_is_only_a_fragment_of_a_line_is_refused() {
+    let r = TestRepo::with(&[("f.js", "let a = 1;\nlet x = 2;\nlet b = 3;\n")]);
+    let before = r.state();
+    let (run, v) = edit_cli(
+        &r,
+        &json!({"path": "f.js", "old_string": "nowhere", "new_string": "x"}),
+    );
+    run.code(1);
+    assert_eq!(v["status"], "refused", "{v}");
+    assert_eq!(r.state(), before);
+    let (run, v) = edit_cli(
+        &r,
+        &json!({"path": "f.js", "old_string": "let x = 1;", "new_string": "let x = 2;"}),
+    );
+    run.code(0);
+    assert_eq!(v["status"], "already-applied", "{v}");
+}
