@@ -392,4 +392,40 @@ impl Repo {
     pub fn common_dir(&self) -> &Path {
         self.repo.common_dir()
     }
+
+    /// Which of `paths` the index holds in conflict, with the stages it has of each (1 base,
+    /// 2 ours, 3 theirs). The index is read only in the middle of a merge, cherry-pick,
+    /// revert or rebase, where git leaves such entries, so an apply elsewhere pays nothing.
+    pub fn unmerged(&self, paths: &[&str]) -> Vec<(String, Vec<u32>)> {
+        let dir = self.repo.git_dir();
+        let states = [
+            "MERGE_HEAD",
+            "CHERRY_PICK_HEAD",
+            "REVERT_HEAD",
+            "rebase-merge",
+            "rebase-apply",
+        ];
+        if paths.is_empty() || !states.iter().any(|s| dir.join(s).exists()) {
+            return Vec::new();
+        }
+        let Ok(index) = self.repo.index_or_empty() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, Vec<u32>)> = Vec::new();
+        for e in index.entries() {
+            let stage = e.stage_raw();
+            if stage == 0 {
+                continue;
+            }
+            let path = e.path(&index).to_string();
+            if !paths.contains(&path.as_str()) {
+                continue;
+            }
+            match out.last_mut() {
+                Some((p, stages)) if *p == path => stages.push(stage),
+                _ => out.push((path, vec![stage])),
+            }
+        }
+        out
+    }
 }

@@ -612,7 +612,7 @@ export interface Warning {
 /**
  * What a warning on a successful hunk or file is about.
  */
-export type WarningKind = "loose-pass" | "repeated-context" | "far-from-hint" | "out-of-order" | "overwrote" | "duplicate-hunk" | "elision" | "kept-later-edits" | "forced" | "anchor-missing" | "other";
+export type WarningKind = "loose-pass" | "repeated-context" | "far-from-hint" | "out-of-order" | "overwrote" | "duplicate-hunk" | "elision" | "kept-later-edits" | "forced" | "anchor-missing" | "unmerged" | "other";
 
 /**
  * Everything `--json` prints: the report of an apply, a check or an undo (errors included),

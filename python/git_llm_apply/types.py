@@ -662,5 +662,5 @@ class Warning:
         )
 
 
-WarningKind = Literal['loose-pass', 'repeated-context', 'far-from-hint', 'out-of-order', 'overwrote', 'duplicate-hunk', 'elision', 'kept-later-edits', 'forced', 'anchor-missing', 'other']
+WarningKind = Literal['loose-pass', 'repeated-context', 'far-from-hint', 'out-of-order', 'overwrote', 'duplicate-hunk', 'elision', 'kept-later-edits', 'forced', 'anchor-missing', 'unmerged', 'other']
 """What a warning on a successful hunk or file is about."""

@@ -61,6 +61,9 @@ pub enum WarningKind {
     Forced,
     /// The hunk's Codex `@@` anchor is not in the file; its other lines placed it.
     AnchorMissing,
+    /// The file is in conflict in the index (mid-merge): the patch went into the file as it
+    /// is, conflict markers and all.
+    Unmerged,
     /// Anything else.
     Other,
 }

@@ -180,6 +180,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     };
     progress::stage("planning");
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
+    if let Some(r) = &repo {
+        warn_unmerged(r, &mut plan);
+    }
     // The snapshot will want the blob ids of the states before and after: a big file's are
     // hashed on the other core while the plan is proven.
     if let (Some(r), true) = (&repo, records) {
@@ -722,5 +725,40 @@ fn corrupt_for_tests(plan: &mut Plan) {
                 }
             }
         }
+    }
+}
+
+/// A file in conflict in the index (mid-merge) is patched as the work tree has it, markers
+/// and all: said in a warning naming the stages, so that nobody stages the result unread.
+fn warn_unmerged(r: &crate::repo::Repo, plan: &mut plan::Plan) {
+    let paths: Vec<&str> = plan
+        .files
+        .iter()
+        .filter(|f| f.status == plan::FileStatus::Applied)
+        .map(|f| f.path())
+        .collect();
+    let unmerged = r.unmerged(&paths);
+    for f in plan.files.iter_mut() {
+        let Some((_, stages)) = unmerged.iter().find(|(p, _)| p == f.path()) else {
+            continue;
+        };
+        let names: Vec<&str> = stages
+            .iter()
+            .map(|s| match s {
+                1 => "1 (base)",
+                2 => "2 (ours)",
+                _ => "3 (theirs)",
+            })
+            .collect();
+        let message = format!(
+            "unmerged (index stages {}): the patch was applied to the file as it is, conflict \
+             markers and all; check the result before resolving it with git add",
+            names.join(", ")
+        );
+        f.warnings.push(plan::diagnose::Warning::new(
+            plan::diagnose::WarningKind::Unmerged,
+            None,
+            message,
+        ));
     }
 }

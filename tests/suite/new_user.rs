@@ -216,3 +216,35 @@ fn the_reports_diff_keeps_the_section_heading_git_shows() {
     assert_eq!(heading(&run.stdout), heading(&git));
     assert_eq!(heading(&git).as_deref(), Some("@@ -3,6 +3,6 @@ def f():"));
 }
+
+/// Mid-merge, a patch to a file in conflict applies to the file as it is, markers and all,
+/// with a warning that names the index stages.
+#[test]
+fn a_patch_to_a_file_in_conflict_is_warned_about() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\nd\ne\n")]);
+    r.git(&["checkout", "-q", "-b", "other"]);
+    r.write("f.txt", b"a\nb\nC1\nd\ne\n");
+    r.git(&["commit", "-qam", "other"]);
+    r.git(&["checkout", "-q", "-"]);
+    r.write("f.txt", b"a\nb\nC2\nd\ne\n");
+    r.git(&["commit", "-qam", "mine"]);
+    let out = r
+        .git_cmd(&["merge", "-q", "other"])
+        .output()
+        .expect("git merge");
+    assert!(!out.status.success(), "the merge conflicts");
+    let (run, v) = r.apply_json(
+        &[],
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n",
+    );
+    run.code(0);
+    let warnings = v["files"][0]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w["kind"] == "unmerged"
+            && w["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("index stages 1 (base), 2 (ours), 3 (theirs)"))),
+        "{v}"
+    );
+    assert!(r.read_str("f.txt").starts_with("a\nB\n<<<<<<< "));
+}
