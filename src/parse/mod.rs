@@ -5,6 +5,7 @@ pub mod edit;
 pub mod repair;
 pub mod search_replace;
 pub mod unified;
+pub mod whole_file;
 
 use crate::patch::{Format, Patch};
 
@@ -109,10 +110,17 @@ pub fn parse(
     format: Option<Format>,
     probe: &dyn PathProbe,
 ) -> Result<Patch, ParseError> {
-    match format.unwrap_or_else(|| detect(text)) {
+    let parsed = match format.unwrap_or_else(|| detect(text)) {
         Format::Unified => unified::parse(text, probe),
         Format::Codex => codex::parse(text, probe),
         Format::SearchReplace => search_replace::parse(text, probe),
+    };
+    // Nothing else in it is a patch: perhaps aider's whole-file reply.
+    match parsed {
+        Err(ParseError::Empty { hint }) if format.is_none() => {
+            whole_file::parse(text, probe)?.ok_or(ParseError::Empty { hint })
+        }
+        other => other,
     }
 }
 

@@ -248,3 +248,34 @@ fn a_patch_to_a_file_in_conflict_is_warned_about() {
     );
     assert!(r.read_str("f.txt").starts_with("a\nB\n<<<<<<< "));
 }
+
+/// aider's whole-file replies: a path line and a fenced block holding the whole new file.
+#[test]
+fn an_aider_whole_file_reply_replaces_or_creates_the_file() {
+    let r = TestRepo::with(&[("a.py", "def f():\n    return 1\n"), ("src/b.py", "x\n")]);
+    let reply = "Here is the updated file:\n\na.py\n```python\ndef f():\n    return 2\n```\n";
+    let (run, v) = r.apply_json(&[], reply);
+    run.code(0);
+    assert_eq!(r.read_str("a.py"), "def f():\n    return 2\n");
+    assert_eq!(v["files"][0]["added"], 1, "{v}");
+    assert!(
+        v["notices"]
+            .as_array()
+            .expect("notices")
+            .iter()
+            .any(|n| n["kind"] == "whole-file-reply"),
+        "{v}"
+    );
+    r.apply(&[], "new/c.py\n```\nz = 1\n```\n").code(0);
+    assert_eq!(r.read_str("new/c.py"), "z = 1\n");
+    // A name that is not there while a file of that name is elsewhere: which one?
+    let before = r.state();
+    r.apply(&[], "b.py\n```\ny\n```\n")
+        .code(1)
+        .out_contains("src/b.py");
+    assert_eq!(r.state(), before);
+    // A snippet in prose is still no patch.
+    r.apply(&[], "Use a loop:\n```python\nfor x in y: pass\n```\n")
+        .code(2)
+        .out_contains("no patch found");
+}
