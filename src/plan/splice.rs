@@ -712,7 +712,11 @@ impl IndentMap {
                 .copied()
                 .flatten()
                 .is_some_and(|f| file.lines[f].starts_with('\t'));
-            raw_at.push(shift.map(|s| (s, tab)));
+            // A line the patch stripped to column 0 is as likely damage to that line alone as
+            // the depth the lines around it were written at (fuzz seed 94056): it speaks for
+            // no neighbour.
+            let stripped = indentation(&l.text).is_empty();
+            raw_at.push(shift.filter(|_| !stripped).map(|s| (s, tab)));
             // A line indented apart from the majority that `learn` saw is damage to that
             // line: it tells nothing about its neighbours.
             let shift = shift.filter(|&s| s == learnt || l.kind == LineKind::Remove);

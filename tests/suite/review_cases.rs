@@ -581,3 +581,25 @@ fn an_added_line_takes_the_indentation_shift_of_the_lines_around_it() {
         file.replace("        b = 2\n", "        c = 3\n        b = 2\n")
     );
 }
+
+/// The converse (fuzz seed 94056): context lines the patch stripped to column 0 around added
+/// lines written at the file's own depth say nothing of how deep those lines go, so the
+/// added lines are not moved by the stripped lines' shift.
+#[test]
+fn added_lines_between_lines_stripped_to_column_0_are_not_shifted_by_them() {
+    let file = text(&[
+        "function f() {",
+        "  if (x) {",
+        "    a = 1;",
+        "    b = 2;",
+        "  }",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.js", &file)]);
+    let patch = "--- a/f.js\n+++ b/f.js\n@@ @@\n function f() {\n   if (x) {\n a = 1;\n+    c = 3;\n b = 2;\n   }\n }\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("f.js"),
+        file.replace("    b = 2;\n", "    c = 3;\n    b = 2;\n")
+    );
+}
