@@ -1031,14 +1031,7 @@ fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) ->
     };
     let last = (trail > 0 && beside_context(n - trail - 1)).then(|| texts(n - trail..n));
     let first = (lead > 0 && beside_context(lead)).then(|| texts(0..lead));
-    // Whether `block` beside the file's lines `lo..hi` reads differently on their other side.
-    let differs = |block: &[&str], lo: usize, hi: usize| {
-        let span = hay.key_span(Pass::Exact, lo, hi);
-        let others = || span.iter().map(|l| &**l);
-        let a = block.iter().copied().chain(others());
-        let b = others().chain(block.iter().copied());
-        span.len() != hi - lo || !a.eq(b)
-    };
+    let differs = |block: &[&str], lo: usize, hi: usize| reads_differently(hay, block, lo, hi);
     let after_ruled_out = q.hint.is_some_and(|s| start == s + k);
     let before_ruled_out = q.hint.is_some_and(|s| start == s);
     let hi = (end + k).min(hay.len());
@@ -1101,14 +1094,7 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
     let texts = |r: std::ops::Range<usize>| -> Vec<&str> {
         h.lines[r].iter().map(|l| l.text.as_str()).collect()
     };
-    // Whether `block` beside the file's lines `lo..hi` reads differently on their other side.
-    let differs = |block: &[&str], lo: usize, hi: usize| {
-        let span = hay.key_span(Pass::Exact, lo, hi);
-        let others = || span.iter().map(|l| &**l);
-        let a = block.iter().copied().chain(others());
-        let b = others().chain(block.iter().copied());
-        span.len() != hi - lo || !a.eq(b)
-    };
+    let differs = |block: &[&str], lo: usize, hi: usize| reads_differently(hay, block, lo, hi);
     let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
     let lost = |context: usize| q.context_width.saturating_sub(context);
     let len = hay.len();
@@ -1240,6 +1226,16 @@ fn two_edge_readings(hay: &Haystack, pinned: &Hunk, start: usize, end: usize) ->
              say which"
         )),
     }
+}
+
+/// Whether `block` put beside the file's lines `lo..hi` reads differently on their other
+/// side: where it does, which side the block goes is a choice that matters.
+fn reads_differently(hay: &Haystack, block: &[&str], lo: usize, hi: usize) -> bool {
+    let span = hay.key_span(Pass::Exact, lo, hi);
+    let others = || span.iter().map(|l| &**l);
+    let a = block.iter().copied().chain(others());
+    let b = others().chain(block.iter().copied());
+    span.len() != hi - lo || !a.eq(b)
 }
 
 /// A hunk whose body is short of its header looks already applied at `start`. The lines it
