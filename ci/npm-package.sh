@@ -23,6 +23,6 @@ echo "npx git-llm-apply --version: $got"
 
 cp "$root"/npm/test/*.js "$root"/npm/test/typecheck.ts . || exit 1
 ls ./*.test.js >/dev/null 2>&1 || fail "no tests"
-GIT_LLM_APPLY_NPM_DIR="$root/npm" node --test --test-reporter=dot ./*.test.js || fail "node --test"
+GIT_LLM_APPLY_NPM_DIR="$root/npm" node --test --test-reporter=spec ./*.test.js || fail "node --test"
 npx --no-install tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 \
   typecheck.ts || fail "tsc over typecheck.ts"
