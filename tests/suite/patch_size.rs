@@ -32,8 +32,16 @@ fn through_git(r: &TestRepo, setting: &str, args: &[&str], patch: &str) -> Run {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = c.spawn().expect("run git llm-apply");
-    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), patch.as_bytes())
-        .expect("write the patch");
+    // A run that stops before reading its input (a config error) may close the pipe first.
+    if let Err(e) =
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), patch.as_bytes())
+    {
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "write the patch: {e}"
+        );
+    }
     Run::from(child.wait_with_output().expect("wait"))
 }
 

@@ -44,12 +44,19 @@ fn run_env(r: &TestRepo, args: &[&str], env: &[(&str, String)], input: Option<&s
     .stderr(Stdio::piped());
     let mut child = c.spawn().expect("spawn");
     if let Some(text) = input {
-        child
+        // A run that stops before reading its input may close the pipe first.
+        if let Err(e) = child
             .stdin
             .take()
             .expect("stdin")
             .write_all(text.as_bytes())
-            .expect("write the patch");
+        {
+            assert_eq!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe,
+                "write the patch: {e}"
+            );
+        }
     }
     Run::from(child.wait_with_output().expect("wait"))
 }
