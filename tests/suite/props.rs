@@ -219,8 +219,8 @@ fn model_file() -> impl Strategy<Value = Vec<String>> {
 /// is left of its old side still occurs once in `a` and is not empty; with or without
 /// numbers. Also whether a cut left a numbered hunk's edge within the context width of an
 /// end of the file, where `diff`'s shape and a model's reading may part (see
-/// `hunk_shapes.rs`): there a refusal is allowed.
-fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String, bool) {
+/// `hunk_shapes.rs`): there a refusal is allowed; and whether every hunk's old side occurs once.
+fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String, bool, bool) {
     let header = regex::Regex::new(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@").expect("regex");
     let occurs_once = |old: &[&str]| {
         !old.is_empty()
@@ -231,6 +231,7 @@ fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String,
     };
     let mut out = String::new();
     let mut near_edge = false;
+    let mut unique = true;
     let mut lines = patch.lines().peekable();
     let mut k = 0;
     while let Some(l) = lines.next() {
@@ -275,6 +276,12 @@ fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String,
             os += dropped;
             ns += dropped;
         }
+        let kept: Vec<&str> = trimmed
+            .iter()
+            .filter(|l| !l.starts_with('+'))
+            .map(|l| &l[1..])
+            .collect();
+        unique &= occurs_once(&kept);
         let oc = trimmed.iter().filter(|l| !l.starts_with('+')).count();
         let nc = trimmed.iter().filter(|l| !l.starts_with('-')).count();
         if trimmed.len() != body.len() && numbers {
@@ -291,7 +298,7 @@ fn cut_hunks(a: &[String], patch: &str, cuts: &[Cut], numbers: bool) -> (String,
             out.push('\n');
         }
     }
-    (out, near_edge)
+    (out, near_edge, unique)
 }
 
 /// A unified patch of `f.txt` as a Codex patch: each hunk under a bare `@@`.
@@ -330,7 +337,10 @@ proptest! {
         }
         let (ta, tb) = (a.join("\n") + "\n", b.join("\n") + "\n");
         prop_assume!(ta != tb);
-        let (mut patch, mut near_edge) = cut_hunks(&a, &unified(&ta, &tb), &cuts, numbers);
+        let (mut patch, mut near_edge, unique) = cut_hunks(&a, &unified(&ta, &tb), &cuts, numbers);
+        // The issue's premise: every hunk's old side occurs once. Without numbers nothing
+        // else tells copies apart (a hunk left whole at the start of the file may repeat).
+        prop_assume!(unique || (numbers && !codex));
         if codex {
             patch = as_codex(&patch);
             // Codex hunks have no numbers: nothing but the lines places them.
