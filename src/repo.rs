@@ -355,18 +355,9 @@ impl Repo {
             }
         };
         // gix reads config as git does: the system file this git reads, and `git -c`'s.
-        let (git_dir, _) = found.into_repository_and_work_tree_directories();
-        let options = crate::git::config::open_options(Some(&git_dir))
+        let repo = crate::git::config::open_discovered(dir, found, trust)
+            .map_err(|e| open_err(e.to_string()))?
             .map_err(|e| open_err(e.to_string()))?;
-        let repo = gix::ThreadSafeRepository::discover_opts(
-            dir,
-            gix::discover::upwards::Options {
-                trust: gix::discover::upwards::TrustPolicy::Assume(trust),
-                ..Default::default()
-            },
-            options,
-        )
-        .map_err(|e| open_err(e.to_string()))?;
         Repo::opened(repo, dir).map(Some)
     }
 

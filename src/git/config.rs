@@ -261,17 +261,8 @@ fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
     };
     let file = match gix::discover::upwards(dir) {
         Ok((found, trust)) => {
-            let (git_dir, _) = found.into_repository_and_work_tree_directories();
-            let options = open_options(Some(&git_dir))?;
-            let repo = gix::ThreadSafeRepository::discover_opts(
-                dir,
-                gix::discover::upwards::Options {
-                    trust: gix::discover::upwards::TrustPolicy::Assume(trust),
-                    ..Default::default()
-                },
-                options,
-            )
-            .map_err(|e| read_err("cannot open the repository", &e))?;
+            let repo = open_discovered(dir, found, trust)?
+                .map_err(|e| read_err("cannot open the repository", &e))?;
             let entries = collect(repo.to_thread_local().config_snapshot().plumbing())?;
             return Ok((entries, Some(repo)));
         }
@@ -282,6 +273,25 @@ fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
 
 /// The options every opening of a repository takes, so that gix reads config as git would:
 /// the system file where this git keeps it, and `git -c`'s settings.
+/// Open the repository `gix::discover::upwards(dir)` found, with the options git's config
+/// gives ([`open_options`]): the one way both the config reader and `repo` open it.
+pub fn open_discovered(
+    dir: &Path,
+    found: gix::discover::repository::Path,
+    trust: gix::sec::Trust,
+) -> Result<gix::Result<gix::ThreadSafeRepository>, ConfigError> {
+    let (git_dir, _) = found.into_repository_and_work_tree_directories();
+    let options = open_options(Some(&git_dir))?;
+    Ok(gix::ThreadSafeRepository::discover_opts(
+        dir,
+        gix::discover::upwards::Options {
+            trust: gix::discover::upwards::TrustPolicy::Assume(trust),
+            ..Default::default()
+        },
+        options,
+    ))
+}
+
 pub fn open_options(
     git_dir: Option<&Path>,
 ) -> Result<gix::sec::trust::Mapping<gix::open::Options>, ConfigError> {
