@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub use content::{write_blob, Content, Cursor, Known, Part};
 pub use index_id::IndexIds;
 pub use stamp::Stamp;
-pub use stored::{write_stored_blob, TEMP_PREFIX as STORED_TEMP_PREFIX};
+pub use stored::{write_stored_blob, write_stored_object, TEMP_PREFIX as STORED_TEMP_PREFIX};
 
 /// One file's current state in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -66,6 +66,7 @@ use std::str::FromStr;
 
 use gix::date::Time;
 use gix::objs::tree::EntryKind;
+use gix::objs::Kind;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 use gix::ObjectId;
@@ -487,15 +488,10 @@ fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, Snapsh
     if !big {
         return write_blob(r, &file.bytes);
     }
-    let config = r.config_snapshot();
-    let level_set = ["core.looseCompression", "core.compression"]
-        .iter()
-        .any(|key| config.string(*key).is_some());
-    let objects = r.objects.store_ref().path().to_path_buf();
     let kind = r.object_hash();
-    if level_set {
+    let Some(objects) = stored_objects(r) else {
         let loose = gix::odb::loose::Store::at_opts(
-            &objects,
+            r.objects.store_ref().path(),
             kind,
             gix::odb::loose::Options {
                 alloc_limit_bytes: None,
@@ -503,7 +499,7 @@ fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, Snapsh
             },
         );
         return write_loose_blob(&loose, &file.bytes);
-    }
+    };
     fault::mutation("object: blob");
     let written = || fault::mutation("object: blob: name its temporary file");
     crate::repo::write_stored_blob(&objects, kind, &file.bytes, crate::durable::on(), written)
@@ -802,11 +798,27 @@ fn write_blob(
     bytes: &crate::repo::Content,
 ) -> Result<ObjectId, SnapshotError> {
     fault::mutation("object: blob");
-    crate::repo::write_blob(r, bytes).map_err(|source| SnapshotError::Git {
+    let failed = |source| SnapshotError::Git {
         action: "write a blob".into(),
         source,
-    })
+    };
+    if bytes.len() < STORED_BELOW {
+        if let Some(objects) = stored_objects(r) {
+            let kind = r.object_hash();
+            let id = bytes.blob_id(kind).map_err(|e| failed(e.into()))?;
+            if r.has_object(id) {
+                return Ok(id);
+            }
+            return crate::repo::write_stored_object(&objects, kind, Kind::Blob, bytes, false)
+                .map_err(|e| failed(e.into()));
+        }
+    }
+    crate::repo::write_blob(r, bytes).map_err(failed)
 }
+
+/// Below this size a blob goes uncompressed, as trees and commits do ([`stored_objects`]):
+/// compressing it saves less than setting up the compressor costs.
+const STORED_BELOW: usize = 16 << 10;
 
 /// [`write_blob`] into the loose object store alone: a blob that is already loose is not
 /// written again. One that only a pack holds is, which git allows (`git prune-packed`
@@ -917,14 +929,44 @@ fn edit_tree<'p>(
                 .map_err(git_err(format!("put {path:?} into the snapshot tree")))?;
         }
     }
+    let stored = stored_objects(r);
     editor
         .write(|tree| {
             fault::mutation("object: tree");
-            let id = r.write_object(tree).map(|id| id.detach());
+            let id = write_object(r, stored.as_deref(), tree);
             written.extend(id.as_ref().ok());
             id
         })
         .map_err(git_err("write the snapshot tree"))
+}
+
+/// Where small objects go uncompressed ([`crate::repo::write_stored_object`]): the loose
+/// object directory, unless `core.looseCompression` or `core.compression` asks for a level
+/// (then gix's store compresses at that level).
+fn stored_objects(r: &gix::Repository) -> Option<PathBuf> {
+    let config = r.config_snapshot();
+    let level_set = ["core.looseCompression", "core.compression"]
+        .iter()
+        .any(|key| config.string(*key).is_some());
+    (!level_set).then(|| r.objects.store_ref().path().to_path_buf())
+}
+
+/// Write `object` (a tree or a commit) unless the loose store has it: uncompressed into
+/// `stored` when given, else through gix's store.
+fn write_object(
+    r: &gix::Repository,
+    stored: Option<&std::path::Path>,
+    object: &impl gix::objs::WriteTo,
+) -> Result<ObjectId, io::Error> {
+    let Some(objects) = stored else {
+        return r
+            .write_object(object)
+            .map(|id| id.detach())
+            .map_err(io::Error::other);
+    };
+    let mut data = Vec::with_capacity(object.size() as usize);
+    object.write_to(&mut data)?;
+    crate::repo::write_stored_object(objects, r.object_hash(), object.kind(), &data, false)
 }
 
 fn write_commit(
@@ -944,8 +986,7 @@ fn write_commit(
         extra_headers: Vec::new(),
     };
     fault::mutation("object: commit");
-    r.write_object(&commit)
-        .map(|id| id.detach())
+    write_object(r, stored_objects(r).as_deref(), &commit)
         .map_err(git_err("write a snapshot commit"))
 }
 
@@ -1062,6 +1103,7 @@ fn read_sequence_floor(repo: &Repo) -> u64 {
 }
 
 fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
+    use std::io::Write as _;
     if read_sequence_floor(repo) >= seq {
         return Ok(());
     }
@@ -1072,6 +1114,25 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
         source,
     };
     std::fs::create_dir_all(&dir).map_err(io_err)?;
+    let text = format!("{seq}\n");
+    if !crate::durable::on() {
+        // Rewritten in place: a file made and renamed over on every apply costs the file
+        // system an inode made and one freed, a tenth of a small apply. A process killed
+        // mid-way cannot tear one write of a few bytes; the number only rises, so it covers
+        // the old one, and a longer leftover (a hand-edited file) is cut after it.
+        fault::mutation("sequence: write in place");
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err)?;
+        f.write_all(text.as_bytes()).map_err(io_err)?;
+        if f.metadata().map_err(io_err)?.len() > text.len() as u64 {
+            f.set_len(text.len() as u64).map_err(io_err)?;
+        }
+        return Ok(());
+    }
     // The pid in the name lets a recovery tell a dead run's leftover from a live run's file.
     let tmp = dir.join(format!(
         "{SEQUENCE_FILE}.{}.{}.tmp",
@@ -1079,9 +1140,13 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
         format::new_nonce()
     ));
     fault::mutation("sequence: write temporary file");
-    std::fs::write(&tmp, format!("{seq}\n")).map_err(io_err)?;
+    let mut f = std::fs::File::create(&tmp).map_err(io_err)?;
+    f.write_all(text.as_bytes()).map_err(io_err)?;
+    crate::durable::file(&f).map_err(io_err)?;
     fault::mutation("sequence: rename into place");
-    std::fs::rename(&tmp, &path).map_err(io_err)
+    std::fs::rename(&tmp, &path).map_err(io_err)?;
+    crate::durable::dir(&dir);
+    Ok(())
 }
 
 fn next_sequence(repo: &Repo) -> Result<u64, SnapshotError> {

@@ -34,10 +34,7 @@ pub fn write_stored_blob(
             return Ok(id);
         }
     }
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
-        .permissions(read_only())
-        .tempfile_in(objects)?;
+    let mut tmp = temporary(objects)?;
     {
         // No buffer between: the blocks go to the file straight from the content (a buffer
         // would copy every byte once more).
@@ -56,22 +53,66 @@ pub fn write_stored_blob(
     if content.source_changed() {
         return Err(Content::changed_error());
     }
+    name_it(tmp, &object_path(objects, &id), flush)?;
+    Ok(id)
+}
+
+/// Write a small object (a tree, a commit, a small blob: `data` without its header) into the
+/// loose object directory `objects` the same way, uncompressed, unless it is loose there
+/// already; return its id. Compression would cost more than the write: a zlib stream's set-up
+/// alone (its window and tables, a quarter of a megabyte zeroed) is a twentieth of a one-line
+/// apply for each object, and a snapshot writes four. `git gc` compresses them when it packs.
+pub fn write_stored_object(
+    objects: &Path,
+    hash: gix::hash::Kind,
+    kind: gix::objs::Kind,
+    data: &[u8],
+    flush: bool,
+) -> io::Result<gix::ObjectId> {
+    let header = gix::objs::encode::loose_header(kind, data.len() as u64);
+    let mut hasher = gix::hash::hasher(hash);
+    hasher.update(&header);
+    hasher.update(data);
+    let id = hasher.try_finalize().map_err(io::Error::other)?;
     let path = object_path(objects, &id);
+    if path.exists() {
+        return Ok(id);
+    }
+    let mut tmp = temporary(objects)?;
+    write_stored(tmp.as_file_mut(), &[&header, data])?;
+    if flush {
+        tmp.as_file().sync_all()?;
+    }
+    name_it(tmp, &path, flush)?;
+    Ok(id)
+}
+
+/// A temporary file for an object being written into `objects`, named for `git prune`.
+fn temporary(objects: &Path) -> io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
+        .permissions(read_only())
+        .tempfile_in(objects)
+}
+
+/// Give the written temporary file `tmp` its object's name `path`, in its fan-out directory
+/// (made if missing); an object written meanwhile under that name holds the same bytes (the
+/// name says so), and is kept.
+fn name_it(tmp: tempfile::NamedTempFile, path: &Path, flush: bool) -> io::Result<()> {
     let dir = path.parent().expect("an object path has a directory");
     match std::fs::create_dir(dir) {
         Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
         _ => {}
     }
-    match tmp.persist_noclobber(&path) {
+    match tmp.persist_noclobber(path) {
         Ok(_) => {}
-        // Written meanwhile (its bytes are the same: the id says so).
         Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e.error),
     }
     if flush {
         crate::durable::dir(dir);
     }
-    Ok(id)
+    Ok(())
 }
 
 fn object_path(objects: &Path, id: &gix::ObjectId) -> std::path::PathBuf {

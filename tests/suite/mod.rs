@@ -38,6 +38,7 @@ mod snapshot_worktrees;
 mod snapshot_index;
 mod snapshot_crash;
 mod snapshot_durable;
+mod snapshot_lean;
 mod snapshot_stat;
 mod undo_counts;
 mod patch_size;
