@@ -93,31 +93,43 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> i32 {
 /// Advice as the CLI words it (`git llm-apply undo 11`), as tool calls (`call undo with
 /// id: 11`): what a client of this server can act on.
 pub fn as_tool_calls(text: &str) -> String {
-    let rules: [(&str, &str); 8] = [
-        (
-            r"undo with: git llm-apply undo (\d+)",
-            "to take it back, call undo with id: $1",
-        ),
-        (
-            r"git llm-apply undo (\d+) --force",
-            "call undo with id: $1, force: true",
-        ),
-        (
-            r"git llm-apply undo --session (\S+)",
-            "call undo with session: $1",
-        ),
-        (r"git llm-apply undo (\d+)", "call undo with id: $1"),
-        (r"git llm-apply log lists them", "the log tool lists them"),
-        (r"git llm-apply (undo|log)\b", "call $1"),
-        (r"--partial\b", "partial: true"),
-        (r"--force\b", "force: true"),
-    ];
     let mut out = text.to_string();
-    for (pattern, with) in rules {
-        let re = regex::Regex::new(pattern).expect("a valid pattern");
-        out = re.replace_all(&out, with).into_owned();
+    for (re, with) in tool_call_rules() {
+        out = re.replace_all(&out, *with).into_owned();
     }
     out
+}
+
+/// The rewrites [`as_tool_calls`] makes, compiled once per process (every call's result
+/// goes through them).
+fn tool_call_rules() -> &'static [(regex::Regex, &'static str)] {
+    static RULES: std::sync::OnceLock<Vec<(regex::Regex, &'static str)>> =
+        std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let rules: [(&str, &str); 8] = [
+            (
+                r"undo with: git llm-apply undo (\d+)",
+                "to take it back, call undo with id: $1",
+            ),
+            (
+                r"git llm-apply undo (\d+) --force",
+                "call undo with id: $1, force: true",
+            ),
+            (
+                r"git llm-apply undo --session (\S+)",
+                "call undo with session: $1",
+            ),
+            (r"git llm-apply undo (\d+)", "call undo with id: $1"),
+            (r"git llm-apply log lists them", "the log tool lists them"),
+            (r"git llm-apply (undo|log)\b", "call $1"),
+            (r"--partial\b", "partial: true"),
+            (r"--force\b", "force: true"),
+        ];
+        rules
+            .into_iter()
+            .map(|(pattern, with)| (regex::Regex::new(pattern).expect("a valid pattern"), with))
+            .collect()
+    })
 }
 
 impl Server {
@@ -160,7 +172,7 @@ impl Server {
     /// locks): a failing call is a tool error, never the end of the server.
     fn call(&self, name: &str, mut arguments: serde_json::Value) -> CallToolResult {
         let dir = self.dir.clone();
-        if let Some(t) = tools::all().into_iter().find(|t| t.name == name) {
+        if let Some(t) = tools::find(name) {
             tools::coerce(&mut arguments, &t.input_schema);
         }
         let no_snapshot = !self.recorded;

@@ -229,6 +229,7 @@ first: snapshot id, time, status (applied or undone), files and lines changed, l
 
 /// One tool: its name, description, input and output schemas, and what it does to the
 /// work tree (MCP's annotations).
+#[derive(Clone)]
 pub struct ToolDef {
     pub name: &'static str,
     pub description: &'static str,
@@ -315,6 +316,22 @@ pub fn coerce(
 
 /// Every tool the server offers, in a stable order.
 pub fn all() -> Vec<ToolDef> {
+    defined().to_vec()
+}
+
+/// The tool named `name`.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    defined().iter().find(|t| t.name == name)
+}
+
+/// The definitions, made once per process: their schemas are generated from the report
+/// types, which takes longer than a small apply (a server would pay it on every call).
+fn defined() -> &'static [ToolDef] {
+    static DEFINED: std::sync::OnceLock<Vec<ToolDef>> = std::sync::OnceLock::new();
+    DEFINED.get_or_init(generate)
+}
+
+fn generate() -> Vec<ToolDef> {
     use crate::report::log::LogReport;
     use crate::report::view::ViewReport;
     use crate::report::Report;
