@@ -192,8 +192,7 @@ pub fn main() -> ExitCode {
         Some(args::Command::Mcp(m)) => {
             // stdout carries protocol messages only: nothing else is printed there.
             let args::McpArgs { no_snapshot } = m;
-            let code = crate::mcp::serve(args.dir, no_snapshot);
-            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+            return exit(crate::mcp::serve(args.dir, no_snapshot));
         }
     };
     // An invalid config is the error whatever the apply said: it wrote nothing, as it waits
@@ -293,8 +292,6 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
         |stream| Palette::with(Some(printing.colors).filter(|_| (printing.color)(stream)));
     let (stdout, mut stderr) = match o.shown {
         Shown::Run(mut r) => {
-            // The document says the status the process exits with, whoever built it.
-            r.exit_code = status.exit_code();
             if o.json {
                 // Standard error's part only: no diff is worked out for it.
                 let diffs = r

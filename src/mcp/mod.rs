@@ -32,10 +32,11 @@ pub struct Server {
 /// What every result says first when nothing is recorded.
 const NOT_RECORDED: &str = "note: this server does not record applies or edits (not a git repository, or started with --no-snapshot): they cannot be undone.";
 
-/// Serve on stdin/stdout until the client goes away. Returns the process's exit status:
-/// 0 when the client closed the connection, 2 when the server could not start (outside a
-/// repository it does not start unless `no_snapshot` says applies need not be undoable).
-pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> i32 {
+/// Serve on stdin/stdout until the client goes away. Returns how the server ended:
+/// `Applied` (exit 0) when the client closed the connection, `Error` (exit 2) when the server
+/// could not start (outside a repository it does not start unless `no_snapshot` says applies
+/// need not be undoable) or the session broke.
+pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
     let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let in_repo = matches!(crate::repo::Repo::discover(&here), Ok(Some(_)));
     if !in_repo && !no_snapshot {
@@ -43,7 +44,7 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> i32 {
             "git llm-apply mcp: {} is not inside a git repository, where applies are recorded so that undo can take them back; start the server in a repository, or with --no-snapshot to apply without undo",
             here.display()
         );
-        return 2;
+        return RunStatus::Error;
     }
     let recorded = in_repo && !no_snapshot;
     if !recorded {
@@ -57,7 +58,7 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> i32 {
         Ok(r) => r,
         Err(e) => {
             eprintln!("git llm-apply mcp: cannot start: {e}");
-            return 2;
+            return RunStatus::Error;
         }
     };
     runtime.block_on(async move {
@@ -73,15 +74,15 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> i32 {
                 .with_max_line_length(transport::MAX_LINE + 2);
         let code = match server.serve(io).await {
             Ok(running) => match running.waiting().await {
-                Ok(_) => 0,
+                Ok(_) => RunStatus::Applied,
                 Err(e) => {
                     eprintln!("git llm-apply mcp: {e}");
-                    2
+                    RunStatus::Error
                 }
             },
             Err(e) => {
                 eprintln!("git llm-apply mcp: the session did not start: {e}");
-                2
+                RunStatus::Error
             }
         };
         // The last answers are written before the process ends.
@@ -294,8 +295,7 @@ impl Shape {
         }
     }
 
-    fn result(&self, mut r: Report) -> CallToolResult {
-        r.exit_code = r.status.exit_code();
+    fn result(&self, r: Report) -> CallToolResult {
         if self.detail {
             return report_result(r);
         }
@@ -320,8 +320,7 @@ impl Shape {
 /// A run's report as a tool result: the JSON report as structured content; as text, the
 /// human report without colour (for a refusal, the diagnostic to act on). A run that wrote
 /// nothing because of the patch or the repository is a tool error.
-fn report_result(mut r: Report) -> CallToolResult {
-    r.exit_code = r.status.exit_code();
+fn report_result(r: Report) -> CallToolResult {
     let text = summary(&r);
     let value = serde_json::to_value(&r).expect("a report always serializes");
     let failed = matches!(

@@ -10,6 +10,7 @@ pub mod human;
 pub mod json;
 pub mod log;
 pub mod view;
+mod wire;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -123,6 +124,16 @@ pub struct FileReport {
     pub conflict_regions: Vec<conflict::ConflictRegion>,
 }
 
+impl FileReport {
+    /// The file applies, or has nothing left to apply.
+    fn ok(&self) -> bool {
+        matches!(
+            self.status,
+            FileOutcome::Applied | FileOutcome::AlreadyApplied
+        )
+    }
+}
+
 /// Something that stopped the run before or while writing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ErrorReport {
@@ -140,21 +151,20 @@ pub struct Summary {
     pub removed: usize,
 }
 
-/// The report of one run of `git llm-apply` (`--json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+/// The report of one run of `git llm-apply`: what the renderers show, as human text
+/// (`human.rs`) and as the `--json` document (`wire.rs`, whose fields and schema these are).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
-    /// The schema version: 1. Bumped on any incompatible change.
-    #[schemars(range(min = 1, max = 1))]
+    /// The schema version ([`SCHEMA`]).
     pub schema: u32,
+    /// How the run ended; the process's exit status follows from it
+    /// ([`RunStatus::exit_code`]).
     pub status: RunStatus,
-    /// The process's exit status: 0 applied or nothing to do, 1 refused, 2 error, 3 partial.
-    pub exit_code: i32,
     /// `--check`: nothing was to be written.
     pub check: bool,
     /// The patch was applied in reverse (`--revert PATCH`).
     pub reverse: bool,
     /// The input format, once detected.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Format>,
     /// Whether any file was changed on disk.
     pub written: bool,
@@ -164,40 +174,45 @@ pub struct Report {
     pub notices: Vec<Notice>,
     pub errors: Vec<ErrorReport>,
     /// The ghost snapshot taken before writing, to undo with.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
     /// The `pre-llm-apply` / `post-llm-apply` runs, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<hooks::HookReport>,
-    /// What standard error shows without `--json` (refusals with their diagnostics,
-    /// warnings, notices, errors), without colour: one text ready to show a person or a
-    /// model. Absent when there is nothing to say.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What standard error shows without `--json`, without colour (see `wire.rs`).
     pub message: Option<String>,
-    /// A brief report (the MCP server's default) only: what it left out, and how to get the
-    /// full report. `--json` is always complete and never has it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// A brief report (the MCP server's default) only: what it left out.
     pub omitted: Option<Box<brief::Omitted>>,
     /// Each path's bytes before and after, for the human rendering's diff (computed only
     /// when it is shown).
-    #[serde(skip)]
     pub changes: Vec<Change>,
     /// The run is an `undo`: what it writes restores, and the human rendering says so.
-    #[serde(skip)]
     pub undo: bool,
+    /// `--partial`: files that apply are written when others do not. Only a planned
+    /// report's exit status depends on it ([`Report::exit_code`]).
+    pub partial: bool,
     /// The human rendering's diffs, worked out ahead (while the snapshot was recorded) for
     /// this many lines per file.
-    #[serde(skip)]
     pub diffs: Option<(Option<usize>, Vec<diff::FileDiff>)>,
 }
 
 impl Report {
+    /// The process's exit status for this report (DESIGN §2): its status's, except that a
+    /// planned report (what a `pre-llm-apply` hook reads) says what the run would return if
+    /// the gate lets it through: 0 when every file applies, else 3 with `--partial` and 1
+    /// (refused) without.
+    pub fn exit_code(&self) -> i32 {
+        match self.status {
+            RunStatus::Planned if self.files.iter().all(FileReport::ok) => 0,
+            RunStatus::Planned if self.partial => RunStatus::Partial.exit_code(),
+            RunStatus::Planned => RunStatus::Refused.exit_code(),
+            status => status.exit_code(),
+        }
+    }
+
     /// A run that failed before planning (bad input, no repository…).
     pub fn error(kind: &str, message: impl Into<String>) -> Report {
         Report {
             schema: SCHEMA,
             status: RunStatus::Error,
-            exit_code: RunStatus::Error.exit_code(),
             check: false,
             reverse: false,
             format: None,
@@ -215,6 +230,7 @@ impl Report {
             omitted: None,
             changes: Vec::new(),
             undo: false,
+            partial: false,
             diffs: None,
         }
     }
@@ -238,7 +254,6 @@ impl Report {
         Report {
             schema: SCHEMA,
             status,
-            exit_code: status.exit_code(),
             check: false,
             reverse: false,
             format: Some(format),
@@ -253,6 +268,7 @@ impl Report {
             omitted: None,
             changes: plan.changes.clone(),
             undo: false,
+            partial: false,
             diffs: None,
         }
     }

@@ -391,7 +391,6 @@ fn parse_inputs(
             parse::ParseError::Refused { kind, what } => {
                 let mut r = fail(kind, what);
                 r.status = RunStatus::Refused;
-                r.exit_code = RunStatus::Refused.exit_code();
                 r.format = Some(Format::SearchReplace);
                 r
             }
@@ -413,7 +412,6 @@ fn parse_inputs(
                 parse::ParseError::Truncated { .. } => {
                     let mut r = fail("truncated", message);
                     r.status = RunStatus::Refused;
-                    r.exit_code = RunStatus::Refused.exit_code();
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
                 }
@@ -421,7 +419,6 @@ fn parse_inputs(
                 parse::ParseError::Ambiguous { .. } => {
                     let mut r = fail("ambiguous-path", message);
                     r.status = RunStatus::Refused;
-                    r.exit_code = 1;
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
                 }

@@ -8,7 +8,7 @@ use super::options::{ApplyOptions, Patches};
 use super::view::{self, ViewOptions};
 use crate::parse::edit::{self, Request};
 use crate::report::view::ViewReport;
-use crate::report::{Report, RunStatus};
+use crate::report::Report;
 
 /// What an edit request is asked to do beside its JSON.
 pub struct EditOptions {
@@ -43,8 +43,7 @@ pub fn run(options: EditOptions) -> EditOutcome {
         }
         Ok(Request::Edits(ops)) => ops,
         Err(e) => {
-            let mut r = Report::error("parse", format!("the edit request: {e}"));
-            r.exit_code = RunStatus::Error.exit_code();
+            let r = Report::error("parse", format!("the edit request: {e}"));
             return EditOutcome::Applied(r);
         }
     };

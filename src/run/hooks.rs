@@ -131,9 +131,7 @@ pub fn planned_report(
     revert: bool,
 ) -> Report {
     let mut r = Report::from_plan(plan, format, RunStatus::Planned, false);
-    if !plan.all_ok() && partial {
-        r.exit_code = RunStatus::Partial.exit_code();
-    }
+    r.partial = partial;
     r.check = check;
     r.reverse = revert;
     r

@@ -87,7 +87,6 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
                 format!("{e}; nothing was written: retry once that run has ended"),
             );
             r.status = crate::report::RunStatus::Busy;
-            r.exit_code = crate::report::RunStatus::Busy.exit_code();
             return Err(r);
         }
     };

@@ -40,7 +40,6 @@ pub fn run(options: UndoOptions) -> Report {
 fn refuse(kind: &str, message: impl Into<String>) -> Box<Report> {
     let mut r = fail(kind, message);
     r.status = RunStatus::Refused;
-    r.exit_code = RunStatus::Refused.exit_code();
     r
 }
 
@@ -335,7 +334,6 @@ fn undo_session(
             let back = take_back(repo, session, &undos);
             let mut refused = r;
             refused.status = RunStatus::Refused;
-            refused.exit_code = RunStatus::Refused.exit_code();
             refused.written = !back.is_empty();
             let mut message = format!(
                 "session {tag} was not undone: snapshot {target} cannot be undone (see above), \

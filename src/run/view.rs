@@ -25,7 +25,6 @@ pub struct ViewOptions {
 fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
     let mut r = Report::error(kind, message);
     r.status = crate::report::RunStatus::Refused;
-    r.exit_code = 1;
     Box::new(r)
 }
 

@@ -378,3 +378,38 @@ fn a_linked_worktree_uses_the_common_hooks_directory() {
         numbered("l", 20)
     );
 }
+
+/// The planned report's `exit_code` is what the run returns if the gate lets it through,
+/// derived from its files and `--partial` (not the `planned` status's own 0): a hook that
+/// reads it learns that a partial apply is coming.
+#[test]
+fn the_planned_reports_exit_code_is_what_the_run_will_return() {
+    let (r, single) = setup();
+    // A second file whose hunk does not fit: refused, so only --partial writes f.txt.
+    r.write("g.txt", b"one\ntwo\n");
+    r.commit_all("g");
+    let patch =
+        format!("{single}--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n one\n-not there\n+three\n");
+    let seen = spy();
+    let dir = seen.path().display();
+    hook(
+        &r,
+        "pre-llm-apply",
+        &format!("#!/bin/sh\ncat > '{dir}/stdin'\n"),
+    );
+    let (run, v) = r.apply_json(&["--partial"], &patch);
+    run.code(3);
+    assert_eq!(v["exit_code"], 3);
+    let plan: serde_json::Value = serde_json::from_str(&spied(&seen, "stdin")).expect("JSON");
+    assert_eq!(plan["status"], "planned");
+    assert_eq!(
+        plan["exit_code"], 3,
+        "the hook is told the run ends partial"
+    );
+
+    r.git(&["checkout", "--", "f.txt"]);
+    let (run, _) = r.apply_json(&[], &single);
+    run.code(0);
+    let plan: serde_json::Value = serde_json::from_str(&spied(&seen, "stdin")).expect("JSON");
+    assert_eq!(plan["exit_code"], 0);
+}
