@@ -8,15 +8,25 @@ use crate::plan::{Change, Plan};
 use crate::proof::Proof;
 use hooks::{HookRun, HookStatus};
 
-/// Permission to write these changes. Its fields are private: only `approve` makes one.
+/// Permission to write these changes, and the index entries of these paths. Its fields are
+/// private: only `approve` and `approve_restore` make one, and every writer of the work tree
+/// or the index takes one.
 #[derive(Debug)]
 pub struct Approved {
     changes: Vec<Change>,
+    /// Paths whose index entries may be set besides those of `changes` (an undo puts back
+    /// what an apply staged, also where the file itself is already as it was).
+    index: Vec<String>,
 }
 
 impl Approved {
     pub fn changes(&self) -> &[Change] {
         &self.changes
+    }
+
+    /// Whether the index entry of `path` may be written.
+    pub fn covers_index(&self, path: &str) -> bool {
+        self.changes.iter().any(|c| c.path == path) || self.index.iter().any(|p| p == path)
     }
 }
 
@@ -84,6 +94,7 @@ pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun]) -> Verdict {
     }
     Verdict::Approved(Approved {
         changes: plan.changes.clone(),
+        index: Vec::new(),
     })
 }
 
@@ -91,8 +102,9 @@ pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun]) -> Verdict {
 /// These writes restore what a snapshot recorded (or a clean merge towards it), so the
 /// patch policy that `approve` will apply to new content does not gate them; they still need
 /// the token, so the writer has one entrance.
-pub fn approve_restore(changes: Vec<Change>) -> Verdict {
-    Verdict::Approved(Approved { changes })
+/// `index` names the paths whose staged entries are put back besides the changed files'.
+pub fn approve_restore(changes: Vec<Change>, index: Vec<String>) -> Verdict {
+    Verdict::Approved(Approved { changes, index })
 }
 
 fn first_line(text: &str) -> Option<&str> {

@@ -7,7 +7,7 @@ use super::options::{ApplyOptions, Patches};
 use super::progress;
 use super::session::{self, Session, SnapshotRequest};
 use crate::gate::hooks::{HookKind, Hooks, Mode};
-use crate::gate::{self, Verdict};
+use crate::gate::{self, Approved, Verdict};
 use crate::patch::{Format, Notice, Patch};
 use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
@@ -267,13 +267,13 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         Some(s) if !no_snapshot => Some((s, &request)),
         _ => None,
     };
-    let mut report = decide_and_write(
+    let (mut report, token) = decide_and_write(
         &plan, patch, check, partial, revert, &root, record, &mut hooks, shown_diff,
     );
     // A recorded write staged under its journal; an unrecorded one stages here.
     let staged = report.snapshot.is_some() && !hooks.verify;
-    if let (Some(r), true) = (&repo, index && report.written && !staged) {
-        if let Err(message) = write::index::stage(r, &staging) {
+    if let (Some(r), Some(token), true) = (&repo, &token, index && report.written && !staged) {
+        if let Err(message) = write::index::stage(r, token, &staging) {
             report.errors.push(ErrorReport {
                 kind: "index".into(),
                 message,
@@ -489,7 +489,7 @@ fn decide_and_write(
     record: Option<(&Session, &SnapshotRequest)>,
     hooks: &mut HookRuns<'_>,
     shown_diff: Option<Option<usize>>,
-) -> Report {
+) -> (Report, Option<Approved>) {
     let format = patch.format;
     // The proof comes before every verdict: a plan that fails it is refused whatever it says.
     progress::stage("checking the plan");
@@ -523,7 +523,7 @@ fn decide_and_write(
                 message,
             });
             not_written_because(&mut r, why);
-            return r;
+            return (r, None);
         }
     };
     let all_ok = plan.all_ok();
@@ -566,22 +566,25 @@ fn decide_and_write(
     // --check asks the gate too, so a harness learns whether the apply would be allowed.
     let gated = write_it || (check && !nothing_to_write && status != RunStatus::Refused);
     if !gated {
-        return report;
+        return (report, None);
     }
     progress::stage("approving");
     let token = match gate::approve(plan, &proof, hooks.pre_runs()) {
         Verdict::Vetoed { kind, reason } => {
-            return refused(
-                "not written: the pre-llm-apply hook refused the apply",
-                kind.as_str(),
-                reason,
-                hooks,
+            return (
+                refused(
+                    "not written: the pre-llm-apply hook refused the apply",
+                    kind.as_str(),
+                    reason,
+                    hooks,
+                ),
+                None,
             );
         }
         Verdict::Approved(token) => token,
     };
     if !write_it {
-        return report;
+        return (report, None);
     }
     progress::stage("recording the snapshot and writing");
     // The report's diff is worked out while the snapshot is recorded (mostly a wait for
@@ -606,11 +609,14 @@ fn decide_and_write(
     let done = match written {
         Ok(done) => done,
         Err(message) => {
-            return refused(
-                "not written: writing another file failed",
-                "write",
-                message,
-                hooks,
+            return (
+                refused(
+                    "not written: writing another file failed",
+                    "write",
+                    message,
+                    hooks,
+                ),
+                None,
             )
         }
     };
@@ -640,7 +646,7 @@ fn decide_and_write(
                     message: back.unrestored_message(),
                 });
             }
-            return r;
+            return (r, None);
         }
         Some(run) if !run.status.passed() => {
             report.notices.push(Notice::new(
@@ -659,7 +665,7 @@ fn decide_and_write(
         None => {}
     }
     report.hooks = hooks.reports.clone();
-    report
+    (report, Some(token))
 }
 
 /// `--index` refused: a path's index entry cannot take exactly the patch's change.

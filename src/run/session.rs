@@ -236,12 +236,15 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
         );
     }
     let restored: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
-    if !changes.is_empty() {
-        let token = approved(gate::approve_restore(changes)).map_err(&broken)?;
+    let has_changes = !changes.is_empty();
+    // An --index apply may have staged its change: the entries that still hold it go back.
+    let staged = snap.index_changes();
+    let index = staged.iter().map(|c| c.path.clone()).collect();
+    let token = approved(gate::approve_restore(changes, index)).map_err(&broken)?;
+    if has_changes {
         write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
     }
-    // An --index apply may have staged its change: the entries that still hold it go back.
-    let unstage = write::index::restore(repo, snap.index_changes())
+    let unstage = write::index::restore(repo, &token, staged)
         .err()
         .map(|e| format!("the index entries it staged could not be put back: {e}"));
     // Temporary files first: they may be all a created directory holds.

@@ -175,6 +175,11 @@ fn undo_locked(
     // with the files (under the undo's journal) when the undo writes any.
     let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
         .map_err(|e| fail("index", format!("cannot undo snapshot {target}: {e}")))?;
+    let index = unstage.iter().map(|s| s.path.clone()).collect();
+    let token = match gate::approve_restore(as_plan.changes.clone(), index) {
+        Verdict::Approved(t) => t,
+        Verdict::Vetoed { reason, .. } => return Err(refuse("veto", reason)),
+    };
     if !as_plan.changes.is_empty() {
         // The undo is itself recorded: the snapshot keeps the content it overwrites (later
         // edits included when forced), makes the undo crash-safe through the journal, and
@@ -198,10 +203,6 @@ fn undo_locked(
             index: unstage.clone(),
             stage_with_write: true,
             lines: meta.lines,
-        };
-        let token = match gate::approve_restore(as_plan.changes.clone()) {
-            Verdict::Approved(t) => t,
-            Verdict::Vetoed { reason, .. } => return Err(refuse("veto", reason)),
         };
         match session::write(
             &repo.work_dir,
@@ -230,7 +231,7 @@ fn undo_locked(
     }
     // Not staged with a recorded write (nothing to write, or llm-apply.keep = 0): here.
     let staged = if report.snapshot.is_none() {
-        write::index::stage(repo, &unstage)
+        write::index::stage(repo, &token, &unstage)
     } else {
         Ok(())
     };

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use gix::ObjectId;
 
+use crate::gate::Approved;
 use crate::git::Git;
 use crate::plan::merge::{self, Labels, MergeOutcome};
 use crate::plan::Change;
@@ -199,7 +200,8 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
 
 /// Write the decided entries into the index (their blobs first). Run after the work tree
 /// is written; a failure is reported, not undone.
-pub fn stage(repo: &Repo, staged: &[Staging]) -> Result<(), String> {
+pub fn stage(repo: &Repo, approved: &Approved, staged: &[Staging]) -> Result<(), String> {
+    approved_all(approved, staged.iter().map(|s| s.path.as_str()))?;
     let mut entries = Vec::new();
     for s in staged {
         let after = match &s.after {
@@ -287,10 +289,15 @@ fn holds(current: &[&IndexEntry], state: Recorded) -> bool {
 
 /// Recovery's part: put back every entry the apply staged that still holds what it staged.
 /// Returns the paths left alone because their entry changed since.
-pub fn restore(repo: &Repo, changes: &[IndexChange]) -> Result<Vec<String>, String> {
+pub fn restore(
+    repo: &Repo,
+    approved: &Approved,
+    changes: &[IndexChange],
+) -> Result<Vec<String>, String> {
     if changes.is_empty() {
         return Ok(Vec::new());
     }
+    approved_all(approved, changes.iter().map(|c| c.path.as_str()))?;
     let (holding, left) = still_holding(repo, changes)?;
     let mut set = Vec::new();
     for c in holding {
@@ -363,4 +370,42 @@ fn blob_id(repo: &Repo, bytes: &crate::repo::Content) -> ObjectId {
     bytes
         .blob_id(repo.repo.object_hash())
         .expect("hashing bytes in memory cannot fail")
+}
+
+/// Every one of `paths` may have its index entry written under `approved`; the first that
+/// may not is the error (nothing is written then).
+fn approved_all<'p>(
+    approved: &Approved,
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Result<(), String> {
+    match paths.into_iter().find(|p| !approved.covers_index(p)) {
+        Some(p) => Err(format!(
+            "the index entry of {p} was not approved for writing"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{approve_restore, Verdict};
+
+    fn token(index: &[&str]) -> Approved {
+        match approve_restore(Vec::new(), index.iter().map(|p| p.to_string()).collect()) {
+            Verdict::Approved(t) => t,
+            Verdict::Vetoed { .. } => unreachable!("a restore is always approved"),
+        }
+    }
+
+    #[test]
+    fn only_the_index_entries_the_token_names_may_be_written() {
+        let t = token(&["a.txt", "src/b.rs"]);
+        assert_eq!(approved_all(&t, ["a.txt", "src/b.rs"]), Ok(()));
+        assert_eq!(
+            approved_all(&t, ["a.txt", "c.txt"]),
+            Err("the index entry of c.txt was not approved for writing".to_string())
+        );
+        assert_eq!(approved_all(&token(&[]), std::iter::empty()), Ok(()));
+    }
 }

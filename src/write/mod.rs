@@ -225,7 +225,7 @@ pub fn put_back(root: &Path, approved: &Approved) -> Vec<String> {
 }
 
 /// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.
-pub fn set_state(
+fn set_state(
     root: &Path,
     path: &str,
     state: Option<&FileState>,

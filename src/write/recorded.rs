@@ -140,7 +140,7 @@ pub fn write_recorded(
     };
     let mut warnings = Vec::new();
     if !rec.stage.is_empty() {
-        if let Err(e) = index::stage(rec.repo, rec.stage) {
+        if let Err(e) = index::stage(rec.repo, approved, rec.stage) {
             warnings.push(format!("the files were written, but not staged: {e}"));
         }
     }
