@@ -1,5 +1,6 @@
 //! The one patch model every input format parses into; pure data, no I/O.
 
+use crate::report::kinds::NoticeKind;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -34,24 +35,24 @@ pub struct Patch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Notice {
     /// Stable machine name, e.g. `fence-stripped`, `counts-recomputed`.
-    pub kind: String,
+    pub kind: NoticeKind,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
 }
 
 impl Notice {
-    pub fn new(kind: &str, message: impl Into<String>) -> Notice {
+    pub fn new(kind: NoticeKind, message: impl Into<String>) -> Notice {
         Notice {
-            kind: kind.to_string(),
+            kind,
             message: message.into(),
             path: None,
         }
     }
 
-    pub fn for_path(kind: &str, path: &str, message: impl Into<String>) -> Notice {
+    pub fn for_path(kind: NoticeKind, path: &str, message: impl Into<String>) -> Notice {
         Notice {
-            kind: kind.to_string(),
+            kind,
             message: message.into(),
             path: Some(path.to_string()),
         }

@@ -154,6 +154,11 @@ export interface Difference {
 export type DifferenceKind = "content" | "truncated" | "missing-line" | "extra-line" | "missing-blank-line" | "extra-blank-line" | "whitespace" | "unicode";
 
 /**
+ * What stopped a run: bad input, a refusal the parser or a command made, a broken environment.
+ */
+export type ErrorKind = "already-undone" | "ambiguous" | "ambiguous-path" | "binary" | "changed-since-view" | "config" | "encoding" | "exists" | "git-version" | "hook" | "index" | "input" | "internal" | "internal-check" | "io" | "lock" | "missing" | "nothing-to-undo" | "other-worktree" | "parse" | "path" | "recovery" | "repository" | "rollback" | "snapshot" | "truncated" | "usage" | "verify" | "veto" | "write";
+
+/**
  * Something that stopped the run before or while writing.
  */
 export interface ErrorReport {
@@ -161,7 +166,7 @@ export interface ErrorReport {
    * Stable machine name: `parse`, `input`, `repository`, `write`, `io`, `config`, `veto`,
    * `hook`, `verify`, `rollback`.
    */
-  kind: string;
+  kind: ErrorKind;
   message: string;
 }
 
@@ -472,10 +477,15 @@ export interface Notice {
   /**
    * Stable machine name, e.g. `fence-stripped`, `counts-recomputed`.
    */
-  kind: string;
+  kind: NoticeKind;
   message: string;
   path?: string | null;
 }
+
+/**
+ * What a notice is about: a repair the input needed, or a fact about the run.
+ */
+export type NoticeKind = "add-line-missing-plus" | "anchor-missing-space" | "blank-context-line" | "blank-context-repaired" | "context-prefix-repaired" | "counts-recomputed" | "crlf-input" | "crlf-patch" | "elision-split" | "empty-block-ignored" | "empty-hunk-ignored" | "empty-search-appends" | "end-marker-missing" | "fence-stripped" | "file-header-repaired" | "heredoc-stripped" | "hunk-header-missing" | "index-kept" | "index-restored" | "junk-between-hunks" | "line-numbers-ignored" | "line-numbers-stripped" | "mailbox-read" | "marker-padding" | "no-line-numbers" | "no-newline-marker" | "no-snapshot" | "not-a-repository" | "nothing-verified" | "path-from-content" | "path-reused" | "post-hook-failed" | "prefix-stripped" | "prose-ignored" | "recovered" | "replaced-all" | "rollback-journal" | "rollback-snapshot" | "rollback-unjournaled" | "rolled-back" | "session-undo-refused" | "session-undone" | "snapshot-housekeeping" | "stray-end-of-file" | "trailing-blank-dropped" | "undo-checked" | "undo-refused" | "undone" | "unified-hunk-header" | "unlocked" | "whole-file-reply";
 
 /**
  * A line of the hunk (numbered within its old side) or of the file (numbered in the file).

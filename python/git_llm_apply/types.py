@@ -138,11 +138,15 @@ DifferenceKind = Literal['content', 'truncated', 'missing-line', 'extra-line', '
 """What kind of difference a line shows."""
 
 
+ErrorKind = Literal['already-undone', 'ambiguous', 'ambiguous-path', 'binary', 'changed-since-view', 'config', 'encoding', 'exists', 'git-version', 'hook', 'index', 'input', 'internal', 'internal-check', 'io', 'lock', 'missing', 'nothing-to-undo', 'other-worktree', 'parse', 'path', 'recovery', 'repository', 'rollback', 'snapshot', 'truncated', 'usage', 'verify', 'veto', 'write']
+"""What stopped a run: bad input, a refusal the parser or a command made, a broken environment."""
+
+
 @dataclass(frozen=True)
 class ErrorReport:
     """Something that stopped the run before or while writing."""
 
-    kind: str
+    kind: ErrorKind
     message: str
 
     @classmethod
@@ -528,7 +532,7 @@ class ModeChange:
 class Notice:
     """A repair the input needed, reported so the sender learns what it got wrong."""
 
-    kind: str
+    kind: NoticeKind
     message: str
     path: Optional[str] = None
 
@@ -539,6 +543,10 @@ class Notice:
             message=d['message'],
             path=d.get('path'),
         )
+
+
+NoticeKind = Literal['add-line-missing-plus', 'anchor-missing-space', 'blank-context-line', 'blank-context-repaired', 'context-prefix-repaired', 'counts-recomputed', 'crlf-input', 'crlf-patch', 'elision-split', 'empty-block-ignored', 'empty-hunk-ignored', 'empty-search-appends', 'end-marker-missing', 'fence-stripped', 'file-header-repaired', 'heredoc-stripped', 'hunk-header-missing', 'index-kept', 'index-restored', 'junk-between-hunks', 'line-numbers-ignored', 'line-numbers-stripped', 'mailbox-read', 'marker-padding', 'no-line-numbers', 'no-newline-marker', 'no-snapshot', 'not-a-repository', 'nothing-verified', 'path-from-content', 'path-reused', 'post-hook-failed', 'prefix-stripped', 'prose-ignored', 'recovered', 'replaced-all', 'rollback-journal', 'rollback-snapshot', 'rollback-unjournaled', 'rolled-back', 'session-undo-refused', 'session-undone', 'snapshot-housekeeping', 'stray-end-of-file', 'trailing-blank-dropped', 'undo-checked', 'undo-refused', 'undone', 'unified-hunk-header', 'unlocked', 'whole-file-reply']
+"""What a notice is about: a repair the input needed, or a fact about the run."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 //! `git llm-apply [PATCH]...`: the arguments resolved into [`ApplyOptions`], run by
 //! [`crate::run::apply`].
 
+use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use super::args::{ApplyArgs, FormatArg, UndoArgs};
@@ -39,7 +40,7 @@ pub fn run(
             || session.is_some()
         {
             let report = Report::error(
-                "usage",
+                ErrorKind::Usage,
                 "--revert without PATCH rolls back the most recent apply; of the apply options \
                  only --check, --json and --force go with it",
             );
@@ -48,7 +49,7 @@ pub fn run(
         // `--revert` without a patch rolls back the most recent apply: that is `undo`, which
         // writes as git config says, and not at all when the config is invalid.
         if let Some(Err(message)) = config.as_ref().map(crate::run::checked_config) {
-            return Outcome::run(Report::error("config", message), json);
+            return Outcome::run(Report::error(ErrorKind::Config, message), json);
         }
         let args = UndoArgs {
             id: None,
@@ -62,7 +63,7 @@ pub fn run(
     }
     if force {
         let report = Report::error(
-            "usage",
+            ErrorKind::Usage,
             "--force only applies to undoing (--revert without PATCH, or undo)",
         );
         return Outcome::run(report, json);

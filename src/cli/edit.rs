@@ -1,6 +1,7 @@
 //! `git llm-apply edit --json-input`: the JSON an agent's edit tool sends, read from standard
 //! input and run by [`crate::run::edit`], the same as the MCP `edit` tool runs it.
 
+use crate::report::kinds::ErrorKind;
 use std::io::Read as _;
 use std::path::PathBuf;
 
@@ -29,12 +30,15 @@ pub fn run(
         .take(limit + 1)
         .read_to_string(&mut text);
     if let Err(e) = read {
-        return Outcome::run(Report::error("input", format!("standard input: {e}")), json);
+        return Outcome::run(
+            Report::error(ErrorKind::Input, format!("standard input: {e}")),
+            json,
+        );
     }
     if text.len() as u64 > limit {
         return Outcome::run(
             Report::error(
-                "input",
+                ErrorKind::Input,
                 format!("the edit request is over {limit} bytes, the limit of edit --json-input"),
             ),
             json,
@@ -45,7 +49,7 @@ pub fn run(
         Err(e) => {
             return Outcome::run(
                 Report::error(
-                    "parse",
+                    ErrorKind::Parse,
                     format!("standard input is not one JSON document: {e}"),
                 ),
                 json,

@@ -13,6 +13,7 @@ mod tools;
 pub mod panic;
 mod undo;
 
+use crate::report::kinds::ErrorKind;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -150,7 +151,7 @@ pub fn main() -> ExitCode {
     };
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::error(
-            "usage",
+            ErrorKind::Usage,
             "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
              their own options after their name)",
         );
@@ -165,8 +166,12 @@ pub fn main() -> ExitCode {
         pending.as_ref().map(crate::run::checked_config).transpose()
     };
     let json = wants_json(&args);
-    let config_error =
-        |message: String| emit(Outcome::run(Report::error("config", message), json), &bare);
+    let config_error = |message: String| {
+        emit(
+            Outcome::run(Report::error(ErrorKind::Config, message), json),
+            &bare,
+        )
+    };
     let is_apply = args.command.is_none();
     if !is_apply {
         if let Err(message) = checked(&pending) {

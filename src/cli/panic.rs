@@ -2,6 +2,7 @@
 //! on stdout (an error of kind `internal`), without it one line on stderr, exit status 2, and
 //! the panic's own text on stderr either way. Nothing here is reached on any input that works.
 
+use crate::report::kinds::ErrorKind;
 use std::io::Write as _;
 use std::panic::{self, UnwindSafe};
 use std::process::ExitCode;
@@ -40,7 +41,7 @@ pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
                 .unwrap_or_else(|| "a panic without a message".to_string());
             let message =
                 format!("internal error (a bug in git-llm-apply; please report it): {text}");
-            let report = Report::error("internal", message.clone());
+            let report = Report::error(ErrorKind::Internal, message.clone());
             // Written, not printed: a closed pipe must not panic again here.
             let _ = writeln!(std::io::stderr(), "error: {message}");
             if json {

@@ -6,6 +6,7 @@ pub mod patch_text;
 
 use crate::plan::{Change, Plan};
 use crate::proof::Proof;
+use crate::report::kinds::ErrorKind;
 use hooks::{HookRun, HookStatus};
 
 /// Permission to write these changes, and the index entries of these paths. Its fields are
@@ -44,11 +45,11 @@ pub enum VetoKind {
 
 impl VetoKind {
     /// The report's error kind.
-    pub fn as_str(self) -> &'static str {
+    pub fn kind(self) -> ErrorKind {
         match self {
-            VetoKind::Hook => "veto",
-            VetoKind::HookBroken => "hook",
-            VetoKind::Unproven => "internal-check",
+            VetoKind::Hook => ErrorKind::Veto,
+            VetoKind::HookBroken => ErrorKind::Hook,
+            VetoKind::Unproven => ErrorKind::InternalCheck,
         }
     }
 }

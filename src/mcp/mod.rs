@@ -5,6 +5,7 @@
 pub mod tools;
 pub mod transport;
 
+use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use rmcp::model::{
@@ -232,7 +233,7 @@ impl Server {
                     let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
                     let pending = crate::git::config::Pending::start(&here);
                     if let Err(message) = crate::run::checked_config(&pending) {
-                        return report_result(Report::error("config", message));
+                        return report_result(Report::error(ErrorKind::Config, message));
                     }
                     Shape::of(a.detail, name).result(crate::run::undo::run(a.options(dir)))
                 }

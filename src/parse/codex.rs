@@ -17,6 +17,7 @@
 //! Every repair the input needed becomes a [`Notice`]; anything that would need a guess
 //! (an unknown `***` marker, a hunk line without a prefix) is a [`ParseError::Syntax`].
 
+use crate::report::kinds::NoticeKind;
 use std::ops::Range;
 
 use super::repair::unprefixed::{self, FileLines};
@@ -116,7 +117,7 @@ fn split_lines<'t>(text: &'t str, notes: &mut Notes) -> Vec<&'t str> {
     }
     if crlf {
         notes.add(
-            "crlf-input",
+            NoticeKind::CrlfInput,
             None,
             None,
             "the patch text has CRLF line endings; read as LF",
@@ -139,7 +140,7 @@ fn find_segments(
     while let Some(begin) = lines[from..].iter().position(is_begin).map(|p| p + from) {
         wrapper.outside(&lines[from..begin]);
         if lines[begin] != BEGIN {
-            notes.add("marker-padding", None, Some(begin), PADDING_MSG);
+            notes.add(NoticeKind::MarkerPadding, None, Some(begin), PADDING_MSG);
         }
         let limit = lines[begin + 1..]
             .iter()
@@ -155,7 +156,7 @@ fn find_segments(
         let (body_end, resume) = match end {
             Some(e) => {
                 if lines[e] != END {
-                    notes.add("marker-padding", None, Some(e), PADDING_MSG);
+                    notes.add(NoticeKind::MarkerPadding, None, Some(e), PADDING_MSG);
                 }
                 (e, e + 1)
             }
@@ -171,7 +172,7 @@ fn find_segments(
                     None if limit == lines.len() => match prose() {
                         Some(p) => {
                             notes.add(
-                                "end-marker-missing",
+                                NoticeKind::EndMarkerMissing,
                                 None,
                                 Some(p),
                                 format!("'{END}' is missing; the patch was taken to end where the prose after it starts"),
@@ -194,7 +195,7 @@ fn find_segments(
                     }
                 };
                 notes.add(
-                    "end-marker-missing",
+                    NoticeKind::EndMarkerMissing,
                     None,
                     Some(close),
                     format!("'{END}' is missing; the patch was taken to end at the wrapper that closes it"),
@@ -319,7 +320,7 @@ impl Wrapper {
     fn report(&self, notes: &mut Notes) {
         if self.fence {
             notes.add(
-                "fence-stripped",
+                NoticeKind::FenceStripped,
                 None,
                 None,
                 "the patch was wrapped in a markdown code fence",
@@ -332,7 +333,7 @@ impl Wrapper {
                 " (never closed)"
             };
             notes.add(
-                "heredoc-stripped",
+                NoticeKind::HeredocStripped,
                 None,
                 None,
                 format!("the patch was wrapped in a shell heredoc <<{d}{state}"),
@@ -340,7 +341,7 @@ impl Wrapper {
         }
         if self.prose > 0 {
             notes.add(
-                "prose-ignored",
+                NoticeKind::ProseIgnored,
                 None,
                 None,
                 format!(
@@ -487,7 +488,8 @@ impl Body<'_, '_> {
 
     fn note_padding(&mut self, line: &str, i: usize) {
         if line.trim() != line {
-            self.notes.add("marker-padding", None, Some(i), PADDING_MSG);
+            self.notes
+                .add(NoticeKind::MarkerPadding, None, Some(i), PADDING_MSG);
         }
     }
 
@@ -506,7 +508,7 @@ impl Body<'_, '_> {
             match marker(line) {
                 Some(Marker::EndOfFile) => {
                     self.notes.add(
-                        "stray-end-of-file",
+                        NoticeKind::StrayEndOfFile,
                         Some(path),
                         Some(i),
                         format!("'{END_OF_FILE}' after '{ADD}' means nothing and was ignored"),
@@ -541,7 +543,7 @@ impl Body<'_, '_> {
                 Some(text) => content.push_str(text),
                 None => {
                     self.notes.add(
-                        "add-line-missing-plus",
+                        NoticeKind::AddLineMissingPlus,
                         Some(path),
                         Some(*n),
                         "lines of a new file lacked their leading '+' and were taken as written",
@@ -634,7 +636,7 @@ impl Body<'_, '_> {
             }
             if padded.len() != line.len() {
                 self.notes.add(
-                    "marker-padding",
+                    NoticeKind::MarkerPadding,
                     Some(path),
                     Some(i),
                     "whitespace before '@@' was ignored",
@@ -654,7 +656,7 @@ impl Body<'_, '_> {
                 ));
             }
             self.notes.add(
-                "hunk-header-missing",
+                NoticeKind::HunkHeaderMissing,
                 Some(path),
                 Some(i),
                 "the first hunk had no '@@' line",
@@ -722,7 +724,7 @@ impl Body<'_, '_> {
                 if let Some((n, _)) = blanks.pop() {
                     hunk.lines.pop();
                     self.notes.add(
-                        "trailing-blank-dropped",
+                        NoticeKind::TrailingBlankDropped,
                         Some(path),
                         Some(n),
                         "blank lines after the last line of a hunk were read as separators",
@@ -747,7 +749,7 @@ impl Body<'_, '_> {
         }
         for (n, _) in blanks {
             self.notes.add(
-                "blank-context-line",
+                NoticeKind::BlankContextLine,
                 Some(path),
                 Some(n),
                 "blank lines inside a hunk had no leading space; read as empty context lines",
@@ -779,7 +781,7 @@ impl Body<'_, '_> {
         }
         if let Some(u) = unified_header(line) {
             self.notes.add(
-                "unified-hunk-header",
+                NoticeKind::UnifiedHunkHeader,
                 Some(path),
                 Some(i),
                 "a unified-diff '@@ -a,b +c,d @@' header was read as a hunk start; its numbers are hints",
@@ -793,7 +795,7 @@ impl Body<'_, '_> {
             Some(anchor) => hunk.anchors.push(anchor.to_string()),
             None => {
                 self.notes.add(
-                    "anchor-missing-space",
+                    NoticeKind::AnchorMissingSpace,
                     Some(path),
                     Some(i),
                     "'@@' was not followed by a space before its anchor",
@@ -820,7 +822,7 @@ impl Body<'_, '_> {
             }
         }
         self.notes.add(
-            "no-newline-marker",
+            NoticeKind::NoNewlineMarker,
             Some(path),
             Some(i),
             "a unified-diff '\\ No newline at end of file' line was honoured",
@@ -907,7 +909,7 @@ struct Notes {
 }
 
 struct Note {
-    kind: &'static str,
+    kind: NoticeKind,
     path: Option<String>,
     message: String,
     lines: Vec<usize>,
@@ -917,7 +919,7 @@ impl Notes {
     /// `line` is a 0-based index into the input lines.
     fn add(
         &mut self,
-        kind: &'static str,
+        kind: NoticeKind,
         path: Option<&str>,
         line: Option<usize>,
         message: impl Into<String>,

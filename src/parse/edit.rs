@@ -10,6 +10,7 @@
 //! shown as spaces, a U+00A0, CRLF). An `old_string` found exactly more than once is refused
 //! with every place, unless `replace_all`.
 
+use crate::report::kinds::{ErrorKind, NoticeKind};
 use serde_json::Value;
 use sha2::Digest as _;
 
@@ -436,7 +437,7 @@ fn line_at(text: &str, at: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
-fn refused(kind: &'static str, what: String) -> ParseError {
+fn refused(kind: ErrorKind, what: String) -> ParseError {
     ParseError::Refused { kind, what }
 }
 
@@ -462,7 +463,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
             let now = current.as_ref().map(|c| view_token(&c.bytes));
             if now.as_deref() != Some(t.trim()) {
                 return Err(refused(
-                    "changed-since-view",
+                    ErrorKind::ChangedSinceView,
                     format!(
                         "{which}{path}: the file changed since it was viewed (its view_token is no longer {t}); view it again and resend the edit"
                     ),
@@ -488,7 +489,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
             EditOp::Create { text, .. } => {
                 if probe.exists(&path) || !fp.hunks.is_empty() {
                     return Err(refused(
-                        "exists",
+                        ErrorKind::Exists,
                         format!("{which}{path}: the file already exists; create makes new files only (edit it with str_replace)"),
                     ));
                 }
@@ -512,7 +513,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                 if old.is_empty() {
                     if current.is_some() || !fp.hunks.is_empty() {
                         return Err(refused(
-                            "exists",
+                            ErrorKind::Exists,
                             format!("{which}{path}: an empty old_string creates a file, and this one exists; give the text to replace"),
                         ));
                     }
@@ -548,7 +549,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                 if let Some(n) = *expected {
                     if at.len() != n && !(at.is_empty() && n == 1) {
                         return Err(refused(
-                            "ambiguous",
+                            ErrorKind::Ambiguous,
                             format!(
                                 "{which}{path}: old_string occurs {} times{}, not the {n} that expected_replacements says; nothing was written",
                                 at.len(),
@@ -587,14 +588,14 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                             fp.hunks.push(widened(&cur.text, &group, old.len(), &new));
                         }
                         notices.push(Notice::for_path(
-                            "replaced-all",
+                            NoticeKind::ReplacedAll,
                             &path,
                             format!("replace_all: {k} occurrences replaced"),
                         ));
                     }
                     k => {
                         return Err(refused(
-                            "ambiguous",
+                            ErrorKind::Ambiguous,
                             format!(
                                 "{which}{path}: old_string occurs {k} times (at lines {}); add lines around it so it occurs once, or set replace_all to replace every one",
                                 lines_of_at()
@@ -610,7 +611,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                     && fp.hunks[before..].iter().any(lossy)
                 {
                     return Err(refused(
-                        "encoding",
+                        ErrorKind::Encoding,
                         format!("{which}{path}: the lines this edit changes are not UTF-8 text, which edits cannot name exactly; nothing was written (convert the file to UTF-8 to edit them)"),
                     ));
                 }
@@ -620,7 +621,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
             } => {
                 let Some(cur) = &current else {
                     return Err(refused(
-                        "missing",
+                        ErrorKind::Missing,
                         format!("{which}{path}: no such file to edit"),
                     ));
                 };
@@ -628,7 +629,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                 for a in [start, end] {
                     let Some(line) = a.line.checked_sub(1).and_then(|i| lines.get(i)) else {
                         return Err(refused(
-                            "changed-since-view",
+                            ErrorKind::ChangedSinceView,
                             format!("{which}{path}: there is no line {} (the file has {}); view it again", a.line, lines.len()),
                         ));
                     };
@@ -636,7 +637,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
                         let now = line_hash(line);
                         if *h != now {
                             return Err(refused(
-                                "changed-since-view",
+                                ErrorKind::ChangedSinceView,
                                 format!(
                                     "{which}{path}: line {} is not the one viewed (its hash is now {now}, not {h}); view it again and resend the edit",
                                     a.line
@@ -662,7 +663,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
             EditOp::Insert { after, text, .. } => {
                 let Some(cur) = &current else {
                     return Err(refused(
-                        "missing",
+                        ErrorKind::Missing,
                         format!("{which}{path}: no such file to insert into"),
                     ));
                 };
@@ -708,7 +709,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
         .find(|f| f.full_content.is_some() && !f.hunks.is_empty())
     {
         return Err(refused(
-            "exists",
+            ErrorKind::Exists,
             format!(
                 "{}: edits to a file made in the same request: put its whole text in the create",
                 f.display_path()
@@ -875,7 +876,7 @@ mod tests {
         let ParseError::Refused { kind, what } = e else {
             panic!("{e:?}")
         };
-        assert_eq!(kind, "ambiguous");
+        assert_eq!(kind, ErrorKind::Ambiguous);
         assert!(what.contains("at lines 1, 3"), "{what}");
     }
 
@@ -926,7 +927,7 @@ mod tests {
             matches!(
                 e,
                 ParseError::Refused {
-                    kind: "changed-since-view",
+                    kind: ErrorKind::ChangedSinceView,
                     ..
                 }
             ),

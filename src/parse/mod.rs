@@ -8,6 +8,7 @@ pub mod unified;
 pub mod whole_file;
 
 use crate::patch::{Format, Patch};
+use crate::report::kinds::ErrorKind;
 
 /// The text is not a patch we can apply. `Empty` and `Syntax` are bad input (exit status 2);
 /// `Truncated` is a refusal (exit status 1): the patch reads, but the input stopped before
@@ -28,7 +29,7 @@ pub enum ParseError {
     /// A structured edit that cannot be made as sent (its text is in several places, the
     /// file changed since it was viewed, a file to create exists): a refusal (exit status 1).
     #[error("{what}")]
-    Refused { kind: &'static str, what: String },
+    Refused { kind: ErrorKind, what: String },
     #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
     Truncated {
         /// The file whose section was cut.

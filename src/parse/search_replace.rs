@@ -24,6 +24,7 @@ mod cline;
 mod envelope;
 mod roo;
 
+use crate::report::kinds::NoticeKind;
 use std::collections::HashMap;
 
 use super::{ParseError, PathProbe};
@@ -94,7 +95,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notes = Notes::default();
     if text.contains("\r\n") {
         notes.add(
-            "crlf-input",
+            NoticeKind::CrlfInput,
             None,
             None,
             "the text has CRLF line endings; read as LF",
@@ -269,7 +270,7 @@ impl<'a> Parser<'a, '_> {
         match prev {
             Some(p) if glue => {
                 self.notes.add(
-                    "path-reused",
+                    NoticeKind::PathReused,
                     Some(p),
                     Some(search),
                     "a block without a file path was taken to continue the block before it",
@@ -326,7 +327,7 @@ impl<'a> Parser<'a, '_> {
         // as aider reads such a reply.
         if let Some(p) = prev.filter(|p| found.iter().any(|f| f == p)) {
             self.notes.add(
-                "path-reused",
+                NoticeKind::PathReused,
                 Some(p),
                 Some(block.at),
                 "a block without a file path was taken to continue the block before it",
@@ -336,7 +337,7 @@ impl<'a> Parser<'a, '_> {
         match &found[..] {
             [one] => {
                 self.notes.add(
-                    "path-from-content",
+                    NoticeKind::PathFromContent,
                     Some(one),
                     Some(block.at),
                     "a block that names no file was applied to the only tracked file that holds its SEARCH text",
@@ -417,7 +418,7 @@ impl<'a> Parser<'a, '_> {
                 replace = r;
             }
             self.notes.add(
-                "line-numbers-stripped",
+                NoticeKind::LineNumbersStripped,
                 None,
                 Some(at),
                 "every SEARCH line began with a 'N | ' line number; the numbers were stripped and used as a hint",
@@ -513,7 +514,7 @@ impl<'a> Parser<'a, '_> {
         for m in [search, divider, end] {
             if self.lines[m].trim() != self.lines[m] {
                 self.notes.add(
-                    "marker-padding",
+                    NoticeKind::MarkerPadding,
                     None,
                     Some(m),
                     "whitespace around a SEARCH/REPLACE marker was ignored",
@@ -539,7 +540,7 @@ impl<'a> Parser<'a, '_> {
         let pieces = pieces(&block.search, &block.replace).map_err(|m| syntax(block.at, m))?;
         if pieces.len() > 1 {
             self.notes.add(
-                "elision-split",
+                NoticeKind::ElisionSplit,
                 Some(path),
                 Some(block.at),
                 "elision lines ('...', '// ... existing code ...') split a block into pieces located one by one",
@@ -574,7 +575,7 @@ impl<'a> Parser<'a, '_> {
     ) -> Result<(), ParseError> {
         if empty_replace {
             self.notes.add(
-                "empty-block-ignored",
+                NoticeKind::EmptyBlockIgnored,
                 Some(path),
                 Some(block.at),
                 "a block with empty SEARCH and REPLACE changes nothing and was ignored",
@@ -607,7 +608,7 @@ impl<'a> Parser<'a, '_> {
             ..Hunk::default()
         });
         self.notes.add(
-            "empty-search-appends",
+            NoticeKind::EmptySearchAppends,
             Some(path),
             Some(block.at),
             "an empty SEARCH on an existing file appends the REPLACE text at its end",
@@ -833,12 +834,12 @@ fn syntax(i: usize, message: String) -> ParseError {
 /// Notices gathered while parsing: one per kind and path, listing the lines it happened on.
 #[derive(Default)]
 struct Notes {
-    items: Vec<(&'static str, Option<String>, String, Vec<usize>)>,
+    items: Vec<(NoticeKind, Option<String>, String, Vec<usize>)>,
 }
 
 impl Notes {
     /// `line` is a 0-based index into the input lines.
-    fn add(&mut self, kind: &'static str, path: Option<&str>, line: Option<usize>, message: &str) {
+    fn add(&mut self, kind: NoticeKind, path: Option<&str>, line: Option<usize>, message: &str) {
         let pos = self
             .items
             .iter()

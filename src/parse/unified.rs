@@ -8,6 +8,7 @@ use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
 use crate::quote::{quoted_end, unquote};
+use crate::report::kinds::NoticeKind;
 
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notices = Vec::new();
@@ -32,7 +33,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     });
     if header_cr {
         notices.push(Notice::new(
-            "crlf-patch",
+            NoticeKind::CrlfPatch,
             "the patch text had CRLF line endings; read as LF (each file keeps its own line endings)",
         ));
         crs.iter_mut().for_each(|c| *c = false);
@@ -68,7 +69,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mails = lines.iter().filter(|l| is_mbox_from(l)).count();
     if mails > 0 {
         p.notices.push(Notice::new(
-            "mailbox-read",
+            NoticeKind::MailboxRead,
             format!(
                 "read {mails} mail(s) of a 'git format-patch' mailbox: mail headers, commit messages, diffstats and signatures were ignored; the patches apply in order"
             ),
@@ -76,13 +77,13 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     }
     if p.saw_fence {
         p.notices.push(Notice::new(
-            "fence-stripped",
+            NoticeKind::FenceStripped,
             "the diff was inside a markdown fence; the fence was ignored",
         ));
     }
     if p.prose_lines > 0 {
         p.notices.push(Notice::new(
-            "prose-ignored",
+            NoticeKind::ProseIgnored,
             format!(
                 "{} line(s) of text around the diff were ignored",
                 p.prose_lines
@@ -380,7 +381,7 @@ impl Parser<'_> {
             self.pos += 2;
         } else if let Some((minus, plus, taken, what)) = gnu_header(self.lines, self.pos) {
             self.notices.push(Notice::new(
-                "file-header-repaired",
+                NoticeKind::FileHeaderRepaired,
                 format!(
                     "line {}: {what}; read as GNU patch reads it ('{minus}' to '{plus}')",
                     self.pos + 1
@@ -407,7 +408,7 @@ impl Parser<'_> {
                         format!("lines {}-{next}", self.pos + 1)
                     };
                     body_notices.push(Notice::new(
-                        "junk-between-hunks",
+                        NoticeKind::JunkBetweenHunks,
                         format!(
                             "{at}: text between two hunks was skipped, and the hunks after it \
                              read as well (GNU patch stops reading there and leaves them out)"
@@ -427,7 +428,7 @@ impl Parser<'_> {
                 empty_hunks += 1;
                 left_out.push(at..self.pos);
                 body_notices.push(Notice::new(
-                    "empty-hunk-ignored",
+                    NoticeKind::EmptyHunkIgnored,
                     format!("line {}: a hunk '@@ -0,0 +0,0 @@' without lines changes nothing and was ignored", at + 1),
                 ));
                 continue;
@@ -587,7 +588,7 @@ impl Parser<'_> {
         let so = o.as_ref().map(|s| strip_one(s));
         if exists(&so) {
             let note = Notice::new(
-                "prefix-stripped",
+                NoticeKind::PrefixStripped,
                 format!(
                     "'{}' does not exist but '{}' does; stripped the first path component",
                     o.as_deref().unwrap_or(""),
@@ -615,7 +616,7 @@ impl Parser<'_> {
         };
         if parsed.unusable {
             notices.push(Notice::new(
-                "line-numbers-ignored",
+                NoticeKind::LineNumbersIgnored,
                 format!(
                     "line {header_line}: hunk header '{header}' has a number beyond {}; its numbers were ignored and the hunk is located by its content",
                     super::MAX_LINE_NUMBER
@@ -623,7 +624,7 @@ impl Parser<'_> {
             ));
         } else if parsed.old_start.is_none() {
             notices.push(Notice::new(
-                "no-line-numbers",
+                NoticeKind::NoLineNumbers,
                 format!("line {header_line}: hunk header '{header}' has no line numbers; the hunk is located by its content"),
             ));
         }
@@ -777,13 +778,13 @@ impl Parser<'_> {
         let empties = empty.iter().filter(|e| **e).count();
         if empties > 0 {
             notices.push(Notice::new(
-                "blank-context-repaired",
+                NoticeKind::BlankContextRepaired,
                 format!("hunk at line {header_line}: {empties} empty line(s) read as blank context lines (the leading space was missing)"),
             ));
         }
         if repaired_tabs > 0 {
             notices.push(Notice::new(
-                "context-prefix-repaired",
+                NoticeKind::ContextPrefixRepaired,
                 format!("hunk at line {header_line}: {repaired_tabs} line(s) without a leading ' ' read as context"),
             ));
         }
@@ -836,7 +837,7 @@ impl Parser<'_> {
         if let (Some(oc), Some(nc)) = (parsed.old_count, parsed.new_count) {
             if oc != old_seen || nc != new_seen {
                 notices.push(Notice::new(
-                    "counts-recomputed",
+                    NoticeKind::CountsRecomputed,
                     format!(
                         "hunk at line {header_line}: header says -{oc} +{nc} lines, the hunk has -{old_seen} +{new_seen}; used the lines"
                     ),

@@ -4,9 +4,10 @@
 
 use super::{ParseError, PathProbe};
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
+use crate::report::kinds::NoticeKind;
 
 /// The notice every whole-file reply gets.
-pub const NOTICE: &str = "whole-file-reply";
+pub const NOTICE: NoticeKind = NoticeKind::WholeFileReply;
 
 /// The whole-file blocks of `text`, when its only fenced blocks are such blocks (each right
 /// after a line that is a path alone) and there is at least one; `Ok(None)` when the text is

@@ -2,6 +2,7 @@
 //! (coloured like git's) and one line per applied file on stdout; refusals with their
 //! diagnostics, warnings, notices and errors on stderr; `-q` and `-v` say less or more.
 
+use super::kinds::NoticeKind;
 use std::fmt::Write as _;
 
 use super::color::{Palette, Style};
@@ -55,7 +56,7 @@ pub struct Rendered {
 }
 
 /// Notices that are the result itself rather than a remark about the run.
-const RESULT_NOTICES: [&str; 2] = ["undone", "undo-checked"];
+const RESULT_NOTICES: [NoticeKind; 2] = [NoticeKind::Undone, NoticeKind::UndoChecked];
 
 /// The report without colour, both streams in one text (stdout's part first).
 pub fn render(r: &Report) -> String {
@@ -155,7 +156,7 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         .iter()
         .filter(|_| !quiet)
     {
-        if RESULT_NOTICES.contains(&n.kind.as_str()) {
+        if RESULT_NOTICES.contains(&n.kind) {
             let _ = writeln!(out, "{}", n.message);
         } else {
             let _ = writeln!(err, "notice: {}", n.message);

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod hooks;
 pub mod human;
 pub mod json;
+pub mod kinds;
 pub mod log;
 pub mod view;
 mod wire;
@@ -19,6 +20,7 @@ use crate::patch::{FileOp, Format, Notice};
 use crate::plan::diagnose::Warning;
 use crate::plan::normalize::Pass;
 use crate::plan::{Base, Change, FilePlan, FileStatus, HunkResult, Plan, Strategy};
+pub use kinds::{ErrorKind, NoticeKind};
 
 /// The JSON schema version; bumped on any incompatible change.
 pub const SCHEMA: u32 = 1;
@@ -139,7 +141,7 @@ impl FileReport {
 pub struct ErrorReport {
     /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`, `config`, `veto`,
     /// `hook`, `verify`, `rollback`.
-    pub kind: String,
+    pub kind: ErrorKind,
     pub message: String,
 }
 
@@ -209,7 +211,7 @@ impl Report {
     }
 
     /// A run that failed before planning (bad input, no repository…).
-    pub fn error(kind: &str, message: impl Into<String>) -> Report {
+    pub fn error(kind: ErrorKind, message: impl Into<String>) -> Report {
         Report {
             schema: SCHEMA,
             status: RunStatus::Error,
@@ -221,7 +223,7 @@ impl Report {
             summary: Summary::default(),
             notices: Vec::new(),
             errors: vec![ErrorReport {
-                kind: kind.to_string(),
+                kind,
                 message: message.into(),
             }],
             snapshot: None,

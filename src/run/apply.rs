@@ -1,5 +1,6 @@
 //! `git llm-apply [PATCH]...`: read, parse, plan, gate, write, report.
 
+use crate::report::kinds::{ErrorKind, NoticeKind};
 use std::path::PathBuf;
 
 use super::hooks::{self as apply_hooks, HookRuns};
@@ -23,7 +24,7 @@ pub fn run(options: ApplyOptions) -> Report {
     }
 }
 
-fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
+fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     Box::new(Report::error(kind, message))
 }
 
@@ -46,14 +47,14 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     if let Some(t) = &tag {
         if !snapshot::valid_session(t) {
             return Err(fail(
-                "usage",
+                ErrorKind::Usage,
                 format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
             ));
         }
     }
     let label = label.as_deref().and_then(snapshot::one_line);
     if index && repo_required(&dir) {
-        return Err(fail("usage", "--index needs a git repository"));
+        return Err(fail(ErrorKind::Usage, "--index needs a git repository"));
     }
     let edits = match &patches {
         Patches::Edits(ops) => Some(ops.clone()),
@@ -63,14 +64,18 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         Some(d) => {
             if !d.is_dir() {
                 return Err(fail(
-                    "usage",
+                    ErrorKind::Usage,
                     format!("cannot change to '{}': not a directory", d.display()),
                 ));
             }
             d
         }
-        None => std::env::current_dir()
-            .map_err(|e| fail("io", format!("cannot read the current directory: {e}")))?,
+        None => std::env::current_dir().map_err(|e| {
+            fail(
+                ErrorKind::Io,
+                format!("cannot read the current directory: {e}"),
+            )
+        })?,
     };
     // git config is read by the caller, or here: in this process, no git runs for it.
     let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
@@ -78,7 +83,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         Some(opened) => Repo::opened(opened, &cwd).map(Some),
         None => Repo::discover(&cwd),
     }
-    .map_err(|e| fail("repository", e.to_string()))?;
+    .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
     let root = match &repo {
         Some(r) => r.work_dir.clone(),
         None => cwd.clone(),
@@ -113,9 +118,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     };
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
-    let (_, config) = super::checked_config(&config).map_err(|e| fail("config", e))?;
+    let (_, config) = super::checked_config(&config).map_err(|e| fail(ErrorKind::Config, e))?;
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
-        return Err(fail("input", e.to_string()));
+        return Err(fail(ErrorKind::Input, e.to_string()));
     }
     // Before anything else is read or written: the lock, and the recovery of an interrupted
     // apply.
@@ -130,7 +135,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .unwrap_or_default();
     if repo.is_none() {
         extra_notices.push(Notice::new(
-            "not-a-repository",
+            NoticeKind::NotARepository,
             "not inside a git repository: text-level strategies only, no snapshot",
         ));
     }
@@ -174,7 +179,8 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
 
     let history_depth = match &repo {
         Some(repo) => Some(
-            plan::history::depth_from_config(repo).map_err(|e| fail("config", e.to_string()))?,
+            plan::history::depth_from_config(repo)
+                .map_err(|e| fail(ErrorKind::Config, e.to_string()))?,
         ),
         None => None,
     };
@@ -194,7 +200,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let found = match &repo {
         Some(r) => Some(
             Hooks::from_config(&root, r.common_dir(), &config)
-                .map_err(|e| fail("config", e.to_string()))?,
+                .map_err(|e| fail(ErrorKind::Config, e.to_string()))?,
         ),
         None => None,
     };
@@ -219,12 +225,13 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         let planned = apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
         hooks
             .run_pre(patch, &plan, &planned)
-            .map_err(|e| fail("io", e))?;
+            .map_err(|e| fail(ErrorKind::Io, e))?;
         // A pre hook may have fetched preimage blobs (fetch-missing-blobs in a shallow or
         // partial clone): plan again so the three-way strategy can use them, and let the
         // hook judge the plan that will actually be written.
         if hooks.pre_passed() && !absent.is_empty() {
-            let fresh = Repo::discover(&cwd).map_err(|e| fail("repository", e.to_string()))?;
+            let fresh =
+                Repo::discover(&cwd).map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
             if let Some(fresh) = fresh.filter(|f| {
                 apply_hooks::absent_preimages(f, &original, revert).len() < absent.len()
             }) {
@@ -234,14 +241,14 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
                         apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
                     hooks
                         .run_pre(patch, &plan, &planned)
-                        .map_err(|e| fail("io", e))?;
+                        .map_err(|e| fail(ErrorKind::Io, e))?;
                 }
             }
         }
     }
     hooks
         .prepare_post(patch, &plan)
-        .map_err(|e| fail("io", e))?;
+        .map_err(|e| fail(ErrorKind::Io, e))?;
     #[cfg(debug_assertions)]
     corrupt_for_tests(&mut plan);
     // --index: each touched path's index entry is decided before anything is written.
@@ -275,7 +282,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     if let (Some(r), Some(token), true) = (&repo, &token, index && report.written && !staged) {
         if let Err(message) = write::index::stage(r, token, &staging) {
             report.errors.push(ErrorReport {
-                kind: "index".into(),
+                kind: ErrorKind::Index,
                 message,
             });
         }
@@ -294,7 +301,7 @@ fn read_inputs(
     let configured = || {
         super::checked_config(config)
             .map(|(_, c)| c.max_patch_size)
-            .map_err(|e| fail("config", e))
+            .map_err(|e| fail(ErrorKind::Config, e))
     };
     match patches {
         Patches::Files(names) => {
@@ -315,7 +322,7 @@ fn read_inputs(
                 }
                 read => read,
             }
-            .map_err(|e| fail("input", e.to_string()))
+            .map_err(|e| fail(ErrorKind::Input, e.to_string()))
         }
         // The edits' JSON stands for them: its size is held to the limit, and its digest is
         // the one the snapshot records.
@@ -333,7 +340,7 @@ fn read_inputs(
                     size: Some(text.len() as u64),
                     limit,
                 };
-                return Err(fail("input", e.to_string()));
+                return Err(fail(ErrorKind::Input, e.to_string()));
             }
             Ok(vec![input::Input {
                 name: "<stdin>".into(),
@@ -394,7 +401,7 @@ fn parse_inputs(
                 r.format = Some(Format::SearchReplace);
                 r
             }
-            e => fail("parse", e.to_string()),
+            e => fail(ErrorKind::Parse, e.to_string()),
         });
     }
     let mut combined: Option<Patch> = None;
@@ -410,19 +417,19 @@ fn parse_inputs(
                 // The patch reads but the input stopped before it did: a refusal, not bad
                 // input, and nothing of the patch is written (not even with --partial).
                 parse::ParseError::Truncated { .. } => {
-                    let mut r = fail("truncated", message);
+                    let mut r = fail(ErrorKind::Truncated, message);
                     r.status = RunStatus::Refused;
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
                 }
                 // The text does not say which file it edits and several could be meant.
                 parse::ParseError::Ambiguous { .. } => {
-                    let mut r = fail("ambiguous-path", message);
+                    let mut r = fail(ErrorKind::AmbiguousPath, message);
                     r.status = RunStatus::Refused;
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
                     r
                 }
-                _ => fail("parse", message),
+                _ => fail(ErrorKind::Parse, message),
             }
         })?;
         match &mut combined {
@@ -467,7 +474,7 @@ fn make_plan(
         history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
     };
     plan::plan(patch, wt, &opts)
-        .map_err(|e| fail("io", format!("reading the work tree failed: {e}")))
+        .map_err(|e| fail(ErrorKind::Io, format!("reading the work tree failed: {e}")))
 }
 
 /// Whether the directory we run in lies outside every repository.
@@ -504,12 +511,12 @@ fn decide_and_write(
             // it is.
             let (kind, message, why) = match write::unchanged_since_read(root, &plan.changes) {
                 Err(changed) => (
-                    "write",
+                    ErrorKind::Write,
                     changed.to_string(),
                     "not written: a file changed while it was being patched",
                 ),
                 Ok(()) => (
-                    "internal-check",
+                    ErrorKind::InternalCheck,
                     format!(
                         "the planned result failed its check against the patch ({failure}); \
                          nothing was written. This is a fault in git-llm-apply, not in the \
@@ -518,10 +525,7 @@ fn decide_and_write(
                     "not written: the plan failed its internal check",
                 ),
             };
-            r.errors.push(ErrorReport {
-                kind: kind.into(),
-                message,
-            });
+            r.errors.push(ErrorReport { kind, message });
             not_written_because(&mut r, why);
             return (r, None);
         }
@@ -547,14 +551,11 @@ fn decide_and_write(
     } else {
         (RunStatus::Refused, false)
     };
-    let refused = |why: &str, kind: &str, message: String, hooks: &HookRuns<'_>| {
+    let refused = |why: &str, kind: ErrorKind, message: String, hooks: &HookRuns<'_>| {
         let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
         r.check = check;
         r.reverse = revert;
-        r.errors.push(ErrorReport {
-            kind: kind.into(),
-            message,
-        });
+        r.errors.push(ErrorReport { kind, message });
         r.hooks = hooks.reports.clone();
         not_written_because(&mut r, why);
         r
@@ -574,7 +575,7 @@ fn decide_and_write(
             return (
                 refused(
                     "not written: the pre-llm-apply hook refused the apply",
-                    kind.as_str(),
+                    kind.kind(),
                     reason,
                     hooks,
                 ),
@@ -612,7 +613,7 @@ fn decide_and_write(
             return (
                 refused(
                     "not written: writing another file failed",
-                    "write",
+                    ErrorKind::Write,
                     message,
                     hooks,
                 ),
@@ -630,7 +631,7 @@ fn decide_and_write(
             let back = apply_hooks::roll_back(root, &token, recorded);
             let mut r = refused(
                 "rolled back: the post-llm-apply hook failed under --verify",
-                "verify",
+                ErrorKind::Verify,
                 format!(
                     "{}; --verify rolled the apply back: every file is as it was before",
                     run.describe()
@@ -642,7 +643,7 @@ fn decide_and_write(
                 r.written = true;
                 r.snapshot = report.snapshot.clone();
                 r.errors.push(ErrorReport {
-                    kind: "rollback".into(),
+                    kind: ErrorKind::Rollback,
                     message: back.unrestored_message(),
                 });
             }
@@ -650,7 +651,7 @@ fn decide_and_write(
         }
         Some(run) if !run.status.passed() => {
             report.notices.push(Notice::new(
-                "post-hook-failed",
+                NoticeKind::PostHookFailed,
                 format!(
                     "{}; the apply stands (--verify or llm-apply.verify rolls back instead)",
                     run.describe()
@@ -659,7 +660,7 @@ fn decide_and_write(
         }
         Some(_) => {}
         None if hooks.verify => report.notices.push(Notice::new(
-            "nothing-verified",
+            NoticeKind::NothingVerified,
             "--verify: there is no post-llm-apply hook, so nothing was verified",
         )),
         None => {}
@@ -681,7 +682,7 @@ fn index_refused(
     r.reverse = revert;
     for u in refused {
         r.errors.push(ErrorReport {
-            kind: "index".into(),
+            kind: ErrorKind::Index,
             message: format!("--index: {}: {}; nothing was written", u.path, u.reason),
         });
     }

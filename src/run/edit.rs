@@ -2,6 +2,7 @@
 //! same apply as a patch, or, for a text-editor `view` command, the view. Shared by
 //! `edit --json-input` and the MCP `edit` and `view` tools.
 
+use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use super::options::{ApplyOptions, Patches};
@@ -43,7 +44,7 @@ pub fn run(options: EditOptions) -> EditOutcome {
         }
         Ok(Request::Edits(ops)) => ops,
         Err(e) => {
-            let r = Report::error("parse", format!("the edit request: {e}"));
+            let r = Report::error(ErrorKind::Parse, format!("the edit request: {e}"));
             return EditOutcome::Applied(r);
         }
     };

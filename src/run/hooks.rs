@@ -2,6 +2,7 @@
 //! the normalised patch in a temp file), which of their runs the gate must weigh, and taking
 //! a write back when the post hook rejects it under `--verify`.
 
+use crate::report::kinds::NoticeKind;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -203,7 +204,7 @@ pub fn roll_back(
                 Ok(j) => Some(j),
                 Err(e) => {
                     out.notices.push(Notice::new(
-                        "rollback-unjournaled",
+                        NoticeKind::RollbackUnjournaled,
                         format!("the rollback runs without a journal: {e}"),
                     ));
                     None
@@ -225,11 +226,11 @@ pub fn roll_back(
     if let Some((session, id)) = recorded {
         match snapshot::mark_undone(session.repo, id) {
             Ok(()) => out.notices.push(Notice::new(
-                "rolled-back",
+                NoticeKind::RolledBack,
                 format!("snapshot {id} recorded this apply and is marked undone"),
             )),
             Err(e) => out.notices.push(Notice::new(
-                "rollback-snapshot",
+                NoticeKind::RollbackSnapshot,
                 format!(
                     "the files were restored, but snapshot {id} could not be marked undone: {e}"
                 ),
@@ -239,7 +240,7 @@ pub fn roll_back(
     if let Some(j) = journal {
         if let Err(e) = j.finish() {
             out.notices.push(Notice::new(
-                "rollback-journal",
+                NoticeKind::RollbackJournal,
                 format!("every file was restored, but the journal could not be removed: {e}"),
             ));
         }

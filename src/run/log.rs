@@ -1,5 +1,6 @@
 //! `git llm-apply log`: the recorded applies (and undos), newest first.
 
+use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use super::options::LogOptions;
@@ -20,7 +21,7 @@ fn log(dir: Option<PathBuf>) -> Result<LogReport, Box<Report>> {
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
     let session = session::open(&repo, false)?;
     let infos = snapshot::list(&repo).map_err(|e| {
-        let mut r = fail("snapshot", e.to_string());
+        let mut r = fail(ErrorKind::Snapshot, e.to_string());
         r.notices = session.notices.clone();
         r
     })?;

@@ -3,6 +3,7 @@
 //! that an earlier run left unfinished. Also the one door to the writer for commands that
 //! record a snapshot.
 
+use crate::report::kinds::{ErrorKind, NoticeKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,7 +24,7 @@ use crate::write::restore::{self, RestorePlan};
 pub const LOCK_TIMEOUT_KEY: &str = "llm-apply.lockTimeout";
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
-pub fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
+pub fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     Box::new(Report::error(kind, message))
 }
 
@@ -32,19 +33,28 @@ pub fn start_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
     match dir {
         Some(d) if d.is_dir() => Ok(d),
         Some(d) => Err(fail(
-            "usage",
+            ErrorKind::Usage,
             format!("cannot change to '{}': not a directory", d.display()),
         )),
-        None => std::env::current_dir()
-            .map_err(|e| fail("io", format!("cannot read the current directory: {e}"))),
+        None => std::env::current_dir().map_err(|e| {
+            fail(
+                ErrorKind::Io,
+                format!("cannot read the current directory: {e}"),
+            )
+        }),
     }
 }
 
 /// The repository around `cwd`, or a report saying `why` one is needed.
 pub fn require_repo(cwd: &std::path::Path, why: &str) -> Result<crate::repo::Repo, Box<Report>> {
     crate::repo::Repo::discover(cwd)
-        .map_err(|e| fail("repository", e.to_string()))?
-        .ok_or_else(|| fail("repository", format!("not inside a git repository: {why}")))
+        .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?
+        .ok_or_else(|| {
+            fail(
+                ErrorKind::Repository,
+                format!("not inside a git repository: {why}"),
+            )
+        })
 }
 
 /// A run in a repository, holding its worktree's lock.
@@ -70,20 +80,20 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
         Ok(lock) => Some(lock),
         Err(e @ LockError::Io { .. }) if !records => {
             notices.push(Notice::new(
-                "unlocked",
+                NoticeKind::Unlocked,
                 format!("{e}; going on without the lock, as this run records nothing"),
             ));
             None
         }
         Err(e @ LockError::Io { .. }) => {
             return Err(fail(
-                "lock",
+                ErrorKind::Lock,
                 format!("{e} (--no-snapshot applies without recording a snapshot)"),
             ))
         }
         Err(e @ LockError::Timeout { .. }) => {
             let mut r = fail(
-                "lock",
+                ErrorKind::Lock,
                 format!("{e}; nothing was written: retry once that run has ended"),
             );
             r.status = crate::report::RunStatus::Busy;
@@ -93,7 +103,7 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
     hold_for_tests();
     let pending = Journal::pending(repo).map_err(|e| {
         fail(
-            "recovery",
+            ErrorKind::Recovery,
             format!("{e}; remove it once the files it names are as they should be"),
         )
     })?;
@@ -105,7 +115,7 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
     if let Some(p) = pending {
         let Some(lock) = &lock else {
             return Err(fail(
-                "recovery",
+                ErrorKind::Recovery,
                 format!(
                     "an interrupted apply ({}) must be rolled back first, and that needs the \
                      lock this run could not take",
@@ -135,7 +145,7 @@ fn check_git_version(repo: &Repo) -> Result<(), Box<Report>> {
     let facts = crate::git::binary::facts(Some(repo.git_dir()));
     match facts.version() {
         Some(v) if v < MIN_GIT => Err(fail(
-            "git-version",
+            ErrorKind::GitVersion,
             format!(
                 "{} is {}, but git-llm-apply needs git {}.{} or newer (set \
                      GIT_LLM_APPLY_GIT to a newer git)",
@@ -155,7 +165,7 @@ fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
         Ok(None) => Ok(DEFAULT_LOCK_TIMEOUT),
         Ok(Some(n)) if n >= 0 => Ok(Duration::from_secs(n.unsigned_abs())),
         _ => Err(fail(
-            "usage",
+            ErrorKind::Usage,
             format!(
                 "git config {LOCK_TIMEOUT_KEY} is {:?}, not a number of seconds (0 or more)",
                 config
@@ -197,7 +207,7 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
     };
     let broken = |what: String| {
         fail(
-            "recovery",
+            ErrorKind::Recovery,
             format!(
                 "an interrupted apply left {}/journal naming snapshot {id}, but {what}; the \
                  journal is kept, so the next run tries again (to give up instead, put the \
@@ -318,7 +328,7 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
         message.push_str("; but ");
         message.push_str(&t);
     }
-    Ok(Notice::new("recovered", message))
+    Ok(Notice::new(NoticeKind::Recovered, message))
 }
 
 /// A run that died before its journal named a snapshot wrote no file; the snapshot it may
@@ -331,7 +341,7 @@ fn recover_unnamed(
 ) -> Result<Notice, Box<Report>> {
     let broken = |what: String| {
         fail(
-            "recovery",
+            ErrorKind::Recovery,
             format!(
                 "an interrupted apply left {}/journal, but {what}; the journal is kept, so \
                  the next run tries again",
@@ -362,7 +372,7 @@ fn recover_unnamed(
     if let Err(e) = pending.clear(lock) {
         message.push_str(&format!("; but the journal could not be removed: {e}"));
     }
-    Ok(Notice::new("recovered", message))
+    Ok(Notice::new(NoticeKind::Recovered, message))
 }
 
 /// Directories an interrupted apply created (its journal says which), deepest first, where
@@ -572,7 +582,7 @@ pub fn write(
         }
         return Ok(Done {
             snapshot: None,
-            notices: vec![Notice::new("no-snapshot", message)],
+            notices: vec![Notice::new(NoticeKind::NoSnapshot, message)],
         });
     }
     let Some(lock) = &session.lock else {
@@ -607,7 +617,7 @@ pub fn write(
     let notices = done
         .warnings
         .iter()
-        .map(|w| Notice::new("snapshot-housekeeping", w.clone()))
+        .map(|w| Notice::new(NoticeKind::SnapshotHousekeeping, w.clone()))
         .collect();
     Ok(Done {
         snapshot: Some(done.snapshot),

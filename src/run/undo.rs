@@ -1,6 +1,7 @@
 //! `git llm-apply undo [ID]` (and `--revert` without PATCH): take one apply's change back
 //! out of the work tree, keeping what was edited since, never touching HEAD or the index.
 
+use crate::report::kinds::{ErrorKind, NoticeKind};
 use std::path::PathBuf;
 
 use super::options::UndoOptions;
@@ -37,7 +38,7 @@ pub fn run(options: UndoOptions) -> Report {
 
 /// A refusal of a request that was understood but cannot be done: exit 1, nothing written
 /// (an unknown or malformed ID stays a usage error, exit 2).
-fn refuse(kind: &str, message: impl Into<String>) -> Box<Report> {
+fn refuse(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     let mut r = fail(kind, message);
     r.status = RunStatus::Refused;
     r
@@ -58,13 +59,13 @@ fn undo(
     }
     if tag.is_some() && id.is_some() {
         return Err(fail(
-            "usage",
+            ErrorKind::Usage,
             "give either a snapshot ID or --session, not both",
         ));
     }
     if tag.is_some() && check {
         return Err(fail(
-            "usage",
+            ErrorKind::Usage,
             "--check does not go with --session yet: each undo of a session depends on the \
              one before it; check the newest with undo --check ID",
         ));
@@ -94,22 +95,22 @@ fn undo_locked(
     let target = match id {
         Some(text) => text
             .parse::<SnapshotId>()
-            .map_err(|e| fail("usage", e.to_string()))?,
+            .map_err(|e| fail(ErrorKind::Usage, e.to_string()))?,
         None => most_recent_apply(repo, &here)?,
     };
     let snap = snapshot::read(repo, target).map_err(|e| match e {
         SnapshotError::NotFound { .. } => fail(
-            "usage",
+            ErrorKind::Usage,
             format!("{e}; git llm-apply log lists the snapshots there are"),
         ),
-        e => fail("snapshot", e.to_string()),
+        e => fail(ErrorKind::Snapshot, e.to_string()),
     })?;
     if !snapshot::made_in(snap.info(), &here) {
         // Its paths are another work tree's files: compared with this one's, the undo would
         // find nothing to restore, or restore the wrong files.
         let there = snap.info().worktree.clone().unwrap_or_default();
         return Err(refuse(
-            "other-worktree",
+            ErrorKind::OtherWorktree,
             format!(
                 "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
                  nothing was written. Undo it there: git llm-apply undo {target} --worktree \
@@ -118,10 +119,17 @@ fn undo_locked(
         ));
     }
     if let Status::Undone { .. } = snap.info().status {
-        return Err(refuse("already-undone", already_undone(repo, target)));
+        return Err(refuse(
+            ErrorKind::AlreadyUndone,
+            already_undone(repo, target),
+        ));
     }
-    let plan = restore::plan_undo(repo, &snap, force)
-        .map_err(|e| fail("snapshot", format!("cannot undo snapshot {target}: {e}")))?;
+    let plan = restore::plan_undo(repo, &snap, force).map_err(|e| {
+        fail(
+            ErrorKind::Snapshot,
+            format!("cannot undo snapshot {target}: {e}"),
+        )
+    })?;
     let as_plan = plan.to_plan();
     let mut notices = session.notices.clone();
 
@@ -151,7 +159,7 @@ fn undo_locked(
         }
         let paths = plan.refused_paths().join(", ");
         notices.push(Notice::new(
-            "undo-refused",
+            NoticeKind::UndoRefused,
             format!(
                 "snapshot {target} was not undone, nothing was written: {paths} cannot be \
                  taken back without losing what was written since; git llm-apply undo \
@@ -164,7 +172,7 @@ fn undo_locked(
     }
     if check {
         notices.push(Notice::new(
-            "undo-checked",
+            NoticeKind::UndoChecked,
             format!("snapshot {target} can be undone; nothing was written"),
         ));
         report.notices.extend(notices);
@@ -173,12 +181,17 @@ fn undo_locked(
 
     // An --index apply staged its change: the entries that still hold it are put back,
     // with the files (under the undo's journal) when the undo writes any.
-    let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
-        .map_err(|e| fail("index", format!("cannot undo snapshot {target}: {e}")))?;
+    let (unstage, index_left) =
+        write::index::unstaging(repo, snap.index_changes()).map_err(|e| {
+            fail(
+                ErrorKind::Index,
+                format!("cannot undo snapshot {target}: {e}"),
+            )
+        })?;
     let index = unstage.iter().map(|s| s.path.clone()).collect();
     let token = match gate::approve_restore(as_plan.changes.clone(), index) {
         Verdict::Approved(t) => t,
-        Verdict::Vetoed { reason, .. } => return Err(refuse("veto", reason)),
+        Verdict::Vetoed { reason, .. } => return Err(refuse(ErrorKind::Veto, reason)),
     };
     if !as_plan.changes.is_empty() {
         // The undo is itself recorded: the snapshot keeps the content it overwrites (later
@@ -221,7 +234,7 @@ fn undo_locked(
                 r.reverse = true;
                 r.undo = true;
                 r.errors.push(ErrorReport {
-                    kind: "write".into(),
+                    kind: ErrorKind::Write,
                     message,
                 });
                 r.notices.extend(notices);
@@ -240,7 +253,7 @@ fn undo_locked(
             if !unstage.is_empty() {
                 let paths: Vec<&str> = unstage.iter().map(|s| s.path.as_str()).collect();
                 notices.push(Notice::new(
-                    "index-restored",
+                    NoticeKind::IndexRestored,
                     format!(
                         "the index entries the apply staged were put back: {}",
                         paths.join(", ")
@@ -249,7 +262,7 @@ fn undo_locked(
             }
             if !index_left.is_empty() {
                 notices.push(Notice::new(
-                    "index-kept",
+                    NoticeKind::IndexKept,
                     format!(
                         "the index entries of {} changed since the apply staged them, so they \
                          were left as they are",
@@ -259,7 +272,7 @@ fn undo_locked(
             }
         }
         Err(e) => report.errors.push(ErrorReport {
-            kind: "index".into(),
+            kind: ErrorKind::Index,
             message: format!("the files were restored, but the index was not: {e}"),
         }),
     }
@@ -268,7 +281,7 @@ fn undo_locked(
     if report.snapshot.is_none() {
         if let Err(e) = snapshot::record_undo(repo, target) {
             report.errors.push(ErrorReport {
-                kind: "snapshot".into(),
+                kind: ErrorKind::Snapshot,
                 message: format!(
                     "the files were restored, but marking snapshot {target} undone failed: {e}"
                 ),
@@ -286,7 +299,7 @@ fn undo_locked(
     } else {
         message.push_str(": nothing to undo, its paths already held their pre-apply content");
     }
-    notices.push(Notice::new("undone", message));
+    notices.push(Notice::new(NoticeKind::Undone, message));
     report.notices.extend(notices);
     Ok(report)
 }
@@ -301,7 +314,7 @@ fn undo_session(
     force: bool,
 ) -> Result<Report, Box<Report>> {
     let here = snapshot::worktree_name(repo);
-    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let infos = snapshot::list(repo).map_err(|e| fail(ErrorKind::Snapshot, e.to_string()))?;
     let targets: Vec<SnapshotId> = infos
         .iter()
         .filter(|i| {
@@ -314,7 +327,7 @@ fn undo_session(
         .collect();
     if targets.is_empty() {
         return Err(refuse(
-            "nothing-to-undo",
+            ErrorKind::NothingToUndo,
             format!(
                 "nothing to undo: no apply of session {tag} is still applied here (git \
                  llm-apply log lists the snapshots and their sessions)"
@@ -356,7 +369,7 @@ fn undo_session(
             }
             refused
                 .notices
-                .push(Notice::new("session-undo-refused", message));
+                .push(Notice::new(NoticeKind::SessionUndoRefused, message));
             return Ok(refused);
         }
         if let Some(s) = &r.snapshot {
@@ -383,7 +396,7 @@ fn undo_session(
     }
     let ids: Vec<String> = targets.iter().map(ToString::to_string).collect();
     all.notices.push(Notice::new(
-        "session-undone",
+        NoticeKind::SessionUndone,
         format!(
             "session {tag} undone: snapshots {} (newest first)",
             ids.join(", ")
@@ -419,7 +432,7 @@ fn take_back(repo: &Repo, session: &Session, undos: &[SnapshotId]) -> Vec<String
 fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Report>> {
     let not_ours = |why: &str| {
         fail(
-            "usage",
+            ErrorKind::Usage,
             format!(
                 "--worktree {}: {why} (git worktree list shows this repository's worktrees)",
                 path.display()
@@ -430,7 +443,7 @@ fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Repor
         return Err(not_ours("not a directory"));
     }
     let other = Repo::discover(path)
-        .map_err(|e| fail("repository", e.to_string()))?
+        .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?
         .ok_or_else(|| not_ours("not inside a git repository"))?;
     let same = |a: &std::path::Path, b: &std::path::Path| {
         std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
@@ -444,7 +457,7 @@ fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Repor
 /// The newest snapshot of an apply made in this work tree (snapshots taken before an undo
 /// are not applies; other worktrees' applies are undone there).
 fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>> {
-    let infos = snapshot::list(repo).map_err(|e| fail("snapshot", e.to_string()))?;
+    let infos = snapshot::list(repo).map_err(|e| fail(ErrorKind::Snapshot, e.to_string()))?;
     let elsewhere = infos.iter().any(|i| !snapshot::made_in(i, here));
     let mut applies = infos
         .iter()
@@ -458,7 +471,7 @@ fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>>
                 "; other worktrees' applies are undone there (git llm-apply log lists them)",
             );
         }
-        refuse("nothing-to-undo", message)
+        refuse(ErrorKind::NothingToUndo, message)
     })?;
     if let Status::Undone { .. } = newest.status {
         let next = applies.find(|i| i.status == Status::Applied);
@@ -475,7 +488,7 @@ fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>>
                 id = newest.id
             ),
         };
-        return Err(refuse("already-undone", message));
+        return Err(refuse(ErrorKind::AlreadyUndone, message));
     }
     Ok(newest.id)
 }

@@ -1,6 +1,7 @@
 //! `view`: a file's lines with their numbers (optionally each line's hash, which `edit` takes
 //! as an anchor), or a directory's entries. Read-only: it takes no lock and writes nothing.
 
+use crate::report::kinds::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::session;
@@ -22,7 +23,7 @@ pub struct ViewOptions {
     pub dir: Option<PathBuf>,
 }
 
-fn fail(kind: &str, message: impl Into<String>) -> Box<Report> {
+fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     let mut r = Report::error(kind, message);
     r.status = crate::report::RunStatus::Refused;
     Box::new(r)
@@ -35,8 +36,12 @@ pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
         Ok(Some(r)) => r.work_dir.clone(),
         _ => cwd.clone(),
     };
-    let rel = relative(&request.path, &root)
-        .ok_or_else(|| fail("path", format!("{}: outside the work tree", request.path)))?;
+    let rel = relative(&request.path, &root).ok_or_else(|| {
+        fail(
+            ErrorKind::Path,
+            format!("{}: outside the work tree", request.path),
+        )
+    })?;
     let full = root.join(&rel);
     let inside = root.canonicalize().ok().and_then(|r| {
         full.canonicalize()
@@ -44,17 +49,27 @@ pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
             .map(|f| f.starts_with(&r) && !f.components().any(|c| c.as_os_str() == ".git"))
     });
     match inside {
-        None => return Err(fail("missing", format!("{rel}: no such file or directory"))),
-        Some(false) => return Err(fail("path", format!("{rel}: outside the work tree"))),
+        None => {
+            return Err(fail(
+                ErrorKind::Missing,
+                format!("{rel}: no such file or directory"),
+            ))
+        }
+        Some(false) => {
+            return Err(fail(
+                ErrorKind::Path,
+                format!("{rel}: outside the work tree"),
+            ))
+        }
         Some(true) => {}
     }
     if full.is_dir() {
         return Ok(directory(&full, &rel));
     }
-    let bytes = std::fs::read(&full).map_err(|e| fail("io", format!("{rel}: {e}")))?;
+    let bytes = std::fs::read(&full).map_err(|e| fail(ErrorKind::Io, format!("{rel}: {e}")))?;
     if memchr::memchr(0, &bytes[..bytes.len().min(8000)]).is_some() {
         return Err(fail(
-            "binary",
+            ErrorKind::Binary,
             format!("{rel}: a binary file; view shows text"),
         ));
     }

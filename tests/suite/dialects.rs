@@ -183,54 +183,32 @@ fn every_dialect_fixture_gives_its_expected_bytes_status_and_notices() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every notice kind the source can emit — a literal handed to `Notice::new`,
-/// `Notice::for_path` or a parser's `notes.add`, or a repair's `NOTICE` constant — is
-/// listed in docs/json.md.
+/// Every notice kind and every error kind (the enums in `report/kinds.rs`, the only way the
+/// code names one) is listed in docs/json.md.
 #[test]
-fn every_notice_kind_the_code_emits_is_documented_in_docs_json_md() {
-    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).expect("read src").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                sources(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
+fn every_notice_and_error_kind_is_documented_in_docs_json_md() {
+    use git_llm_apply::report::kinds::{ErrorKind, NoticeKind};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = std::fs::read_to_string(root.join("docs/json.md")).expect("docs/json.md");
-    let mut files = Vec::new();
-    sources(&root.join("src"), &mut files);
-    let openers = [
-        "Notice::new(",
-        "Notice::for_path(",
-        "notes.add(",
-        "NOTICE: &str =",
-    ];
-    let mut kinds = std::collections::BTreeSet::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("read source");
-        for opener in openers {
-            for (at, _) in text.match_indices(opener) {
-                let rest = text[at + opener.len()..].trim_start();
-                let Some(lit) = rest.strip_prefix('"') else {
-                    continue;
-                };
-                let kind: String = lit.chars().take_while(|&c| c != '"').collect();
-                if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') {
-                    kinds.insert(kind);
-                }
-            }
-        }
-    }
-    assert!(kinds.len() > 20, "the notice kinds are found: {kinds:?}");
-    let missing: Vec<&String> = kinds
+    let missing: Vec<&str> = NoticeKind::ALL
         .iter()
+        .map(|k| k.as_str())
         .filter(|k| !doc.contains(&format!("| `{k}` |")))
         .collect();
     assert!(
         missing.is_empty(),
         "docs/json.md's notice table lacks {missing:?}"
+    );
+    // The errors are listed in the paragraph that opens with "An **error** has `kind`".
+    let at = doc.find("An **error** has `kind`").expect("the errors paragraph");
+    let paragraph = &doc[at..at + doc[at..].find("\n\n").expect("its end")];
+    let missing: Vec<&str> = ErrorKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .filter(|k| !paragraph.contains(&format!("`{k}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/json.md's error paragraph lacks {missing:?}"
     );
 }

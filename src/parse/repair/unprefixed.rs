@@ -8,12 +8,13 @@
 //! line (a `- item` of a list) written without one. The reading under which the hunk's old side occurs in the file decides, and when
 //! the file has moved on, each line is read the way the file has it.
 
+use crate::report::kinds::NoticeKind;
 use std::collections::{HashMap, HashSet};
 
 use crate::patch::{Line, LineKind};
 
 /// The notice kind of this repair.
-pub const NOTICE: &str = "context-prefix-repaired";
+pub const NOTICE: NoticeKind = NoticeKind::ContextPrefixRepaired;
 
 /// The lines of the file a hunk is about, without their trailing whitespace.
 pub struct FileLines {
