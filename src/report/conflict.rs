@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::plan::diagnose::NumberedLine;
+use super::NumberedLine;
 
 /// Lines kept of each side of a region.
 const MAX_SIDE: usize = 8;

@@ -21,6 +21,7 @@ use crate::plan::diagnose::Warning;
 use crate::plan::normalize::Pass;
 use crate::plan::{Base, Change, FilePlan, FileStatus, HunkResult, Plan, Strategy};
 pub use kinds::{ErrorKind, NoticeKind};
+pub use wire::NumberedLine;
 
 /// The JSON schema version; bumped on any incompatible change.
 pub const SCHEMA: u32 = 1;
@@ -85,44 +86,35 @@ pub struct ModeChange {
     pub new: String,
 }
 
-/// What happened to one file of the patch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+/// What happened to one file of the patch (its JSON: `wire::FileReport`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileReport {
     /// The path after the change (the old path for a deletion), relative to the top level.
     pub path: String,
     /// The path before a rename or copy.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub old_path: Option<String>,
     pub op: FileOp,
     pub status: FileOutcome,
     pub strategy: Strategy,
     /// The loosest matching pass any hunk needed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pass: Option<Pass>,
     /// The base of a three-way merge, when one was used.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<Base>,
     /// Lines the patch adds to this file.
     pub added: usize,
     /// Lines the patch removes from this file.
     pub removed: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode_change: Option<ModeChange>,
     pub hunks: Vec<HunkResult>,
     /// Why the file was refused or skipped, one sentence each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
     /// For a path that does not exist: the closest existing path.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_path: Option<String>,
     /// What applied but deserves a second look.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
     /// For a conflicted file: the conflicting regions as the merge named them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<String>,
     /// For a conflicted file: both sides of each conflicting region.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflict_regions: Vec<conflict::ConflictRegion>,
 }
 

@@ -200,7 +200,9 @@ fn every_notice_and_error_kind_is_documented_in_docs_json_md() {
         "docs/json.md's notice table lacks {missing:?}"
     );
     // The errors are listed in the paragraph that opens with "An **error** has `kind`".
-    let at = doc.find("An **error** has `kind`").expect("the errors paragraph");
+    let at = doc
+        .find("An **error** has `kind`")
+        .expect("the errors paragraph");
     let paragraph = &doc[at..at + doc[at..].find("\n\n").expect("its end")];
     let missing: Vec<&str> = ErrorKind::ALL
         .iter()
