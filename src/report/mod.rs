@@ -145,6 +145,15 @@ pub struct Summary {
     pub removed: usize,
 }
 
+/// How the run was asked to go, as its report says: given once to [`Report::from_plan`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunFlags {
+    /// `--check`: nothing is to be written.
+    pub check: bool,
+    /// The patch is applied in reverse (`--revert PATCH`, and every undo).
+    pub reverse: bool,
+}
+
 /// The report of one run of `git llm-apply`: what the renderers show, as human text
 /// (`human.rs`) and as the `--json` document (`wire.rs`, whose fields and schema these are).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,8 +238,9 @@ impl Report {
         }
     }
 
-    /// The report of a planned run. `written` says whether the plan's changes were written.
-    pub fn from_plan(plan: &Plan, format: Format, status: RunStatus, written: bool) -> Report {
+    /// The report of a planned run, before anything is written (the driver sets `written`
+    /// once it has written).
+    pub fn from_plan(plan: &Plan, format: Format, status: RunStatus, run: RunFlags) -> Report {
         let all_or_nothing_failed = matches!(status, RunStatus::Refused);
         let files: Vec<FileReport> = plan
             .files
@@ -248,10 +258,10 @@ impl Report {
         Report {
             schema: SCHEMA,
             status,
-            check: false,
-            reverse: false,
+            check: run.check,
+            reverse: run.reverse,
             format: Some(format),
-            written,
+            written: false,
             files,
             summary,
             notices: plan.notices.clone(),

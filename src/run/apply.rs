@@ -12,7 +12,7 @@ use crate::gate::{self, Approved, Verdict};
 use crate::patch::{Format, Notice, Patch};
 use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
-use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
+use crate::report::{ErrorReport, FileOutcome, Report, RunFlags, RunStatus};
 use crate::snapshot::PatchDigest;
 use crate::{input, parse, proof, snapshot, write};
 
@@ -498,14 +498,16 @@ fn decide_and_write(
     shown_diff: Option<Option<usize>>,
 ) -> (Report, Option<Approved>) {
     let format = patch.format;
+    let flags = RunFlags {
+        check,
+        reverse: revert,
+    };
     // The proof comes before every verdict: a plan that fails it is refused whatever it says.
     progress::stage("checking the plan");
     let proof = match proof::prove(patch, plan) {
         Ok(p) => p,
         Err(failure) => {
-            let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
-            r.check = check;
-            r.reverse = revert;
+            let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
             // A file that changed after the plan read it (a big file's mapped bytes then
             // show the change) fails the proof through no fault of the plan: said as what
             // it is.
@@ -552,17 +554,13 @@ fn decide_and_write(
         (RunStatus::Refused, false)
     };
     let refused = |why: &str, kind: ErrorKind, message: String, hooks: &HookRuns<'_>| {
-        let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
-        r.check = check;
-        r.reverse = revert;
+        let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
         r.errors.push(ErrorReport { kind, message });
         r.hooks = hooks.reports.clone();
         not_written_because(&mut r, why);
         r
     };
-    let mut report = Report::from_plan(plan, format, status, false);
-    report.check = check;
-    report.reverse = revert;
+    let mut report = Report::from_plan(plan, format, status, flags);
     report.hooks = hooks.reports.clone();
     // --check asks the gate too, so a harness learns whether the apply would be allowed.
     let gated = write_it || (check && !nothing_to_write && status != RunStatus::Refused);
@@ -677,9 +675,15 @@ fn index_refused(
     revert: bool,
     refused: &[write::index::Unstageable],
 ) -> Report {
-    let mut r = Report::from_plan(plan, format, RunStatus::Refused, false);
-    r.check = check;
-    r.reverse = revert;
+    let mut r = Report::from_plan(
+        plan,
+        format,
+        RunStatus::Refused,
+        RunFlags {
+            check,
+            reverse: revert,
+        },
+    );
     for u in refused {
         r.errors.push(ErrorReport {
             kind: ErrorKind::Index,

@@ -14,7 +14,7 @@ use crate::plan::three_way::blob_present;
 use crate::plan::Plan;
 use crate::repo::Repo;
 use crate::report::hooks::HookReport;
-use crate::report::{json, Report, RunStatus};
+use crate::report::{json, Report, RunFlags, RunStatus};
 use crate::snapshot::{self, Journal, SnapshotId};
 use crate::write;
 
@@ -131,10 +131,16 @@ pub fn planned_report(
     check: bool,
     revert: bool,
 ) -> Report {
-    let mut r = Report::from_plan(plan, format, RunStatus::Planned, false);
+    let mut r = Report::from_plan(
+        plan,
+        format,
+        RunStatus::Planned,
+        RunFlags {
+            check,
+            reverse: revert,
+        },
+    );
     r.partial = partial;
-    r.check = check;
-    r.reverse = revert;
     r
 }
 

@@ -9,7 +9,7 @@ use super::session::{self, fail, Session, SnapshotRequest};
 use crate::gate::{self, Verdict};
 use crate::patch::{Format, Notice};
 use crate::repo::Repo;
-use crate::report::{ErrorReport, FileOutcome, Report, RunStatus};
+use crate::report::{ErrorReport, FileOutcome, Report, RunFlags, RunStatus};
 use crate::snapshot::{self, SnapshotError, SnapshotId, Status};
 use crate::write::{self, restore};
 
@@ -142,10 +142,16 @@ fn undo_locked(
     } else {
         RunStatus::Applied
     };
-    let mut report = Report::from_plan(&as_plan, Format::Unified, status, false);
+    let mut report = Report::from_plan(
+        &as_plan,
+        Format::Unified,
+        status,
+        RunFlags {
+            check,
+            reverse: true,
+        },
+    );
     report.format = None;
-    report.reverse = true;
-    report.check = check;
     report.undo = true;
 
     if plan.refused() {
@@ -229,9 +235,16 @@ fn undo_locked(
                 notices.extend(done.notices);
             }
             Err(message) => {
-                let mut r = Report::from_plan(&as_plan, Format::Unified, RunStatus::Refused, false);
+                let mut r = Report::from_plan(
+                    &as_plan,
+                    Format::Unified,
+                    RunStatus::Refused,
+                    RunFlags {
+                        check: false,
+                        reverse: true,
+                    },
+                );
                 r.format = None;
-                r.reverse = true;
                 r.undo = true;
                 r.errors.push(ErrorReport {
                     kind: ErrorKind::Write,
