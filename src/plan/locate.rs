@@ -2634,6 +2634,15 @@ fn validate(
     }
 }
 
+/// The lines a hunk may look up in a file: its own, its anchors and its section heading.
+pub fn names(h: &Hunk) -> impl Iterator<Item = &str> {
+    h.lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .chain(h.anchors.iter().map(String::as_str))
+        .chain(h.section.as_deref())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
