@@ -1104,51 +1104,48 @@ fn alike(a: &str, b: &str) -> bool {
 
 /// For each hunk none of whose lines is in its file, look in the patch's other files (read
 /// through `read`, each at most once): a hunk sent for the wrong file says where it belongs.
-pub fn look_in_other_files(
+/// `diagnostics` are the hunks' diagnostics in patch order, each with its file's and its
+/// hunk's index (0-based).
+pub fn look_in_other_files<'d>(
     patches: &[FilePatch],
-    plans: &mut [super::FilePlan],
+    diagnostics: impl Iterator<Item = (usize, usize, &'d mut Diagnostic)>,
     read: impl Fn(&str) -> Option<Vec<Line<'static>>>,
 ) {
     let mut cache: Vec<(String, Option<Vec<Line<'static>>>)> = Vec::new();
-    for (i, plan) in plans.iter_mut().enumerate() {
-        for (k, h) in plan.hunks.iter_mut().enumerate() {
-            let Some(d) = h.diagnostic.as_deref_mut() else {
-                continue;
-            };
-            if !d.findings.contains(&Finding::NoLines) {
+    for (i, k, d) in diagnostics {
+        if !d.findings.contains(&Finding::NoLines) {
+            continue;
+        }
+        let old = old_texts(&patches[i].hunks[k]);
+        let wanted = old.iter().filter(|t| !is_trivial(t)).count();
+        let own = patches[i].display_path();
+        for (j, other) in patches.iter().enumerate() {
+            let path = other.display_path();
+            if j == i || path == own {
                 continue;
             }
-            let old = old_texts(&patches[i].hunks[k]);
-            let wanted = old.iter().filter(|t| !is_trivial(t)).count();
-            let own = patches[i].display_path();
-            for (j, other) in patches.iter().enumerate() {
-                let path = other.display_path();
-                if j == i || path == own {
-                    continue;
+            let lines = match cache.iter().find(|(p, _)| p == path) {
+                Some((_, l)) => l,
+                None => {
+                    cache.push((path.to_string(), read(path)));
+                    &cache.last().expect("just pushed").1
                 }
-                let lines = match cache.iter().find(|(p, _)| p == path) {
-                    Some((_, l)) => l,
-                    None => {
-                        cache.push((path.to_string(), read(path)));
-                        &cache.last().expect("just pushed").1
-                    }
-                };
-                let Some(lines) = lines else { continue };
-                let hay = Haystack::new(lines);
-                let Some((start, _, pairs)) = cluster(&hay, &old, None) else {
-                    continue;
-                };
-                let found = pairs.iter().filter(|(t, _)| !is_trivial(&old[*t])).count();
-                if found * 2 > wanted {
-                    d.findings = vec![Finding::InOtherFile {
-                        path: path.to_string(),
-                        line: start + 1,
-                    }];
-                    d.advice = format!(
-                        "these lines are in {path}, not in {own}: send the hunk as a change to {path}"
-                    );
-                    break;
-                }
+            };
+            let Some(lines) = lines else { continue };
+            let hay = Haystack::new(lines);
+            let Some((start, _, pairs)) = cluster(&hay, &old, None) else {
+                continue;
+            };
+            let found = pairs.iter().filter(|(t, _)| !is_trivial(&old[*t])).count();
+            if found * 2 > wanted {
+                d.findings = vec![Finding::InOtherFile {
+                    path: path.to_string(),
+                    line: start + 1,
+                }];
+                d.advice = format!(
+                    "these lines are in {path}, not in {own}: send the hunk as a change to {path}"
+                );
+                break;
             }
         }
     }

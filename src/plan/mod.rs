@@ -340,7 +340,13 @@ pub fn plan(patch: &Patch, files: &dyn Files, opts: &Options) -> Result<Plan, st
         }
         out.push(file_plan);
     }
-    diagnose::look_in_other_files(&patch.files, &mut out, |path| match files.read(path) {
+    let diagnostics = out.iter_mut().enumerate().flat_map(|(i, p)| {
+        p.hunks
+            .iter_mut()
+            .enumerate()
+            .filter_map(move |(k, h)| Some((i, k, h.diagnostic.as_deref_mut()?)))
+    });
+    diagnose::look_in_other_files(&patch.files, diagnostics, |path| match files.read(path) {
         Ok(Entry::File(f)) => TextFile::decode(&f.bytes).map(|t| {
             t.lines
                 .into_iter()
