@@ -817,190 +817,240 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
     let anchor_gone = anchor_missing(hay, q);
 
     for pass in Pass::LINE_PASSES {
-        let needle = keys(pass, &old.texts);
-        let (starts, above_anchor) = pinned_fits(hay, q, pass, &needle);
-        if starts.is_empty() {
-            continue;
-        }
-        // The anchor was the author's word on where the hunk goes; without it, lines that
-        // say nothing of their own, or fit in several places, do not place the hunk.
-        if let Some(anchor) = anchor_gone {
-            if starts.len() > 1 || says_nothing(q.hunk) {
-                return Located::NotFound {
-                    reason: Some(anchor_missing_refusal(anchor, &starts)),
-                };
-            }
-        }
-        // Braces and blank lines alone that fit only with their indentation changed say
-        // nothing of where they belong: a run of `}` at other depths is found almost
-        // anywhere. Nor may a looser pass pick among such fits.
-        let punctuation = |t: &&str| !t.chars().any(char::is_alphanumeric);
-        if pass.ignores_indentation() && old.texts.iter().all(punctuation) {
-            if let [one] = starts.as_slice() {
-                return Located::NotFound {
-                    reason: Some(format!(
-                        "the hunk's lines are braces and blank lines alone, which fit (at line \
-                         {}) only with their indentation changed: too little to place it by; \
-                         resend it with a line that says more, exactly as the file has it",
-                        one + 1
-                    )),
-                };
-            }
-            return Located::Ambiguous { pass, starts };
-        }
-        match decide(hay, q, &starts) {
-            Some((start, decided_by)) => {
-                // The anchors told this fit from those above them.
-                let decided_by = match decided_by {
-                    DecidedBy::Unique if above_anchor => DecidedBy::Anchor,
-                    other => other,
-                };
-                if already_at(hay, q.hunk, pass, start, old.texts.len(), &new_texts) {
-                    if q.hunk.short_by > 0 {
-                        return short_body_refusal(q.hunk, start, true);
-                    }
-                    // `diff`'s shape says the hunk reaches that end of the file, and its new
-                    // side does: as git reads it, applied already.
-                    let (n_old, n_new) = (old.texts.len(), new_texts.len());
-                    let ends = q.hunk.eof_by_shape && start + n_new == hay.len();
-                    let starts = q.hunk.bof_by_shape && start + n_old == n_new;
-                    if ends || starts {
-                        return Located::AlreadyApplied {
-                            start: if ends { start } else { 0 },
-                            pass,
-                        };
-                    }
-                    return repeat_or_applied_refusal(q.hunk, start);
-                }
-                // The old side matched only loosely where the new side is there more strictly:
-                // a change of whitespace or punctuation that has already been made. Only a
-                // new side that covers the very region the old side matched says so: a
-                // shorter one (a deletion's context) is there whether or not it was applied.
-                if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
-                    if new_texts.len() == old.texts.len()
-                        && hay.matches_at(stricter, &keys(stricter, &new_texts), start)
-                    {
-                        return Located::AlreadyApplied {
-                            start,
-                            pass: stricter,
-                        };
-                    }
-                }
-                if let Some(rival) = nearer_loose_fit(hay, q, &old, pass, start, decided_by) {
-                    let mut starts = vec![start, rival];
-                    starts.sort();
-                    return Located::Ambiguous {
-                        pass: Pass::Fuzzy,
-                        starts,
-                    };
-                }
-                if let Some(refusal) = edge_additions_unsure(hay, q, start, start + needle.len()) {
-                    return refusal;
-                }
-                match edge_by_shape(hay, q, start, start + needle.len()) {
-                    EdgeReading::BesideContext => {}
-                    EdgeReading::AtEdge(pinned) => {
-                        let pq = Query {
-                            hunk: &pinned,
-                            ..*q
-                        };
-                        return match fuzzy(hay, &pq, &old) {
-                            placed @ Located::Placed(_) => placed,
-                            _ => two_edge_readings(hay, &pinned, start, start + needle.len()),
-                        };
-                    }
-                    EdgeReading::Both(pinned) => {
-                        return two_edge_readings(hay, &pinned, start, start + needle.len());
-                    }
-                }
-                let mapping: Vec<Option<usize>> = (start..start + needle.len()).map(Some).collect();
-                let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
-                    .expect("a contiguous match always has insertion points");
-                return Located::Placed(Placement {
-                    start,
-                    end: start + needle.len(),
-                    mapping,
-                    inserts,
-                    pass,
-                    occurrences: starts.len(),
-                    decided_by,
-                    fuzz: None,
-                });
-            }
-            // A looser pass only adds candidates; it must not pick one of them over the
-            // stricter matches that were already undecidable.
-            None => return Located::Ambiguous { pass, starts },
+        if let Some(found) = at_pass(hay, q, &old, &new_texts, pass, anchor_gone) {
+            return found;
         }
     }
 
     if let Some(found) = blank_lines_past_eof(hay, q, &old, &new_texts) {
         return found;
     }
+    if let Some(found) = new_side_there(hay, q, &old, &new_texts) {
+        return found;
+    }
+    fuzzy(hay, q, &old)
+}
 
-    // The old side is nowhere: maybe the new side is already there — where the hunk would
-    // land, by the same rules that place it. Loosely matched, it counts only when the added
-    // lines say something (a lone `}` matches too easily).
-    if q.hunk.has_changes() {
-        let distinctive = q
-            .hunk
-            .lines
-            .iter()
-            .any(|l| l.kind == LineKind::Add && !is_trivial(&l.text));
-        for pass in Pass::LINE_PASSES {
-            if pass > Pass::Exact && !distinctive {
-                break;
-            }
-            let needle = keys(pass, &new_texts);
-            if needle.is_empty() {
-                break;
-            }
-            let (starts, _) = pinned_fits(hay, q, pass, &needle);
-            if starts.is_empty() {
-                continue;
-            }
-            let Some((start, _)) = decide(hay, q, &starts) else {
-                // In several places: no evidence of this hunk's place. The fuzzy pass may
-                // still find the old side.
-                break;
-            };
-            // The old side may still fit loosely elsewhere — the same lines in a sibling
-            // function the patch does not mean. Nearer the hint, that is the place; with no
-            // hint to tell them apart, it is two places.
-            let end = start + needle.len();
-            let old_fit = fuzzy(hay, q, &old);
-            if let Located::Placed(p) = &old_fit {
-                let elsewhere = p.end <= start || p.start >= end;
-                match q.hint {
-                    Some(h) if elsewhere && p.start.abs_diff(h) + 3 <= start.abs_diff(h) => {
-                        return old_fit;
-                    }
-                    None if elsewhere => {
-                        let mut starts = vec![start, p.start];
-                        starts.sort();
-                        return Located::Ambiguous {
-                            pass: Pass::Fuzzy,
-                            starts,
-                        };
-                    }
-                    _ => {}
-                }
-            }
-            // The old side fits loosely too, perhaps with the line the body lacks in a gap:
-            // then "not yet applied" explains the file as well as "already applied". A body
-            // without counts (a Codex or SEARCH/REPLACE hunk, a numberless header) may lack
-            // lines as well as one whose header says so. And where the added lines say
-            // nothing (a blank line, a brace), the line the body may lack is as likely the
-            // one that shows the change is not made: such lines are beside most lines.
-            let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
-            let old_fits = !matches!(old_fit, Located::NotFound { .. });
-            if maybe_short && (old_fits || !distinctive) {
-                return short_body_refusal(q.hunk, start, old_fits);
-            }
-            return Located::AlreadyApplied { start, pass };
+/// The hunk's old side looked up under one line pass: `None` when it fits nowhere under it
+/// (the next pass is tried), else what its fits decide.
+fn at_pass(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    new_texts: &[&str],
+    pass: Pass,
+    anchor_gone: Option<&str>,
+) -> Option<Located> {
+    let needle = keys(pass, &old.texts);
+    let (starts, above_anchor) = pinned_fits(hay, q, pass, &needle);
+    if starts.is_empty() {
+        return None;
+    }
+    // The anchor was the author's word on where the hunk goes; without it, lines that
+    // say nothing of their own, or fit in several places, do not place the hunk.
+    if let Some(anchor) = anchor_gone {
+        if starts.len() > 1 || says_nothing(q.hunk) {
+            return Some(Located::NotFound {
+                reason: Some(anchor_missing_refusal(anchor, &starts)),
+            });
         }
     }
+    // Braces and blank lines alone that fit only with their indentation changed say
+    // nothing of where they belong: a run of `}` at other depths is found almost
+    // anywhere. Nor may a looser pass pick among such fits.
+    let punctuation = |t: &&str| !t.chars().any(char::is_alphanumeric);
+    if pass.ignores_indentation() && old.texts.iter().all(punctuation) {
+        if let [one] = starts.as_slice() {
+            return Some(Located::NotFound {
+                reason: Some(format!(
+                    "the hunk's lines are braces and blank lines alone, which fit (at line \
+                     {}) only with their indentation changed: too little to place it by; \
+                     resend it with a line that says more, exactly as the file has it",
+                    one + 1
+                )),
+            });
+        }
+        return Some(Located::Ambiguous { pass, starts });
+    }
+    match decide(hay, q, &starts) {
+        Some((start, decided_by)) => {
+            // The anchors told this fit from those above them.
+            let decided_by = match decided_by {
+                DecidedBy::Unique if above_anchor => DecidedBy::Anchor,
+                other => other,
+            };
+            let fit = Fit {
+                pass,
+                start,
+                end: start + needle.len(),
+                occurrences: starts.len(),
+                decided_by,
+            };
+            Some(at_fit(hay, q, old, new_texts, fit))
+        }
+        // A looser pass only adds candidates; it must not pick one of them over the
+        // stricter matches that were already undecidable.
+        None => Some(Located::Ambiguous { pass, starts }),
+    }
+}
 
-    fuzzy(hay, q, &old)
+/// The one fit a line pass decided on: the old side matched at `start..end`.
+struct Fit {
+    pass: Pass,
+    start: usize,
+    end: usize,
+    occurrences: usize,
+    decided_by: DecidedBy,
+}
+
+/// What a decided fit is: the hunk placed there, already applied there, or refused because
+/// another reading of the hunk (a nearer loose fit, additions at an edge) fits as well.
+fn at_fit(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str], fit: Fit) -> Located {
+    let Fit {
+        pass,
+        start,
+        end,
+        occurrences,
+        decided_by,
+    } = fit;
+    if already_at(hay, q.hunk, pass, start, old.texts.len(), new_texts) {
+        if q.hunk.short_by > 0 {
+            return short_body_refusal(q.hunk, start, true);
+        }
+        // `diff`'s shape says the hunk reaches that end of the file, and its new
+        // side does: as git reads it, applied already.
+        let (n_old, n_new) = (old.texts.len(), new_texts.len());
+        let ends = q.hunk.eof_by_shape && start + n_new == hay.len();
+        let starts = q.hunk.bof_by_shape && start + n_old == n_new;
+        if ends || starts {
+            return Located::AlreadyApplied {
+                start: if ends { start } else { 0 },
+                pass,
+            };
+        }
+        return repeat_or_applied_refusal(q.hunk, start);
+    }
+    // The old side matched only loosely where the new side is there more strictly:
+    // a change of whitespace or punctuation that has already been made. Only a
+    // new side that covers the very region the old side matched says so: a
+    // shorter one (a deletion's context) is there whether or not it was applied.
+    if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
+        if new_texts.len() == old.texts.len()
+            && hay.matches_at(stricter, &keys(stricter, new_texts), start)
+        {
+            return Located::AlreadyApplied {
+                start,
+                pass: stricter,
+            };
+        }
+    }
+    if let Some(rival) = nearer_loose_fit(hay, q, old, pass, start, decided_by) {
+        let mut starts = vec![start, rival];
+        starts.sort();
+        return Located::Ambiguous {
+            pass: Pass::Fuzzy,
+            starts,
+        };
+    }
+    if let Some(refusal) = edge_additions_unsure(hay, q, start, end) {
+        return refusal;
+    }
+    match edge_by_shape(hay, q, start, end) {
+        EdgeReading::BesideContext => {}
+        EdgeReading::AtEdge(pinned) => {
+            let pq = Query {
+                hunk: &pinned,
+                ..*q
+            };
+            return match fuzzy(hay, &pq, old) {
+                placed @ Located::Placed(_) => placed,
+                _ => two_edge_readings(hay, &pinned, start, end),
+            };
+        }
+        EdgeReading::Both(pinned) => {
+            return two_edge_readings(hay, &pinned, start, end);
+        }
+    }
+    let mapping: Vec<Option<usize>> = (start..end).map(Some).collect();
+    let inserts = insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
+        .expect("a contiguous match always has insertion points");
+    Located::Placed(Placement {
+        start,
+        end,
+        mapping,
+        inserts,
+        pass,
+        occurrences,
+        decided_by,
+        fuzz: None,
+    })
+}
+
+/// The old side is nowhere: maybe the new side is already there — where the hunk would
+/// land, by the same rules that place it. Loosely matched, it counts only when the added
+/// lines say something (a lone `}` matches too easily). `None`: the fuzzy pass decides.
+fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> Option<Located> {
+    if !q.hunk.has_changes() {
+        return None;
+    }
+    let distinctive = q
+        .hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Add && !is_trivial(&l.text));
+    for pass in Pass::LINE_PASSES {
+        if pass > Pass::Exact && !distinctive {
+            break;
+        }
+        let needle = keys(pass, new_texts);
+        if needle.is_empty() {
+            break;
+        }
+        let (starts, _) = pinned_fits(hay, q, pass, &needle);
+        if starts.is_empty() {
+            continue;
+        }
+        let Some((start, _)) = decide(hay, q, &starts) else {
+            // In several places: no evidence of this hunk's place. The fuzzy pass may
+            // still find the old side.
+            break;
+        };
+        // The old side may still fit loosely elsewhere — the same lines in a sibling
+        // function the patch does not mean. Nearer the hint, that is the place; with no
+        // hint to tell them apart, it is two places.
+        let end = start + needle.len();
+        let old_fit = fuzzy(hay, q, old);
+        if let Located::Placed(p) = &old_fit {
+            let elsewhere = p.end <= start || p.start >= end;
+            match q.hint {
+                Some(h) if elsewhere && p.start.abs_diff(h) + 3 <= start.abs_diff(h) => {
+                    return Some(old_fit);
+                }
+                None if elsewhere => {
+                    let mut starts = vec![start, p.start];
+                    starts.sort();
+                    return Some(Located::Ambiguous {
+                        pass: Pass::Fuzzy,
+                        starts,
+                    });
+                }
+                _ => {}
+            }
+        }
+        // The old side fits loosely too, perhaps with the line the body lacks in a gap:
+        // then "not yet applied" explains the file as well as "already applied". A body
+        // without counts (a Codex or SEARCH/REPLACE hunk, a numberless header) may lack
+        // lines as well as one whose header says so. And where the added lines say
+        // nothing (a blank line, a brace), the line the body may lack is as likely the
+        // one that shows the change is not made: such lines are beside most lines.
+        let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
+        let old_fits = !matches!(old_fit, Located::NotFound { .. });
+        if maybe_short && (old_fits || !distinctive) {
+            return Some(short_body_refusal(q.hunk, start, old_fits));
+        }
+        return Some(Located::AlreadyApplied { start, pass });
+    }
+    None
 }
 
 /// A body short of its header (lines dropped, or counts wrong) matched the file at
@@ -2116,37 +2166,70 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     let slack = 8 + n_old / 2;
     let runs = removed_runs(q.hunk);
     if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
-        let mut mapping: Vec<Option<usize>> = vec![None; n_old];
-        if q.hunk.at_eof {
-            let lo = hay.len().saturating_sub(n_old + slack);
-            let keys = hay.key_span(pass, lo, hay.len());
-            align(&ok, keys, 0, lo, &mut mapping, true);
-        } else {
-            let hi = (n_old + slack).min(hay.len());
-            align(&ok, hay.key_span(pass, 0, hi), 0, 0, &mut mapping, false);
-        }
-        return match validate(q.hunk, old, &mapping, hay, false, q.context_width) {
-            Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
-                Located::Placed(Placement {
-                    start,
-                    end,
-                    mapping,
-                    inserts,
-                    pass,
-                    occurrences: 1,
-                    decided_by: DecidedBy::Unique,
-                    fuzz: Some(fuzz),
-                })
-            }
-            Ok(_) => Located::NotFound { reason: None },
-            Err(r) => Located::NotFound {
-                reason: Some(r.reason()),
-            },
+        return fuzzy_at_edge(hay, q, old, &ok, slack);
+    }
+    let anchors = match fuzzy_anchors(q, runs, n_old) {
+        Ok(anchors) => anchors,
+        Err(refusal) => return refusal,
+    };
+    let found = fuzzy_placements(hay, q, old, &ok, anchors, slack);
+    if found.placements.is_empty() {
+        return Located::NotFound {
+            reason: found.last_reason,
         };
     }
-    // Anchors to try, best first. A pure insertion tries its two neighbours (still adjacent),
-    // then its whole leading context, then its whole trailing context.
-    let anchors: Vec<(usize, usize)> = match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
+    choose_fuzzy(hay, q, found)
+}
+
+/// A pure insertion pinned to the end (or start) of the file: its context aligned with the
+/// file's last (or first) lines.
+fn fuzzy_at_edge(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    ok: &[std::borrow::Cow<str>],
+    slack: usize,
+) -> Located {
+    let pass = Pass::Fuzzy;
+    let n_old = ok.len();
+    let mut mapping: Vec<Option<usize>> = vec![None; n_old];
+    if q.hunk.at_eof {
+        let lo = hay.len().saturating_sub(n_old + slack);
+        let keys = hay.key_span(pass, lo, hay.len());
+        align(ok, keys, 0, lo, &mut mapping, true);
+    } else {
+        let hi = (n_old + slack).min(hay.len());
+        align(ok, hay.key_span(pass, 0, hi), 0, 0, &mut mapping, false);
+    }
+    match validate(q.hunk, old, &mapping, hay, false, q.context_width) {
+        Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
+            Located::Placed(Placement {
+                start,
+                end,
+                mapping,
+                inserts,
+                pass,
+                occurrences: 1,
+                decided_by: DecidedBy::Unique,
+                fuzz: Some(fuzz),
+            })
+        }
+        Ok(_) => Located::NotFound { reason: None },
+        Err(r) => Located::NotFound {
+            reason: Some(r.reason()),
+        },
+    }
+}
+
+/// Anchors to try, best first, as (offset in the old side, length). A pure insertion tries
+/// its two neighbours (still adjacent), then its whole leading context, then its whole
+/// trailing context. `Err`: an insertion without context on both sides, refused.
+fn fuzzy_anchors(
+    q: &Query,
+    runs: Vec<(usize, usize)>,
+    n_old: usize,
+) -> Result<Vec<(usize, usize)>, Located> {
+    Ok(match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
         Some(run) => vec![run],
         None => match first_insertion(q.hunk) {
             Some(oi) if oi > 0 && oi < n_old => {
@@ -2163,26 +2246,50 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 }
             }
             _ => {
-                return Located::NotFound {
+                return Err(Located::NotFound {
                     reason: Some(
                         "an insertion needs context lines on both sides to be placed without an exact match"
                             .into(),
                     ),
-                }
+                })
             }
         },
+    })
+}
+
+/// The loose fits the first anchor that has any gives.
+struct FuzzyFits {
+    placements: Vec<Placement>,
+    /// For each placement, why its insertion is uncertain, if it is: a place where the lines
+    /// fit is still a place (with another fit it makes two), but one the hunk cannot be put in.
+    uncertain: Vec<Option<String>>,
+    /// Why the last fit tried was not one.
+    last_reason: Option<String>,
+}
+
+/// Every loose fit around each occurrence of an anchor, the anchors tried in turn until one
+/// gives a fit.
+fn fuzzy_placements(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    ok: &[std::borrow::Cow<str>],
+    anchors: Vec<(usize, usize)>,
+    slack: usize,
+) -> FuzzyFits {
+    let pass = Pass::Fuzzy;
+    let n_old = ok.len();
+    let mut out = FuzzyFits {
+        placements: Vec::new(),
+        uncertain: Vec::new(),
+        last_reason: None,
     };
-    let mut placements: Vec<Placement> = Vec::new();
-    // For each placement, why its insertion is uncertain, if it is: a place where the lines
-    // fit is still a place (with another fit it makes two), but one the hunk cannot be put in.
-    let mut uncertain: Vec<Option<String>> = Vec::new();
-    let mut last_reason = None;
     for (anchor_off, anchor_len) in anchors {
         let needle = &ok[anchor_off..anchor_off + anchor_len];
         let occurrences = hay.find_all(pass, needle);
         const MAX_ANCHORS: usize = 512;
         if occurrences.len() > MAX_ANCHORS {
-            last_reason =
+            out.last_reason =
                 Some("the hunk's lines are too common in the file to place it by them".into());
             continue;
         }
@@ -2225,7 +2332,7 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                     Ok(v) => (v, None),
                     Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
                     Err(Unfit::Lines(r)) => {
-                        last_reason = Some(r);
+                        out.last_reason = Some(r);
                         continue;
                     }
                 };
@@ -2233,9 +2340,9 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
             if q.hunk.at_eof && end != hay.len() {
                 continue;
             }
-            if !placements.iter().any(|p| p.mapping == mapping) {
-                uncertain.push(why);
-                placements.push(Placement {
+            if !out.placements.iter().any(|p| p.mapping == mapping) {
+                out.uncertain.push(why);
+                out.placements.push(Placement {
                     start,
                     end,
                     mapping,
@@ -2247,16 +2354,22 @@ fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
                 });
             }
         }
-        if !placements.is_empty() {
+        if !out.placements.is_empty() {
             break;
         }
     }
+    out
+}
+
+/// One of the loose fits, where the rules and the fit agree on it, or an ambiguity.
+fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
+    let pass = Pass::Fuzzy;
+    let FuzzyFits {
+        mut placements,
+        mut uncertain,
+        ..
+    } = found;
     let n = placements.len();
-    if n == 0 {
-        return Located::NotFound {
-            reason: last_reason,
-        };
-    }
     let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
     // The rules (hint, anchor, order) and the fit must not point at different places: a
     // loose fit is already a guess, and two guesses that disagree are two places.
