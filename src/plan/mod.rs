@@ -18,9 +18,6 @@ pub mod splice;
 pub mod text;
 pub mod three_way;
 
-// Moved to git/; this name stays until its users are changed in the next commit.
-pub use crate::git::apply_output as git_output;
-
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 

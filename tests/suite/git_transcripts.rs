@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use git_llm_apply::plan::git_output::{classify, FileName, Outcome};
+use git_llm_apply::git::apply_output::{classify, FileName, Outcome};
 use git_llm_apply::quote::unquote;
 
 fn fixtures() -> PathBuf {
