@@ -263,7 +263,7 @@ impl Hunk {
                 rem += old.len();
                 continue;
             }
-            let same: usize = crate::textdiff::diff(&old, &new, COUNTING_TIME)
+            let same: usize = crate::text::textdiff::diff(&old, &new, COUNTING_TIME)
                 .iter()
                 .map(|op| match *op {
                     similar::DiffOp::Equal { len, .. } => len,

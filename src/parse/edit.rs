@@ -102,7 +102,7 @@ pub struct ViewRequest {
 /// enough to tell a changed line from the one that was viewed, short enough to retype.
 pub fn line_hash(line: &str) -> String {
     let line = line.strip_suffix('\r').unwrap_or(line);
-    format!("{:03x}", crate::hash::of(line.as_bytes()) & 0xfff)
+    format!("{:03x}", crate::text::hash::of(line.as_bytes()) & 0xfff)
 }
 
 /// The token `view` returns for a file's bytes: an edit that passes it is refused when the

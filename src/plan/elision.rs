@@ -4,9 +4,9 @@
 use super::diagnose::{Warning, WarningKind};
 use super::locate::{self, DecidedBy, Haystack, Located, Placement, Query};
 use super::modify::Hint;
-use super::normalize::Pass;
-use super::text::TextFile;
 use crate::patch::{FilePatch, Hunk, LineKind};
+use crate::text::file::TextFile;
+use crate::text::normalize::Pass;
 
 /// Per hunk, what the elision rules placed: the parts of a hunk with elision lines, and a
 /// SEARCH block rebuilt with the lines its elisions stood for.

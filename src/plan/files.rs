@@ -1,11 +1,11 @@
 //! Whole-file changes: creating, deleting and binary patches (strategy `file` and `git-apply`).
 
 use super::diagnose::{self, Warning, WarningKind};
-use super::normalize::{self, Pass};
-use super::text::TextFile;
 use super::{base_plan, refused, FilePlan, FileStatus, Options, Overlay, Strategy, Writes};
 use crate::patch::{CreateMode, FilePatch, LineKind};
 use crate::repo::{link_stays_inside, Entry, FileState, MODE_FILE, MODE_LINK};
+use crate::text::file::TextFile;
+use crate::text::normalize::{self, Pass};
 
 /// A `GIT binary patch` section: only git can apply it, and only to the bytes it was made
 /// from (git checks them against the `index` line), so it goes through `git apply` in a
@@ -117,7 +117,7 @@ pub(super) fn plan_create(
         Err(why) => return Ok((refused(fp, why), Vec::new())),
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
-    let bytes = match crate::bytes::encode(&content) {
+    let bytes = match crate::text::bytes::encode(&content) {
         std::borrow::Cow::Borrowed(_) => content.into_bytes(),
         std::borrow::Cow::Owned(b) => b,
     };

@@ -16,9 +16,6 @@ pub mod sequential;
 pub mod splice;
 pub mod three_way;
 
-// Moved into text/; these names stay until their users are changed in the next commit.
-pub use crate::text::{file as text, normalize};
-
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -27,10 +24,10 @@ use serde::Serialize;
 
 use crate::patch::{FileOp, FilePatch, Hunk, Notice, Patch};
 use crate::repo::{Entry, FileState, Files};
+use crate::text::file::TextFile;
+use crate::text::normalize::Pass;
 use diagnose::{Diagnostic, Warning};
 use locate::{DecidedBy, Fuzz, Placement};
-use normalize::Pass;
-use text::TextFile;
 
 /// What planning may do besides the text passes.
 #[derive(Default)]

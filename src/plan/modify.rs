@@ -6,14 +6,14 @@ use std::collections::HashMap;
 use super::diagnose::{self, Warning, WarningKind};
 use super::elision;
 use super::locate::{self, names, DecidedBy, Haystack, Located, Placement, Query};
-use super::normalize::Pass;
-use super::text::TextFile;
 use super::{
     base_plan, refused, sequential, splice, Claim, FilePlan, FileStatus, HunkResult, HunkStatus,
     MergeResult, Options, Overlay, Strategy, Writes,
 };
 use crate::patch::{CreateMode, FilePatch, Hunk};
 use crate::repo::{link_stays_inside, Content, Entry, FileState, MODE_LINK};
+use crate::text::file::TextFile;
+use crate::text::normalize::Pass;
 
 /// The paths a modification reads and writes, and the mode it leaves.
 struct Target {

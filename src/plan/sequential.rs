@@ -16,9 +16,9 @@ use super::locate::{
     self, names, Census, Haystack, Lack, Layout, Located, Placement, Query, Window,
 };
 use super::splice::{self, IndentMap};
-use super::text::{Eol, Line, TextFile};
 use crate::patch::Hunk;
-use crate::rope::{Piece, Rope};
+use crate::text::file::{Eol, Line, TextFile};
+use crate::text::rope::{Piece, Rope};
 
 /// Lines a window reaches past a hunk's margin on each side of where its numbers put it.
 const REACH: usize = 64;

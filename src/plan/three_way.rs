@@ -170,7 +170,7 @@ pub fn apply(
             text.push('\n');
         }
     }
-    std::fs::write(&patch_file, crate::bytes::encode(&text)).map_err(io_err(&patch_file))?;
+    std::fs::write(&patch_file, crate::text::bytes::encode(&text)).map_err(io_err(&patch_file))?;
 
     let mut args: Vec<&str> = vec!["apply", "--3way", "-v"];
     if options.check {

@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::patch::{FileOp, Format, Notice};
 use crate::plan::diagnose::Warning;
-use crate::plan::normalize::Pass;
 use crate::plan::{Base, Change, FilePlan, FileStatus, HunkResult, Plan, Strategy};
+use crate::text::normalize::Pass;
 
 /// The JSON schema version; bumped on any incompatible change.
 pub const SCHEMA: u32 = 1;

@@ -11,9 +11,9 @@ use serde::Serialize;
 use similar::{Algorithm, DiffTag};
 
 use super::locate::{Haystack, Located, Placement};
-use super::normalize::{fold, is_trivial, key, Pass};
-use super::text::Line;
 use crate::patch::{FilePatch, Hunk, LineKind};
+use crate::text::file::Line;
+use crate::text::normalize::{fold, is_trivial, key, Pass};
 
 mod paths;
 mod warnings;

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::locate::{DecidedBy, Located, Placement};
-use super::super::normalize::Pass;
+use crate::text::normalize::Pass;
 
 /// A hunk placed this far (in lines) from where its numbers and earlier hunks put it gets a
 /// warning: the context may have matched a look-alike place.

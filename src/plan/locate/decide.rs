@@ -1,9 +1,9 @@
 //! The rules that decide between a hunk's fits: its numbers, its heading or anchors, the
 //! patch's order, the file's shape; and already-applied detection at a fit.
 
-use super::super::normalize::{is_trivial, key, Pass};
 use super::{keys, DecidedBy, Haystack, Query};
 use crate::patch::Hunk;
+use crate::text::normalize::{is_trivial, key, Pass};
 
 pub(super) fn free(taken: &[(usize, usize)], s: usize, e: usize) -> bool {
     taken.iter().all(|&(a, b)| e <= a || s >= b)
@@ -287,7 +287,7 @@ fn block_end(hay: &Haystack, a: usize) -> usize {
         "test(",
     ];
     let width = |l: &str| {
-        crate::plan::normalize::indentation(l)
+        crate::text::normalize::indentation(l)
             .chars()
             .map(|c| if c == '\t' { 4 } else { 1 })
             .sum::<usize>()

@@ -1,12 +1,12 @@
 //! The guarded fuzzy pass: removed lines matched folded around an anchor, drifted or
 //! missing context tolerated, where the added lines go, and the checks a loose fit must pass.
 
-use super::super::normalize::{is_trivial, key, Pass};
-use super::super::text::Line;
 use super::decide::{decide, free, FAR_FROM_HINT};
 use super::Haystack;
 use super::{keys, DecidedBy, Fuzz, Located, Old, Placement, Query};
 use crate::patch::{Hunk, LineKind};
+use crate::text::file::Line;
+use crate::text::normalize::{is_trivial, key, Pass};
 
 /// How many context lines a fuzzy-matched hunk lacks on each side, judged against the
 /// patch's context width: a side with fewer lines than the width, where the file has more

@@ -5,9 +5,9 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
-use super::super::normalize::{key, Pass};
-use super::super::text::Line;
 use crate::patch::Hunk;
+use crate::text::file::Line;
+use crate::text::normalize::{key, Pass};
 
 /// The lines of one file with lazily built per-pass keys and indexes.
 ///
@@ -202,7 +202,7 @@ pub enum Lack {
 /// A text's lines, each handed to the function given with its tag, in any order.
 pub type Whole<'w> = dyn Fn(&mut dyn FnMut(&str, u64)) + 'w;
 
-type Counts = HashMap<u64, u32, BuildHasherDefault<crate::hash::Prehashed>>;
+type Counts = HashMap<u64, u32, BuildHasherDefault<crate::text::hash::Prehashed>>;
 
 /// How many lines of a text have each wanted key, per pass, kept up to date as the text
 /// changes: counting is free of positions, so an edit costs its own lines, not the text's.
@@ -338,7 +338,7 @@ struct Wanted {
 /// Hashes of wanted keys, with a bit per hash bucket in front: most file lines are not
 /// wanted, and the bits say so without a lookup.
 struct WantedSet {
-    hashes: HashSet<u64, BuildHasherDefault<crate::hash::Prehashed>>,
+    hashes: HashSet<u64, BuildHasherDefault<crate::text::hash::Prehashed>>,
     bits: Vec<u64>,
 }
 
@@ -392,7 +392,7 @@ impl Wanted {
 /// Line key → the positions holding it, ascending: one table of (first, count) per distinct
 /// hash into one array of positions, so building it allocates twice, not once per line.
 struct LineIndex {
-    slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::Prehashed>>,
+    slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::text::hash::Prehashed>>,
     positions: Vec<u32>,
 }
 
@@ -403,7 +403,7 @@ impl LineIndex {
         keep: impl Fn(u64) -> bool,
         place: impl Fn(usize) -> usize,
     ) -> LineIndex {
-        let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::Prehashed>> =
+        let mut slots: HashMap<u64, (u32, u32), BuildHasherDefault<crate::text::hash::Prehashed>> =
             HashMap::with_hasher(Default::default());
         // (hash, line) of the lines kept.
         let hashes: Vec<(u64, u32)> = keys
@@ -441,7 +441,7 @@ impl LineIndex {
 }
 
 fn hash_str(s: &str) -> u64 {
-    crate::hash::of(s.as_bytes())
+    crate::text::hash::of(s.as_bytes())
 }
 
 impl<'a> Haystack<'a> {
@@ -708,7 +708,7 @@ pub fn names(h: &Hunk) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::text::TextFile;
+    use crate::text::file::TextFile;
     use proptest::prelude::*;
 
     /// The exact searches a haystack answers by scanning, and by its index (the scans

@@ -16,8 +16,8 @@ mod passes;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::normalize::{key, Pass};
 use crate::patch::{Hunk, LineKind};
+use crate::text::normalize::{key, Pass};
 pub use decide::says_nothing;
 pub use fuzzy::{insertion_points, Gaps, Shortfall};
 pub use index::{names, Census, Haystack, Lack, Layout, Whole, Window};

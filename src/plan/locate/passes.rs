@@ -2,7 +2,6 @@
 //! new side is there already, and the readings at a fit (edges, anchors, bare insertions)
 //! that refuse a fit another reading explains as well.
 
-use super::super::normalize::{is_trivial, Pass};
 use super::decide::{
     already_at, anchor_positions, decide, free, says_nothing, FAR_FROM_HINT, NEAR,
 };
@@ -10,6 +9,7 @@ use super::fuzzy::{fuzzy, insertion_points};
 use super::Haystack;
 use super::{keys, old_side, DecidedBy, Located, Old, Placement, Query};
 use crate::patch::{Hunk, LineKind};
+use crate::text::normalize::{is_trivial, Pass};
 
 pub fn locate(hay: &Haystack, q: &Query) -> Located {
     let old = old_side(q.hunk);
@@ -364,7 +364,7 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
             return EdgeReading::BesideContext;
         }
         pinned.at_eof = true;
-        let depth = |t: &str| super::super::normalize::indentation(t).len();
+        let depth = |t: &str| crate::text::normalize::indentation(t).len();
         let shallowest = block
             .iter()
             .filter(|t| !t.trim().is_empty())
