@@ -12,9 +12,6 @@
 
 pub mod sys;
 pub mod text;
-// Moved into sys/ and text/; these names stay until their users are changed in the next commit.
-pub use sys::{durable, threads};
-pub use text::{bytes, hash, quote, rope, scan, textdiff};
 pub mod patch;
 pub mod git;
 pub mod repo;

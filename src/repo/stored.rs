@@ -69,7 +69,7 @@ pub fn write_stored_blob(
         Err(e) => return Err(e.error),
     }
     if flush {
-        crate::durable::dir(dir);
+        crate::sys::durable::dir(dir);
     }
     Ok(id)
 }
