@@ -121,7 +121,11 @@ impl Content {
     /// never change.
     pub fn source_changed(&self) -> bool {
         match &self.0.repr {
-            Repr::Mapped(m) => !self.0.stamp.as_ref().is_some_and(|s| m.unchanged(s)),
+            Repr::Mapped(m) => !self
+                .0
+                .stamp
+                .as_ref()
+                .is_some_and(|s| m.unchanged(|meta| s.still(meta))),
             Repr::Spliced { base, .. } => base.source_changed(),
             Repr::Flat(_) => false,
         }
