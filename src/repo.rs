@@ -6,10 +6,10 @@
 mod content;
 mod index_id;
 mod listing;
-mod mapped;
 mod stamp;
 mod stored;
 
+use crate::sys::mapped;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
