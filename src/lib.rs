@@ -7,8 +7,11 @@
 //!            -> gate (policy, hooks) -> snapshot (ghost ref) -> write -> report
 //! ```
 //!
-//! Each module uses only modules before it plus the shared ones (`patch`, `git`, `repo`).
-//! Modules are declared in pipeline order (rustfmt.toml keeps it).
+//! Modules are declared below in that order, and each uses only modules declared before it
+//! (`tests/suite/layering.rs` checks it; rustfmt.toml keeps the order): first the helpers
+//! every stage shares (`sys`: threads, flushing, mapped files; `text`: lines, keys, diffs),
+//! then the model and the views every stage reads (`patch`, `git`, `repo`), then the
+//! stages, then the front ends that drive them (`run`, `mcp`, `cli`).
 
 pub mod sys;
 pub mod text;
