@@ -24,7 +24,10 @@ fn used_modules(source: &str) -> Vec<(String, usize)> {
         if t.starts_with("#[cfg(test)]") || t.starts_with("#[cfg(all(test") {
             // `mod tests;` declares a file of its own (not read); an inline test module
             // runs to the end of the file.
-            if lines.get(i + 1).is_some_and(|n| n.trim_end().ends_with(';')) {
+            if lines
+                .get(i + 1)
+                .is_some_and(|n| n.trim_end().ends_with(';'))
+            {
                 continue;
             }
             break;
