@@ -64,9 +64,9 @@ pub(super) fn plan_modify(
 ) -> std::io::Result<(FilePlan, Writes)> {
     let old = fp.old_path.clone().expect("a modification has an old path");
     let new = fp.new_path.clone().expect("a modification has a new path");
-    let (cur, replaced) = match file_to_modify(fp, vfs, &old, &new)? {
+    let Existing { cur, replaced } = match file_to_modify(fp, vfs, &old, &new)? {
         Ok(found) => found,
-        Err(done) => return Ok((done, Vec::new())),
+        Err(refusal) => return Ok((refusal, Vec::new())),
     };
     let link = cur.mode == MODE_LINK;
     let mut plan = base_plan(fp);
@@ -140,15 +140,21 @@ pub(super) fn plan_modify(
     ))
 }
 
-/// The file a modification patches, and the file a move replaces (Codex's rule); or, as the
-/// error, the plan that refuses it (or finds a rename already made).
-#[allow(clippy::type_complexity)]
+/// The file a modification patches, as the plan so far leaves it.
+struct Existing {
+    cur: FileState,
+    /// The file a move replaces (Codex's rule).
+    replaced: Option<FileState>,
+}
+
+/// The file to modify; or, as the error, the plan that refuses it (or finds a rename
+/// already made).
 fn file_to_modify(
     fp: &FilePatch,
     vfs: &Overlay,
     old: &str,
     new: &str,
-) -> std::io::Result<Result<(FileState, Option<FileState>), FilePlan>> {
+) -> std::io::Result<Result<Existing, FilePlan>> {
     let renamed = old != new;
     let cur = match vfs.read(old)? {
         Entry::File(f) => f,
@@ -190,7 +196,7 @@ fn file_to_modify(
         };
         return Ok(Err(refused(fp, what)));
     }
-    Ok(Ok((cur, replaced)))
+    Ok(Ok(Existing { cur, replaced }))
 }
 
 /// The plan for a file to modify that is not there: a rename already made, or a refusal
