@@ -158,13 +158,13 @@ fn read_at_most(
 
 fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
     // A patch to a Latin-1 or Shift-JIS file carries those bytes: they are kept, byte for
-    // byte, through the same mapping the files get (crate::bytes).
+    // byte, through the same mapping the files get (crate::text::bytes).
     let size = buf.len() as u64;
     match String::from_utf8(buf) {
         Ok(text) => Ok(Input { name, text, size }),
         Err(e) => {
             let offset = e.utf8_error().valid_up_to();
-            match crate::bytes::decode(e.as_bytes()) {
+            match crate::text::bytes::decode(e.as_bytes()) {
                 Some(text) => Ok(Input {
                     name,
                     text: text.into_owned(),

@@ -7,17 +7,15 @@
 //!            -> gate (policy, hooks) -> snapshot (ghost ref) -> write -> report
 //! ```
 //!
-//! Each module uses only modules before it plus the shared ones (`patch`, `git`, `repo`).
-//! Modules are declared in pipeline order (rustfmt.toml keeps it).
+//! Modules are declared below in that order, and each uses only modules declared before it
+//! (`tests/suite/layering.rs` checks it; rustfmt.toml keeps the order): first the helpers
+//! every stage shares (`sys`: threads, flushing, mapped files; `text`: lines, keys, diffs),
+//! then the model and the views every stage reads (`patch`, `git`, `repo`), then the
+//! stages, then the front ends that drive them (`run`, `mcp`, `cli`).
 
+pub mod sys;
+pub mod text;
 pub mod patch;
-pub mod bytes;
-pub mod textdiff;
-pub mod hash;
-pub mod scan;
-pub mod threads;
-pub mod rope;
-pub mod quote;
 pub mod git;
 pub mod repo;
 pub mod input;
@@ -25,7 +23,6 @@ pub mod parse;
 pub mod plan;
 pub mod proof;
 pub mod gate;
-pub mod durable;
 pub mod snapshot;
 pub mod write;
 pub mod report;

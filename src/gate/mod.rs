@@ -4,9 +4,9 @@
 pub mod hooks;
 pub mod patch_text;
 
+use crate::patch::kinds::ErrorKind;
 use crate::plan::{Change, Plan};
 use crate::proof::Proof;
-use crate::report::kinds::ErrorKind;
 use hooks::{HookRun, HookStatus};
 
 /// Permission to write these changes, and the index entries of these paths. Its fields are

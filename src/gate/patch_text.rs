@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::patch::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::plan::Plan;
-use crate::quote::quote;
+use crate::text::quote::quote;
 
 /// Render `patch` (already reversed for `--revert`). Where a hunk had no line numbers, the
 /// place the plan found for it is used; numbers in the output are informative, as they are

@@ -153,7 +153,7 @@ pub struct Config {
     /// `None`: no limit.
     pub hook_timeout: Option<Duration>,
     pub verify: bool,
-    /// `llm-apply.fsync`: see [`crate::durable`].
+    /// `llm-apply.fsync`: see [`crate::sys::durable`].
     pub fsync: bool,
     pub protect: Vec<String>,
     pub protect_lock_files: bool,

@@ -10,7 +10,7 @@
 //! shown as spaces, a U+00A0, CRLF). An `old_string` found exactly more than once is refused
 //! with every place, unless `replace_all`.
 
-use crate::report::kinds::{ErrorKind, NoticeKind};
+use crate::patch::kinds::{ErrorKind, NoticeKind};
 use serde_json::Value;
 use sha2::Digest as _;
 
@@ -103,7 +103,7 @@ pub struct ViewRequest {
 /// enough to tell a changed line from the one that was viewed, short enough to retype.
 pub fn line_hash(line: &str) -> String {
     let line = line.strip_suffix('\r').unwrap_or(line);
-    format!("{:03x}", crate::hash::of(line.as_bytes()) & 0xfff)
+    format!("{:03x}", crate::text::hash::of(line.as_bytes()) & 0xfff)
 }
 
 /// The token `view` returns for a file's bytes: an edit that passes it is refused when the

@@ -7,8 +7,8 @@ pub mod search_replace;
 pub mod unified;
 pub mod whole_file;
 
+use crate::patch::kinds::ErrorKind;
 use crate::patch::{Format, Patch};
-use crate::report::kinds::ErrorKind;
 
 /// The text is not a patch we can apply. `Empty` and `Syntax` are bad input (exit status 2);
 /// `Truncated` is a refusal (exit status 1): the patch reads, but the input stopped before

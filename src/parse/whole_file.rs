@@ -3,8 +3,8 @@
 //! replacement (a diff of the file as it is against the block) or its creation.
 
 use super::{ParseError, PathProbe};
+use crate::patch::kinds::NoticeKind;
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
-use crate::report::kinds::NoticeKind;
 
 /// The notice every whole-file reply gets.
 pub const NOTICE: NoticeKind = NoticeKind::WholeFileReply;

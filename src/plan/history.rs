@@ -30,11 +30,11 @@ use gix::ObjectId;
 
 use super::locate::{insertion_points, DecidedBy, Haystack, Placement};
 use super::merge::{self, Labels, MergeOutcome};
-use super::normalize::{is_trivial, Pass};
-use super::text::{Line, TextFile};
 use super::{splice, Base, MergeResult, Strategy, ThreeWay};
 use crate::patch::{FilePatch, Hunk, LineKind};
 use crate::repo::{FileState, Repo};
+use crate::text::file::{Line, TextFile};
+use crate::text::normalize::{is_trivial, Pass};
 
 /// The git config key bounding how many commits that touched a file are searched.
 pub const DEPTH_CONFIG_KEY: &str = "llm-apply.historyDepth";

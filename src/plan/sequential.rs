@@ -12,12 +12,13 @@
 //! the whole text (or parts near its size) reads it all. Either way the answer is always the
 //! whole text's.
 
-use super::locate::{self, Census, Haystack, Lack, Layout, Located, Placement, Query, Window};
-use super::names;
+use super::locate::{
+    self, names, Census, Haystack, Lack, Layout, Located, Placement, Query, Window,
+};
 use super::splice::{self, IndentMap};
-use super::text::{Eol, Line, TextFile};
 use crate::patch::Hunk;
-use crate::rope::{Piece, Rope};
+use crate::text::file::{Eol, Line, TextFile};
+use crate::text::rope::{Piece, Rope};
 
 /// Lines a window reaches past a hunk's margin on each side of where its numbers put it.
 const REACH: usize = 64;
@@ -353,7 +354,7 @@ fn moved(p: &Placement, by: isize) -> Placement {
 mod tests {
     use super::*;
     use crate::patch::{FilePatch, LineKind};
-    use crate::plan::locate_hunks;
+    use crate::plan::modify::locate_hunks;
     use proptest::prelude::*;
     use std::cell::Cell;
 

@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 
 use super::locate::Placement;
-use super::normalize::indentation;
-use super::text::{Eol, Line as TextLine, TextFile};
 use crate::patch::{Hunk, Line, LineKind};
 use crate::repo::{Content, Part};
+use crate::text::file::{Eol, Line as TextLine, TextFile};
+use crate::text::normalize::indentation;
 
 /// Apply placed hunks (any order; regions must not overlap) to `file`. With `patch_eols`,
 /// added lines keep the ending the patch gave them; otherwise they take the file's own.
@@ -160,7 +160,7 @@ impl Pieces {
             original,
             self.parts.into_iter().map(|p| match p {
                 Piece::Original(r) => Part::Base(r),
-                Piece::Text(t) => Part::Own(crate::bytes::encode(&t).into_owned()),
+                Piece::Text(t) => Part::Own(crate::text::bytes::encode(&t).into_owned()),
             }),
         )
     }
@@ -336,7 +336,7 @@ fn walk<'a>(
         // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
         // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
         // patch's copy carries whatever whitespace damage the match forgave.
-        let partners = if p.pass == super::normalize::Pass::Exact {
+        let partners = if p.pass == crate::text::normalize::Pass::Exact {
             Vec::new()
         } else {
             unchanged_partners(hunk)
@@ -418,7 +418,7 @@ fn deletes_tail(hunk: &Hunk) -> bool {
             .collect()
     };
     let (old, new) = (side(LineKind::Add), side(LineKind::Remove));
-    let ops = crate::textdiff::diff(&old, &new, PAIRING_TIME);
+    let ops = crate::text::textdiff::diff(&old, &new, PAIRING_TIME);
     matches!(
         ops.as_slice(),
         [
@@ -450,7 +450,7 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
                 if !removed.is_empty() {
                     let old: Vec<&[u8]> = removed.iter().map(|(_, l)| l.text.as_bytes()).collect();
                     let new: Vec<&[u8]> = added.iter().map(|l| l.text.as_bytes()).collect();
-                    for op in crate::textdiff::diff(&old, &new, PAIRING_TIME) {
+                    for op in crate::text::textdiff::diff(&old, &new, PAIRING_TIME) {
                         if let similar::DiffOp::Equal {
                             old_index,
                             new_index,
@@ -810,7 +810,7 @@ impl IndentMap {
 mod tests {
     use super::*;
     use crate::plan::locate::DecidedBy;
-    use crate::plan::normalize::Pass;
+    use crate::text::normalize::Pass;
     use proptest::prelude::*;
 
     /// One region to edit: the gap after the previous region, its length, which of its lines

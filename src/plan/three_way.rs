@@ -12,9 +12,9 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::git::apply_output::{self, Classification, FileName, Reason};
 use crate::git::{Git, GitError};
 use crate::patch::FilePatch;
-use crate::plan::git_output::{self, Classification, FileName, Reason};
 use crate::repo::{FileState, Repo, MODE_EXEC, MODE_FILE};
 
 /// Git's mode for a symbolic link; its "content" is the link target.
@@ -170,7 +170,7 @@ pub fn apply(
             text.push('\n');
         }
     }
-    std::fs::write(&patch_file, crate::bytes::encode(&text)).map_err(io_err(&patch_file))?;
+    std::fs::write(&patch_file, crate::text::bytes::encode(&text)).map_err(io_err(&patch_file))?;
 
     let mut args: Vec<&str> = vec!["apply", "--3way", "-v"];
     if options.check {
@@ -193,7 +193,7 @@ pub fn apply(
         .run()?;
 
     let known: Vec<FileName> = files.iter().map(|f| FileName::of(f)).collect();
-    let classification = git_output::classify(&out.stdout, &out.stderr, out.status, &known);
+    let classification = apply_output::classify(&out.stdout, &out.stderr, out.status, &known);
     let status = match stray_paths(&classification, &known) {
         Some(failures) => Status::Failed { failures },
         None => verdict(&classification, out.status),
@@ -494,7 +494,7 @@ fn stray_paths(c: &Classification, known: &[FileName]) -> Option<Vec<Failure>> {
 
 /// The run's verdict from git's classified messages.
 fn verdict(c: &Classification, exit_code: Option<i32>) -> Status {
-    use git_output::Outcome as O;
+    use apply_output::Outcome as O;
     if c.written && c.files.iter().all(|f| f.outcome != O::Skipped) {
         let conflicted: Vec<String> = c.conflicted_paths().into_iter().map(String::from).collect();
         return if conflicted.is_empty() {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::lines::Index;
 use crate::patch::Line as PatchLine;
-use crate::plan::normalize::Pass;
+use crate::text::normalize::Pass;
 
 /// A run of the derived result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl<'a> Seg<'a> {
     }
 }
 
-impl crate::rope::Piece for Seg<'_> {
+impl crate::text::rope::Piece for Seg<'_> {
     fn weight(&self) -> usize {
         self.len()
     }

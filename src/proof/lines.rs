@@ -17,9 +17,10 @@ pub struct Line<'a> {
 
 impl<'a> Line<'a> {
     /// The line as the planner reads it: bytes that are not UTF-8 mapped as
-    /// [`crate::bytes`] maps them.
+    /// [`crate::text::bytes`] maps them.
     pub fn text(&self) -> Cow<'a, str> {
-        crate::bytes::decode(self.content).unwrap_or_else(|| String::from_utf8_lossy(self.content))
+        crate::text::bytes::decode(self.content)
+            .unwrap_or_else(|| String::from_utf8_lossy(self.content))
     }
 
     /// Split a line's bytes, terminator included, into content and terminator.

@@ -22,10 +22,10 @@ use std::collections::HashMap;
 
 use crate::patch::{FileOp, FilePatch, Hunk, LineKind, Patch};
 use crate::plan::locate::Placement;
-use crate::plan::normalize::{key, Pass};
 use crate::plan::{Claim, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{FileState, MODE_FILE};
-use crate::rope::Rope;
+use crate::text::normalize::{key, Pass};
+use crate::text::rope::Rope;
 use derived::{Derived, Seg};
 use lines::{strip_bom, Index, Line, Lines};
 
@@ -322,7 +322,7 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
         return Err(fail(p, None, "the created file's mode is not the patch's"));
     }
     if let Some(content) = &fp.full_content {
-        return if after.bytes[..] == *crate::bytes::encode(content) {
+        return if after.bytes[..] == *crate::text::bytes::encode(content) {
             Ok(())
         } else {
             Err(fail(
@@ -342,7 +342,7 @@ fn check_created(fp: &FilePatch, p: &FilePlan, after: &FileState) -> Result<(), 
     let same = Lines::new(bytes).all(|a| {
         added
             .next()
-            .is_some_and(|b| a.content == &*crate::bytes::encode(&b.text))
+            .is_some_and(|b| a.content == &*crate::text::bytes::encode(&b.text))
     }) && added.next().is_none();
     if same {
         Ok(())
@@ -1016,7 +1016,7 @@ fn compare(
                     let got = next_planned(&mut got_lines);
                     let last = idx + 1 == n;
                     let same = match loose {
-                        None => *crate::bytes::encode(text) == *got.content,
+                        None => *crate::text::bytes::encode(text) == *got.content,
                         Some(pass) => key(pass, text) == key(pass, &got.text()),
                     };
                     if !same {
@@ -1198,7 +1198,7 @@ fn check_merge(
     for h in &fp.hunks {
         for l in &h.lines {
             let e = budget
-                .entry(crate::bytes::encode(&l.text).into_owned())
+                .entry(crate::text::bytes::encode(&l.text).into_owned())
                 .or_default();
             match l.kind {
                 LineKind::Add => e.0 += 1,
@@ -1239,7 +1239,7 @@ fn check_merge(
         for run in added_runs(h) {
             let run: Vec<Vec<u8>> = run
                 .iter()
-                .map(|l| crate::bytes::encode(&l.text).into_owned())
+                .map(|l| crate::text::bytes::encode(&l.text).into_owned())
                 .collect();
             let (k, rare) = run
                 .iter()

@@ -121,7 +121,11 @@ impl Content {
     /// never change.
     pub fn source_changed(&self) -> bool {
         match &self.0.repr {
-            Repr::Mapped(m) => !self.0.stamp.as_ref().is_some_and(|s| m.unchanged(s)),
+            Repr::Mapped(m) => !self
+                .0
+                .stamp
+                .as_ref()
+                .is_some_and(|s| m.unchanged(|meta| s.still(meta))),
             Repr::Spliced { base, .. } => base.source_changed(),
             Repr::Flat(_) => false,
         }
@@ -367,7 +371,7 @@ impl Content {
     pub fn text_lines(&self) -> Option<usize> {
         *self.0.lines.get_or_init(|| {
             self.spliced_lines()
-                .unwrap_or_else(|| crate::textdiff::text_lines(self.chunks()))
+                .unwrap_or_else(|| crate::text::textdiff::text_lines(self.chunks()))
         })
     }
 
@@ -377,7 +381,7 @@ impl Content {
         debug_assert_eq!(
             Some(n),
             self.spliced_lines()
-                .unwrap_or_else(|| crate::textdiff::text_lines(self.chunks()))
+                .unwrap_or_else(|| crate::text::textdiff::text_lines(self.chunks()))
         );
         let _ = self.0.lines.set(Some(n));
     }
@@ -455,7 +459,7 @@ impl Content {
         // A post-state's lines are asked for first (before the proof), the id after it; a
         // file just read has its lines counted by the plan's decoding while it is hashed
         // here, so they are counted here (after the id) only if that did not count them.
-        let _ = crate::threads::spawn(move || {
+        let _ = crate::sys::threads::spawn(move || {
             if !read {
                 self.text_lines();
             }
@@ -895,7 +899,7 @@ mod tests {
                 parts.push(Part::Own(own));
             }
             let c = Content::spliced(&b, parts);
-            prop_assert_eq!(c.text_lines(), crate::textdiff::text_lines([want.as_slice()]));
+            prop_assert_eq!(c.text_lines(), crate::text::textdiff::text_lines([want.as_slice()]));
         }
     }
 }

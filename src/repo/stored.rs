@@ -110,7 +110,7 @@ fn name_it(tmp: tempfile::NamedTempFile, path: &Path, flush: bool) -> io::Result
         Err(e) => return Err(e.error),
     }
     if flush {
-        crate::durable::dir(dir);
+        crate::sys::durable::dir(dir);
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use similar::DiffOp;
 
 use crate::plan::Change;
 use crate::repo::{Content, FileState};
-use crate::textdiff;
+use crate::text::textdiff;
 
 /// The diff lines the human report shows per file unless asked for everything.
 pub const SHOWN_LINES: usize = 300;
@@ -289,7 +289,8 @@ fn hunks(
                 Some(l) => (l.strip_suffix(b"\r").unwrap_or(l), false),
                 None => (line, true),
             };
-            let text = crate::bytes::decode(text).unwrap_or_else(|| String::from_utf8_lossy(text));
+            let text =
+                crate::text::bytes::decode(text).unwrap_or_else(|| String::from_utf8_lossy(text));
             lines.push(DiffLine {
                 kind,
                 text: format!("{sign}{text}"),
@@ -362,7 +363,8 @@ fn heading_above(before: &[u8]) -> Option<String> {
             .first()
             .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
         {
-            let text = crate::bytes::decode(line).unwrap_or_else(|| String::from_utf8_lossy(line));
+            let text =
+                crate::text::bytes::decode(line).unwrap_or_else(|| String::from_utf8_lossy(line));
             let mut text = text.trim_end().to_string();
             if text.len() > 80 {
                 let mut cut = 80;

@@ -229,7 +229,7 @@ fn strategies(out: &mut String, r: &Report) {
             h.status == HunkStatus::Applied
                 && h.offset.unwrap_or(0) == 0
                 && h.pass
-                    .is_none_or(|p| p == crate::plan::normalize::Pass::Exact)
+                    .is_none_or(|p| p == crate::text::normalize::Pass::Exact)
         });
         let tried: Vec<String> = match f.strategy {
             Strategy::File => vec!["file: a whole-file operation".into()],
@@ -423,7 +423,7 @@ fn file_line(out: &mut String, f: &FileReport, r: &Report, p: Palette) {
     };
     let counts = format!(" (+{} -{})", f.added, f.removed);
     let how = match f.pass {
-        Some(ps) if ps != crate::plan::normalize::Pass::Exact => {
+        Some(ps) if ps != crate::text::normalize::Pass::Exact => {
             format!("{}:{}", f.strategy.as_str(), ps.as_str())
         }
         _ => f.strategy.as_str().to_string(),

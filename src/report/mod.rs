@@ -8,7 +8,6 @@ pub mod diff;
 pub mod hooks;
 pub mod human;
 pub mod json;
-pub mod kinds;
 pub mod log;
 pub mod view;
 mod wire;
@@ -16,10 +15,11 @@ mod wire;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+pub use crate::patch::kinds;
 use crate::patch::{FileOp, Format, Notice};
 use crate::plan::diagnose::Warning;
-use crate::plan::normalize::Pass;
 use crate::plan::{Base, Change, FilePlan, FileStatus, HunkResult, Plan, Strategy};
+use crate::text::normalize::Pass;
 pub use kinds::{ErrorKind, NoticeKind};
 pub use wire::NumberedLine;
 

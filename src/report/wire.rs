@@ -591,14 +591,14 @@ impl From<&crate::plan::locate::Fuzz> for Fuzz {
     }
 }
 
-impl From<&crate::plan::normalize::Pass> for Pass {
-    fn from(x: &crate::plan::normalize::Pass) -> Pass {
+impl From<&crate::text::normalize::Pass> for Pass {
+    fn from(x: &crate::text::normalize::Pass) -> Pass {
         match x {
-            crate::plan::normalize::Pass::Exact => Pass::Exact,
-            crate::plan::normalize::Pass::TrailingWhitespace => Pass::TrailingWhitespace,
-            crate::plan::normalize::Pass::Whitespace => Pass::Whitespace,
-            crate::plan::normalize::Pass::Unicode => Pass::Unicode,
-            crate::plan::normalize::Pass::Fuzzy => Pass::Fuzzy,
+            crate::text::normalize::Pass::Exact => Pass::Exact,
+            crate::text::normalize::Pass::TrailingWhitespace => Pass::TrailingWhitespace,
+            crate::text::normalize::Pass::Whitespace => Pass::Whitespace,
+            crate::text::normalize::Pass::Unicode => Pass::Unicode,
+            crate::text::normalize::Pass::Fuzzy => Pass::Fuzzy,
         }
     }
 }

@@ -98,12 +98,12 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // (where a SEARCH/REPLACE block names no file); the plan reads it again.
     let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
     let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
-    if inputs.iter().map(|i| i.text.len()).sum::<usize>() >= crate::threads::BIG {
-        crate::threads::warm_for_big_work();
+    if inputs.iter().map(|i| i.text.len()).sum::<usize>() >= crate::sys::threads::BIG {
+        crate::sys::threads::warm_for_big_work();
     }
     let looked_at = WorkTree::new(&root);
     let (parsed, patch_sha256) = if big {
-        match crate::threads::join(
+        match crate::sys::threads::join(
             || parse_inputs(&inputs, edits.as_deref(), forced, &looked_at),
             digest_of,
         ) {
@@ -598,9 +598,9 @@ fn decide_and_write(
         .flatten()
         .map(|f| f.bytes.len())
         .sum::<usize>()
-        >= crate::threads::BIG;
+        >= crate::sys::threads::BIG;
     let (written, diffs) = match shown_diff {
-        Some(limit) if big => crate::threads::join(write, || {
+        Some(limit) if big => crate::sys::threads::join(write, || {
             (limit, crate::report::human::diffs(&report, limit))
         }),
         _ => (write(), None),

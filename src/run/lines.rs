@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::plan::{FilePlan, FileStatus, Plan};
-use crate::textdiff::LineCounts;
+use crate::text::textdiff::LineCounts;
 
 /// Per path the plan writes, the lines added and removed going from its state before the
 /// apply to its state after, as the apply's report counts them:

@@ -23,6 +23,6 @@ use crate::report::color::Colors;
 pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), String> {
     let config = pending.get().map_err(|e| e.to_string())?;
     let colors = Colors::from_config(&config.colors).map_err(|e| e.to_string())?;
-    crate::durable::set(config.fsync);
+    crate::sys::durable::set(config.fsync);
     Ok((colors, config))
 }

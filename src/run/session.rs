@@ -15,7 +15,7 @@ use crate::report::{Report, Summary};
 use crate::snapshot::{
     self, Journal, Lock, LockError, Meta, PatchDigest, Pending, SnapshotError, SnapshotId, Touched,
 };
-use crate::textdiff::LineCounts;
+use crate::text::textdiff::LineCounts;
 use crate::write;
 use crate::write::recorded::{self, Recording};
 use crate::write::restore::{self, RestorePlan};

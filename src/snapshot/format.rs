@@ -67,7 +67,7 @@ use gix::ObjectId;
 
 use super::digest::PatchDigest;
 use crate::repo::{MODE_EXEC, MODE_FILE};
-use crate::textdiff::LineCounts;
+use crate::text::textdiff::LineCounts;
 
 /// The newest metadata format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;

@@ -163,7 +163,7 @@ impl<'lock> Journal<'lock> {
     pub fn name_snapshot(&mut self, snapshot: SnapshotId) -> Result<(), JournalError> {
         let unnamed = self.text.snapshot.is_none();
         self.text.snapshot = Some(snapshot);
-        if !unnamed || crate::durable::on() {
+        if !unnamed || crate::sys::durable::on() {
             return self.store();
         }
         // Appended in place rather than the whole journal made anew: a new file renamed over
@@ -362,7 +362,7 @@ fn parse(bytes: &[u8]) -> Result<Entries, String> {
 }
 
 /// Temporary file, fsync, rename over, fsync the directory (the fsyncs when writes are
-/// flushed, [`crate::durable`]): after this returns, a crash
+/// flushed, [`crate::sys::durable`]): after this returns, a crash
 /// leaves either no journal or the whole journal.
 fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(dir)?;
@@ -371,7 +371,7 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         super::fault::mutation("journal: write temporary file");
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        crate::durable::file(&f)?;
+        crate::sys::durable::file(&f)?;
         super::fault::mutation("journal: rename into place");
         fs::rename(&tmp, path)
     })();
@@ -379,7 +379,7 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result?;
-    crate::durable::dir(dir);
+    crate::sys::durable::dir(dir);
     Ok(())
 }
 
@@ -396,7 +396,7 @@ fn remove_durably(path: &Path) -> Result<(), JournalError> {
         }
     }
     if let Some(dir) = path.parent() {
-        crate::durable::dir(dir);
+        crate::sys::durable::dir(dir);
     }
     Ok(())
 }

@@ -42,14 +42,14 @@ pub struct Written {
 }
 
 /// Write every change of `approved` under `root`, all or nothing, one file after another
-/// (each through a temporary file beside it, flushed to disk when [`crate::durable`] says
+/// (each through a temporary file beside it, flushed to disk when [`crate::sys::durable`] says
 /// so, then renamed over it).
 pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
     write_staged(root, approved, Staged::default())
 }
 
 /// The new files of an approved write, already written under temporary names beside their
-/// places (`.llm-apply-*.tmp`) and, when writes are flushed ([`crate::durable`]), being
+/// places (`.llm-apply-*.tmp`) and, when writes are flushed ([`crate::sys::durable`]), being
 /// synced to disk on another thread, while nothing in
 /// the work tree has changed yet: a recorded write stages them under its journal (whose
 /// recovery removes them after a crash) while the snapshot is recorded, and
@@ -130,7 +130,7 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
         Ok(())
     };
     let synced =
-        if files.is_empty() || !crate::durable::on() {
+        if files.is_empty() || !crate::sys::durable::on() {
             None
         } else {
             Some(std::thread::Builder::new().spawn(sync_all).map_err(|e| {
@@ -264,7 +264,7 @@ fn set_state(
                 return set_link(dir, &abs, &st.bytes);
             }
             let (file, tmp) = written_beside(dir, st)?.into_parts();
-            crate::durable::file(&file)?;
+            crate::sys::durable::file(&file)?;
             drop(file);
             rename_into_place(tmp, &abs, st.mode)
         }

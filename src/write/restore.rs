@@ -11,7 +11,7 @@ use crate::plan::merge::{self, Labels, MergeOutcome};
 use crate::plan::{Base, Change, FilePlan, FileStatus, Plan, Strategy};
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree};
 use crate::snapshot::{Snapshot, SnapshotError, SnapshotId, SnapshotPath};
-use crate::textdiff::{self, LineCounts};
+use crate::text::textdiff::{self, LineCounts};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {

@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use git_llm_apply::plan::git_output::{classify, FileName, Outcome};
-use git_llm_apply::quote::unquote;
+use git_llm_apply::git::apply_output::{classify, FileName, Outcome};
+use git_llm_apply::text::quote::unquote;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

@@ -49,3 +49,4 @@ mod mcp_honesty;
 mod tools_for;
 mod scale;
 mod portable;
+mod layering;

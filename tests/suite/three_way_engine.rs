@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Once;
 
+use git_llm_apply::git::apply_output::Reason;
 use git_llm_apply::patch::{FilePatch, IndexLine};
-use git_llm_apply::plan::git_output::Reason;
 use git_llm_apply::plan::three_way::{self, blob_present, Options, PathResult, Status};
-use git_llm_apply::quote::unquote;
 use git_llm_apply::repo::{FileState, Repo, MODE_EXEC, MODE_FILE};
+use git_llm_apply::text::quote::unquote;
 
 /// Pin everything that would make git behave differently on another machine. Process-wide,
 /// because the library's own git calls inherit it.

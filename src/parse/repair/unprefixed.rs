@@ -8,7 +8,7 @@
 //! line (a `- item` of a list) written without one. The reading under which the hunk's old side occurs in the file decides, and when
 //! the file has moved on, each line is read the way the file has it.
 
-use crate::report::kinds::NoticeKind;
+use crate::patch::kinds::NoticeKind;
 use std::collections::{HashMap, HashSet};
 
 use crate::patch::{Line, LineKind};

@@ -64,7 +64,7 @@ fn middle_cut(bytes: &[u8]) -> Option<usize> {
 
 /// `a()` here and `b()` on a second thread, at once; `None` when no thread can be started.
 fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Option<(A, B)> {
-    match crate::threads::join(a, b) {
+    match crate::sys::threads::join(a, b) {
         (mine, Some(theirs)) => Some((mine, theirs)),
         (_, None) => None,
     }
@@ -76,7 +76,7 @@ enum Survey<'t> {
     Text(&'t str, usize),
     /// A NUL byte: the file is binary.
     Binary,
-    /// Bytes that need the closer look of [`crate::bytes::decode`].
+    /// Bytes that need the closer look of [`crate::text::bytes::decode`].
     Other,
 }
 
@@ -135,7 +135,7 @@ fn fill_two<'t, 'a>(
     use std::mem::MaybeUninit;
     let n2 = n2 + usize::from(!second.is_empty() && !second.ends_with('\n'));
     let mut lines: Vec<Line<'a>> = Vec::with_capacity(n1 + n2);
-    crate::scan::advise_huge(&mut lines);
+    crate::text::scan::advise_huge(&mut lines);
     let mut eols: Vec<Eol> = Vec::with_capacity(n1 + n2);
     // Writes the lines of `t` into `slots` (as many as there are, at most), their endings
     // into `ends`: how many it wrote.
@@ -143,7 +143,7 @@ fn fill_two<'t, 'a>(
         let b = t.as_bytes();
         let mut start = 0usize;
         let mut k = 0usize;
-        let ends_of = crate::scan::newlines(b)
+        let ends_of = crate::text::scan::newlines(b)
             .map(Some)
             .chain(std::iter::once(None));
         for (end, (slot, e)) in ends_of.zip(slots.iter_mut().zip(ends.iter_mut())) {
@@ -162,7 +162,7 @@ fn fill_two<'t, 'a>(
     };
     let (slots1, slots2) = lines.spare_capacity_mut()[..n1 + n2].split_at_mut(n1);
     let (ends1, ends2) = eols.spare_capacity_mut()[..n1 + n2].split_at_mut(n1);
-    let written = crate::threads::join(
+    let written = crate::sys::threads::join(
         || fill(first, slots1, ends1),
         || fill(second, slots2, ends2),
     );
@@ -197,7 +197,7 @@ pub struct TextFile<'a> {
 
 impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
-    /// [`crate::bytes`]); `None` for binary content (a NUL byte).
+    /// [`crate::text::bytes`]); `None` for binary content (a NUL byte).
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
         TextFile::decode_counted(bytes, true).map(|(t, _)| t)
     }
@@ -237,7 +237,7 @@ impl<'a> TextFile<'a> {
                 return Some((t, Some(counted)));
             }
         }
-        let t = match crate::bytes::decode(bytes)? {
+        let t = match crate::text::bytes::decode(bytes)? {
             Cow::Borrowed(text) => TextFile::split(text, Cow::Borrowed, two),
             Cow::Owned(text) => TextFile::split(&text, |l| Cow::Owned(l.to_string()), two),
         };
@@ -266,10 +266,10 @@ impl<'a> TextFile<'a> {
         // shorter lines grows it.
         let guess = bytes.len() / 16 + 16;
         let mut lines = Vec::with_capacity(guess);
-        crate::scan::advise_huge(&mut lines);
+        crate::text::scan::advise_huge(&mut lines);
         let mut eols = Vec::with_capacity(guess);
         let mut start = 0usize;
-        for end in crate::scan::newlines(bytes) {
+        for end in crate::text::scan::newlines(bytes) {
             if end > start && bytes[end - 1] == b'\r' {
                 lines.push(line(&text[start..end - 1]));
                 eols.push(Eol::Crlf);
@@ -304,7 +304,7 @@ impl<'a> TextFile<'a> {
             out.push_str(l);
             out.push_str(e.as_str());
         }
-        match crate::bytes::encode(&out) {
+        match crate::text::bytes::encode(&out) {
             std::borrow::Cow::Borrowed(_) => out.into_bytes(),
             std::borrow::Cow::Owned(b) => b,
         }
@@ -407,7 +407,7 @@ mod tests {
             let one = TextFile::decode_in_one(&bytes, false);
             // What one thread counted on the way is what the content would count, too.
             if let Some((_, Some(counted))) = &one {
-                let lines = crate::textdiff::text_lines([&bytes[..]]);
+                let lines = crate::text::textdiff::text_lines([&bytes[..]]);
                 proptest::prop_assert_eq!(Some(*counted), lines);
             }
             let one = one.map(|(t, _)| t);
@@ -417,7 +417,7 @@ mod tests {
                 Some(two) => {
                     // What the survey counted on the way is what the content would count.
                     if let Some((_, counted)) = &two {
-                        let lines = crate::textdiff::text_lines([&bytes[..]]);
+                        let lines = crate::text::textdiff::text_lines([&bytes[..]]);
                         proptest::prop_assert_eq!(Some(*counted), lines);
                     }
                     proptest::prop_assert_eq!(two.map(|(t, _)| t), one)

@@ -6,9 +6,9 @@
 
 use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
+use crate::patch::kinds::NoticeKind;
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
-use crate::quote::{quoted_end, unquote};
-use crate::report::kinds::NoticeKind;
+use crate::text::quote::{quoted_end, unquote};
 
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notices = Vec::new();

@@ -1,7 +1,7 @@
 //! A big work-tree file's bytes mapped into memory instead of read: the kernel's page cache
 //! is used as it is, so a ten-megabyte file costs no fresh buffer (which the kernel must
 //! zero) and no copy into it. A file is mapped only when its stamp proves it unchanged over
-//! the mapping ([`super::Stamp`]); whoever relies on the bytes later checks that the file
+//! the mapping ([`crate::repo::Stamp`]); whoever relies on the bytes later checks that the file
 //! still has that stamp ([`Mapping::intact`]) before anything is written from them.
 //!
 //! A mapping shows the file as it is now, not as it was: another program that writes to the
@@ -93,11 +93,11 @@ impl Mapping {
         !TORN[self.slot].load(Ordering::SeqCst)
     }
 
-    /// Whether the bytes are still the file's as `stamp` vouched for them: no read ran past
-    /// its end, and the open file's `fstat` still says `stamp` (any write to it since would
-    /// have changed its ctime).
-    pub fn unchanged(&self, stamp: &super::Stamp) -> bool {
-        self.intact() && self.file.metadata().is_ok_and(|m| stamp.still(&m))
+    /// Whether the bytes are still the file's as a stamp vouched for them: no read ran past
+    /// its end, and `still` says the open file's `fstat` still matches the stamp (any write
+    /// to it since would have changed its ctime).
+    pub fn unchanged(&self, still: impl FnOnce(&std::fs::Metadata) -> bool) -> bool {
+        self.intact() && self.file.metadata().is_ok_and(|m| still(&m))
     }
 }
 

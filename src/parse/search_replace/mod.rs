@@ -24,7 +24,7 @@ mod cline;
 mod envelope;
 mod roo;
 
-use crate::report::kinds::NoticeKind;
+use crate::patch::kinds::NoticeKind;
 use std::collections::HashMap;
 
 use super::{ParseError, PathProbe};

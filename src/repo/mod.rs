@@ -6,10 +6,10 @@
 mod content;
 mod index_id;
 mod listing;
-mod mapped;
 mod stamp;
 mod stored;
 
+use crate::sys::mapped;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -219,8 +219,8 @@ impl Files for WorkTree {
         let file = std::fs::File::open(&abs)?;
         let started = stamp::coarse_now();
         let before = file.metadata()?;
-        if before.len() >= crate::threads::BIG as u64 {
-            crate::threads::warm_for_big_work();
+        if before.len() >= crate::sys::threads::BIG as u64 {
+            crate::sys::threads::warm_for_big_work();
         }
         // A big file is mapped, not read, where its stamp vouches for the bytes mapped (so
         // that a later change of them shows); otherwise it is read.
@@ -242,7 +242,7 @@ impl Files for WorkTree {
         let bytes = match mapped {
             Some(c) => c,
             None => {
-                let read = crate::scan::read_all(&file, before.len())?;
+                let read = crate::text::scan::read_all(&file, before.len())?;
                 Content::read_from(read, stamp_now(&file)?)
             }
         };

@@ -16,7 +16,7 @@
 //!   "applied" lines for the others; those files are then skipped with [`Reason::Aborted`].
 //! - Paths are C-quoted in some messages and raw in others; both are read back to the same path.
 
-use crate::quote::{quoted_end, unquote};
+use crate::text::quote::{quoted_end, unquote};
 use std::fmt;
 
 /// What became of one file of the patch (or, under `--check`, what would become of it).

@@ -17,7 +17,7 @@
 //! Every repair the input needed becomes a [`Notice`]; anything that would need a guess
 //! (an unknown `***` marker, a hunk line without a prefix) is a [`ParseError::Syntax`].
 
-use crate::report::kinds::NoticeKind;
+use crate::patch::kinds::NoticeKind;
 use std::ops::Range;
 
 use super::repair::unprefixed::{self, FileLines};

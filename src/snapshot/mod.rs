@@ -78,7 +78,7 @@ pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE, MODE_LINK};
-pub use crate::textdiff::LineCounts;
+pub use crate::text::textdiff::LineCounts;
 
 /// Where snapshot refs live; the rest of the name is the sequence number.
 pub const REF_PREFIX: &str = "refs/llm-apply/";
@@ -416,7 +416,7 @@ pub struct Ahead {
 }
 
 /// The thread finding [`known_ids`].
-type KnownIds = crate::threads::Handle<Vec<io::Result<Option<ObjectId>>>>;
+type KnownIds = crate::sys::threads::Handle<Vec<io::Result<Option<ObjectId>>>>;
 
 impl Drop for Ahead {
     fn drop(&mut self) {
@@ -467,7 +467,7 @@ pub fn compare_ahead(repo: &Repo, touched: &[Touched]) -> Ahead {
     if big_before(touched) {
         let (work, mine) = (WorkTree::new(&repo.work_dir), touched.to_vec());
         let kind = repo.repo.object_hash();
-        let spawned = crate::threads::spawn(move || known_ids(&work, &mine, kind));
+        let spawned = crate::sys::threads::spawn(move || known_ids(&work, &mine, kind));
         if let Ok(handle) = spawned {
             let paths = touched.iter().map(|t| t.path.clone()).collect();
             ahead.known = Some((paths, handle));
@@ -502,11 +502,17 @@ fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, Snapsh
     };
     fault::mutation("object: blob");
     let written = || fault::mutation("object: blob: name its temporary file");
-    crate::repo::write_stored_blob(&objects, kind, &file.bytes, crate::durable::on(), written)
-        .map_err(|e| SnapshotError::Git {
-            action: "write a blob".into(),
-            source: e.into(),
-        })
+    crate::repo::write_stored_blob(
+        &objects,
+        kind,
+        &file.bytes,
+        crate::sys::durable::on(),
+        written,
+    )
+    .map_err(|e| SnapshotError::Git {
+        action: "write a blob".into(),
+        source: e.into(),
+    })
 }
 
 /// [`create`], with the nonce the snapshot commit carries given (a journal written before
@@ -851,14 +857,14 @@ fn write_loose_blob(
         .map_err(|e| failed(e.into()))
 }
 
-/// When writes are flushed ([`crate::durable`]), put each of `ids` that is a loose object on
+/// When writes are flushed ([`crate::sys::durable`]), put each of `ids` that is a loose object on
 /// disk, and the directories naming them (gix writes objects without flushing them). An
 /// id only a pack holds was not written by this run.
 fn flush_loose<'i>(
     r: &gix::Repository,
     ids: impl IntoIterator<Item = &'i ObjectId>,
 ) -> Result<(), SnapshotError> {
-    if !crate::durable::on() {
+    if !crate::sys::durable::on() {
         return Ok(());
     }
     let objects = r.objects.store_ref().path();
@@ -867,30 +873,30 @@ fn flush_loose<'i>(
         let hex = id.to_hex().to_string();
         let dir = objects.join(&hex[..2]);
         match std::fs::File::open(dir.join(&hex[2..])) {
-            Ok(f) => crate::durable::file(&f).map_err(git_err("flush an object to disk"))?,
+            Ok(f) => crate::sys::durable::file(&f).map_err(git_err("flush an object to disk"))?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(git_err("flush an object to disk")(e)),
         }
         dirs.insert(dir);
     }
     for dir in &dirs {
-        crate::durable::dir(dir);
+        crate::sys::durable::dir(dir);
     }
-    crate::durable::dir(objects);
+    crate::sys::durable::dir(objects);
     Ok(())
 }
 
 /// When writes are flushed, put the loose ref `name` on disk (gix writes refs without
 /// flushing them).
 fn flush_ref(r: &gix::Repository, name: &str) -> Result<(), SnapshotError> {
-    if !crate::durable::on() {
+    if !crate::sys::durable::on() {
         return Ok(());
     }
     let path = r.common_dir().join(name);
     let f = std::fs::File::open(&path).map_err(git_err(format!("flush {name} to disk")))?;
-    crate::durable::file(&f).map_err(git_err(format!("flush {name} to disk")))?;
+    crate::sys::durable::file(&f).map_err(git_err(format!("flush {name} to disk")))?;
     if let Some(dir) = path.parent() {
-        crate::durable::dir(dir);
+        crate::sys::durable::dir(dir);
     }
     Ok(())
 }
@@ -1115,7 +1121,7 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
     };
     std::fs::create_dir_all(&dir).map_err(io_err)?;
     let text = format!("{seq}\n");
-    if !crate::durable::on() {
+    if !crate::sys::durable::on() {
         // Rewritten in place: a file made and renamed over on every apply costs the file
         // system an inode made and one freed, a tenth of a small apply. A process killed
         // mid-way cannot tear one write of a few bytes; the number only rises, so it covers
@@ -1142,10 +1148,10 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
     fault::mutation("sequence: write temporary file");
     let mut f = std::fs::File::create(&tmp).map_err(io_err)?;
     f.write_all(text.as_bytes()).map_err(io_err)?;
-    crate::durable::file(&f).map_err(io_err)?;
+    crate::sys::durable::file(&f).map_err(io_err)?;
     fault::mutation("sequence: rename into place");
     std::fs::rename(&tmp, &path).map_err(io_err)?;
-    crate::durable::dir(&dir);
+    crate::sys::durable::dir(&dir);
     Ok(())
 }
 

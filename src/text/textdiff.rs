@@ -296,7 +296,7 @@ fn middle<'l>(
         ops.change(at.0, a.len(), at.1, b.len());
         return;
     }
-    let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::hash::Fast>> =
+    let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::text::hash::Fast>> =
         HashMap::with_capacity_and_hasher(a.len() + b.len(), Default::default());
     let mut seen: Vec<(bool, bool)> = Vec::new();
     let mut id_of = |line: &'l [u8], side_a: bool, seen: &mut Vec<(bool, bool)>| -> u32 {

@@ -188,7 +188,7 @@ fn read_halves(file: &std::fs::File, n: usize) -> io::Result<Option<Vec<u8>>> {
     let (first, second) = v[..n].split_at_mut(half);
     // `None` for the second half: no second thread could be started (or it panicked).
     let (got_first, got_second) =
-        crate::threads::join(|| fill(first, 0), || fill(second, half as u64));
+        crate::sys::threads::join(|| fill(first, 0), || fill(second, half as u64));
     let got_first = got_first?;
     // Without a second thread the caller reads the whole file in one piece.
     let Some(got_second) = got_second.transpose()? else {

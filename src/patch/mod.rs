@@ -1,6 +1,8 @@
 //! The one patch model every input format parses into; pure data, no I/O.
 
-use crate::report::kinds::NoticeKind;
+pub mod kinds;
+
+use kinds::NoticeKind;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -264,7 +266,7 @@ impl Hunk {
                 rem += old.len();
                 continue;
             }
-            let same: usize = crate::textdiff::diff(&old, &new, COUNTING_TIME)
+            let same: usize = crate::text::textdiff::diff(&old, &new, COUNTING_TIME)
                 .iter()
                 .map(|op| match *op {
                     similar::DiffOp::Equal { len, .. } => len,

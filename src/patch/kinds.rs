@@ -1,6 +1,8 @@
 //! The stable machine names a report gives its notices and errors, as enums: each is written
 //! once here, the JSON schema lists them, and a misspelt kind does not compile. The names
-//! are the report's wire vocabulary (docs/json.md); clients match on them.
+//! are the report's wire vocabulary (docs/json.md); clients match on them. They live with the
+//! patch model because the parsers name them first (a stage may only use earlier ones);
+//! `report::kinds` is this module.
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -10,14 +10,19 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use similar::{Algorithm, DiffTag};
 
-use super::locate::{DecidedBy, Haystack, Located, Placement};
-use super::normalize::{fold, is_trivial, key, Pass};
-use super::text::Line;
+use super::locate::{Haystack, Located, Placement};
 use crate::patch::{FilePatch, Hunk, LineKind};
+use crate::text::file::Line;
+use crate::text::normalize::{fold, is_trivial, key, Pass};
 
-/// A hunk placed this far (in lines) from where its numbers and earlier hunks put it gets a
-/// warning: the context may have matched a look-alike place.
-pub const FAR_FROM_HINT: usize = 50;
+mod paths;
+mod warnings;
+#[cfg(test)]
+mod tests;
+
+pub use paths::{closest_path, MAX_KNOWN_PATHS};
+pub use warnings::{order_warnings, placement_warnings, Warning, WarningKind, FAR_FROM_HINT};
+
 /// Old-side lines of a failed hunk kept in its diagnostic.
 const MAX_EXPECTED: usize = 8;
 /// File lines of the closest region kept.
@@ -30,147 +35,6 @@ const MAX_TEXT: usize = 300;
 const MAX_POSITIONS: usize = 64;
 /// File lines one `// ... existing code ...` line of a hunk may stand for when clustering.
 const ELISION_SPAN: usize = 200;
-/// Paths compared when looking for the closest existing one.
-pub const MAX_KNOWN_PATHS: usize = 100_000;
-
-// ---------------------------------------------------------------------------------- warnings
-
-/// What a warning on a successful hunk or file is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum WarningKind {
-    /// The hunk matched only under a pass looser than exact (see `pass`).
-    LoosePass,
-    /// The hunk's lines occur in more than one place; a rule decided which.
-    RepeatedContext,
-    /// The hunk landed far from the line its `@@` numbers (moved by earlier hunks) gave.
-    FarFromHint,
-    /// The hunk landed before an earlier hunk of the same file.
-    OutOfOrder,
-    /// A creation replaced a file that existed with other content.
-    Overwrote,
-    /// The hunk repeats an earlier hunk of the same file verbatim; it was applied once.
-    DuplicateHunk,
-    /// The hunk's elision lines (`...`) stood for unchanged text: its parts were placed around
-    /// them, in order, and the lines between kept.
-    Elision,
-    /// An undo took out only the apply's change: the file was edited since, and those later
-    /// edits are kept.
-    KeptLaterEdits,
-    /// An undo restored the pre-apply content over later edits (`--force`).
-    Forced,
-    /// The hunk's Codex `@@` anchor is not in the file; its other lines placed it.
-    AnchorMissing,
-    /// The file is in conflict in the index (mid-merge): the patch went into the file as it
-    /// is, conflict markers and all.
-    Unmerged,
-    /// Anything else.
-    Other,
-}
-
-/// Something that applied but deserves a second look.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Warning {
-    pub kind: WarningKind,
-    /// The hunk it is about (1-based), when it is about one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hunk: Option<usize>,
-    /// The warning as one human sentence.
-    pub message: String,
-}
-
-impl Warning {
-    pub fn new(kind: WarningKind, hunk: Option<usize>, message: impl Into<String>) -> Warning {
-        Warning {
-            kind,
-            hunk,
-            message: message.into(),
-        }
-    }
-}
-
-impl From<String> for Warning {
-    fn from(message: String) -> Warning {
-        Warning::new(WarningKind::Other, None, message)
-    }
-}
-
-/// The warnings a placed hunk earns. `searched` is where the search started (0-based): the
-/// header's numbers moved by the offsets of earlier hunks.
-pub fn placement_warnings(hunk: usize, p: &Placement, searched: Option<usize>) -> Vec<Warning> {
-    let mut out = Vec::new();
-    if p.pass > Pass::Exact {
-        out.push(Warning::new(
-            WarningKind::LoosePass,
-            Some(hunk),
-            format!(
-                "hunk {hunk} matched only after the {} pass",
-                p.pass.as_str()
-            ),
-        ));
-    }
-    if p.occurrences > 1 {
-        out.push(Warning::new(
-            WarningKind::RepeatedContext,
-            Some(hunk),
-            format!(
-                "hunk {hunk}'s context occurs {} times; placed by {}",
-                p.occurrences,
-                match p.decided_by {
-                    DecidedBy::Hint => "its line numbers",
-                    DecidedBy::Anchor => "its anchor",
-                    DecidedBy::Order => "file order",
-                    DecidedBy::Unique => "uniqueness",
-                    DecidedBy::Fit => "the closest fit",
-                    DecidedBy::Shape =>
-                        "its shape (context on one side only: the end of the file it reaches)",
-                }
-            ),
-        ));
-    }
-    if let Some(s) = searched {
-        let d = p.start.abs_diff(s);
-        if d >= FAR_FROM_HINT {
-            out.push(Warning::new(
-                WarningKind::FarFromHint,
-                Some(hunk),
-                format!(
-                    "hunk {hunk} landed at line {}, {d} lines from line {} where its numbers put it",
-                    p.start + 1,
-                    s + 1
-                ),
-            ));
-        }
-    }
-    out
-}
-
-/// A warning for each placed hunk that lands before the placed hunk preceding it.
-pub fn order_warnings(located: &[Located]) -> Vec<Warning> {
-    let mut out = Vec::new();
-    let mut prev: Option<(usize, usize)> = None;
-    for (i, l) in located.iter().enumerate() {
-        if let Located::Placed(p) = l {
-            if let Some((pi, ps)) = prev {
-                if p.start < ps {
-                    out.push(Warning::new(
-                        WarningKind::OutOfOrder,
-                        Some(i + 1),
-                        format!(
-                            "hunk {} landed at line {}, before hunk {pi} (line {}): the hunks are out of file order",
-                            i + 1,
-                            p.start + 1,
-                            ps + 1
-                        ),
-                    ));
-                }
-            }
-            prev = Some((i + 1, p.start));
-        }
-    }
-    out
-}
-
 // ------------------------------------------------------------------------------ diagnostics
 
 /// Why one hunk could not be placed, and what the file has instead.
@@ -1104,122 +968,51 @@ fn alike(a: &str, b: &str) -> bool {
 
 /// For each hunk none of whose lines is in its file, look in the patch's other files (read
 /// through `read`, each at most once): a hunk sent for the wrong file says where it belongs.
-pub fn look_in_other_files(
+/// `diagnostics` are the hunks' diagnostics in patch order, each with its file's and its
+/// hunk's index (0-based).
+pub fn look_in_other_files<'d>(
     patches: &[FilePatch],
-    plans: &mut [super::FilePlan],
+    diagnostics: impl Iterator<Item = (usize, usize, &'d mut Diagnostic)>,
     read: impl Fn(&str) -> Option<Vec<Line<'static>>>,
 ) {
     let mut cache: Vec<(String, Option<Vec<Line<'static>>>)> = Vec::new();
-    for (i, plan) in plans.iter_mut().enumerate() {
-        for (k, h) in plan.hunks.iter_mut().enumerate() {
-            let Some(d) = h.diagnostic.as_deref_mut() else {
-                continue;
-            };
-            if !d.findings.contains(&Finding::NoLines) {
-                continue;
-            }
-            let old = old_texts(&patches[i].hunks[k]);
-            let wanted = old.iter().filter(|t| !is_trivial(t)).count();
-            let own = patches[i].display_path();
-            for (j, other) in patches.iter().enumerate() {
-                let path = other.display_path();
-                if j == i || path == own {
-                    continue;
-                }
-                let lines = match cache.iter().find(|(p, _)| p == path) {
-                    Some((_, l)) => l,
-                    None => {
-                        cache.push((path.to_string(), read(path)));
-                        &cache.last().expect("just pushed").1
-                    }
-                };
-                let Some(lines) = lines else { continue };
-                let hay = Haystack::new(lines);
-                let Some((start, _, pairs)) = cluster(&hay, &old, None) else {
-                    continue;
-                };
-                let found = pairs.iter().filter(|(t, _)| !is_trivial(&old[*t])).count();
-                if found * 2 > wanted {
-                    d.findings = vec![Finding::InOtherFile {
-                        path: path.to_string(),
-                        line: start + 1,
-                    }];
-                    d.advice = format!(
-                        "these lines are in {path}, not in {own}: send the hunk as a change to {path}"
-                    );
-                    break;
-                }
-            }
-        }
-    }
-}
-
-// ------------------------------------------------------------------------------------ paths
-
-/// The existing path most like `missing`: the same file name in another directory, or a
-/// name a few typos away. `None` when nothing is close.
-pub fn closest_path(missing: &str, known: &[String]) -> Option<String> {
-    let (m_dir, m_name) = split_path(missing);
-    let m_lower = m_name.to_lowercase();
-    let budget = (m_name.chars().count() / 4).max(1);
-    let mut best: Option<((usize, usize), &String)> = None;
-    for p in known.iter().take(MAX_KNOWN_PATHS) {
-        if p == missing {
+    for (i, k, d) in diagnostics {
+        if !d.findings.contains(&Finding::NoLines) {
             continue;
         }
-        let (dir, name) = split_path(p);
-        let name_cost = if name == m_name {
-            0
-        } else if name.to_lowercase() == m_lower {
-            1
-        } else {
-            if name.len().abs_diff(m_name.len()) > budget {
+        let old = old_texts(&patches[i].hunks[k]);
+        let wanted = old.iter().filter(|t| !is_trivial(t)).count();
+        let own = patches[i].display_path();
+        for (j, other) in patches.iter().enumerate() {
+            let path = other.display_path();
+            if j == i || path == own {
                 continue;
             }
-            match bounded_distance(name, m_name, budget) {
-                Some(d) => d + 1,
-                None => continue,
+            let lines = match cache.iter().find(|(p, _)| p == path) {
+                Some((_, l)) => l,
+                None => {
+                    cache.push((path.to_string(), read(path)));
+                    &cache.last().expect("just pushed").1
+                }
+            };
+            let Some(lines) = lines else { continue };
+            let hay = Haystack::new(lines);
+            let Some((start, _, pairs)) = cluster(&hay, &old, None) else {
+                continue;
+            };
+            let found = pairs.iter().filter(|(t, _)| !is_trivial(&old[*t])).count();
+            if found * 2 > wanted {
+                d.findings = vec![Finding::InOtherFile {
+                    path: path.to_string(),
+                    line: start + 1,
+                }];
+                d.advice = format!(
+                    "these lines are in {path}, not in {own}: send the hunk as a change to {path}"
+                );
+                break;
             }
-        };
-        let score = (name_cost, bounded_distance(dir, m_dir, 64).unwrap_or(65));
-        if best.is_none_or(|(b, bp)| score < b || (score == b && p < bp)) {
-            best = Some((score, p));
         }
     }
-    best.map(|(_, p)| p.clone())
-}
-
-fn split_path(p: &str) -> (&str, &str) {
-    match p.rfind('/') {
-        Some(i) => (&p[..i], &p[i + 1..]),
-        None => ("", p),
-    }
-}
-
-/// Levenshtein distance in characters, or `None` when it exceeds `max`.
-fn bounded_distance(a: &str, b: &str, max: usize) -> Option<usize> {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > max {
-        return None;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        let mut row_min = cur[0];
-        for j in 1..=b.len() {
-            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
-            row_min = row_min.min(cur[j]);
-        }
-        if row_min > max {
-            return None;
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    let d = prev[b.len()];
-    (d <= max).then_some(d)
 }
 
 // ---------------------------------------------------------------------------- making visible
@@ -1273,167 +1066,4 @@ fn invisible(c: char) -> bool {
                 | '\u{3000}'
                 | '\u{feff}'
         )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn visible_spells_out_invisible_characters() {
-        assert_eq!(visible("a\tb", true), "a\\tb");
-        assert_eq!(visible("a\tb", false), "a\tb");
-        assert_eq!(visible("x = 1  ", true), "x = 1\\u{20}\\u{20}");
-        assert_eq!(visible("a\u{a0}b\u{200b}", true), "a\\u{a0}b\\u{200b}");
-        assert_eq!(visible("end\r", true), "end\\r");
-        assert_eq!(
-            visible("plain \\n", true),
-            "plain \\n",
-            "no escape, verbatim"
-        );
-        assert_eq!(visible("\"\\t\"\t", true), "\"\\\\t\"\\t");
-    }
-
-    #[test]
-    fn first_difference_counts_characters_from_one() {
-        assert_eq!(first_difference("abc", "abd"), Some(3));
-        assert_eq!(first_difference("é1", "é2"), Some(2));
-        assert_eq!(first_difference("ab", "ab "), Some(3));
-        assert_eq!(first_difference("ab", "ab"), None);
-    }
-
-    #[test]
-    fn classify_names_the_kind_of_difference() {
-        assert_eq!(classify("\tx = 1", "    x = 1"), DifferenceKind::Whitespace);
-        assert_eq!(classify("x = 1", "x = 1 "), DifferenceKind::Whitespace);
-        assert_eq!(
-            classify("say \"hi\"", "say \u{201c}hi\u{201d}"),
-            DifferenceKind::Unicode
-        );
-        assert_eq!(classify("a\u{a0}b", "a b"), DifferenceKind::Unicode);
-        assert_eq!(
-            classify("def run(self, a, ...", "def run(self, a, b):"),
-            DifferenceKind::Truncated
-        );
-        assert_eq!(classify("x = 1", "x = 2"), DifferenceKind::Content);
-    }
-
-    #[test]
-    fn elision_lines_are_prose_around_an_ellipsis() {
-        assert!(is_elision("    // ... existing code ..."));
-        assert!(is_elision("# …"));
-        assert!(!is_elision("foo(a, ...)"));
-        assert!(!is_elision("x = 1"));
-    }
-
-    #[test]
-    fn closest_path_prefers_the_same_name_then_few_typos() {
-        let known: Vec<String> = [
-            "src/main.rs",
-            "src/lib.rs",
-            "src/plan/locate.rs",
-            "README.md",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        assert_eq!(
-            closest_path("plan/locate.rs", &known).as_deref(),
-            Some("src/plan/locate.rs")
-        );
-        assert_eq!(
-            closest_path("src/plan/locte.rs", &known).as_deref(),
-            Some("src/plan/locate.rs")
-        );
-        assert_eq!(
-            closest_path("readme.md", &known).as_deref(),
-            Some("README.md")
-        );
-        assert_eq!(closest_path("src/unrelated_module.rs", &known), None);
-    }
-
-    fn lines(s: &str) -> Vec<String> {
-        s.lines().map(str::to_string).collect()
-    }
-
-    fn file_lines(s: &str) -> Vec<Line<'_>> {
-        s.lines().map(Line::Borrowed).collect()
-    }
-
-    #[test]
-    fn the_closest_region_is_found_near_the_hint_and_its_differences_named() {
-        let mut file = String::new();
-        for i in 0..200 {
-            file.push_str(&format!("line {i}\n"));
-        }
-        file = file.replace("line 120\n", "line 120 changed\n");
-        let hay_lines = file_lines(&file);
-        let hay = Haystack::new(&hay_lines);
-        let old = lines("line 118\nline 119\nline 120\nline 121\n");
-        let c = closest_region(&hay, &old, Some(117)).expect("a region");
-        assert_eq!((c.start, c.end), (119, 122));
-        assert_eq!(c.matched, 3);
-        assert_eq!(c.differences.len(), 1);
-        let d = &c.differences[0];
-        assert_eq!(d.kind, DifferenceKind::Content);
-        assert_eq!(d.hunk_line, Some(3));
-        assert_eq!(d.file_line, Some(121));
-        assert_eq!(d.column, Some(9));
-    }
-
-    #[test]
-    fn no_region_when_no_distinctive_line_is_there() {
-        let hay_lines = file_lines("a\nb\nc\n");
-        let hay = Haystack::new(&hay_lines);
-        assert!(closest_region(&hay, &lines("something else\n"), None).is_none());
-    }
-
-    #[test]
-    fn a_missing_blank_line_is_named() {
-        let hay_lines = file_lines("fn a() {\n    one();\n    two();\n}\n");
-        let hay = Haystack::new(&hay_lines);
-        let old = lines("fn a() {\n    one();\n\n    two();\n}\n");
-        let c = closest_region(&hay, &old, None).expect("a region");
-        assert_eq!(c.differences[0].kind, DifferenceKind::MissingBlankLine);
-        assert_eq!(c.differences[0].hunk_line, Some(3));
-    }
-
-    proptest::proptest! {
-        /// The hunk a range runs into, found by bisection among disjoint regions, is the one a
-        /// walk over the earlier hunks finds; overlapping regions take the walk.
-        #[test]
-        fn the_hunk_a_range_runs_into_is_the_first_one(
-            spans in proptest::collection::vec((0..40usize, 0..6usize, proptest::bool::ANY), 0..12),
-            queries in proptest::collection::vec((0..50usize, 0..8usize, 0..13usize), 1..16),
-        ) {
-            let located: Vec<Located> = spans
-                .iter()
-                .map(|&(start, len, placed)| {
-                    if placed {
-                        Located::Placed(Placement {
-                            start,
-                            end: start + len,
-                            mapping: Vec::new(),
-                            inserts: Vec::new(),
-                            pass: Pass::Exact,
-                            occurrences: 1,
-                            decided_by: DecidedBy::Unique,
-                            fuzz: None,
-                        })
-                    } else {
-                        Located::NotFound { reason: None }
-                    }
-                })
-                .collect();
-            let placed = Placed::new(&located);
-            for &(s, n, i) in &queries {
-                let i = i.min(located.len());
-                let walk = located[..i].iter().position(|l| match l {
-                    Located::Placed(p) => !(s + n <= p.start || s >= p.end),
-                    _ => false,
-                });
-                proptest::prop_assert_eq!(placed.overlapping(s, s + n, i), walk);
-            }
-        }
-    }
 }

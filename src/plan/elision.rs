@@ -1,0 +1,281 @@
+//! Hunks with elision lines (`...`, `// ... existing code ...`): placed as their parts around
+//! the lines they stand for.
+
+use super::diagnose::{Warning, WarningKind};
+use super::locate::{self, DecidedBy, Haystack, Located, Placement, Query};
+use super::modify::Hint;
+use crate::patch::{FilePatch, Hunk, LineKind};
+use crate::text::file::TextFile;
+use crate::text::normalize::Pass;
+
+/// Per hunk, what the elision rules placed: the parts of a hunk with elision lines, and a
+/// SEARCH block rebuilt with the lines its elisions stood for.
+pub(super) type ElisionPlacements = (
+    Vec<Option<Vec<(Hunk, Placement)>>>,
+    Vec<Option<(Hunk, Placement, Vec<usize>)>>,
+);
+
+/// A hunk that fits nowhere as written, with a line standing for unchanged text (`...`,
+/// `// ... existing code ...`): its parts around that line are placed one after another,
+/// each in one place only, and the lines between them are left alone.
+pub(super) fn place_elided(
+    fp: &FilePatch,
+    text: &TextFile,
+    located: &mut [Located],
+    hints: &[Hint],
+    repeats: &[Option<usize>],
+    warnings: &mut Vec<Warning>,
+) -> ElisionPlacements {
+    let mut elided: Vec<Option<Vec<(Hunk, Placement)>>> = vec![None; fp.hunks.len()];
+    let mut rebuilt_hunks: Vec<Option<(Hunk, Placement, Vec<usize>)>> = vec![None; fp.hunks.len()];
+    let taken: Vec<(usize, usize)> = located
+        .iter()
+        .filter_map(|l| match l {
+            Located::Placed(p) => Some((p.start, p.end)),
+            _ => None,
+        })
+        .collect();
+    // One index of the file for every elided hunk: the text does not change here.
+    let hay = Haystack::new(&text.lines);
+    for (i, h) in fp.hunks.iter().enumerate() {
+        let unplaced = matches!(located[i], Located::NotFound { .. });
+        if unplaced && repeats[i].is_none() && has_search_elision(h) {
+            match place_search_elided(h, &hay, hints[i].searched, &taken) {
+                Ok((rebuilt, pl, filled)) => {
+                    warnings.push(Warning::new(
+                        WarningKind::Elision,
+                        Some(i + 1),
+                        format!(
+                            "hunk {}: the '...' in its SEARCH text stood for {} line(s) of \
+                             the file, replaced by the REPLACE text as written",
+                            i + 1,
+                            filled.iter().sum::<usize>()
+                        ),
+                    ));
+                    located[i] = Located::Placed(pl.clone());
+                    rebuilt_hunks[i] = Some((rebuilt, pl, filled));
+                }
+                Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+            }
+            continue;
+        }
+        if !unplaced || repeats[i].is_some() || !has_elision(h) {
+            continue;
+        }
+        // Its parts: the first placed by the hunk's own rules, each next one after the one
+        // before, where it must fit in one place only. No part may be placed loosely than
+        // a line pass, already be there, or overlap another hunk.
+        match place_in_order(elision_pieces(h), &hay, hints[i].searched, &taken) {
+            Ok(pieces) => {
+                let (first, last) = (&pieces[0].1, &pieces[pieces.len() - 1].1);
+                warnings.push(Warning::new(
+                    WarningKind::Elision,
+                    Some(i + 1),
+                    format!(
+                        "hunk {}: its elision line(s) stood for unchanged text; its parts \
+                         were placed at lines {} to {}, and the lines between them kept",
+                        i + 1,
+                        first.start + 1,
+                        last.end
+                    ),
+                ));
+                located[i] = Located::Placed(first.clone());
+                elided[i] = Some(pieces);
+            }
+            Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+        }
+    }
+    (elided, rebuilt_hunks)
+}
+
+fn has_elision(h: &Hunk) -> bool {
+    h.lines
+        .iter()
+        .any(|l| l.kind == LineKind::Context && crate::patch::is_elision(&l.text))
+}
+
+/// The parts of a hunk around its elision lines, as hunks of their own.
+pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
+    let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
+    for l in &h.lines {
+        if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
+            parts.push(Vec::new());
+        } else {
+            parts.last_mut().expect("one part at least").push(l.clone());
+        }
+    }
+    let n = parts.len();
+    parts
+        .into_iter()
+        .enumerate()
+        .filter(|(_, lines)| !lines.is_empty())
+        .map(|(k, lines)| Hunk {
+            old_start: if k == 0 { h.old_start } else { None },
+            new_start: if k == 0 { h.new_start } else { None },
+            section: if k == 0 { h.section.clone() } else { None },
+            anchors: if k == 0 {
+                h.anchors.clone()
+            } else {
+                Vec::new()
+            },
+            lines,
+            old_no_newline: k + 1 == n && h.old_no_newline,
+            new_no_newline: k + 1 == n && h.new_no_newline,
+            at_eof: k + 1 == n && h.at_eof,
+            at_bof: k == 0 && h.at_bof,
+            eof_by_shape: k + 1 == n && h.eof_by_shape,
+            bof_by_shape: k == 0 && h.bof_by_shape,
+            reindent: h.reindent,
+            // An elision stands for the lines the header counts; the parts are whole.
+            short_by: 0,
+        })
+        .collect()
+}
+
+fn elision_refusal(what: &str) -> String {
+    format!("the hunk has an elision line, and {what}; resend it with the elided lines written out")
+}
+
+fn place_in_order(
+    pieces: Vec<Hunk>,
+    hay: &Haystack,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<Vec<(Hunk, Placement)>, String> {
+    let why = elision_refusal;
+    if pieces.is_empty()
+        || pieces
+            .iter()
+            .any(|p| p.lines.iter().all(|l| l.text.trim().is_empty()))
+    {
+        return Err(why("a part around it has nothing to anchor it"));
+    }
+    let mut prev_end = 0usize;
+    let mut out: Vec<(Hunk, Placement)> = Vec::new();
+    for (k, piece) in pieces.into_iter().enumerate() {
+        let q = Query {
+            hunk: &piece,
+            hint: if k == 0 { hint } else { Some(prev_end) },
+            prev_end,
+            ordered: k > 0,
+            taken,
+            context_width: 3,
+        };
+        let pl = match locate::locate(hay, &q) {
+            Located::Placed(pl) => pl,
+            Located::AlreadyApplied { .. } => {
+                return Err(why("a part of it is already in the file"))
+            }
+            Located::Ambiguous { .. } => return Err(why("a part of it fits in several places")),
+            Located::NotFound { .. } => return Err(why("a part of it is not in the file")),
+        };
+        let follows = k == 0
+            || (pl.start >= prev_end
+                && matches!(pl.decided_by, DecidedBy::Unique | DecidedBy::Order));
+        if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() || !follows {
+            return Err(why(
+                "a part of it is not in one place after the part before",
+            ));
+        }
+        if taken.iter().any(|&(a, b)| pl.start < b && a < pl.end) {
+            return Err(why("a part of it overlaps another hunk"));
+        }
+        prev_end = pl.end;
+        out.push((piece, pl));
+    }
+    Ok(out)
+}
+
+/// Whether a SEARCH block (a hunk of removed then added lines) has an elision among its
+/// removed lines, while its REPLACE is written out.
+fn has_search_elision(h: &Hunk) -> bool {
+    h.reindent
+        && h.lines
+            .iter()
+            .any(|l| l.kind == LineKind::Remove && crate::patch::is_elision(&l.text))
+        && !h
+            .lines
+            .iter()
+            .any(|l| l.kind != LineKind::Remove && crate::patch::is_elision(&l.text))
+}
+
+/// A SEARCH block whose `...` stands for lines of the file: its parts around the elisions are
+/// found one after another, each in one place, and the block is rebuilt with the file's lines
+/// in place of each elision (removed, as the block replaces them; the REPLACE text, written
+/// out, brings back what it keeps). Returns the rebuilt hunk, where it fits, and how many
+/// lines each elision stood for.
+fn place_search_elided(
+    h: &Hunk,
+    hay: &Haystack,
+    hint: Option<usize>,
+    taken: &[(usize, usize)],
+) -> Result<(Hunk, Placement, Vec<usize>), String> {
+    let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
+    for l in h.old_lines() {
+        if crate::patch::is_elision(&l.text) {
+            parts.push(Vec::new());
+        } else {
+            let mut c = l.clone();
+            c.kind = LineKind::Context;
+            parts.last_mut().expect("one part at least").push(c);
+        }
+    }
+    if parts.iter().any(Vec::is_empty) {
+        return Err(elision_refusal(
+            "it starts or ends the SEARCH text, so nothing bounds it",
+        ));
+    }
+    let pieces: Vec<Hunk> = parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, lines)| Hunk {
+            old_start: if k == 0 { h.old_start } else { None },
+            lines,
+            reindent: h.reindent,
+            ..Hunk::default()
+        })
+        .collect();
+    let placed = place_in_order(pieces, hay, hint, taken)?;
+    // The file's own lines carry the file's indentation: with parts that matched only when
+    // ignoring indentation, they would out-vote how the REPLACE text is to be re-indented.
+    if placed.iter().any(|(_, pl)| pl.pass.ignores_indentation()) {
+        return Err(elision_refusal(
+            "the SEARCH text is indented differently from the file",
+        ));
+    }
+    let filled: Vec<usize> = placed
+        .windows(2)
+        .map(|w| w[1].1.start - w[0].1.end)
+        .collect();
+    let mut lines = Vec::with_capacity(h.lines.len());
+    let mut k = 0usize;
+    for l in &h.lines {
+        if l.kind == LineKind::Remove && crate::patch::is_elision(&l.text) {
+            let (from, to) = (placed[k].1.end, placed[k + 1].1.start);
+            lines.extend(
+                hay.lines()[from..to]
+                    .iter()
+                    .map(|t| crate::patch::Line::new(LineKind::Remove, t.clone())),
+            );
+            k += 1;
+        } else {
+            lines.push(l.clone());
+        }
+    }
+    let rebuilt = Hunk { lines, ..h.clone() };
+    let start = placed[0].1.start;
+    let q = Query {
+        hunk: &rebuilt,
+        hint: Some(start),
+        prev_end: 0,
+        ordered: false,
+        taken,
+        context_width: 3,
+    };
+    match locate::locate(hay, &q) {
+        Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),
+        _ => Err(elision_refusal(
+            "the SEARCH text with the file's lines in its place does not fit in one place",
+        )),
+    }
+}

@@ -1,0 +1,813 @@
+//! The guarded fuzzy pass: removed lines matched folded around an anchor, drifted or
+//! missing context tolerated, where the added lines go, and the checks a loose fit must pass.
+
+use super::decide::{decide, free, FAR_FROM_HINT};
+use super::Haystack;
+use super::{keys, DecidedBy, Fuzz, Located, Old, Placement, Query};
+use crate::patch::{Hunk, LineKind};
+use crate::text::file::Line;
+use crate::text::normalize::{is_trivial, key, Pass};
+
+/// How many context lines a fuzzy-matched hunk lacks on each side, judged against the
+/// patch's context width: a side with fewer lines than the width, where the file has more
+/// lines beyond it, lost some. This tells on which side of an insertion a dropped line was.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shortfall {
+    pub lead: usize,
+    pub trail: usize,
+}
+
+/// Where each run of added lines goes, given where the old lines matched. `Err` when the
+/// file's own lines around an insertion make its place uncertain. `shortfall` is None for a
+/// contiguous match, where no insertion can have a gap.
+pub fn insertion_points(
+    hunk: &Hunk,
+    kinds: &[LineKind],
+    mapping: &[Option<usize>],
+    file_len: usize,
+    gaps: Option<Gaps>,
+) -> Result<Vec<usize>, String> {
+    let groups = group_bounds(hunk, kinds.len());
+    let texts = group_texts(hunk);
+    let n = groups.len();
+    let sf = gaps.as_ref().map(|g| g.shortfall).unwrap_or_default();
+    let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
+    let mut out = Vec::with_capacity(n);
+    for (gi, &(prev, next)) in groups.iter().enumerate() {
+        let first_change =
+            gi == 0 && !kinds[..next.unwrap_or(kinds.len())].contains(&LineKind::Remove);
+        let last_change =
+            gi + 1 == n && !kinds[next.unwrap_or(kinds.len())..].contains(&LineKind::Remove);
+        let gap_err = |gap: usize| {
+            format!(
+                "the file has {gap} line(s) next to where lines are inserted that the hunk does not mention, so where they go is uncertain"
+            )
+        };
+        let at = match (prev, next) {
+            // A hunk pinned to an end of the file inserts at that end; lines between its
+            // context and that end are acceptable only as context the patch dropped.
+            (_, None) if hunk.at_eof => {
+                let gap = m(prev).map_or(0, |a| file_len.saturating_sub(a + 1));
+                if gap > 0
+                    && !(sf.lead >= gap && prev.is_some_and(|p| kinds[p] == LineKind::Context))
+                {
+                    return Err(gap_err(gap));
+                }
+                file_len
+            }
+            (None, _) if hunk.at_bof => {
+                let gap = m(next).unwrap_or(0);
+                if gap > 0
+                    && !(sf.trail >= gap && next.is_some_and(|x| kinds[x] == LineKind::Context))
+                {
+                    return Err(gap_err(gap));
+                }
+                0
+            }
+            _ => match insertion_point(prev, next, kinds, mapping, hunk.short_by > 0) {
+                Ok(at) => at,
+                // A neighbour of the insertion is not in the file: no count of lines says
+                // where the added lines go.
+                Err(None) => {
+                    return Err(
+                        "a context line next to where lines are inserted is not in the file, so where they go is uncertain"
+                            .into(),
+                    )
+                }
+                Err(Some(Gap { after, before })) => {
+                    let gap = before.saturating_sub(after + 1);
+                    // Lines that read the same on either side of the gap (a blank line added
+                    // next to a blank line) leave nothing to decide.
+                    let commutes = gaps.as_ref().is_some_and(|g| {
+                        before <= g.file.len() && {
+                            let between: Vec<&str> =
+                                g.file.line_span(after + 1, before).iter().map(|l| &**l).collect();
+                            let added = &texts[gi];
+                            let mut one = between.clone();
+                            one.extend(added.iter().copied());
+                            let mut other: Vec<&str> = added.clone();
+                            other.extend(between.iter().copied());
+                            // The gap being exactly the added lines, with anything distinctive
+                            // in them, looks like the hunk already applied: not a free choice.
+                            let already = between == *added && added.iter().any(|t| !is_trivial(t));
+                            one == other && !already
+                        }
+                    });
+                    if commutes || (first_change && sf.lead >= gap && sf.trail == 0) {
+                        before
+                    } else if last_change && sf.trail >= gap && sf.lead == 0 {
+                        after + 1
+                    } else {
+                        return Err(gap_err(gap));
+                    }
+                }
+            },
+        };
+        out.push(at);
+    }
+    Ok(out)
+}
+
+/// What the fuzzy pass knows about gaps around insertions: which side lost context lines,
+/// and the file's lines, to see whether an insertion's side of a gap matters at all.
+pub struct Gaps<'h, 'a> {
+    pub shortfall: Shortfall,
+    pub file: &'h Haystack<'a>,
+}
+
+/// The text of each run of added lines.
+fn group_texts(hunk: &Hunk) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut in_group = false;
+    for l in &hunk.lines {
+        if l.kind == LineKind::Add {
+            if !in_group {
+                out.push(Vec::new());
+                in_group = true;
+            }
+            out.last_mut()
+                .expect("a group was just pushed")
+                .push(&l.text);
+        } else {
+            in_group = false;
+        }
+    }
+    out
+}
+
+/// For each run of added lines: the old-line index before it and after it.
+fn group_bounds(hunk: &Hunk, n_old: usize) -> Vec<(Option<usize>, Option<usize>)> {
+    let mut out = Vec::new();
+    let mut oi = 0usize;
+    let mut in_group = false;
+    for l in &hunk.lines {
+        if l.kind == LineKind::Add {
+            if !in_group {
+                in_group = true;
+                out.push((oi.checked_sub(1), (oi < n_old).then_some(oi)));
+            }
+        } else {
+            in_group = false;
+            oi += 1;
+        }
+    }
+    out
+}
+
+/// Two matched context lines around an insertion with file lines between them. Where an
+/// insertion cannot go, `insertion_point` gives one of these, or `None` when a neighbour of
+/// the insertion is not in the file at all.
+struct Gap {
+    after: usize,
+    before: usize,
+}
+
+///
+/// `short`: the hunk's body lacks lines its header counts. Added lines right after removed
+/// ones replace them in place, even with file lines between them and the next line (the
+/// file grew there since the patch was made), unless the body is short: then those lines
+/// may be the context it lost, on either side of the additions.
+fn insertion_point(
+    prev: Option<usize>,
+    next: Option<usize>,
+    kinds: &[LineKind],
+    mapping: &[Option<usize>],
+    short: bool,
+) -> Result<usize, Option<Gap>> {
+    let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
+    let kind = |i: Option<usize>| i.map(|i| kinds[i]);
+    if kind(prev) == Some(LineKind::Remove) {
+        if let Some(f) = m(prev) {
+            return match m(next) {
+                Some(b) if short && b > f + 1 => Err(Some(Gap {
+                    after: f,
+                    before: b,
+                })),
+                _ => Ok(f + 1),
+            };
+        }
+    }
+    if kind(next) == Some(LineKind::Remove) {
+        if let Some(f) = m(next) {
+            // Added lines before removed ones is not how a diff writes a replacement, so
+            // they are two changes; if the file has lines between the context before and
+            // the removed lines, the patch dropped one, and which side it was on is unknown.
+            match (prev, m(prev)) {
+                (Some(_), Some(a)) if a + 1 < f => {
+                    return Err(Some(Gap {
+                        after: a,
+                        before: f,
+                    }))
+                }
+                _ => return Ok(f),
+            }
+        }
+    }
+    match (prev, next, m(prev), m(next)) {
+        (Some(_), Some(_), Some(a), Some(b)) if b == a + 1 => Ok(b),
+        (Some(_), None, Some(a), _) => Ok(a + 1),
+        (None, Some(_), _, Some(b)) => Ok(b),
+        (Some(_), Some(_), Some(a), Some(b)) => Err(Some(Gap {
+            after: a,
+            before: b,
+        })),
+        // A neighbour that did not match: the place is unknown.
+        _ => Err(None),
+    }
+}
+
+/// The guarded last pass: removed lines must match (folded), drifted or missing context is
+/// tolerated, and the result must be one place.
+pub(super) fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
+    let pass = Pass::Fuzzy;
+    let ok = keys(pass, &old.texts);
+    let n_old = ok.len();
+    if !q.hunk.has_changes() {
+        return Located::NotFound { reason: None };
+    }
+    // The anchor: the longest run of removed lines; for a pure insertion, the end of the file
+    // it is pinned to, or else the two context lines around the first insertion, which must
+    // still be adjacent in the file.
+    let slack = 8 + n_old / 2;
+    let runs = removed_runs(q.hunk);
+    if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
+        return fuzzy_at_edge(hay, q, old, &ok, slack);
+    }
+    let anchors = match fuzzy_anchors(q, runs, n_old) {
+        Ok(anchors) => anchors,
+        Err(refusal) => return refusal,
+    };
+    let found = fuzzy_placements(hay, q, old, &ok, anchors, slack);
+    if found.placements.is_empty() {
+        return Located::NotFound {
+            reason: found.last_reason,
+        };
+    }
+    choose_fuzzy(hay, q, found)
+}
+
+/// A pure insertion pinned to the end (or start) of the file: its context aligned with the
+/// file's last (or first) lines.
+fn fuzzy_at_edge(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    ok: &[std::borrow::Cow<str>],
+    slack: usize,
+) -> Located {
+    let pass = Pass::Fuzzy;
+    let n_old = ok.len();
+    let mut mapping: Vec<Option<usize>> = vec![None; n_old];
+    if q.hunk.at_eof {
+        let lo = hay.len().saturating_sub(n_old + slack);
+        let keys = hay.key_span(pass, lo, hay.len());
+        align(ok, keys, 0, lo, &mut mapping, true);
+    } else {
+        let hi = (n_old + slack).min(hay.len());
+        align(ok, hay.key_span(pass, 0, hi), 0, 0, &mut mapping, false);
+    }
+    match validate(q.hunk, old, &mapping, hay, false, q.context_width) {
+        Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
+            Located::Placed(Placement {
+                start,
+                end,
+                mapping,
+                inserts,
+                pass,
+                occurrences: 1,
+                decided_by: DecidedBy::Unique,
+                fuzz: Some(fuzz),
+            })
+        }
+        Ok(_) => Located::NotFound { reason: None },
+        Err(r) => Located::NotFound {
+            reason: Some(r.reason()),
+        },
+    }
+}
+
+/// Anchors to try, best first, as (offset in the old side, length). A pure insertion tries
+/// its two neighbours (still adjacent), then its whole leading context, then its whole
+/// trailing context. `Err`: an insertion without context on both sides, refused.
+fn fuzzy_anchors(
+    q: &Query,
+    runs: Vec<(usize, usize)>,
+    n_old: usize,
+) -> Result<Vec<(usize, usize)>, Located> {
+    Ok(match runs.into_iter().max_by_key(|&(s, l)| (l, std::cmp::Reverse(s))) {
+        Some(run) => vec![run],
+        None => match first_insertion(q.hunk) {
+            Some(oi) if oi > 0 && oi < n_old => {
+                // A side with fewer context lines than the patch's width lost one; anchor on
+                // the intact side first, so the gap is looked for where the loss was.
+                let (pair, lead, trail) = ((oi - 1, 2), (0, oi), (oi, n_old - oi));
+                let width = q.context_width;
+                let lead_short = q.hunk.leading_context() < width && q.hunk.old_start.is_none_or(|s| s > 1);
+                let trail_short = q.hunk.trailing_context() < width;
+                match (lead_short, trail_short) {
+                    (false, true) => vec![lead, pair, trail],
+                    (true, false) => vec![trail, pair, lead],
+                    _ => vec![pair, lead, trail],
+                }
+            }
+            _ => {
+                return Err(Located::NotFound {
+                    reason: Some(
+                        "an insertion needs context lines on both sides to be placed without an exact match"
+                            .into(),
+                    ),
+                })
+            }
+        },
+    })
+}
+
+/// The loose fits the first anchor that has any gives.
+struct FuzzyFits {
+    placements: Vec<Placement>,
+    /// For each placement, why its insertion is uncertain, if it is: a place where the lines
+    /// fit is still a place (with another fit it makes two), but one the hunk cannot be put in.
+    uncertain: Vec<Option<String>>,
+    /// Why the last fit tried was not one.
+    last_reason: Option<String>,
+}
+
+/// Every loose fit around each occurrence of an anchor, the anchors tried in turn until one
+/// gives a fit.
+fn fuzzy_placements(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    ok: &[std::borrow::Cow<str>],
+    anchors: Vec<(usize, usize)>,
+    slack: usize,
+) -> FuzzyFits {
+    let pass = Pass::Fuzzy;
+    let n_old = ok.len();
+    let mut out = FuzzyFits {
+        placements: Vec::new(),
+        uncertain: Vec::new(),
+        last_reason: None,
+    };
+    for (anchor_off, anchor_len) in anchors {
+        let needle = &ok[anchor_off..anchor_off + anchor_len];
+        let occurrences = hay.find_all(pass, needle);
+        const MAX_ANCHORS: usize = 512;
+        if occurrences.len() > MAX_ANCHORS {
+            out.last_reason =
+                Some("the hunk's lines are too common in the file to place it by them".into());
+            continue;
+        }
+        let strong_anchor = occurrences.len() == 1
+            && old.kinds[anchor_off] == LineKind::Remove
+            && old.texts[anchor_off..anchor_off + anchor_len]
+                .iter()
+                .any(|t| !is_trivial(t));
+        for a in occurrences {
+            let mut mapping: Vec<Option<usize>> = vec![None; n_old];
+            for j in 0..anchor_len {
+                mapping[anchor_off + j] = Some(a + j);
+            }
+            // Left of the anchor.
+            let left_lo = a.saturating_sub(anchor_off + slack);
+            align(
+                &ok[..anchor_off],
+                hay.key_span(pass, left_lo, a),
+                0,
+                left_lo,
+                &mut mapping,
+                true,
+            );
+            // Right of the anchor.
+            let r_old = anchor_off + anchor_len;
+            let r_file = a + anchor_len;
+            let r_hi = (r_file + (n_old - r_old) + slack).min(hay.len());
+            align(
+                &ok[r_old..],
+                hay.key_span(pass, r_file, r_hi),
+                r_old,
+                r_file,
+                &mut mapping,
+                false,
+            );
+            keep_compact(&mut mapping, anchor_off, anchor_len);
+
+            let (validated, why) =
+                match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
+                    Ok(v) => (v, None),
+                    Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
+                    Err(Unfit::Lines(r)) => {
+                        out.last_reason = Some(r);
+                        continue;
+                    }
+                };
+            let (start, end, inserts, fuzz) = validated;
+            if q.hunk.at_eof && end != hay.len() {
+                continue;
+            }
+            if !out.placements.iter().any(|p| p.mapping == mapping) {
+                out.uncertain.push(why);
+                out.placements.push(Placement {
+                    start,
+                    end,
+                    mapping,
+                    inserts,
+                    pass,
+                    occurrences: 0,
+                    decided_by: DecidedBy::Unique,
+                    fuzz: Some(fuzz),
+                });
+            }
+        }
+        if !out.placements.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+/// One of the loose fits, where the rules and the fit agree on it, or an ambiguity.
+fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
+    let pass = Pass::Fuzzy;
+    let FuzzyFits {
+        mut placements,
+        mut uncertain,
+        ..
+    } = found;
+    let n = placements.len();
+    let starts: Vec<usize> = placements.iter().map(|p| p.start).collect();
+    // The rules (hint, anchor, order) and the fit must not point at different places: a
+    // loose fit is already a guess, and two guesses that disagree are two places.
+    let choice = match (decide(hay, q, &starts), by_fit(&placements)) {
+        (Some(a), Some(b)) if a.0 != b.0 => None,
+        (Some(a), _) => Some(a),
+        (None, b) => b,
+    };
+    match choice {
+        // Two different alignments from the same first line are still two places.
+        Some((start, _)) if placements.iter().filter(|p| p.start == start).count() > 1 => {
+            Located::Ambiguous { pass, starts }
+        }
+        Some((start, decided_by)) => {
+            let at = placements
+                .iter()
+                .position(|p| p.start == start)
+                .expect("decide picks one of the starts");
+            if let Some(reason) = uncertain.swap_remove(at) {
+                return Located::NotFound {
+                    reason: Some(reason),
+                };
+            }
+            let mut p = placements.swap_remove(at);
+            p.occurrences = n;
+            p.decided_by = decided_by;
+            // Far from where the numbers point, a loose fit needs removed lines that are
+            // found nowhere else; a lone `}` or blank line there proves nothing.
+            let far = q.hint.is_some_and(|h| p.start.abs_diff(h) > FAR_FROM_HINT);
+            if far && !distinctive_removal(hay, q.hunk) {
+                return Located::NotFound {
+                    reason: Some(format!(
+                        "the only loose fit is {} lines from the hunk's line numbers and its removed lines are too common to vouch for it",
+                        p.start.abs_diff(q.hint.unwrap_or(p.start))
+                    )),
+                };
+            }
+            Located::Placed(p)
+        }
+        None => Located::Ambiguous { pass, starts },
+    }
+}
+
+/// Whether the hunk removes a line that says something and occurs once in the file.
+fn distinctive_removal(hay: &Haystack, hunk: &Hunk) -> bool {
+    hunk.lines.iter().any(|l| {
+        l.kind == LineKind::Remove && !is_trivial(&l.text) && {
+            let k = key(Pass::Fuzzy, &l.text);
+            hay.count(Pass::Fuzzy, &k) == 1
+        }
+    })
+}
+
+/// Among loose placements, the one that fits far better than every other: fewer of the
+/// hunk's context lines missing and fewer unmentioned file lines inside it. A close second
+/// decides nothing.
+fn by_fit(placements: &[Placement]) -> Option<(usize, DecidedBy)> {
+    let cost = |p: &Placement| {
+        p.fuzz
+            .map_or(0, |f| 2 * f.context_mismatched + f.extra_file_lines)
+    };
+    let mut ranked: Vec<(usize, usize)> = placements.iter().map(|p| (cost(p), p.start)).collect();
+    ranked.sort();
+    match ranked.as_slice() {
+        [(c1, s), (c2, _), ..] if *c2 >= 2 * c1 + 2 => Some((*s, DecidedBy::Fit)),
+        _ => None,
+    }
+}
+
+/// Runs of removed lines as (old-line index, length). Added lines end a run: removed lines
+/// on either side of an addition belong to different changes, between which the file may
+/// have a line the patch dropped.
+fn removed_runs(hunk: &Hunk) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut oi = 0usize;
+    let mut open = false;
+    for l in &hunk.lines {
+        match l.kind {
+            LineKind::Remove => {
+                match runs.last_mut() {
+                    Some(r) if open => r.1 += 1,
+                    _ => runs.push((oi, 1)),
+                }
+                open = true;
+                oi += 1;
+            }
+            LineKind::Add => open = false,
+            LineKind::Context => {
+                open = false;
+                oi += 1;
+            }
+        }
+    }
+    runs
+}
+
+/// The old-line index before which the hunk's first added line sits.
+fn first_insertion(h: &Hunk) -> Option<usize> {
+    let mut oi = 0;
+    for l in &h.lines {
+        match l.kind {
+            LineKind::Add => return Some(oi),
+            _ => oi += 1,
+        }
+    }
+    None
+}
+
+/// Align `old` against `file` (an LCS) and record matches into `mapping`.
+/// Most lines a fuzzy placement may skip between two of its matched lines. Beyond that, a
+/// match is a look-alike elsewhere (the same `total = 0` in the function above), and it and
+/// everything further from the anchor are left unmatched.
+const MAX_GAP: usize = 5;
+
+fn keep_compact(mapping: &mut [Option<usize>], anchor_off: usize, anchor_len: usize) {
+    let mut edge = mapping[anchor_off];
+    let mut broken = false;
+    for m in mapping[..anchor_off].iter_mut().rev() {
+        match (*m, edge) {
+            (Some(f), Some(e)) if !broken && e > f && e - f - 1 <= MAX_GAP => edge = Some(f),
+            (Some(_), _) => {
+                *m = None;
+                broken = true;
+            }
+            (None, _) => {}
+        }
+    }
+    let mut edge = mapping[anchor_off + anchor_len - 1];
+    let mut broken = false;
+    for m in mapping[anchor_off + anchor_len..].iter_mut() {
+        match (*m, edge) {
+            (Some(f), Some(e)) if !broken && f > e && f - e - 1 <= MAX_GAP => edge = Some(f),
+            (Some(_), _) => {
+                *m = None;
+                broken = true;
+            }
+            (None, _) => {}
+        }
+    }
+}
+
+/// `toward_end`: among equally long alignments prefer matches near the end of both slices
+/// (the left side of an anchor), so repeated lines pair with the copy next to the anchor.
+fn align<S: AsRef<str>>(
+    old: &[S],
+    file: &[Line],
+    old_base: usize,
+    file_base: usize,
+    mapping: &mut [Option<usize>],
+    toward_end: bool,
+) {
+    if old.is_empty() || file.is_empty() {
+        return;
+    }
+    let (o, f): (Vec<&str>, Vec<&str>) = if toward_end {
+        (
+            old.iter().rev().map(AsRef::as_ref).collect(),
+            file.iter().rev().map(|l| &**l).collect(),
+        )
+    } else {
+        (
+            old.iter().map(AsRef::as_ref).collect(),
+            file.iter().map(|l| &**l).collect(),
+        )
+    };
+    for (a, b) in lcs_pairs(&o, &f) {
+        let (oi, fi) = if toward_end {
+            (old.len() - 1 - a, file.len() - 1 - b)
+        } else {
+            (a, b)
+        };
+        mapping[old_base + oi] = Some(file_base + fi);
+    }
+}
+
+/// A longest common subsequence of `a` and `b` as index pairs, choosing among equally long
+/// ones the one whose matches come earliest in `b` (so repeated lines such as blanks pair
+/// with the copy nearest the start). Quadratic in the slice lengths, which the fuzzy pass
+/// keeps to a hunk's size; very large inputs fall back to Myers.
+fn lcs_pairs<T: PartialEq + std::hash::Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<(usize, usize)> {
+    let (n, m) = (a.len(), b.len());
+    if n.saturating_mul(m) > 4_000_000 {
+        let mut out = Vec::new();
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, a, b) {
+            if let similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } = op
+            {
+                out.extend((0..len).map(|k| (old_index + k, new_index + k)));
+            }
+        }
+        return out;
+    }
+    // suffix[i][j] = LCS length of a[i..] and b[j..]
+    let w = m + 1;
+    let mut suffix = vec![0u32; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            suffix[i * w + j] = if a[i] == b[j] {
+                suffix[(i + 1) * w + j + 1] + 1
+            } else {
+                suffix[(i + 1) * w + j].max(suffix[i * w + j + 1])
+            };
+        }
+    }
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[i] == b[j] && suffix[i * w + j] == suffix[(i + 1) * w + j + 1] + 1 {
+            out.push((i, j));
+            i += 1;
+            j += 1;
+        } else if suffix[(i + 1) * w + j] == suffix[i * w + j] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+type Validated = (usize, usize, Vec<usize>, Fuzz);
+
+/// Why a fuzzy mapping gives no placement.
+enum Unfit {
+    /// Too few of the hunk's lines are in the file there: not a place it fits.
+    Lines(String),
+    /// The lines fit there (the place, without insertion points), but where the added lines
+    /// go among the file's is uncertain: a place the hunk fits, which must still count
+    /// against any other.
+    Insertion { place: Validated, reason: String },
+}
+
+impl Unfit {
+    fn reason(self) -> String {
+        match self {
+            Unfit::Lines(r) | Unfit::Insertion { reason: r, .. } => r,
+        }
+    }
+}
+
+fn shortfall(hunk: &Hunk, mapping: &[Option<usize>], file_len: usize, width: usize) -> Shortfall {
+    let first = mapping.iter().flatten().min().copied().unwrap_or(0);
+    let last = mapping.iter().flatten().max().copied().unwrap_or(0);
+    let lead = hunk.leading_context();
+    let trail = hunk.trailing_context();
+    Shortfall {
+        lead: if first > 0 && !hunk.at_bof {
+            width.saturating_sub(lead)
+        } else {
+            0
+        },
+        trail: if last + 1 < file_len && !hunk.at_eof {
+            width.saturating_sub(trail)
+        } else {
+            0
+        },
+    }
+}
+
+/// The guards of the fuzzy pass: every removed line matched and each run of them contiguous;
+/// at least half the context, and some on each side of the change, still there; enough
+/// meaningful lines matched; every insertion point certain.
+/// `strong_anchor`: the hunk's removed lines occur once in the file and say something, so
+/// one more meaningful line of context is enough corroboration.
+fn validate(
+    hunk: &Hunk,
+    old: &Old,
+    mapping: &[Option<usize>],
+    file: &Haystack,
+    strong_anchor: bool,
+    context_width: usize,
+) -> Result<Validated, Unfit> {
+    let file_len = file.len();
+    let kinds = &old.kinds;
+    for (i, k) in kinds.iter().enumerate() {
+        if *k == LineKind::Remove {
+            let Some(f) = mapping[i] else {
+                return Err(Unfit::Lines(
+                    "a removed line is not in the file near the others".into(),
+                ));
+            };
+            // The next removed line may sit a line or two further on (a dropped context
+            // line that stays), never far away.
+            if i + 1 < kinds.len() && kinds[i + 1] == LineKind::Remove {
+                match mapping[i + 1] {
+                    Some(g) if g > f && g - f <= 3 => {}
+                    _ => {
+                        return Err(Unfit::Lines(
+                            "the removed lines are not together in the file".into(),
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    let ctx_total = kinds.iter().filter(|k| **k == LineKind::Context).count();
+    let ctx_matched = kinds
+        .iter()
+        .zip(mapping)
+        .filter(|(k, m)| **k == LineKind::Context && m.is_some())
+        .count();
+    if ctx_matched * 2 < ctx_total {
+        return Err(Unfit::Lines(format!(
+            "only {ctx_matched} of {ctx_total} context lines are in the file"
+        )));
+    }
+    let first_change = kinds.iter().position(|k| *k == LineKind::Remove);
+    let last_change = kinds.iter().rposition(|k| *k == LineKind::Remove);
+    let (lead, trail) = match (first_change, last_change) {
+        (Some(f), Some(l)) => (f, kinds.len() - 1 - l),
+        _ => {
+            let oi = first_insertion(hunk).unwrap_or(0);
+            (oi, kinds.len() - oi)
+        }
+    };
+    let side_ok = |range: std::ops::Range<usize>| {
+        range.is_empty() || range.into_iter().any(|i| mapping[i].is_some())
+    };
+    if !side_ok(0..lead) || !side_ok(kinds.len() - trail..kinds.len()) {
+        return Err(Unfit::Lines(
+            "no context line on one side of the change is in the file".into(),
+        ));
+    }
+    let meaningful_total = old.texts.iter().filter(|t| !is_trivial(t)).count();
+    let meaningful = old
+        .texts
+        .iter()
+        .zip(mapping)
+        .filter(|(t, m)| m.is_some() && !is_trivial(t))
+        .count();
+    let needed = if strong_anchor { 2 } else { 3 };
+    if meaningful < meaningful_total.min(needed) {
+        return Err(Unfit::Lines(
+            "too few distinctive lines of the hunk are in the file".into(),
+        ));
+    }
+    let shortfall = shortfall(hunk, mapping, file_len, context_width);
+    let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
+    let inserts = insertion_points(
+        hunk,
+        kinds,
+        mapping,
+        file_len,
+        Some(Gaps { shortfall, file }),
+    );
+    // Where the insertion is uncertain, the place is the lines' alone.
+    let at: &[usize] = inserts.as_deref().unwrap_or_default();
+    let start = matched
+        .iter()
+        .chain(at)
+        .copied()
+        .min()
+        .expect("removed or context lines matched");
+    let end = matched
+        .iter()
+        .map(|f| f + 1)
+        .chain(at.iter().copied())
+        .max()
+        .expect("removed or context lines matched");
+    let fuzz = Fuzz {
+        context_mismatched: ctx_total - ctx_matched,
+        extra_file_lines: (end - start) - matched.len(),
+    };
+    match inserts {
+        Ok(inserts) => Ok((start, end, inserts, fuzz)),
+        // The lines fit here: a place the hunk may be meant for, only not one it can be
+        // put in.
+        Err(reason) => Err(Unfit::Insertion {
+            place: (start, end, Vec::new(), fuzz),
+            reason,
+        }),
+    }
+}
