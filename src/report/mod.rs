@@ -68,6 +68,7 @@ impl RunStatus {
 
 /// A file's status in the report: the plan's status, or `skipped` for a file that would
 /// have applied but was not written because another file failed (all or nothing).
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileOutcome {
@@ -79,6 +80,7 @@ pub enum FileOutcome {
 }
 
 /// A file mode change, as octal strings (`100644`, `100755`).
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ModeChange {
     pub old: String,
@@ -86,6 +88,7 @@ pub struct ModeChange {
 }
 
 /// What happened to one file of the patch.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FileReport {
     /// The path after the change (the old path for a deletion), relative to the top level.
@@ -137,6 +140,7 @@ impl FileReport {
 }
 
 /// Something that stopped the run before or while writing.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ErrorReport {
     /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`, `config`, `veto`,
@@ -146,6 +150,7 @@ pub struct ErrorReport {
 }
 
 /// Totals over the files that applied (or conflicted).
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Summary {
     pub files: usize,
@@ -170,10 +175,13 @@ pub struct Report {
     pub format: Option<Format>,
     /// Whether any file was changed on disk.
     pub written: bool,
+    /// One entry per file of the patch, in patch order.
     pub files: Vec<FileReport>,
+    /// Totals over the files that applied (or conflicted).
     pub summary: Summary,
     /// Repairs the input needed and facts about the run.
     pub notices: Vec<Notice>,
+    /// What stopped the run, if anything did.
     pub errors: Vec<ErrorReport>,
     /// The ghost snapshot taken before writing, to undo with.
     pub snapshot: Option<String>,
