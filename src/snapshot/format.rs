@@ -84,6 +84,7 @@ pub enum Recorded {
     Absent,
     /// A blob with its mode.
     Blob {
+        /// The blob's id.
         id: ObjectId,
         /// `0o100644` or `0o100755`.
         mode: u32,
