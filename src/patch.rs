@@ -102,7 +102,7 @@ pub struct FilePatch {
     pub new_mode: Option<u32>,
     /// `index <old>..<new>` abbreviated blob ids, when the patch carries them.
     pub index: Option<IndexLine>,
-    /// The text changes, in patch order; empty for a pure rename, mode change or binary.
+    /// The text changes, in patch order.
     pub hunks: Vec<Hunk>,
     /// `GIT binary patch` / `Binary files differ`: cannot be applied at text level.
     pub binary: bool,

@@ -494,7 +494,7 @@ impl UndoArgs {
 }
 
 impl LogArgs {
-    /// The listing, run in `dir`.
+    /// The listing these arguments ask for, run in `dir`.
     pub fn options(&self, dir: Option<PathBuf>) -> LogOptions {
         LogOptions { dir }
     }

@@ -141,7 +141,7 @@ impl<'c> Palette<'c> {
         Palette { colors }
     }
 
-    /// Whether anything gets painted: renderers skip work that only colour needs.
+    /// Whether colour is on.
     pub fn enabled(&self) -> bool {
         self.colors.is_some()
     }

@@ -173,7 +173,8 @@ pub struct RollBack {
 }
 
 impl RollBack {
-    /// The error that names the paths left holding the write and says how they will be put back.
+    /// The error naming the paths that keep the write, and, when the journal was kept, that
+    /// the next run restores them.
     pub fn unrestored_message(&self) -> String {
         let mut m = format!(
             "rolling back failed for {}: they keep the patch's changes",
