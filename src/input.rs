@@ -11,11 +11,14 @@ pub use crate::git::config::{DEFAULT_MAX_PATCH_SIZE, MAX_PATCH_SIZE_KEY};
 pub struct Input {
     /// The file name, or `<stdin>`.
     pub name: String,
+    /// The patch text.
     pub text: String,
     /// How many bytes were read.
     pub size: u64,
 }
 
+/// Why a patch text could not be read.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     #[error("cannot read {name}: {source}")]

@@ -28,7 +28,9 @@ use crate::report::{self, Report, RunStatus};
 
 /// What a command hands back: what to print and whether it is JSON.
 pub struct Outcome {
+    /// What to print.
     pub shown: Shown,
+    /// Whether it is printed as JSON.
     pub json: bool,
 }
 
@@ -42,14 +44,19 @@ pub enum Shown {
     /// and how it ended. `done`: stdout only says what was done, so `-q` drops it (otherwise
     /// it is what was asked for: a listing, a page, a script).
     Text {
+        /// What goes to standard output.
         stdout: String,
+        /// What goes to standard error.
         stderr: String,
+        /// How it ended, for the exit status.
         status: RunStatus,
+        /// Standard output only says what was done.
         done: bool,
     },
 }
 
 impl Outcome {
+    /// A run's report, as JSON or as text.
     pub fn run(report: Report, json: bool) -> Outcome {
         Outcome {
             shown: Shown::Run(report),
@@ -57,6 +64,7 @@ impl Outcome {
         }
     }
 
+    /// A helper's plain text: what it asked for, not a note of what was done.
     pub fn text(stdout: String, stderr: String, status: RunStatus) -> Outcome {
         Outcome {
             shown: Shown::Text {
@@ -108,6 +116,8 @@ enum Stream {
     Stderr,
 }
 
+/// The command line's entry: parse the arguments, run the command, print, and give the
+/// exit status (DESIGN §2).
 pub fn main() -> ExitCode {
     print_config_for_tests();
     let args = match args::Args::try_parse() {

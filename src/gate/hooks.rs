@@ -48,12 +48,16 @@ impl HookKind {
 /// What the run is doing, for `GIT_LLM_APPLY_MODE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// An apply that will write.
     Apply,
+    /// `--check`: nothing will be written.
     Check,
+    /// `--revert`: the patch applied in reverse.
     Revert,
 }
 
 impl Mode {
+    /// The value of `GIT_LLM_APPLY_MODE`.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Apply => "apply",
@@ -84,6 +88,8 @@ impl Default for Settings {
     }
 }
 
+/// Why the hooks could not be found or run (a hook that ran and failed is a [`HookStatus`]).
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
     #[error(transparent)]
@@ -99,6 +105,7 @@ pub struct Hooks {
     pub dir: PathBuf,
     /// The work tree's top level: hooks run there, as git runs its own.
     pub root: PathBuf,
+    /// The `llm-apply.*` settings hooks run under.
     pub settings: Settings,
 }
 
@@ -173,9 +180,11 @@ impl Hooks {
 pub struct HookInput<'a> {
     /// The plan (pre) or result (post) as JSON.
     pub stdin: &'a [u8],
+    /// What the run is doing, for `GIT_LLM_APPLY_MODE`.
     pub mode: Mode,
     /// The normalised patch, for `GIT_LLM_APPLY_PATCH`.
     pub patch_file: &'a Path,
+    /// `--verify` or `llm-apply.verify`: a failing post hook rolls the apply back.
     pub verify: bool,
 }
 
@@ -189,6 +198,7 @@ pub struct Captured {
 }
 
 /// How a hook ended.
+#[allow(missing_docs)] // each variant's doc says what its one field holds
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookStatus {
     /// Exit status 0.
@@ -208,6 +218,7 @@ pub enum HookStatus {
 }
 
 impl HookStatus {
+    /// Exit status 0: the hook let the run go on.
     pub fn passed(&self) -> bool {
         matches!(self, HookStatus::Passed)
     }
@@ -229,11 +240,17 @@ impl HookStatus {
 /// One finished hook run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookRun {
+    /// `pre-llm-apply` or `post-llm-apply`.
     pub kind: HookKind,
+    /// The hook file that ran.
     pub path: PathBuf,
+    /// How it ended.
     pub status: HookStatus,
+    /// Its standard output, bounded.
     pub stdout: Captured,
+    /// Its standard error, bounded.
     pub stderr: Captured,
+    /// How long it ran.
     pub elapsed: Duration,
 }
 

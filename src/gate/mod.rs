@@ -21,6 +21,7 @@ pub struct Approved {
 }
 
 impl Approved {
+    /// The writes the gate let through, each exactly as planned.
     pub fn changes(&self) -> &[Change] {
         &self.changes
     }
@@ -57,7 +58,10 @@ impl VetoKind {
 /// The gate's answer.
 #[derive(Debug)]
 pub enum Verdict {
+    /// The writes may go ahead, with the token that allows them.
     Approved(Approved),
+    /// Nothing may be written: `kind` says who said no, `reason` why, in one sentence.
+    #[allow(missing_docs)] // its fields are named in the variant's doc
     Vetoed { kind: VetoKind, reason: String },
 }
 

@@ -15,6 +15,7 @@
 //! - When any file fails outright git writes nothing, although it may already have printed
 //!   "applied" lines for the others; those files are then skipped with [`Reason::Aborted`].
 //! - Paths are C-quoted in some messages and raw in others; both are read back to the same path.
+#![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
 use crate::text::quote::{quoted_end, unquote};
 use std::fmt;

@@ -48,9 +48,13 @@ impl Kind {
 /// One key: its name as documented, its kind, its default, and what it does.
 #[derive(Debug, Clone, Copy)]
 pub struct Key {
+    /// The key as documented (`llm-apply.keep`).
     pub name: &'static str,
+    /// What kind of value it takes, for reading it and for the error when it is bad.
     pub kind: Kind,
+    /// The default, in words, for the manual.
     pub default: &'static str,
+    /// What the key does, for the manual.
     pub about: &'static str,
 }
 
@@ -145,22 +149,33 @@ pub const KEYS: [Key; 14] = [
 /// The typed settings: every key's value, or its default.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
+    /// `llm-apply.keep`: how many snapshots are kept.
     pub keep: u64,
+    /// `llm-apply.historyDepth`: how many commits are searched for a base (strategy 3).
     pub history_depth: u64,
+    /// `llm-apply.lockTimeout`: how long to wait for another run's lock.
     pub lock_timeout: Duration,
     /// The largest patch read, in bytes.
     pub max_patch_size: u64,
     /// `None`: no limit.
     pub hook_timeout: Option<Duration>,
+    /// `llm-apply.verify`: a failing post hook rolls the apply back.
     pub verify: bool,
     /// `llm-apply.fsync`: see [`crate::sys::durable`].
     pub fsync: bool,
+    /// `llm-apply.protect`: globs the path-policy hook refuses.
     pub protect: Vec<String>,
+    /// `llm-apply.protectLockFiles`: the path-policy hook also refuses lock files.
     pub protect_lock_files: bool,
+    /// `llm-apply.maxFiles`: the path-policy hook's limit on files touched.
     pub max_files: Option<u64>,
+    /// `llm-apply.maxLines`: the path-policy hook's limit on lines added and removed.
     pub max_lines: Option<u64>,
+    /// `llm-apply.verifyCommand`: what the verify hook runs.
     pub verify_command: Option<String>,
+    /// `llm-apply.fetchDepth`: how many commits the fetch-missing-blobs hook fetches at most.
     pub fetch_depth: u64,
+    /// `llm-apply.fetchRemote`: where the fetch-missing-blobs hook fetches from.
     pub fetch_remote: Option<String>,
     /// `color.diff.*` and `color.llm-apply.*`, as given (the report's colours read them).
     pub colors: Vec<(String, String)>,
@@ -201,6 +216,8 @@ impl Default for Config {
     }
 }
 
+/// Why git config could not be read, or holds a value we cannot use.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     #[error("git config {key} is '{value}', {expected}")]
@@ -292,6 +309,8 @@ pub fn open_discovered(
     ))
 }
 
+/// The options gix opens a repository with so that it reads config as git does: the
+/// `git -c` overrides of this process and the system file this git reads.
 pub fn open_options(
     git_dir: Option<&Path>,
 ) -> Result<gix::sec::trust::Mapping<gix::open::Options>, ConfigError> {

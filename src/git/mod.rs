@@ -37,17 +37,23 @@ pub fn binary() -> PathBuf {
 /// What a finished git command left behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
+    /// The exit status; `None` when a signal ended it.
     pub status: Option<i32>,
+    /// Standard output, decoded lossily.
     pub stdout: String,
+    /// Standard error, decoded lossily (English, under `LC_ALL=C`).
     pub stderr: String,
 }
 
 impl Output {
+    /// Whether git exited 0.
     pub fn success(&self) -> bool {
         self.status == Some(0)
     }
 }
 
+/// Why git could not be run at all (a git that ran and failed is an [`Output`]).
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     #[error("cannot run git ({binary}): {source}")]
@@ -79,11 +85,13 @@ impl Git {
         Git { cmd }
     }
 
+    /// One more argument.
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Git {
         self.cmd.arg(arg);
         self
     }
 
+    /// More arguments, in order.
     pub fn args<I, S>(mut self, args: I) -> Git
     where
         I: IntoIterator<Item = S>,
@@ -93,11 +101,13 @@ impl Git {
         self
     }
 
+    /// One more environment variable for the command.
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Git {
         self.cmd.env(key, value);
         self
     }
 
+    /// An environment variable the command must not inherit.
     pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Git {
         self.cmd.env_remove(key);
         self

@@ -26,6 +26,7 @@ pub enum FormatName {
 }
 
 impl FormatName {
+    /// The format to force, or `None` to detect it.
     pub fn forced(self) -> Option<Format> {
         match self {
             FormatName::Auto => None,
@@ -186,12 +187,18 @@ pub struct ViewArgs {
     pub hashes: Option<bool>,
 }
 
+/// The tool that applies a patch.
 pub const APPLY_PATCH: &str = "apply_patch";
+/// The tool that makes structured edits.
 pub const EDIT: &str = "edit";
+/// The tool that shows a file.
 pub const VIEW: &str = "view";
+/// The tool that takes an apply back.
 pub const UNDO: &str = "undo";
+/// The tool that lists the recorded applies.
 pub const LOG: &str = "log";
 
+/// What a model reads about `apply_patch`: which formats, and that it refuses rather than guesses.
 pub const APPLY_PATCH_DESCRIPTION: &str = "Apply a patch to the files of the git work tree this \
 server runs in. Accepts a unified diff (`--- a/path` / `+++ b/path` / `@@` hunks), a Codex patch \
 (`*** Begin Patch`, `*** Update File: path`, `@@` context, `-`/`+`/space lines, `*** End \
@@ -204,6 +211,7 @@ file's actual lines and what differs, so you can resend a corrected patch. Never
 or the index; every apply is recorded and can be taken back with `undo`. The result is the \
 JSON report (status, files, snapshot id).";
 
+/// What a model reads about `edit`.
 pub const EDIT_DESCRIPTION: &str = "Edit a file of the git work tree by replacing text: \
 `old_string` (copied from the file, enough lines to occur once) becomes `new_string`; \
 `replace_all` replaces every occurrence; an empty `old_string` creates a new file. Or name the \
@@ -214,16 +222,19 @@ Unicode look-alike differences are tolerated (the report names the pass used); a
 from `view`, an edit of a file changed since is refused. Line endings, a byte-order mark and \
 the file's encoding are kept. Every edit is recorded: `undo` with its id takes it back.";
 
+/// What a model reads about `view`.
 pub const VIEW_DESCRIPTION: &str = "Show a file of the git work tree with line numbers (at most \
 2000 lines; `start_line`/`end_line` for a range), or a directory's entries. With `hashes`, each \
 line is `N:hash|text`, and `edit` can name lines by `\"N:hash\"`. The result's `view_token` \
 makes an `edit` refuse a file changed since this view.";
 
+/// What a model reads about `undo`.
 pub const UNDO_DESCRIPTION: &str = "Take an earlier apply back out of the work tree: the most \
 recent one, the snapshot `id`, or every apply of a `session`. Edits made since the apply are \
 kept; if a file's later edits overlap the apply's change the undo is refused (nothing \
 written) unless `force`. The undo is itself recorded, so it can be undone too.";
 
+/// What a model reads about `log`.
 pub const LOG_DESCRIPTION: &str = "List the recorded applies and undos of this work tree, newest \
 first: snapshot id, time, status (applied or undone), files and lines changed, label.";
 
@@ -231,10 +242,15 @@ first: snapshot id, time, status (applied or undone), files and lines changed, l
 /// work tree (MCP's annotations).
 #[derive(Clone)]
 pub struct ToolDef {
+    /// The name a client calls it by.
     pub name: &'static str,
+    /// What the model reads about it.
     pub description: &'static str,
+    /// The JSON Schema of its arguments.
     pub input_schema: serde_json::Map<String, serde_json::Value>,
+    /// The JSON Schema of its result.
     pub output_schema: serde_json::Map<String, serde_json::Value>,
+    /// MCP's hints: its title, whether it only reads, whether its writes are destructive.
     pub annotations: rmcp::model::ToolAnnotations,
 }
 
@@ -408,6 +424,7 @@ pub fn schema_of<T: JsonSchema>() -> serde_json::Map<String, serde_json::Value> 
 }
 
 impl ApplyPatchArgs {
+    /// The apply these arguments ask for, run in `dir`.
     pub fn options(self, dir: Option<PathBuf>) -> ApplyOptions {
         let ApplyPatchArgs {
             patch,
@@ -437,6 +454,7 @@ impl ApplyPatchArgs {
 }
 
 impl ViewArgs {
+    /// The view these arguments ask for.
     pub fn request(self) -> crate::parse::edit::ViewRequest {
         let ViewArgs {
             path,
@@ -455,6 +473,7 @@ impl ViewArgs {
 }
 
 impl UndoArgs {
+    /// The undo these arguments ask for, run in `dir`.
     pub fn options(self, dir: Option<PathBuf>) -> UndoOptions {
         let UndoArgs {
             id,
@@ -475,6 +494,7 @@ impl UndoArgs {
 }
 
 impl LogArgs {
+    /// The listing these arguments ask for, run in `dir`.
     pub fn options(&self, dir: Option<PathBuf>) -> LogOptions {
         LogOptions { dir }
     }

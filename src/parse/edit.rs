@@ -23,37 +23,53 @@ use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, 
 pub enum EditOp {
     /// Replace `old` by `new` (every occurrence with `all`).
     Replace {
+        /// The file, relative to the top of the work tree.
         path: String,
+        /// The text to find.
         old: String,
+        /// What it becomes.
         new: String,
+        /// Replace every occurrence, not only a unique one.
         all: bool,
         /// How many occurrences the sender counted (Gemini CLI's `expected_replacements`):
         /// any other number is a refusal.
         #[serde(skip_serializing_if = "Option::is_none")]
         expected: Option<usize>,
+        /// The `view_token` the sender saw: the edit is refused if the file changed since.
         token: Option<String>,
     },
     /// Replace lines `start..=end` (1-based), each named by its number and the hash `view`
     /// showed for it, by `new`.
     Lines {
+        /// The file, relative to the top of the work tree.
         path: String,
+        /// The first line replaced.
         start: Anchor,
+        /// The last line replaced.
         end: Anchor,
+        /// What the lines become.
         new: String,
+        /// The `view_token` the sender saw: the edit is refused if the file changed since.
         token: Option<String>,
     },
     /// Insert `text` after line `after` (0: at the top).
     Insert {
+        /// The file, relative to the top of the work tree.
         path: String,
+        /// The line the text goes after (0: before the first).
         after: usize,
+        /// The text inserted.
         text: String,
+        /// The `view_token` the sender saw: the edit is refused if the file changed since.
         token: Option<String>,
     },
     /// Create a file that does not exist yet.
+    #[allow(missing_docs)] // `path` and `text`: where, and the whole file's content
     Create { path: String, text: String },
 }
 
 impl EditOp {
+    /// The file the edit is for.
     pub fn path(&self) -> &str {
         match self {
             EditOp::Replace { path, .. }
@@ -63,6 +79,7 @@ impl EditOp {
         }
     }
 
+    /// The file the edit is for, to resolve it in place.
     pub fn path_mut(&mut self) -> &mut String {
         match self {
             EditOp::Replace { path, .. }
@@ -76,14 +93,18 @@ impl EditOp {
 /// A line as `view` names it: `12:a3f` (number and hash) or a bare number.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Anchor {
+    /// The 1-based line number.
     pub line: usize,
+    /// The hash `view` showed for the line, when the sender gave it.
     pub hash: Option<String>,
 }
 
 /// What a request asks for: edits to apply (all or nothing), or a file to view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request {
+    /// Edits to apply, all or nothing.
     Edits(Vec<EditOp>),
+    /// A file or directory to show.
     View(ViewRequest),
 }
 
@@ -91,11 +112,13 @@ pub enum Request {
 /// per-line hashes an edit can name lines by.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ViewRequest {
+    /// The file or directory, relative to the top of the work tree.
     pub path: String,
     /// 1-based first line.
     pub start: Option<usize>,
     /// 1-based last line; `None` (or -1 as the text-editor tool sends it) is the end.
     pub end: Option<usize>,
+    /// Show each line's hash, for edits that name lines.
     pub hashes: bool,
 }
 

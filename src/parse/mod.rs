@@ -13,6 +13,7 @@ use crate::patch::{Format, Patch};
 /// The text is not a patch we can apply. `Empty` and `Syntax` are bad input (exit status 2);
 /// `Truncated` is a refusal (exit status 1): the patch reads, but the input stopped before
 /// it did, and a partial edit is never applied.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParseError {
     #[error("no patch found in the input{}", hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default())]
@@ -74,6 +75,7 @@ pub(crate) fn line_number(s: &str) -> Option<usize> {
 /// header carries), what a file holds (whether an unprefixed line is one of its lines), and
 /// which files are tracked (which file a SEARCH block without a path is about).
 pub trait PathProbe {
+    /// Whether anything exists at this repository-relative path.
     fn exists(&self, path: &str) -> bool;
     /// The bytes of the regular file at `path`, when there is one.
     fn content(&self, _path: &str) -> Option<Vec<u8>> {

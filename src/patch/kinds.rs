@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 /// What a notice is about: a repair the input needed, or a fact about the run.
+#[allow(missing_docs)] // names in docs/json.md's notice table; variant docs would change the schema
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 pub enum NoticeKind {
     #[serde(rename = "add-line-missing-plus")]
@@ -235,6 +236,7 @@ impl std::fmt::Display for NoticeKind {
 }
 
 /// What stopped a run: bad input, a refusal the parser or a command made, a broken environment.
+#[allow(missing_docs)] // names in docs/json.md's error table; variant docs would change the schema
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 pub enum ErrorKind {
     #[serde(rename = "already-undone")]

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Which input syntax a patch was written in.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
@@ -16,6 +17,7 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name the report and the command line use for this format.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Unified => "unified",
@@ -28,12 +30,16 @@ impl Format {
 /// A whole parsed patch: the file changes in input order plus what had to be repaired.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch {
+    /// The dialect the input was written in, reported back to the sender.
     pub format: Format,
+    /// The file changes, in the order the patch gives them.
     pub files: Vec<FilePatch>,
+    /// Repairs made while reading, in the order they were made.
     pub notices: Vec<Notice>,
 }
 
 /// A repair the input needed, reported so the sender learns what it got wrong.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Notice {
     /// Stable machine name, e.g. `fence-stripped`, `counts-recomputed`.
@@ -44,6 +50,7 @@ pub struct Notice {
 }
 
 impl Notice {
+    /// A notice about the patch as a whole.
     pub fn new(kind: NoticeKind, message: impl Into<String>) -> Notice {
         Notice {
             kind,
@@ -52,6 +59,7 @@ impl Notice {
         }
     }
 
+    /// A notice about one file of the patch.
     pub fn for_path(kind: NoticeKind, path: &str, message: impl Into<String>) -> Notice {
         Notice {
             kind,
@@ -62,6 +70,7 @@ impl Notice {
 }
 
 /// What happens to a file as a whole.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileOp {
@@ -89,15 +98,19 @@ pub struct FilePatch {
     pub old_path: Option<String>,
     /// Path after (None for a deletion).
     pub new_path: Option<String>,
+    /// File mode before (`old mode`, `deleted file mode`), when the patch states it.
     pub old_mode: Option<u32>,
+    /// File mode after (`new mode`, `new file mode`), when the patch states it.
     pub new_mode: Option<u32>,
     /// `index <old>..<new>` abbreviated blob ids, when the patch carries them.
     pub index: Option<IndexLine>,
+    /// The text changes, in patch order.
     pub hunks: Vec<Hunk>,
     /// `GIT binary patch` / `Binary files differ`: cannot be applied at text level.
     pub binary: bool,
     /// The exact text of this file's section of the patch, for handing to `git apply`.
     pub raw: String,
+    /// Whether a creation may replace a file that already exists.
     pub create_mode: CreateMode,
     /// Hunks must be located in file order (Codex rule).
     pub ordered: bool,
@@ -108,13 +121,17 @@ pub struct FilePatch {
     pub patch_eols: bool,
 }
 
+/// The blob ids of a `index <old>..<new>` line, abbreviated as the patch wrote them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexLine {
+    /// The id of the file before the change.
     pub old: String,
+    /// The id of the file after the change.
     pub new: String,
 }
 
 impl FilePatch {
+    /// Create, delete, rename or modify, from which of the two paths are present.
     pub fn op(&self) -> FileOp {
         match (&self.old_path, &self.new_path) {
             (None, Some(_)) => FileOp::Create,
@@ -149,24 +166,31 @@ impl FilePatch {
     }
 }
 
+/// Which side of the change a hunk line belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LineKind {
+    /// On both sides: must be found, and is kept.
     Context,
+    /// On the old side only: must be found, and goes.
     Remove,
+    /// On the new side only: written.
     Add,
 }
 
 /// One line of a hunk, without its line terminator.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Line {
+    /// Whether the line is kept, removed or added.
     pub kind: LineKind,
+    /// The line's text, without prefix or terminator.
     pub text: String,
     /// The patch line ended in CRLF (meaningful only when `FilePatch::patch_eols`).
     pub crlf: bool,
 }
 
 impl Line {
+    /// A line that ends in LF (the common case; a parser sets `crlf` itself).
     pub fn new(kind: LineKind, text: impl Into<String>) -> Line {
         Line {
             kind,
@@ -179,12 +203,15 @@ impl Line {
 /// One hunk. Line numbers are hints (1-based, as in the header), never trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Hunk {
+    /// The old side's start line from the header, when the patch gave one.
     pub old_start: Option<usize>,
+    /// The new side's start line from the header, when the patch gave one.
     pub new_start: Option<usize>,
     /// Text after the closing `@@` of a unified header: a section heading, used as an anchor.
     pub section: Option<String>,
     /// Codex `@@ anchor` lines, outermost first: each narrows where the hunk may start.
     pub anchors: Vec<String>,
+    /// The body, in order: context, removed and added lines.
     pub lines: Vec<Line>,
     /// `\ No newline at end of file` after the last old-side line.
     pub old_no_newline: bool,
@@ -212,18 +239,22 @@ pub struct Hunk {
 }
 
 impl Hunk {
+    /// The lines the file must hold before the hunk: context and removed lines.
     pub fn old_lines(&self) -> impl Iterator<Item = &Line> {
         self.lines.iter().filter(|l| l.kind != LineKind::Add)
     }
 
+    /// The lines the file holds after the hunk: context and added lines.
     pub fn new_lines(&self) -> impl Iterator<Item = &Line> {
         self.lines.iter().filter(|l| l.kind != LineKind::Remove)
     }
 
+    /// How many lines the hunk expects to find.
     pub fn old_len(&self) -> usize {
         self.old_lines().count()
     }
 
+    /// How many lines the hunk leaves in their place.
     pub fn new_len(&self) -> usize {
         self.new_lines().count()
     }
@@ -245,6 +276,7 @@ impl Hunk {
             .count()
     }
 
+    /// Whether the hunk adds or removes anything (a context-only hunk changes nothing).
     pub fn has_changes(&self) -> bool {
         self.lines.iter().any(|l| l.kind != LineKind::Context)
     }
@@ -295,6 +327,8 @@ impl Patch {
 }
 
 impl FilePatch {
+    /// The change that undoes this one: paths, modes and ids swapped; a whole-file creation
+    /// becomes a deletion of exactly that content.
     pub fn reversed(&self) -> FilePatch {
         let mut hunks: Vec<Hunk> = self.hunks.iter().map(Hunk::reversed).collect();
         if let Some(content) = &self.full_content {
@@ -330,6 +364,8 @@ impl FilePatch {
 }
 
 impl Hunk {
+    /// The hunk that undoes this one: removed and added lines swapped, and the end-of-file
+    /// markers with them.
     pub fn reversed(&self) -> Hunk {
         Hunk {
             old_start: self.new_start.or(self.old_start),

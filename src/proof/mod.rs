@@ -52,9 +52,11 @@ impl Proof {
 /// Why a plan failed its proof: a bug in planning, caught before any write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
+    /// The file whose planned change failed.
     pub path: String,
     /// 1-based hunk number, when one hunk is at fault.
     pub hunk: Option<usize>,
+    /// What did not hold, in one sentence.
     pub message: String,
 }
 

@@ -131,6 +131,7 @@ impl Content {
         }
     }
 
+    /// Bytes held in memory.
     pub fn new(bytes: Vec<u8>) -> Content {
         Content(Arc::new(Inner {
             repr: Repr::Flat(bytes),
@@ -206,6 +207,7 @@ impl Content {
         }))
     }
 
+    /// The length in bytes.
     pub fn len(&self) -> usize {
         match &self.0.repr {
             Repr::Flat(v) => v.len(),
@@ -214,6 +216,7 @@ impl Content {
         }
     }
 
+    /// Whether there are no bytes.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -359,6 +362,7 @@ impl Content {
         }
     }
 
+    /// The git blob id of these bytes; the first one worked out is kept (clones share it).
     pub fn blob_id(&self, kind: gix::hash::Kind) -> io::Result<gix::ObjectId> {
         match self.0.id.get_or_init(|| (kind, self.hash(kind).ok())) {
             (k, Some(id)) if *k == kind => Ok(*id),

@@ -24,6 +24,7 @@ pub use stored::{write_stored_blob, write_stored_object, TEMP_PREFIX as STORED_T
 /// One file's current state in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileState {
+    /// The file's bytes.
     pub bytes: Content,
     /// 0o100644 or 0o100755 (git's view of the mode).
     pub mode: u32,
@@ -32,7 +33,9 @@ pub struct FileState {
 /// What lies at a path in the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
+    /// Nothing there.
     Missing,
+    /// A file as git sees it: a regular file, or a symlink inside the tree (its target).
     File(FileState),
     /// A symlink, a directory, or anything else we do not patch at text level.
     Other(&'static str),
@@ -40,6 +43,7 @@ pub enum Entry {
 
 /// Read access to the files a patch touches, by repository-relative path (`/`-separated).
 pub trait Files {
+    /// What lies at `path` now; `Err` only for what is broken, never for a missing file.
     fn read(&self, path: &str) -> io::Result<Entry>;
     /// Whether anything exists at `path` (used for prefix decisions and collision checks).
     fn exists(&self, path: &str) -> bool {
@@ -56,7 +60,9 @@ pub trait Files {
     }
 }
 
+/// git's mode of a regular file.
 pub const MODE_FILE: u32 = 0o100644;
+/// git's mode of an executable file.
 pub const MODE_EXEC: u32 = 0o100755;
 /// A symbolic link: its "content" is the target, as git stores it.
 pub const MODE_LINK: u32 = 0o120000;
@@ -91,6 +97,7 @@ pub fn link_stays_inside(link: &str, target: &[u8]) -> bool {
 /// outside a repository).
 #[derive(Debug, Clone)]
 pub struct WorkTree {
+    /// The top level: repository-relative paths are joined to it.
     pub root: PathBuf,
     /// Set when the run will record what it reads: a big file's blob id and line count are
     /// then worked out on another thread as soon as it is read, while the plan is made.
@@ -100,6 +107,7 @@ pub struct WorkTree {
 }
 
 impl WorkTree {
+    /// The work tree rooted at `root`, reading files as they are (nothing hashed ahead).
     pub fn new(root: impl Into<PathBuf>) -> WorkTree {
         WorkTree {
             root: root.into(),
@@ -118,6 +126,7 @@ impl WorkTree {
         }
     }
 
+    /// The absolute path of a repository-relative one.
     pub fn abs(&self, path: &str) -> PathBuf {
         self.root.join(path)
     }
@@ -294,10 +303,12 @@ impl Files for WorkTree {
 /// In-memory files, for tests of the pure stages.
 #[derive(Debug, Clone, Default)]
 pub struct MemFiles {
+    /// Repository-relative path to file.
     pub files: BTreeMap<String, FileState>,
 }
 
 impl MemFiles {
+    /// These files plus a regular file at `path` holding `text`.
     pub fn with(mut self, path: &str, text: &str) -> MemFiles {
         self.files.insert(
             path.to_string(),
@@ -321,10 +332,14 @@ impl Files for MemFiles {
 
 /// The repository around a directory, when there is one.
 pub struct Repo {
+    /// The repository, opened to read config as git does.
     pub repo: gix::Repository,
+    /// The work tree's top level.
     pub work_dir: PathBuf,
 }
 
+/// Why the repository around a directory could not be opened.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum RepoError {
     #[error("cannot open the git repository at {path}: {message}")]
@@ -375,6 +390,7 @@ impl Repo {
         Ok(Repo { repo, work_dir })
     }
 
+    /// The repository's git dir (this worktree's own, under `.git/worktrees/` for a linked one).
     pub fn git_dir(&self) -> &Path {
         self.repo.git_dir()
     }

@@ -18,18 +18,26 @@ use std::fs::Metadata;
 /// A file's identity, size, mode, owner and times, as `stat` gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
+    /// The device the file is on.
     pub dev: u64,
+    /// The inode number.
     pub ino: u64,
+    /// The full `st_mode`: type and permission bits.
     pub mode: u32,
+    /// The owner.
     pub uid: u32,
+    /// The owning group.
     pub gid: u32,
+    /// The size in bytes.
     pub size: u64,
     /// Seconds and nanoseconds since the epoch.
     pub mtime: (i64, i64),
+    /// When the inode last changed: seconds and nanoseconds since the epoch.
     pub ctime: (i64, i64),
 }
 
 impl Stamp {
+    /// The stamp of a file's metadata.
     #[cfg(unix)]
     pub fn of(meta: &Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt as _;

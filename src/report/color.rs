@@ -81,7 +81,9 @@ impl Default for Colors {
     "git config {key} is '{value}', not a colour (e.g. 'bold red', 'blue reverse', 208, #ff8700)"
 )]
 pub struct BadColor {
+    /// The config key, as the user spelt it.
     pub key: String,
+    /// The value git would not read.
     pub value: String,
 }
 
@@ -124,6 +126,7 @@ pub struct Palette<'c> {
 static DEFAULT: std::sync::LazyLock<Colors> = std::sync::LazyLock::new(Colors::default);
 
 impl<'c> Palette<'c> {
+    /// No colour: text passes through unchanged.
     pub const PLAIN: Palette<'static> = Palette { colors: None };
 
     /// git's default colours.
@@ -133,14 +136,18 @@ impl<'c> Palette<'c> {
         }
     }
 
+    /// The configured colours, or none when colour is off.
     pub fn with(colors: Option<&'c Colors>) -> Palette<'c> {
         Palette { colors }
     }
 
+    /// Whether colour is on.
     pub fn enabled(&self) -> bool {
         self.colors.is_some()
     }
 
+    /// The text wrapped in the style's escape codes; empty text and unset slots stay bare, so
+    /// no stray reset codes reach a pipe.
     pub fn paint(&self, style: Style, text: &str) -> String {
         match self.colors.map(|c| c.code(style)) {
             Some(code) if !code.is_empty() && !text.is_empty() => {

@@ -18,6 +18,7 @@ pub const SHOWN_LINES: usize = 300;
 pub struct FileDiff {
     /// The header lines: `diff --git`, mode and rename lines, `---` and `+++`.
     pub header: Vec<String>,
+    /// The hunks shown, in file order.
     pub hunks: Vec<DiffHunk>,
     /// What the line limit left out.
     pub omitted: Option<Omitted>,
@@ -26,28 +27,38 @@ pub struct FileDiff {
 /// Diff lines (and the hunks they belong to) not shown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Omitted {
+    /// Hunks cut short or left out.
     pub hunks: usize,
+    /// Lines not shown, over those hunks.
     pub lines: usize,
 }
 
+/// One hunk of a file's diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffHunk {
     /// `@@ -a,b +c,d @@`
     pub header: String,
+    /// The hunk's lines, in order.
     pub lines: Vec<DiffLine>,
 }
 
+/// What a diff line is, for choosing its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {
+    /// Unchanged, shown for context.
     Context,
+    /// On the new side only.
     Added,
+    /// On the old side only.
     Removed,
     /// `\ No newline at end of file`
     NoNewline,
 }
 
+/// One line of a hunk as shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffLine {
+    /// What the line is, for choosing its colour.
     pub kind: LineKind,
     /// The line with its prefix (` `, `+`, `-`, `\`), without its terminator.
     pub text: String,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::gate::hooks::{Captured, HookRun, HookStatus};
 
 /// One run of a `pre-llm-apply` or `post-llm-apply` hook.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct HookReport {
     /// `pre-llm-apply` or `post-llm-apply`.
@@ -33,6 +34,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl HookReport {
+    /// Whether the hook ran and let the run go on.
     pub fn passed(&self) -> bool {
         self.status == "passed"
     }

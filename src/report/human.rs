@@ -21,6 +21,7 @@ const MAX_LISTED: usize = 12;
 pub enum Verbosity {
     /// Only what went wrong, on standard error; the exit status says the rest.
     Quiet,
+    /// The diff, the outcome per file and what went wrong.
     #[default]
     Normal,
     /// Also each file's strategies and the git commands run.
@@ -30,14 +31,19 @@ pub enum Verbosity {
 /// How to render: each stream's colours, and how much to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options<'c> {
+    /// Colours for what goes to standard output.
     pub stdout: Palette<'c>,
+    /// Colours for what goes to standard error.
     pub stderr: Palette<'c>,
+    /// How much to say.
     pub verbosity: Verbosity,
     /// Every diff line, not only the first [`diff::SHOWN_LINES`] of each file.
     pub full_diff: bool,
 }
 
 impl Options<'static> {
+    /// No colour, normal verbosity, diffs cut at the usual length: for tests and for text
+    /// that is not shown on a terminal.
     pub const PLAIN: Options<'static> = Options {
         stdout: Palette::PLAIN,
         stderr: Palette::PLAIN,
@@ -51,7 +57,9 @@ impl Options<'static> {
 /// notices, hook output and errors on standard error.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rendered {
+    /// The diff, the files that applied and the snapshot.
     pub stdout: String,
+    /// Refusals, warnings, notices, hook output and errors.
     pub stderr: String,
 }
 
@@ -64,6 +72,7 @@ pub fn render(r: &Report) -> String {
     format!("{}{}", both.stdout, both.stderr)
 }
 
+/// The report as git would split it between the two streams, in the given colours.
 pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
     let quiet = o.verbosity == Verbosity::Quiet;
     let (po, pe) = (o.stdout, o.stderr);

@@ -17,6 +17,7 @@ enum Output {
     Log(LogReport),
 }
 
+/// The `--json` document of a report, pretty-printed, with a final newline.
 pub fn render(report: &Report) -> String {
     let mut s = serde_json::to_string_pretty(report).expect("a report always serializes");
     s.push('\n');

@@ -11,6 +11,7 @@ use crate::snapshot::{SnapshotInfo, Status};
 pub const LOG_SCHEMA: u32 = 1;
 
 /// Whether a snapshot's change still stands.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LogStatus {
@@ -22,6 +23,7 @@ pub enum LogStatus {
 }
 
 /// One snapshot as `log` shows it.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct LogEntry {
     /// The number `undo` takes.
@@ -57,6 +59,7 @@ pub struct LogEntry {
 }
 
 /// The `log --json` listing.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct LogReport {
     pub schema: u32,

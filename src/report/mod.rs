@@ -69,6 +69,7 @@ impl RunStatus {
 
 /// A file's status in the report: the plan's status, or `skipped` for a file that would
 /// have applied but was not written because another file failed (all or nothing).
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileOutcome {
@@ -80,6 +81,7 @@ pub enum FileOutcome {
 }
 
 /// A file mode change, as octal strings (`100644`, `100755`).
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ModeChange {
     pub old: String,
@@ -87,6 +89,7 @@ pub struct ModeChange {
 }
 
 /// What happened to one file of the patch (its JSON: `wire::FileReport`).
+#[allow(missing_docs)] // documented in docs/json.md (the JSON twin\'s description)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileReport {
     /// The path after the change (the old path for a deletion), relative to the top level.
@@ -129,6 +132,7 @@ impl FileReport {
 }
 
 /// Something that stopped the run before or while writing.
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ErrorReport {
     /// Stable machine name: `parse`, `input`, `repository`, `write`, `io`, `config`, `veto`,
@@ -138,6 +142,7 @@ pub struct ErrorReport {
 }
 
 /// Totals over the files that applied (or conflicted).
+#[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Summary {
     pub files: usize,
@@ -171,10 +176,13 @@ pub struct Report {
     pub format: Option<Format>,
     /// Whether any file was changed on disk.
     pub written: bool,
+    /// One entry per file of the patch, in patch order.
     pub files: Vec<FileReport>,
+    /// Totals over the files that applied (or conflicted).
     pub summary: Summary,
     /// Repairs the input needed and facts about the run.
     pub notices: Vec<Notice>,
+    /// What stopped the run, if anything did.
     pub errors: Vec<ErrorReport>,
     /// The ghost snapshot taken before writing, to undo with.
     pub snapshot: Option<String>,

@@ -13,21 +13,31 @@ use crate::report::Report;
 
 /// What an edit request is asked to do beside its JSON.
 pub struct EditOptions {
+    /// The request as sent: one edit, a list of edits, or a `view` command.
     pub request: serde_json::Value,
+    /// Plan everything, write nothing.
     pub check: bool,
+    /// Record no ghost snapshot.
     pub no_snapshot: bool,
+    /// The snapshot's description.
     pub label: Option<String>,
+    /// The agent session the edit belongs to.
     pub session: Option<String>,
+    /// Run as if started here; `None` is the current directory.
     pub dir: Option<PathBuf>,
+    /// The git config as the caller reads it; `None` reads it.
     pub config: Option<crate::git::config::Pending>,
 }
 
 /// An apply's report, or what a `view` command shows.
 pub enum EditOutcome {
+    /// The edits went through the apply: its report.
     Applied(Report),
+    /// A `view` command: what it shows, or why it could not.
     Viewed(Result<ViewReport, Box<Report>>),
 }
 
+/// Parse the request and run it: edits as one all-or-nothing apply, or the view.
 pub fn run(options: EditOptions) -> EditOutcome {
     let EditOptions {
         request,

@@ -32,6 +32,7 @@ pub struct HookRuns<'a> {
 }
 
 impl<'a> HookRuns<'a> {
+    /// No hook run yet, for a run in `mode`; `hooks` is `None` where hooks are not run.
     pub fn new(hooks: Option<&'a Hooks>, mode: Mode, verify: bool) -> HookRuns<'a> {
         HookRuns {
             hooks,
@@ -43,6 +44,7 @@ impl<'a> HookRuns<'a> {
         }
     }
 
+    /// Whether the repository has a hook of this kind to run.
     pub fn has(&self, kind: HookKind) -> bool {
         self.hooks.is_some_and(|h| h.find(kind).is_some())
     }
@@ -52,6 +54,7 @@ impl<'a> HookRuns<'a> {
         &self.pre
     }
 
+    /// Whether every pre-hook run for the current plan passed (true when there was none).
     pub fn pre_passed(&self) -> bool {
         self.pre.iter().all(|r| r.status.passed())
     }
@@ -169,12 +172,15 @@ pub fn absent_preimages(repo: &Repo, original: &Patch, revert: bool) -> Vec<Stri
 pub struct RollBack {
     /// Paths still holding the write's content.
     pub unrestored: Vec<String>,
+    /// What the roll-back wants said.
     pub notices: Vec<Notice>,
     /// The journal left for the next run to finish the job (when paths stayed unrestored).
     pub journal_kept: Option<SnapshotId>,
 }
 
 impl RollBack {
+    /// The error naming the paths that keep the write, and, when the journal was kept, that
+    /// the next run restores them.
     pub fn unrestored_message(&self) -> String {
         let mut m = format!(
             "rolling back failed for {}: they keep the patch's changes",

@@ -20,6 +20,7 @@ pub enum Patches {
 /// `git llm-apply [PATCH]...`.
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
+    /// Where the patch text comes from.
     pub patches: Patches,
     /// Plan everything, write nothing.
     pub check: bool,
@@ -63,11 +64,13 @@ pub struct UndoOptions {
     pub check: bool,
     /// Undo in this linked worktree.
     pub worktree: Option<PathBuf>,
+    /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
 }
 
 /// `git llm-apply log`.
 #[derive(Debug, Clone)]
 pub struct LogOptions {
+    /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
 }

@@ -24,6 +24,7 @@ use crate::write::restore::{self, RestorePlan};
 pub const LOCK_TIMEOUT_KEY: &str = "llm-apply.lockTimeout";
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A report of a run that stopped on an error of this kind.
 pub fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     Box::new(Report::error(kind, message))
 }
@@ -59,6 +60,7 @@ pub fn require_repo(cwd: &std::path::Path, why: &str) -> Result<crate::repo::Rep
 
 /// A run in a repository, holding its worktree's lock.
 pub struct Session<'r> {
+    /// The repository the run works in.
     pub repo: &'r Repo,
     /// `None` only for a run that records nothing and found the lock impossible to create
     /// (a read-only `.git`, as some agent sandboxes mount it).
@@ -515,8 +517,11 @@ pub fn restore_meta(plan: &RestorePlan, intent: String) -> Meta {
 
 /// What an apply's snapshot records besides its paths.
 pub struct SnapshotRequest {
+    /// The SHA-256 of the patch text.
     pub patch_sha256: PatchDigest,
+    /// The snapshot's description: the label, or the first line of the patch's prose.
     pub intent: Option<String>,
+    /// For the snapshot an undo takes first: the snapshot it undoes.
     pub undoes: Option<SnapshotId>,
     /// The apply's session (`--session`).
     pub session: Option<String>,
@@ -532,7 +537,9 @@ pub struct SnapshotRequest {
 
 /// A write that went through.
 pub struct Done {
+    /// The snapshot that records the write, when one was taken.
     pub snapshot: Option<SnapshotId>,
+    /// What the write wants said: no snapshot kept, housekeeping that failed.
     pub notices: Vec<Notice>,
 }
 

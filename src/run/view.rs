@@ -19,7 +19,9 @@ pub const MAX_LINE_CHARS: usize = 2000;
 
 /// `view` in `dir` (default: the current directory).
 pub struct ViewOptions {
+    /// What to show.
     pub request: ViewRequest,
+    /// Run as if started here; `None` is the current directory.
     pub dir: Option<PathBuf>,
 }
 
@@ -29,6 +31,8 @@ fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     Box::new(r)
 }
 
+/// Show a file with line numbers (or a directory's entries), bounded; a bad request is a
+/// refusal report.
 pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
     let ViewOptions { request, dir } = options;
     let cwd = session::start_dir(dir)?;

@@ -82,7 +82,9 @@ const MAX_SUMMARY_CHARS: usize = 60;
 pub enum Recorded {
     /// No file at the path (a directory may stand there; it is not the path's content).
     Absent,
+    /// A blob with its mode.
     Blob {
+        /// The blob's id.
         id: ObjectId,
         /// `0o100644` or `0o100755`.
         mode: u32,
@@ -138,6 +140,7 @@ pub(crate) struct UndoneRecord {
 
 /// Why a ghost commit's message cannot be read as llm-apply metadata.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 pub enum MetaError {
     #[error("the message is not UTF-8")]
     NotUtf8,

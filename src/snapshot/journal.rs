@@ -30,6 +30,8 @@ use crate::repo::Repo;
 const JOURNAL_FILE: &str = "journal";
 const JOURNAL_VERSION: &str = "1";
 
+/// Why the journal of an apply in progress could not be used.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     #[error("cannot use the journal {path}: {source}")]
@@ -198,6 +200,7 @@ impl<'lock> Journal<'lock> {
         })
     }
 
+    /// The snapshot taken before the apply's first write, once one was.
     pub fn snapshot(&self) -> Option<SnapshotId> {
         self.text.snapshot
     }

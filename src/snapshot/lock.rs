@@ -51,12 +51,15 @@ const MAX_DELAY: Duration = Duration::from_millis(100);
 /// Who holds a lock, as its file says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Holder {
+    /// A process of this host, by its id.
     Process {
+        /// Its process id.
         pid: u32,
         /// Seconds since the Unix epoch when it took the lock.
         since: i64,
     },
     /// The file does not say, in a form this version reads; it is never taken over.
+    #[allow(missing_docs)] // `content`: the lock file's text, shown in the error
     Unknown { content: String },
 }
 
@@ -74,6 +77,8 @@ impl std::fmt::Display for Holder {
     }
 }
 
+/// Why the work tree's lock could not be taken.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error("cannot use the lock file {path}: {source}")]
@@ -175,6 +180,7 @@ impl Lock {
         }
     }
 
+    /// The lock file's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -310,6 +316,8 @@ fn take_over(dir: &Path, path: &Path, seen: &str) -> io::Result<bool> {
     result
 }
 
+/// Whether a process with this id may still run; an id we cannot check counts as alive,
+/// so a lock is never taken over from a process that might hold it.
 #[cfg(unix)]
 pub fn process_is_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
@@ -321,6 +329,8 @@ pub fn process_is_alive(pid: u32) -> bool {
     rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
+/// Whether a process with this id may still run: without a way to ask, every process
+/// counts as alive, so a lock is never taken over.
 #[cfg(not(unix))]
 pub fn process_is_alive(_pid: u32) -> bool {
     // Without a cheap liveness check, never take a lock over; the timeout error says what to do.

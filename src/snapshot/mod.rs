@@ -90,6 +90,7 @@ pub const KEEP_CONFIG_KEY: &str = "llm-apply.keep";
 pub const DEFAULT_KEEP: usize = 50;
 /// The fixed author and committer of ghost commits, so they never pass for the user's work.
 pub const IDENTITY_NAME: &str = "git-llm-apply";
+/// The email of that identity.
 pub const IDENTITY_EMAIL: &str = "git-llm-apply@localhost";
 
 const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -103,6 +104,7 @@ const MAX_SEQUENCE_ATTEMPTS: u32 = 64;
 pub struct SnapshotId(u64);
 
 impl SnapshotId {
+    /// The number itself.
     pub fn sequence(self) -> u64 {
         self.0
     }
@@ -124,6 +126,7 @@ impl fmt::Display for SnapshotId {
     }
 }
 
+/// A snapshot id that is neither a number nor a snapshot ref; holds the text given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0:?} is not a snapshot id (a number from 1 up, or refs/llm-apply/<number>)")]
 pub struct ParseIdError(pub String);
@@ -162,6 +165,7 @@ pub struct Touched {
 /// What a snapshot says about its apply, beyond the paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Meta {
+    /// The SHA-256 of the patch text, to tell which patch an apply came from.
     pub patch_sha256: PatchDigest,
     /// The first line of the patch's prose, if it had any; reduced to one trimmed line.
     pub intent: Option<String>,
@@ -171,7 +175,9 @@ pub struct Meta {
     pub session: Option<String>,
     /// Files changed as `log` counts them (a rename is one file, two touched paths).
     pub files: u64,
+    /// Lines added, as the report counted them.
     pub added: u64,
+    /// Lines removed, as the report counted them.
     pub removed: u64,
     /// The index entries an `--index` apply changes (empty otherwise).
     pub index: Vec<IndexChange>,
@@ -185,8 +191,11 @@ pub struct Meta {
 /// apply stages. Blob ids only; `Absent` when there is no entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexChange {
+    /// The index path, relative to the top level.
     pub path: String,
+    /// The entry before the apply.
     pub before: Recorded,
+    /// The entry the apply stages.
     pub after: Recorded,
 }
 
@@ -210,28 +219,41 @@ pub fn made_in(info: &SnapshotInfo, worktree: &str) -> bool {
 /// Whether a snapshot's apply still stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
+    /// It still stands (as far as the refs say: the files may have changed since).
     Applied,
+    /// An undo rolled it back.
+    #[allow(missing_docs)] // `time`: when it was undone (its marker's date)
     Undone { time: Time },
 }
 
 /// A snapshot as `log` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotInfo {
+    /// The number `undo` takes.
     pub id: SnapshotId,
+    /// The ghost commit that holds the snapshot.
     pub commit: ObjectId,
+    /// When the snapshot was taken, with the local offset.
     pub time: Time,
+    /// The version of git-llm-apply that made it.
     pub tool_version: String,
+    /// The SHA-256 of the patch the apply came from.
     pub patch_sha256: PatchDigest,
+    /// The first line of the patch's prose, if it had any.
     pub intent: Option<String>,
     /// For the snapshot taken before an undo: the snapshot that undo rolled back.
     pub undoes: Option<SnapshotId>,
     /// The session the apply was made in (`--session`).
     pub session: Option<String>,
+    /// Files changed (a rename is one file).
     pub files: u64,
+    /// Lines added.
     pub added: u64,
+    /// Lines removed.
     pub removed: u64,
     /// The touched paths, in the order the apply gave them.
     pub paths: Vec<String>,
+    /// Whether the apply still stands.
     pub status: Status,
     /// The work tree the apply wrote ([`worktree_name`]); `None` for snapshots made before
     /// this was recorded.
@@ -241,6 +263,7 @@ pub struct SnapshotInfo {
 /// One touched path of a parsed snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotPath {
+    /// The path, relative to the top level.
     pub path: String,
     /// Content and mode before the apply; `None` when there was no file.
     pub before: Option<FileState>,
@@ -265,10 +288,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The snapshot's number.
     pub fn id(&self) -> SnapshotId {
         self.info.id
     }
 
+    /// What `log` shows about it.
     pub fn info(&self) -> &SnapshotInfo {
         &self.info
     }
@@ -283,6 +308,7 @@ impl Snapshot {
         self.post_commit
     }
 
+    /// The touched paths, in the order the apply gave them.
     pub fn paths(&self) -> &[SnapshotPath] {
         &self.paths
     }
@@ -292,6 +318,7 @@ impl Snapshot {
         &self.index
     }
 
+    /// One touched path's record; `None` when the apply did not touch it.
     pub fn path(&self, path: &str) -> Option<&SnapshotPath> {
         self.paths.iter().find(|p| p.path == path)
     }
@@ -312,6 +339,8 @@ impl Snapshot {
     }
 }
 
+/// Why a snapshot could not be taken, read, listed or pruned.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     #[error("nothing to snapshot: no touched path")]

@@ -7,6 +7,7 @@ use crate::repo::Repo;
 
 /// Reads `refs/llm-apply/*` on demand: nothing is read unless the search gets that far.
 pub struct SnapshotStates<'a> {
+    /// The repository whose snapshot refs are read.
     pub repo: &'a Repo,
 }
 

@@ -2,6 +2,7 @@
 //!
 //! The lines borrow the bytes they were decoded from (UTF-8 text, the common case, is not
 //! copied): a file costs a slice per line, not an allocation per line.
+#![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
 use std::borrow::Cow;
 

@@ -1,4 +1,5 @@
 //! The matching passes: how loosely a patch line may match a file line, from exact to folded.
+#![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -8,6 +8,7 @@
 
 /// An item of a rope: how many positions it takes, and how it is cut.
 pub trait Piece: Clone {
+    /// How many positions the item takes.
     fn weight(&self) -> usize;
     /// The item's first `at` positions and the rest (`0 < at < weight`).
     fn cut(&self, at: usize) -> (Self, Self);
@@ -69,10 +70,12 @@ impl<T: Piece> Rope<T> {
         rope
     }
 
+    /// The total weight of the items: the number of positions.
     pub fn len(&self) -> usize {
         len(&self.root)
     }
 
+    /// Whether the rope holds no item.
     pub fn is_empty(&self) -> bool {
         self.root.is_none()
     }

@@ -24,12 +24,15 @@ pub const TIMEOUT: Duration = Duration::from_millis(500);
 /// Found on bytes, so a one-line change to a gigabyte file splits a few lines, not all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window<'a> {
+    /// The old file's part.
     pub old: &'a [u8],
+    /// The new file's part.
     pub new: &'a [u8],
     /// Lines before the window (the same number in both files).
     pub line: usize,
 }
 
+/// The window of `old` and `new` with `margin` common lines kept on each side.
 pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
     // Whole lines in common at the start, then `margin` of them given back.
     let same = common_prefix(old, new);
@@ -167,11 +170,14 @@ pub fn counts_until(old: &[u8], new: &[u8], deadline: Instant) -> LineCounts {
 /// Lines added and removed, as a diff counts them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LineCounts {
+    /// Lines on the new side only.
     pub added: usize,
+    /// Lines on the old side only.
     pub removed: usize,
 }
 
 impl LineCounts {
+    /// Counts as given.
     pub fn new(added: usize, removed: usize) -> LineCounts {
         LineCounts { added, removed }
     }

@@ -20,6 +20,7 @@ use crate::snapshot::{IndexChange, Recorded};
 /// The stage-0 entry an apply leaves for one path: its content, or none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Staging {
+    /// The index path, relative to the top level.
     pub path: String,
     /// The entry before the apply, as blob id and mode.
     pub before: Recorded,
@@ -47,7 +48,9 @@ impl Staging {
 /// A path whose index entry cannot take exactly the patch's change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unstageable {
+    /// The path, relative to the top level.
     pub path: String,
+    /// Why, in one sentence.
     pub reason: String,
 }
 

@@ -15,6 +15,8 @@ use crate::gate::Approved;
 use crate::plan::Change;
 use crate::repo::{FileState, MODE_EXEC, MODE_LINK};
 
+/// Why a write failed, and what it left behind.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error("writing {path} failed: {source}; every file written before it was restored")]
@@ -38,6 +40,7 @@ pub enum WriteError {
 /// What was written, for the report and the snapshot's journal.
 #[derive(Debug, Default)]
 pub struct Written {
+    /// The paths written, in the order written.
     pub paths: Vec<String>,
 }
 

@@ -14,8 +14,11 @@ use crate::snapshot::{
 /// What a recorded write needs besides the approved changes: the repository, this
 /// worktree's lock (held by the caller for the whole run), and what the snapshot says.
 pub struct Recording<'a> {
+    /// The repository the snapshot is recorded in.
     pub repo: &'a Repo,
+    /// This worktree's lock, held by the caller for the whole run.
     pub lock: &'a Lock,
+    /// What the snapshot says about the apply.
     pub meta: Meta,
     /// `--index`: the entries to stage once the files are written, still under the journal
     /// (a recovery puts them back with the files).
@@ -25,7 +28,9 @@ pub struct Recording<'a> {
 /// A recorded write that went through.
 #[derive(Debug)]
 pub struct RecordedWrite {
+    /// What was written.
     pub written: Written,
+    /// The snapshot to undo it with.
     pub snapshot: SnapshotId,
     /// Older snapshots dropped to keep `llm-apply.keep`.
     pub pruned: Vec<SnapshotId>,
@@ -33,6 +38,8 @@ pub struct RecordedWrite {
     pub warnings: Vec<String>,
 }
 
+/// Why a recorded write failed, and what it left behind.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("recording the snapshot failed, so nothing was written: {0}")]

@@ -13,6 +13,8 @@ use crate::repo::{Entry, FileState, Files, Repo, WorkTree};
 use crate::snapshot::{Snapshot, SnapshotError, SnapshotId, SnapshotPath};
 use crate::text::textdiff::{self, LineCounts};
 
+/// Why an undo or a recovery could not be decided.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
     #[error(transparent)]
@@ -54,6 +56,7 @@ impl Budget {
 }
 
 /// What happens to one touched path.
+#[allow(missing_docs)] // each variant's doc says what its one field holds
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Nothing to write: the path already holds what the undo would write.
@@ -77,7 +80,9 @@ pub enum Action {
 /// One touched path: its state now, and what it becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathRestore {
+    /// The touched path, relative to the top level.
     pub path: String,
+    /// What the undo does there.
     pub action: Action,
     /// The file now; `None` when there is none.
     pub current: Option<FileState>,
@@ -102,7 +107,9 @@ impl PathRestore {
 /// The undo of one snapshot, decided for every touched path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestorePlan {
+    /// The snapshot being undone.
     pub snapshot: SnapshotId,
+    /// Every path the snapshot touched, in its order.
     pub paths: Vec<PathRestore>,
 }
 

@@ -64,6 +64,7 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
     })
 }
 
+/// Parse a Codex `*** Begin Patch` text into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);

@@ -25,6 +25,7 @@ pub struct FileLines {
 }
 
 impl FileLines {
+    /// The lines of a file's bytes, trailing whitespace trimmed, indexed for lookup.
     pub fn new(bytes: &[u8]) -> FileLines {
         let text = String::from_utf8_lossy(bytes);
         let lines: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();

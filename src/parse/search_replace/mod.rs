@@ -90,6 +90,7 @@ fn is_replace(line: &str) -> bool {
     is_marker(line, '>', REPLACE) || cline::is_replace(line)
 }
 
+/// Parse SEARCH/REPLACE blocks (with their paths, fences and dialects) into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let lines = split_lines(text);
     let mut notes = Notes::default();

@@ -10,6 +10,7 @@ use crate::patch::kinds::NoticeKind;
 use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
 use crate::text::quote::{quoted_end, unquote};
 
+/// Parse a unified diff (git's or plain `diff -u`'s) into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut notices = Vec::new();
     // CRLF on the diff's own header lines means the whole text was converted in transit:
