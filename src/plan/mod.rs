@@ -21,9 +21,6 @@ pub mod three_way;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
-use serde::Serialize;
-
 use crate::patch::{FileOp, FilePatch, Hunk, Notice, Patch};
 use crate::repo::{Entry, FileState, Files};
 use crate::text::file::TextFile;
@@ -74,7 +71,7 @@ pub enum MergeResult {
 /// blob id), or for strategy 3 `index` (`id`: the staged blob), `commit` or `snapshot` (`id`:
 /// a commit whose tree holds the base at `path` — for a snapshot, its pre- or post-apply
 /// commit).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Base {
     pub kind: String,
     pub id: String,
@@ -82,23 +79,19 @@ pub struct Base {
 }
 
 /// How a file's change was computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     /// Every hunk applied exactly where its numbers say.
     Exact,
     /// `git apply --3way` with the preimage blob named by the `index` line.
-    #[serde(rename = "3way")]
     ThreeWay,
     /// A three-way merge against a base found in history or a snapshot.
-    #[serde(rename = "history-3way")]
     HistoryThreeWay,
     /// Located by the text passes (offsets, whitespace, Unicode, fuzzy).
     Text,
     /// Whole-file operations: create, delete, rename without content changes, mode changes.
     File,
     /// A binary patch, applied by `git apply` to the bytes it was made from.
-    #[serde(rename = "git-apply")]
     GitApply,
     /// None: the file was refused before any strategy was tried (a missing file, a path
     /// outside the work tree…).
@@ -119,8 +112,7 @@ impl Strategy {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileStatus {
     Applied,
     AlreadyApplied,
@@ -128,8 +120,7 @@ pub enum FileStatus {
     Refused,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HunkStatus {
     Applied,
     AlreadyApplied,
@@ -139,38 +130,28 @@ pub enum HunkStatus {
 }
 
 /// One hunk's outcome.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HunkResult {
     /// 1-based, in patch order.
     pub index: usize,
     pub status: HunkStatus,
     /// 1-based first line of the matched region in the file as it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
     /// The line the hunk's numbers pointed at (1-based), when it had numbers.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<usize>,
     /// `line` minus the stated line: how far the hunk moved.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
     /// The matching pass that placed (or looked for) the hunk.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pass: Option<Pass>,
     /// How many places fit under the pass that decided.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub occurrences: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<DecidedBy>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fuzz: Option<Fuzz>,
     /// For an ambiguous hunk: every 1-based line where it fits.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<usize>,
     /// For a hunk that was not placed: why, in one sentence.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// For a hunk that could not be placed: why, and what the file has instead.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostic: Option<Box<Diagnostic>>,
 }
 

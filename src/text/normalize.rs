@@ -1,13 +1,10 @@
 //! The matching passes: how loosely a patch line may match a file line, from exact to folded.
 #![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
-use schemars::JsonSchema;
-use serde::Serialize;
 use std::borrow::Cow;
 
 /// A matching pass, strictest first. Every looser match is reported with its pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Pass {
     Exact,
     TrailingWhitespace,

@@ -6,8 +6,6 @@
 //! (only the positions of the hunk's own lines are read, never a scan of the file per hunk),
 //! and what is kept of lines, regions and differences is capped.
 
-use schemars::JsonSchema;
-use serde::Serialize;
 use similar::{Algorithm, DiffTag};
 
 use super::locate::{Haystack, Located, Placement};
@@ -38,14 +36,12 @@ const ELISION_SPAN: usize = 200;
 // ------------------------------------------------------------------------------ diagnostics
 
 /// Why one hunk could not be placed, and what the file has instead.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// The line (1-based) the search started from: the `@@` numbers moved by the offsets of
     /// earlier hunks. Absent when the hunk has no numbers (the whole file was searched).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub searched_from: Option<usize>,
     /// The hunk's `@@` section heading or Codex `@@` anchors (outermost first, joined by ` > `).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
     /// How many old-side lines (context and removed) the hunk has.
     pub expected_lines: usize,
@@ -53,17 +49,15 @@ pub struct Diagnostic {
     /// and last lines only.
     pub expected: Vec<NumberedLine>,
     /// What was found, most telling first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
     /// The file region that looks most like the hunk's old side.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub closest: Option<Closest>,
     /// One sentence saying what to do.
     pub advice: String,
 }
 
 /// A line of the hunk (numbered within its old side) or of the file (numbered in the file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NumberedLine {
     /// 1-based.
     pub line: usize,
@@ -72,8 +66,7 @@ pub struct NumberedLine {
 }
 
 /// A fact about a failed hunk.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finding {
     /// The hunk fits at several places (1-based first lines) and nothing decides.
     Ambiguous { lines: Vec<usize> },
@@ -105,7 +98,7 @@ pub enum Finding {
 }
 
 /// The region of the file most like the hunk's old side, and how they differ.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Closest {
     /// First line of the region (1-based).
     pub start: usize,
@@ -123,32 +116,25 @@ pub struct Closest {
 }
 
 /// How one line of the hunk differs from the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
     pub kind: DifferenceKind,
     /// Position in the hunk's old side (1-based), when a hunk line is involved.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hunk_line: Option<usize>,
     /// Line in the file (1-based), when a file line is involved.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub file_line: Option<usize>,
     /// The hunk's line.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,
     /// The file's line.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
     /// The first column (1-based, in characters) where the two lines differ.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
     /// Where in the file (0-based) it is, or would be for a missing line: what to show.
-    #[serde(skip)]
     pub at: usize,
 }
 
 /// What kind of difference a line shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DifferenceKind {
     /// Different text (the file changed, or the patch misremembers it).
     Content,

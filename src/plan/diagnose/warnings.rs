@@ -1,8 +1,5 @@
 //! What a fit that worked should still say: warnings on a placed hunk or a file.
 
-use schemars::JsonSchema;
-use serde::Serialize;
-
 use super::super::locate::{DecidedBy, Located, Placement};
 use crate::text::normalize::Pass;
 
@@ -11,8 +8,7 @@ use crate::text::normalize::Pass;
 pub const FAR_FROM_HINT: usize = 50;
 
 /// What a warning on a successful hunk or file is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WarningKind {
     /// The hunk matched only under a pass looser than exact (see `pass`).
     LoosePass,
@@ -44,11 +40,10 @@ pub enum WarningKind {
 }
 
 /// Something that applied but deserves a second look.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     pub kind: WarningKind,
     /// The hunk it is about (1-based), when it is about one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hunk: Option<usize>,
     /// The warning as one human sentence.
     pub message: String,

@@ -13,9 +13,6 @@ mod fuzzy;
 mod index;
 mod passes;
 
-use schemars::JsonSchema;
-use serde::Serialize;
-
 use crate::patch::{Hunk, LineKind};
 use crate::text::normalize::{key, Pass};
 pub use decide::says_nothing;
@@ -24,8 +21,7 @@ pub use index::{names, Census, Haystack, Lack, Layout, Whole, Window};
 pub use passes::{anchor_missing_warning, locate};
 
 /// Why a candidate was chosen among several.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecidedBy {
     /// The only place the hunk fits.
     Unique,
@@ -43,7 +39,7 @@ pub enum DecidedBy {
 }
 
 /// How far a fuzzy placement strayed from the hunk's own text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fuzz {
     /// Context lines of the hunk that the file does not have there (kept as the file has them).
     pub context_mismatched: usize,
