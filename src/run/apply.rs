@@ -44,78 +44,23 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         config,
         shown_diff,
     } = options;
-    if let Some(t) = &tag {
-        if !snapshot::valid_session(t) {
-            return Err(fail(
-                ErrorKind::Usage,
-                format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
-            ));
-        }
-    }
+    check_usage(tag.as_deref(), index, &dir)?;
     let label = label.as_deref().and_then(snapshot::one_line);
-    if index && repo_required(&dir) {
-        return Err(fail(ErrorKind::Usage, "--index needs a git repository"));
-    }
     let edits = match &patches {
         Patches::Edits(ops) => Some(ops.clone()),
         _ => None,
     };
-    let cwd = match dir {
-        Some(d) => {
-            if !d.is_dir() {
-                return Err(fail(
-                    ErrorKind::Usage,
-                    format!("cannot change to '{}': not a directory", d.display()),
-                ));
-            }
-            d
-        }
-        None => std::env::current_dir().map_err(|e| {
-            fail(
-                ErrorKind::Io,
-                format!("cannot read the current directory: {e}"),
-            )
-        })?,
-    };
+    let cwd = working_dir(dir)?;
     // git config is read by the caller, or here: in this process, no git runs for it.
     let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
-    let repo = match config.take_repository(&cwd) {
-        Some(opened) => Repo::opened(opened, &cwd).map(Some),
-        None => Repo::discover(&cwd),
-    }
-    .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
-    let root = match &repo {
-        Some(r) => r.work_dir.clone(),
-        None => cwd.clone(),
-    };
+    let (repo, root) = open_repo(&config, &cwd)?;
     // The size limit is the config's; until the config is read, the default limit stands in
     // (a patch over it waits for the config and is read again under its limit), and the
     // patch is held to the config's own limit once it is known.
     let inputs = read_inputs(patches, &cwd, &config)?;
     let edits = edits.map(|ops| relative_paths(ops, &root));
-    // A big patch's digest (the snapshot records it) is taken on a second thread while the
-    // patch is parsed: hashing it costs no wall time. The parser only looks at the work tree
-    // (where a SEARCH/REPLACE block names no file); the plan reads it again.
-    let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
-    let big = inputs.iter().map(|i| i.text.len()).sum::<usize>() >= 1 << 18;
-    if inputs.iter().map(|i| i.text.len()).sum::<usize>() >= crate::sys::threads::BIG {
-        crate::sys::threads::warm_for_big_work();
-    }
     let looked_at = WorkTree::new(&root);
-    let (parsed, patch_sha256) = if big {
-        match crate::sys::threads::join(
-            || parse_inputs(&inputs, edits.as_deref(), forced, &looked_at),
-            digest_of,
-        ) {
-            (parsed, Some(sha)) => (parsed, sha),
-            (parsed, None) => (parsed, digest_of()),
-        }
-    } else {
-        (
-            parse_inputs(&inputs, edits.as_deref(), forced, &looked_at),
-            digest_of(),
-        )
-    };
+    let (parsed, patch_sha256) = parse_and_digest(&inputs, edits.as_deref(), forced, &looked_at);
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
     let (_, config) = super::checked_config(&config).map_err(|e| fail(ErrorKind::Config, e))?;
@@ -129,16 +74,8 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .as_ref()
         .map(|r| session::open(r, records))
         .transpose()?;
-    let mut extra_notices = session
-        .as_ref()
-        .map(|s| s.notices.clone())
-        .unwrap_or_default();
-    if repo.is_none() {
-        extra_notices.push(Notice::new(
-            NoticeKind::NotARepository,
-            "not inside a git repository: text-level strategies only, no snapshot",
-        ));
-    }
+    let extra_notices = run_notices(session.as_ref(), repo.is_some());
+    // A recording run hashes what it reads, for the snapshot.
     let wt = match &repo {
         Some(r) if records => WorkTree::new(&root).hashing_reads(
             r.repo.object_hash(),
@@ -161,29 +98,19 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         None => original.notices.extend(extra_notices),
     }
     let patch: &Patch = reversed.as_ref().unwrap_or(&original);
-    let mut request = SnapshotRequest {
-        patch_sha256,
-        // An edit's JSON has no prose around it to describe it.
-        intent: label.or_else(|| {
-            edits
-                .is_none()
-                .then(|| inputs.iter().find_map(|i| input::intent(&i.text)))
-                .flatten()
-        }),
-        undoes: None,
-        session: tag,
-        index: Vec::new(),
-        stage_with_write: false,
-        lines: Default::default(),
-    };
-
-    let history_depth = match &repo {
-        Some(repo) => Some(
-            plan::history::depth_from_config(repo)
-                .map_err(|e| fail(ErrorKind::Config, e.to_string()))?,
-        ),
-        None => None,
-    };
+    // An edit's JSON has no prose around it to describe it.
+    let intent = label.or_else(|| {
+        edits
+            .is_none()
+            .then(|| inputs.iter().find_map(|i| input::intent(&i.text)))
+            .flatten()
+    });
+    let mut request = SnapshotRequest::new(patch_sha256, intent, tag);
+    let history_depth = repo
+        .as_ref()
+        .map(plan::history::depth_from_config)
+        .transpose()
+        .map_err(|e| fail(ErrorKind::Config, e.to_string()))?;
     progress::stage("planning");
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
     if let Some(r) = &repo {
@@ -196,72 +123,35 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         let contents = states.flatten().map(|f| f.bytes.clone()).collect();
         crate::repo::Content::hash_ahead(contents, r.repo.object_hash());
     }
-
-    let found = match &repo {
-        Some(r) => Some(
-            Hooks::from_config(&root, r.common_dir(), &config)
-                .map_err(|e| fail(ErrorKind::Config, e.to_string()))?,
-        ),
-        None => None,
-    };
-    let mode = if check {
-        Mode::Check
-    } else if revert {
-        Mode::Revert
-    } else {
-        Mode::Apply
-    };
+    let found = repo
+        .as_ref()
+        .map(|r| Hooks::from_config(&root, r.common_dir(), &config))
+        .transpose()
+        .map_err(|e| fail(ErrorKind::Config, e.to_string()))?;
     let verify = verify || found.as_ref().is_some_and(|h| h.settings.verify);
-    let mut hooks = HookRuns::new(found.as_ref(), mode, verify);
-    let absent = match &repo {
-        Some(r) if hooks.has(HookKind::Pre) => apply_hooks::absent_preimages(r, &original, revert),
-        _ => Vec::new(),
+    let mut hooks = HookRuns::new(found.as_ref(), hook_mode(check, revert), verify);
+    let planning = Planning {
+        repo: repo.as_ref(),
+        cwd: &cwd,
+        history_depth,
+        original: &original,
+        patch,
+        revert,
+        wt: &wt,
     };
-    // A plan that would be refused is shown to the pre hook too when the patch names blobs
-    // we lack: the hook may fetch them, and the plan made with them may apply.
-    if hooks.has(HookKind::Pre)
-        && (apply_hooks::gate_has_work(&plan, partial) || !absent.is_empty())
-    {
-        let planned = apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
-        hooks
-            .run_pre(patch, &plan, &planned)
-            .map_err(|e| fail(ErrorKind::Io, e))?;
-        // A pre hook may have fetched preimage blobs (fetch-missing-blobs in a shallow or
-        // partial clone): plan again so the three-way strategy can use them, and let the
-        // hook judge the plan that will actually be written.
-        if hooks.pre_passed() && !absent.is_empty() {
-            let fresh =
-                Repo::discover(&cwd).map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
-            if let Some(fresh) = fresh.filter(|f| {
-                apply_hooks::absent_preimages(f, &original, revert).len() < absent.len()
-            }) {
-                plan = make_plan(Some(&fresh), history_depth, &original, patch, revert, &wt)?;
-                if apply_hooks::gate_has_work(&plan, partial) {
-                    let planned =
-                        apply_hooks::planned_report(&plan, patch.format, partial, check, revert);
-                    hooks
-                        .run_pre(patch, &plan, &planned)
-                        .map_err(|e| fail(ErrorKind::Io, e))?;
-                }
-            }
-        }
-    }
+    pre_hooks(&mut hooks, &planning, &mut plan, partial, check)?;
     hooks
         .prepare_post(patch, &plan)
         .map_err(|e| fail(ErrorKind::Io, e))?;
     #[cfg(debug_assertions)]
     corrupt_for_tests(&mut plan);
     // --index: each touched path's index entry is decided before anything is written.
-    let staging = match &repo {
-        Some(r) if index && !plan.changes.is_empty() => {
-            match write::index::plan(r, &plan.changes) {
-                Ok(s) => s,
-                Err(refused) => {
-                    return Ok(index_refused(&plan, patch.format, check, revert, &refused))
-                }
-            }
-        }
-        _ => Vec::new(),
+    let staging = match repo.as_ref().filter(|_| index && !plan.changes.is_empty()) {
+        Some(r) => match write::index::plan(r, &plan.changes) {
+            Ok(s) => s,
+            Err(refused) => return Ok(index_refused(&plan, patch.format, check, revert, &refused)),
+        },
+        None => Vec::new(),
     };
     request.index = staging.clone();
     // The counts are for the snapshot's record: a check records nothing.
@@ -280,14 +170,187 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // A recorded write staged under its journal; an unrecorded one stages here.
     let staged = report.snapshot.is_some() && !hooks.verify;
     if let (Some(r), Some(token), true) = (&repo, &token, index && report.written && !staged) {
-        if let Err(message) = write::index::stage(r, token, &staging) {
-            report.errors.push(ErrorReport {
-                kind: ErrorKind::Index,
-                message,
-            });
-        }
+        stage_unrecorded(r, token, &staging, &mut report);
     }
     Ok(report)
+}
+
+/// Stage `staging` after a write that recorded no snapshot (or one whose `--verify` hook had
+/// to pass first); a failure is reported with the write, which stands.
+fn stage_unrecorded(
+    repo: &Repo,
+    token: &Approved,
+    staging: &[write::index::Staging],
+    report: &mut Report,
+) {
+    if let Err(message) = write::index::stage(repo, token, staging) {
+        report.errors.push(ErrorReport {
+            kind: ErrorKind::Index,
+            message,
+        });
+    }
+}
+
+/// The repository around `cwd` (the one the config reader opened, when it did), and the top
+/// of its work tree (`cwd` itself outside a repository).
+fn open_repo(
+    config: &crate::git::config::Pending,
+    cwd: &std::path::Path,
+) -> Result<(Option<Repo>, PathBuf), Box<Report>> {
+    let repo = match config.take_repository(cwd) {
+        Some(opened) => Repo::opened(opened, cwd).map(Some),
+        None => Repo::discover(cwd),
+    }
+    .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
+    let root = repo
+        .as_ref()
+        .map_or_else(|| cwd.to_path_buf(), |r| r.work_dir.clone());
+    Ok((repo, root))
+}
+
+/// What the hooks are told the run does.
+fn hook_mode(check: bool, revert: bool) -> Mode {
+    if check {
+        Mode::Check
+    } else if revert {
+        Mode::Revert
+    } else {
+        Mode::Apply
+    }
+}
+
+/// Options that are wrong whatever the patch: a session name git-llm-apply cannot record,
+/// `--index` outside a repository.
+fn check_usage(tag: Option<&str>, index: bool, dir: &Option<PathBuf>) -> Result<(), Box<Report>> {
+    if let Some(t) = tag {
+        if !snapshot::valid_session(t) {
+            return Err(fail(
+                ErrorKind::Usage,
+                format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
+            ));
+        }
+    }
+    if index && repo_required(dir) {
+        return Err(fail(ErrorKind::Usage, "--index needs a git repository"));
+    }
+    Ok(())
+}
+
+/// What the run says about itself before the patch's own notices: what opening the session
+/// found (a recovery, no lock), or that there is no repository.
+fn run_notices(session: Option<&Session>, in_repo: bool) -> Vec<Notice> {
+    let mut notices = session.map(|s| s.notices.clone()).unwrap_or_default();
+    if !in_repo {
+        notices.push(Notice::new(
+            NoticeKind::NotARepository,
+            "not inside a git repository: text-level strategies only, no snapshot",
+        ));
+    }
+    notices
+}
+
+/// The directory the run starts in: `dir` when given (it must be one), else the current one.
+fn working_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
+    match dir {
+        Some(d) if d.is_dir() => Ok(d),
+        Some(d) => Err(fail(
+            ErrorKind::Usage,
+            format!("cannot change to '{}': not a directory", d.display()),
+        )),
+        None => std::env::current_dir().map_err(|e| {
+            fail(
+                ErrorKind::Io,
+                format!("cannot read the current directory: {e}"),
+            )
+        }),
+    }
+}
+
+/// Parse the inputs, and take the patch's digest (the snapshot records it). A big patch's
+/// digest is taken on a second thread while the patch is parsed: hashing it costs no wall
+/// time. The parser only looks at the work tree (where a SEARCH/REPLACE block names no file);
+/// the plan reads it again.
+fn parse_and_digest(
+    inputs: &[input::Input],
+    edits: Option<&[crate::parse::edit::EditOp]>,
+    forced: Option<Format>,
+    looked_at: &WorkTree,
+) -> (Result<Patch, Box<Report>>, PatchDigest) {
+    let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
+    let size = inputs.iter().map(|i| i.text.len()).sum::<usize>();
+    if size >= crate::sys::threads::BIG {
+        crate::sys::threads::warm_for_big_work();
+    }
+    if size < 1 << 18 {
+        return (parse_inputs(inputs, edits, forced, looked_at), digest_of());
+    }
+    match crate::sys::threads::join(|| parse_inputs(inputs, edits, forced, looked_at), digest_of) {
+        (parsed, Some(sha)) => (parsed, sha),
+        (parsed, None) => (parsed, digest_of()),
+    }
+}
+
+/// What planning the patch again needs.
+struct Planning<'a> {
+    repo: Option<&'a Repo>,
+    cwd: &'a std::path::Path,
+    history_depth: Option<usize>,
+    original: &'a Patch,
+    patch: &'a Patch,
+    revert: bool,
+    wt: &'a WorkTree,
+}
+
+/// Show the plan to the `pre-llm-apply` hook, if there is one and it has something to judge.
+/// A plan that would be refused is shown too when the patch names blobs we lack: the hook may
+/// fetch them (fetch-missing-blobs in a shallow or partial clone), and then the patch is
+/// planned again so the three-way strategy can use them, and the hook judges the plan that
+/// will actually be written.
+fn pre_hooks(
+    hooks: &mut HookRuns<'_>,
+    p: &Planning<'_>,
+    plan: &mut Plan,
+    partial: bool,
+    check: bool,
+) -> Result<(), Box<Report>> {
+    if !hooks.has(HookKind::Pre) {
+        return Ok(());
+    }
+    let absent = match p.repo {
+        Some(r) => apply_hooks::absent_preimages(r, p.original, p.revert),
+        None => Vec::new(),
+    };
+    if !apply_hooks::gate_has_work(plan, partial) && absent.is_empty() {
+        return Ok(());
+    }
+    let planned = apply_hooks::planned_report(plan, p.patch.format, partial, check, p.revert);
+    hooks
+        .run_pre(p.patch, plan, &planned)
+        .map_err(|e| fail(ErrorKind::Io, e))?;
+    if !hooks.pre_passed() || absent.is_empty() {
+        return Ok(());
+    }
+    let fresh = Repo::discover(p.cwd).map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
+    let Some(fresh) = fresh
+        .filter(|f| apply_hooks::absent_preimages(f, p.original, p.revert).len() < absent.len())
+    else {
+        return Ok(());
+    };
+    *plan = make_plan(
+        Some(&fresh),
+        p.history_depth,
+        p.original,
+        p.patch,
+        p.revert,
+        p.wt,
+    )?;
+    if apply_hooks::gate_has_work(plan, partial) {
+        let planned = apply_hooks::planned_report(plan, p.patch.format, partial, check, p.revert);
+        hooks
+            .run_pre(p.patch, plan, &planned)
+            .map_err(|e| fail(ErrorKind::Io, e))?;
+    }
+    Ok(())
 }
 
 /// The patch texts, read under the config's size limit: the default one while the config is
@@ -506,53 +569,10 @@ fn decide_and_write(
     progress::stage("checking the plan");
     let proof = match proof::prove(patch, plan) {
         Ok(p) => p,
-        Err(failure) => {
-            let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
-            // A file that changed after the plan read it (a big file's mapped bytes then
-            // show the change) fails the proof through no fault of the plan: said as what
-            // it is.
-            let (kind, message, why) = match write::unchanged_since_read(root, &plan.changes) {
-                Err(changed) => (
-                    ErrorKind::Write,
-                    changed.to_string(),
-                    "not written: a file changed while it was being patched",
-                ),
-                Ok(()) => (
-                    ErrorKind::InternalCheck,
-                    format!(
-                        "the planned result failed its check against the patch ({failure}); \
-                         nothing was written. This is a fault in git-llm-apply, not in the \
-                         patch as such: resending the hunk with more context may avoid it"
-                    ),
-                    "not written: the plan failed its internal check",
-                ),
-            };
-            r.errors.push(ErrorReport { kind, message });
-            not_written_because(&mut r, why);
-            return (r, None);
-        }
+        Err(failure) => return (unproven(plan, format, flags, root, &failure), None),
     };
-    let all_ok = plan.all_ok();
     let nothing_to_write = plan.changes.is_empty();
-    let (status, write_it) = if check {
-        if all_ok {
-            (RunStatus::Checked, false)
-        } else if partial && !nothing_to_write {
-            (RunStatus::Partial, false)
-        } else {
-            (RunStatus::Refused, false)
-        }
-    } else if all_ok {
-        if nothing_to_write {
-            (RunStatus::AlreadyApplied, false)
-        } else {
-            (RunStatus::Applied, true)
-        }
-    } else if partial && !nothing_to_write {
-        (RunStatus::Partial, true)
-    } else {
-        (RunStatus::Refused, false)
-    };
+    let (status, write_it) = verdict(plan.all_ok(), nothing_to_write, check, partial);
     let refused = |why: &str, kind: ErrorKind, message: String, hooks: &HookRuns<'_>| {
         let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
         r.errors.push(ErrorReport { kind, message });
@@ -586,25 +606,7 @@ fn decide_and_write(
         return (report, None);
     }
     progress::stage("recording the snapshot and writing");
-    // The report's diff is worked out while the snapshot is recorded (mostly a wait for
-    // the new content's blob id): it needs only the plan.
-    let write = || session::write(root, &token, record, &report.summary);
-    // Handing the diff to another thread pays only for a big plan: for a small one it costs
-    // more than the diff (the report then works it out when it is shown).
-    let big = plan
-        .changes
-        .iter()
-        .flat_map(|c| [&c.before, &c.after])
-        .flatten()
-        .map(|f| f.bytes.len())
-        .sum::<usize>()
-        >= crate::sys::threads::BIG;
-    let (written, diffs) = match shown_diff {
-        Some(limit) if big => crate::sys::threads::join(write, || {
-            (limit, crate::report::human::diffs(&report, limit))
-        }),
-        _ => (write(), None),
-    };
+    let (written, diffs) = write_and_diff(plan, root, &token, record, &report, shown_diff);
     let done = match written {
         Ok(done) => done,
         Err(message) => {
@@ -665,6 +667,91 @@ fn decide_and_write(
     }
     report.hooks = hooks.reports.clone();
     (report, Some(token))
+}
+
+/// The plan failed its proof: refused. A file that changed after the plan read it (a big
+/// file's mapped bytes then show the change) fails the proof through no fault of the plan,
+/// and is said as what it is.
+fn unproven(
+    plan: &Plan,
+    format: Format,
+    flags: RunFlags,
+    root: &std::path::Path,
+    failure: &dyn std::fmt::Display,
+) -> Report {
+    let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
+    let (kind, message, why) = match write::unchanged_since_read(root, &plan.changes) {
+        Err(changed) => (
+            ErrorKind::Write,
+            changed.to_string(),
+            "not written: a file changed while it was being patched",
+        ),
+        Ok(()) => (
+            ErrorKind::InternalCheck,
+            format!(
+                "the planned result failed its check against the patch ({failure}); \
+                 nothing was written. This is a fault in git-llm-apply, not in the \
+                 patch as such: resending the hunk with more context may avoid it"
+            ),
+            "not written: the plan failed its internal check",
+        ),
+    };
+    r.errors.push(ErrorReport { kind, message });
+    not_written_because(&mut r, why);
+    r
+}
+
+/// A proven plan's run status, and whether it is written: every file applies (or nothing is
+/// left to do), or some do not and `--partial` writes the ones that do; `--check` writes
+/// nothing either way.
+fn verdict(all_ok: bool, nothing_to_write: bool, check: bool, partial: bool) -> (RunStatus, bool) {
+    let status = if all_ok && nothing_to_write && !check {
+        RunStatus::AlreadyApplied
+    } else if all_ok {
+        if check {
+            RunStatus::Checked
+        } else {
+            RunStatus::Applied
+        }
+    } else if partial && !nothing_to_write {
+        RunStatus::Partial
+    } else {
+        RunStatus::Refused
+    };
+    let write_it = !check && matches!(status, RunStatus::Applied | RunStatus::Partial);
+    (status, write_it)
+}
+
+/// Write (recording the snapshot first). The report's diff is worked out meanwhile (the
+/// write is mostly a wait for the new content's blob id) when it is to be shown and the plan
+/// is big: for a small one another thread costs more than the diff (the report then works it
+/// out when it is shown).
+fn write_and_diff(
+    plan: &Plan,
+    root: &std::path::Path,
+    token: &Approved,
+    record: Option<(&Session, &SnapshotRequest)>,
+    report: &Report,
+    shown_diff: Option<Option<usize>>,
+) -> (
+    Result<session::Done, String>,
+    Option<(Option<usize>, Vec<crate::report::diff::FileDiff>)>,
+) {
+    let write = || session::write(root, token, record, &report.summary);
+    let big = plan
+        .changes
+        .iter()
+        .flat_map(|c| [&c.before, &c.after])
+        .flatten()
+        .map(|f| f.bytes.len())
+        .sum::<usize>()
+        >= crate::sys::threads::BIG;
+    match shown_diff {
+        Some(limit) if big => crate::sys::threads::join(write, || {
+            (limit, crate::report::human::diffs(report, limit))
+        }),
+        _ => (write(), None),
+    }
 }
 
 /// `--index` refused: a path's index entry cannot take exactly the patch's change.

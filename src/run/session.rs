@@ -535,6 +535,25 @@ pub struct SnapshotRequest {
     pub lines: BTreeMap<String, LineCounts>,
 }
 
+impl SnapshotRequest {
+    /// An apply's request, before its plan says what it stages and counts.
+    pub fn new(
+        patch_sha256: PatchDigest,
+        intent: Option<String>,
+        session: Option<String>,
+    ) -> SnapshotRequest {
+        SnapshotRequest {
+            patch_sha256,
+            intent,
+            undoes: None,
+            session,
+            index: Vec::new(),
+            stage_with_write: false,
+            lines: BTreeMap::new(),
+        }
+    }
+}
+
 /// A write that went through.
 pub struct Done {
     /// The snapshot that records the write, when one was taken.

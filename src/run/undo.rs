@@ -91,39 +91,7 @@ fn undo_locked(
     force: bool,
     check: bool,
 ) -> Result<Report, Box<Report>> {
-    let here = snapshot::worktree_name(repo);
-    let target = match id {
-        Some(text) => text
-            .parse::<SnapshotId>()
-            .map_err(|e| fail(ErrorKind::Usage, e.to_string()))?,
-        None => most_recent_apply(repo, &here)?,
-    };
-    let snap = snapshot::read(repo, target).map_err(|e| match e {
-        SnapshotError::NotFound { .. } => fail(
-            ErrorKind::Usage,
-            format!("{e}; git llm-apply log lists the snapshots there are"),
-        ),
-        e => fail(ErrorKind::Snapshot, e.to_string()),
-    })?;
-    if !snapshot::made_in(snap.info(), &here) {
-        // Its paths are another work tree's files: compared with this one's, the undo would
-        // find nothing to restore, or restore the wrong files.
-        let there = snap.info().worktree.clone().unwrap_or_default();
-        return Err(refuse(
-            ErrorKind::OtherWorktree,
-            format!(
-                "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
-                 nothing was written. Undo it there: git llm-apply undo {target} --worktree \
-                 {there} (or git llm-apply -C {there} undo {target})"
-            ),
-        ));
-    }
-    if let Status::Undone { .. } = snap.info().status {
-        return Err(refuse(
-            ErrorKind::AlreadyUndone,
-            already_undone(repo, target),
-        ));
-    }
+    let (target, snap) = undo_target(repo, id)?;
     let plan = restore::plan_undo(repo, &snap, force).map_err(|e| {
         fail(
             ErrorKind::Snapshot,
@@ -155,25 +123,7 @@ fn undo_locked(
     report.undo = true;
 
     if plan.refused() {
-        for f in &mut report.files {
-            if f.status == FileOutcome::Skipped {
-                // The apply path's hint (--partial) does not exist for undo.
-                f.problems = vec![
-                    "not written: an undo is all or nothing, and another path stops it".into(),
-                ];
-            }
-        }
-        let paths = plan.refused_paths().join(", ");
-        notices.push(Notice::new(
-            NoticeKind::UndoRefused,
-            format!(
-                "snapshot {target} was not undone, nothing was written: {paths} cannot be \
-                 taken back without losing what was written since; git llm-apply undo \
-                 {target} --force restores the pre-apply content anyway and keeps the current \
-                 content in a new snapshot"
-            ),
-        ));
-        report.notices.extend(notices);
+        refused_undo(&mut report, &plan, target, notices);
         return Ok(report);
     }
     if check {
@@ -262,28 +212,7 @@ fn undo_locked(
         Ok(())
     };
     match staged {
-        Ok(()) => {
-            if !unstage.is_empty() {
-                let paths: Vec<&str> = unstage.iter().map(|s| s.path.as_str()).collect();
-                notices.push(Notice::new(
-                    NoticeKind::IndexRestored,
-                    format!(
-                        "the index entries the apply staged were put back: {}",
-                        paths.join(", ")
-                    ),
-                ));
-            }
-            if !index_left.is_empty() {
-                notices.push(Notice::new(
-                    NoticeKind::IndexKept,
-                    format!(
-                        "the index entries of {} changed since the apply staged them, so they \
-                         were left as they are",
-                        index_left.join(", ")
-                    ),
-                ));
-            }
-        }
+        Ok(()) => notices.extend(index_notices(&unstage, &index_left)),
         Err(e) => report.errors.push(ErrorReport {
             kind: ErrorKind::Index,
             message: format!("the files were restored, but the index was not: {e}"),
@@ -315,6 +244,102 @@ fn undo_locked(
     notices.push(Notice::new(NoticeKind::Undone, message));
     report.notices.extend(notices);
     Ok(report)
+}
+
+/// The snapshot `id` names (the most recent apply in this work tree when none is named),
+/// read, and checked to be undoable here: made in this work tree, not undone yet.
+fn undo_target(
+    repo: &Repo,
+    id: Option<&str>,
+) -> Result<(SnapshotId, snapshot::Snapshot), Box<Report>> {
+    let here = snapshot::worktree_name(repo);
+    let target = match id {
+        Some(text) => text
+            .parse::<SnapshotId>()
+            .map_err(|e| fail(ErrorKind::Usage, e.to_string()))?,
+        None => most_recent_apply(repo, &here)?,
+    };
+    let snap = snapshot::read(repo, target).map_err(|e| match e {
+        SnapshotError::NotFound { .. } => fail(
+            ErrorKind::Usage,
+            format!("{e}; git llm-apply log lists the snapshots there are"),
+        ),
+        e => fail(ErrorKind::Snapshot, e.to_string()),
+    })?;
+    if !snapshot::made_in(snap.info(), &here) {
+        // Its paths are another work tree's files: compared with this one's, the undo would
+        // find nothing to restore, or restore the wrong files.
+        let there = snap.info().worktree.clone().unwrap_or_default();
+        return Err(refuse(
+            ErrorKind::OtherWorktree,
+            format!(
+                "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
+                 nothing was written. Undo it there: git llm-apply undo {target} --worktree \
+                 {there} (or git llm-apply -C {there} undo {target})"
+            ),
+        ));
+    }
+    if let Status::Undone { .. } = snap.info().status {
+        return Err(refuse(
+            ErrorKind::AlreadyUndone,
+            already_undone(repo, target),
+        ));
+    }
+    Ok((target, snap))
+}
+
+/// The report of an undo that paths changed since the apply stop (all or nothing).
+fn refused_undo(
+    report: &mut Report,
+    plan: &restore::RestorePlan,
+    target: SnapshotId,
+    mut notices: Vec<Notice>,
+) {
+    for f in &mut report.files {
+        if f.status == FileOutcome::Skipped {
+            // The apply path's hint (--partial) does not exist for undo.
+            f.problems =
+                vec!["not written: an undo is all or nothing, and another path stops it".into()];
+        }
+    }
+    let paths = plan.refused_paths().join(", ");
+    notices.push(Notice::new(
+        NoticeKind::UndoRefused,
+        format!(
+            "snapshot {target} was not undone, nothing was written: {paths} cannot be \
+             taken back without losing what was written since; git llm-apply undo \
+             {target} --force restores the pre-apply content anyway and keeps the current \
+             content in a new snapshot"
+        ),
+    ));
+    report.notices.extend(notices);
+}
+
+/// What the undo did to the index: the entries it put back, and those it left because they
+/// changed since the apply staged them.
+fn index_notices(unstage: &[write::index::Staging], left: &[String]) -> Vec<Notice> {
+    let mut notices = Vec::new();
+    if !unstage.is_empty() {
+        let paths: Vec<&str> = unstage.iter().map(|s| s.path.as_str()).collect();
+        notices.push(Notice::new(
+            NoticeKind::IndexRestored,
+            format!(
+                "the index entries the apply staged were put back: {}",
+                paths.join(", ")
+            ),
+        ));
+    }
+    if !left.is_empty() {
+        notices.push(Notice::new(
+            NoticeKind::IndexKept,
+            format!(
+                "the index entries of {} changed since the apply staged them, so they were \
+                 left as they are",
+                left.join(", ")
+            ),
+        ));
+    }
+    notices
 }
 
 /// `undo --session NAME`: every apply of that session still applied in this work tree,
