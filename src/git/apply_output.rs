@@ -15,7 +15,6 @@
 //! - When any file fails outright git writes nothing, although it may already have printed
 //!   "applied" lines for the others; those files are then skipped with [`Reason::Aborted`].
 //! - Paths are C-quoted in some messages and raw in others; both are read back to the same path.
-#![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
 use crate::text::quote::{quoted_end, unquote};
 use std::fmt;
@@ -33,6 +32,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Its lower-case name, as the transcript tests record it.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Applied => "applied",
@@ -51,7 +51,10 @@ pub enum Reason {
     MissingBlob,
     /// A hunk did not apply at its place (`patch failed: X:N`); a three-way merge may still
     /// have rescued the file. `line` is the hunk's old start line.
-    HunkFailed { line: u64 },
+    HunkFailed {
+        /// The hunk's old start line, as git printed it.
+        line: u64,
+    },
     /// The file's patch does not apply (terminal).
     PatchDoesNotApply,
     /// The work-tree file differs from its index entry, which `--index`/`--3way` require equal.
@@ -71,9 +74,17 @@ pub enum Reason {
     /// A binary patch whose data is missing or does not fit the file.
     BinaryDoesNotApply,
     /// The file's mode is not the one the patch expects (a warning; the patch still applies).
-    TypeMismatch { found: u32, expected: u32 },
+    TypeMismatch {
+        /// The mode the file has.
+        found: u32,
+        /// The mode the patch's header names.
+        expected: u32,
+    },
     /// With `--reject`: these hunks (1-based) were written to a `.rej` file; the others applied.
-    Rejected { hunks: Vec<u64> },
+    Rejected {
+        /// The numbers git gave them in its `Rejected hunk #N.` lines.
+        hunks: Vec<u64>,
+    },
     /// Left out by `--include`/`--exclude`.
     Excluded,
     /// Nothing was written because another file, or the run as a whole, failed.
@@ -81,21 +92,47 @@ pub enum Reason {
     /// The input holds no patch git recognises ("unrecognized input", "No valid patches").
     NoPatchInInput,
     /// The patch text is corrupt (a hunk's counts do not match its lines, garbage in a hunk).
-    CorruptPatch { line: Option<u64> },
+    CorruptPatch {
+        /// The patch line git pointed at, when it named one.
+        line: Option<u64>,
+    },
     /// A hunk without a file header before it.
-    FragmentWithoutHeader { line: Option<u64> },
+    FragmentWithoutHeader {
+        /// The patch line of the hunk, when git named it.
+        line: Option<u64>,
+    },
     /// A `diff --git` header whose paths do not survive stripping the leading component (-p).
-    MissingFilename { line: Option<u64> },
+    MissingFilename {
+        /// The patch line of the header, when git named it.
+        line: Option<u64>,
+    },
     /// Git refused its command line (unknown option, incompatible options).
-    Usage { message: String },
+    Usage {
+        /// Git's message: its `usage:` line, or the error's text after `error: `.
+        message: String,
+    },
     /// Added lines with whitespace errors; `refused` under `--whitespace=error`.
-    WhitespaceErrors { lines: u64, refused: bool },
+    WhitespaceErrors {
+        /// How many lines git counted.
+        lines: u64,
+        /// Whether git refused the patch for them rather than only warning.
+        refused: bool,
+    },
     /// Lines fixed by `--whitespace=fix`.
-    WhitespaceFixed { lines: u64 },
+    WhitespaceFixed {
+        /// How many lines git fixed.
+        lines: u64,
+    },
     /// A `warning:` line we do not otherwise know.
-    Warning { message: String },
+    Warning {
+        /// The line's text after `warning: `.
+        message: String,
+    },
     /// An `error:` or `fatal:` line we do not otherwise know.
-    Other { message: String },
+    Other {
+        /// The text after `error: `, or a `fatal:` line whole.
+        message: String,
+    },
 }
 
 impl Reason {
@@ -232,6 +269,7 @@ pub struct FileName {
 }
 
 impl FileName {
+    /// A file known by one path.
     pub fn new(path: impl Into<String>) -> FileName {
         FileName {
             path: path.into(),
@@ -239,6 +277,7 @@ impl FileName {
         }
     }
 
+    /// A file the patch renames (or copies) from `old_path` to `path`.
     pub fn renamed(old_path: impl Into<String>, path: impl Into<String>) -> FileName {
         FileName {
             path: path.into(),
@@ -257,14 +296,18 @@ impl FileName {
 /// One file's classified result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileResult {
+    /// The caller's [`FileName::path`], or the path git printed for a file the caller did not name.
     pub path: String,
+    /// The path before a rename or copy, when known.
     pub old_path: Option<String>,
+    /// What became of the file, decided from all of git's messages about the run.
     pub outcome: Outcome,
     /// What git said about this file, in order.
     pub reasons: Vec<Reason>,
 }
 
 impl FileResult {
+    /// Whether any of its reasons is of this [`Reason::kind`].
     pub fn has(&self, kind: &str) -> bool {
         self.reasons.iter().any(|r| r.kind() == kind)
     }
@@ -283,6 +326,7 @@ pub struct Classification {
 }
 
 impl Classification {
+    /// The result for a path, matched on the new path first, then on a rename's old path.
     pub fn file(&self, path: &str) -> Option<&FileResult> {
         self.files.iter().find(|f| f.path == path).or_else(|| {
             self.files
@@ -291,6 +335,7 @@ impl Classification {
         })
     }
 
+    /// The paths git left with conflict markers, in the order of [`Classification::files`].
     pub fn conflicted_paths(&self) -> Vec<&str> {
         self.files
             .iter()

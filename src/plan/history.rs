@@ -47,12 +47,16 @@ pub const WALK_LIMIT: usize = 2_000;
 /// Where a candidate version came from, as the report names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
+    /// The file's index entry.
     Index,
+    /// A commit on HEAD's first-parent line.
     Commit,
+    /// A state a ghost snapshot recorded.
     Snapshot,
 }
 
 impl Source {
+    /// Its name as a [`Base`]'s `kind`.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Index => "index",
@@ -70,6 +74,7 @@ pub struct RecordedState {
     pub head: Option<ObjectId>,
     /// A commit whose tree holds this content at the path: how the report names the base.
     pub commit: ObjectId,
+    /// The content itself.
     pub blob: ObjectId,
 }
 
@@ -81,27 +86,39 @@ pub trait RecordedStates {
     fn states(&self, path: &str) -> Vec<RecordedState>;
 }
 
+/// Why the base search cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
+    /// The depth setting is not a count of commits.
     #[error("git config {key} is {value:?}, not a number of commits (0 or more)")]
-    Config { key: &'static str, value: String },
+    Config {
+        /// The config key.
+        key: &'static str,
+        /// Its value as written (empty when it has none).
+        value: String,
+    },
 }
 
 /// The base finder for one repository.
 pub struct History<'a> {
+    /// The repository whose index, commits and objects are searched.
     pub repo: &'a Repo,
     /// Commits that touched a file whose versions are searched, besides HEAD's version.
     pub depth: usize,
+    /// The snapshots' recorded states, searched too when given.
     pub recorded: Option<&'a dyn RecordedStates>,
 }
 
 /// The version a patch fits and what the search cost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
+    /// The nearest version the patch fits, if any.
     pub found: Option<Found>,
+    /// What the search read on the way.
     pub stats: Stats,
 }
 
+/// What one base search cost, as `examples/bench_history.rs` reports it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Versions whose content was read and tested.
@@ -115,6 +132,7 @@ pub struct Stats {
 /// A version in which every hunk applies exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
+    /// Where the version came from, as the report names it.
     pub base: Base,
     /// The version's content, in the work tree's line-ending and BOM conventions.
     pub bytes: Vec<u8>,

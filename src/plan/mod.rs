@@ -4,8 +4,6 @@
 //! Strategies per file, in order (DESIGN §4): the hunks apply exactly at their numbers;
 //! `git apply --3way` when the preimage blob exists; a base found in history; the text passes.
 
-#![allow(missing_docs)] // documented once plan/ is split (issue 40)
-
 pub mod diagnose;
 mod elision;
 mod files;
@@ -54,15 +52,24 @@ pub trait ThreeWay {
 /// What a three-way strategy produced for one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MergeResult {
+    /// Merged without overlapping changes.
     Clean {
+        /// The merged file's content.
         bytes: Vec<u8>,
+        /// The strategy that merged it (3way or history-3way).
         strategy: Strategy,
+        /// The base the merge used.
         base: Option<Base>,
     },
+    /// Merged with conflict markers where both sides changed the same lines.
     Conflicted {
+        /// The merged file's content, markers included.
         bytes: Vec<u8>,
+        /// The strategy that merged it (3way or history-3way).
         strategy: Strategy,
+        /// The base the merge used.
         base: Option<Base>,
+        /// One sentence per block of markers, naming its lines ("conflict markers at lines A-B").
         regions: Vec<String>,
     },
 }
@@ -73,8 +80,11 @@ pub enum MergeResult {
 /// commit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Base {
+    /// `blob`, `index`, `commit` or `snapshot`.
     pub kind: String,
+    /// The blob or commit id, in hex.
     pub id: String,
+    /// The path the base was read at (before a rename, the old path).
     pub path: String,
 }
 
@@ -99,6 +109,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Its name in the report (`3way`, `history-3way`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Strategy::Exact => "exact",
@@ -112,20 +123,31 @@ impl Strategy {
     }
 }
 
+/// What the plan does with one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileStatus {
+    /// Its change is planned.
     Applied,
+    /// The file already is what the patch makes it: nothing to write.
     AlreadyApplied,
+    /// A three-way merge left conflict markers in it.
     Conflicted,
+    /// It cannot be applied; `problems` says why.
     Refused,
 }
 
+/// Where one hunk stands in the plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HunkStatus {
+    /// Placed, or merged cleanly.
     Applied,
+    /// Its new side is in the file already, or it repeats an earlier hunk.
     AlreadyApplied,
+    /// It fits in several places and nothing decides between them.
     Ambiguous,
+    /// Not placed: it fits nowhere, or its lines cannot be fitted to the place (`reason` says).
     NotFound,
+    /// Its file merged with conflicts (a merge does not say which hunk made them).
     Conflicted,
 }
 
@@ -134,6 +156,7 @@ pub enum HunkStatus {
 pub struct HunkResult {
     /// 1-based, in patch order.
     pub index: usize,
+    /// Where it stands.
     pub status: HunkStatus,
     /// 1-based first line of the matched region in the file as it was.
     pub line: Option<usize>,
@@ -145,7 +168,9 @@ pub struct HunkResult {
     pub pass: Option<Pass>,
     /// How many places fit under the pass that decided.
     pub occurrences: Option<usize>,
+    /// Which rule chose this place among the ones that fit.
     pub decided_by: Option<DecidedBy>,
+    /// For the fuzzy pass: how far the file's region strays from the hunk.
     pub fuzz: Option<Fuzz>,
     /// For an ambiguous hunk: every 1-based line where it fits.
     pub candidates: Vec<usize>,
@@ -177,27 +202,40 @@ impl HunkResult {
 /// One path's bytes and mode before and after (None = absent).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
+    /// The path, repository-relative.
     pub path: String,
+    /// As the work tree has it before the apply.
     pub before: Option<FileState>,
+    /// As the apply leaves it.
     pub after: Option<FileState>,
 }
 
 /// The plan for one file patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilePlan {
+    /// The patch's path before (None for a creation).
     pub old_path: Option<String>,
+    /// The patch's path after (None for a deletion).
     pub new_path: Option<String>,
+    /// What the patch does to the file: modify, create, delete, rename or copy.
     pub op: FileOp,
+    /// What the plan does with it.
     pub status: FileStatus,
+    /// How its new content was computed.
     pub strategy: Strategy,
     /// The loosest pass any hunk needed.
     pub pass: Option<Pass>,
+    /// The base of a three-way merge.
     pub base: Option<Base>,
+    /// One per hunk, in patch order.
     pub hunks: Vec<HunkResult>,
+    /// Lines the patch adds to this file.
     pub added: usize,
+    /// Lines the patch removes from this file.
     pub removed: usize,
     /// Why the file was refused (empty otherwise).
     pub problems: Vec<String>,
+    /// What applied but deserves a second look.
     pub warnings: Vec<Warning>,
     /// For a path that does not exist: the closest one that does.
     pub suggested_path: Option<String>,
@@ -232,25 +270,33 @@ pub struct Evidence {
 /// Where the text strategy put one hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claim {
+    /// Located in the file as it was.
     Placed(Placement),
     /// The hunk's new side is already at `start` (0-based) under `pass`.
     AlreadyApplied {
+        /// The file line, 0-based, where the new side starts.
         start: usize,
+        /// The pass under which it matched.
         pass: Pass,
     },
     /// A verbatim repeat of hunk `of` (0-based), applied once with it.
     Repeat {
+        /// The earlier hunk it repeats.
         of: usize,
     },
     /// A hunk with elision lines, placed as its parts around them, in file order.
     Elided {
+        /// Each part as a hunk of its own, with its place.
         pieces: Vec<(Hunk, Placement)>,
     },
     /// A SEARCH block whose elisions stood for `filled` lines of the file each: `hunk` is the
     /// block with those lines in their place, and `placement` where it fits.
     Rebuilt {
+        /// The block with the elided lines filled in from the file.
         hunk: Hunk,
+        /// Where the rebuilt block fits.
         placement: Placement,
+        /// Per elision, in order: how many file lines it stood for.
         filled: Vec<usize>,
     },
     /// Not placed (the file plan is refused then).
@@ -258,6 +304,7 @@ pub enum Claim {
 }
 
 impl FilePlan {
+    /// The path after the change, or the old one for a deletion.
     pub fn path(&self) -> &str {
         self.new_path
             .as_deref()
@@ -265,6 +312,7 @@ impl FilePlan {
             .expect("a file plan has a path")
     }
 
+    /// Whether it applies (or is applied already) with no conflict.
     pub fn ok(&self) -> bool {
         matches!(
             self.status,
@@ -276,7 +324,9 @@ impl FilePlan {
 /// The whole plan: per file outcomes, the notices, and the writes it would make.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
+    /// One per file patch, in patch order.
     pub files: Vec<FilePlan>,
+    /// What parsing repaired or noticed, carried from the patch to the report.
     pub notices: Vec<Notice>,
     /// Per touched path, in first-touched order: state before the apply and after it,
     /// counting only file plans that succeeded (conflicted ones included: they carry markers).
@@ -284,10 +334,12 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether every file applies cleanly or is applied already.
     pub fn all_ok(&self) -> bool {
         self.files.iter().all(FilePlan::ok)
     }
 
+    /// Whether a three-way merge left any file with conflict markers.
     pub fn any_conflict(&self) -> bool {
         self.files
             .iter()
@@ -400,6 +452,7 @@ impl Overlay<'_> {
     }
 }
 
+/// The writes one file plan makes, in order: each path and its state after (None: removed).
 pub type Writes = Vec<(String, Option<FileState>)>;
 
 fn refused(fp: &FilePatch, problem: String) -> FilePlan {

@@ -512,10 +512,13 @@ fn add_groups(hunk: &Hunk) -> Vec<Vec<&Line>> {
 /// indentation than the file has) and the file's indentation character (tabs or spaces).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndentMap {
+    /// Added lines keep their indentation as the patch has it.
     Same,
+    /// Added lines are re-indented by a shift in columns.
     Columns {
         /// Columns the file has more (or fewer) than the patch.
         offset: isize,
+        /// The tab width under which the matched lines agree on `offset`.
         tab_width: usize,
         /// The file indents with tabs (else with spaces).
         tabs: bool,

@@ -35,22 +35,31 @@ pub enum Status {
     /// Every file applied: through a clean three-way merge, or directly.
     Clean,
     /// Git merged, but these paths hold conflict markers.
-    Conflicted { paths: Vec<String> },
+    Conflicted {
+        /// The paths with markers, as git named them.
+        paths: Vec<String>,
+    },
     /// Git would write nothing. Typical: [`Reason::MissingBlob`] with
     /// [`Reason::PatchDoesNotApply`] (no base for a merge and the hunks do not fit as they are).
-    Failed { failures: Vec<Failure> },
+    Failed {
+        /// Each reason git gave, never empty.
+        failures: Vec<Failure>,
+    },
 }
 
 /// Why the merge failed: a reason, for a file or for the whole patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
+    /// The file it is about; `None` for a reason about the whole run.
     pub path: Option<String>,
+    /// What git said.
     pub reason: Reason,
 }
 
 /// One touched path after the merge (the old path of a rename or deletion included).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathResult {
+    /// The path, repository-relative.
     pub path: String,
     /// The content and mode the path should have; `None` when it should not exist.
     pub after: Option<FileState>,
@@ -61,6 +70,7 @@ pub struct PathResult {
 /// What one run gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
+    /// The verdict on the whole set of files.
     pub status: Status,
     /// Every touched path's result, in patch order; empty when failed or with `check`.
     pub paths: Vec<PathResult>,
@@ -81,18 +91,30 @@ impl Outcome {
     }
 }
 
+/// What broke while running `git apply --3way` in its scratch tree (not a patch that does not
+/// apply: that is an [`Outcome`]).
 #[derive(Debug, thiserror::Error)]
 pub enum ThreeWayError {
+    /// Making the scratch tree failed: a file or directory could not be read, copied or written.
     #[error("cannot prepare the scratch tree for git apply ({path}): {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// Why.
         #[source]
         source: io::Error,
     },
+    /// Git could not be run.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// A git command that seeds the scratch index failed.
     #[error("git {step} failed while preparing a three-way merge: {stderr}")]
-    Setup { step: &'static str, stderr: String },
+    Setup {
+        /// The command: `read-tree` or `update-index`.
+        step: &'static str,
+        /// What git printed.
+        stderr: String,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ThreeWayError + '_ {
@@ -542,9 +564,11 @@ fn verdict(c: &Classification, exit_code: Option<i32>) -> Status {
 /// has is merged by `git apply --3way` in a scratch tree. Anything else (no `index` line,
 /// missing blob, git refusing outright) returns `None`, so the text passes run.
 pub struct GitThreeWay<'a> {
+    /// The repository whose index, objects and files the scratch tree is made from.
     pub repo: &'a Repo,
     /// The patch as parsed, before any reversal: its `raw` text is what git reads.
     pub originals: &'a [FilePatch],
+    /// Apply the patch in reverse (`git apply -R`), for undo.
     pub reverse: bool,
 }
 

@@ -2,14 +2,15 @@
 //!
 //! The lines borrow the bytes they were decoded from (UTF-8 text, the common case, is not
 //! copied): a file costs a slice per line, not an allocation per line.
-#![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
 use std::borrow::Cow;
 
 /// A line terminator as the file has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eol {
+    /// `\n`.
     Lf,
+    /// `\r\n`.
     Crlf,
     /// The last line of a file that does not end with a newline.
     None,
@@ -25,6 +26,7 @@ impl Eol {
         }
     }
 
+    /// The terminator's bytes, empty for [`Eol::None`].
     pub fn as_str(self) -> &'static str {
         match self {
             Eol::Lf => "\n",
@@ -191,8 +193,11 @@ pub type Line<'a> = Cow<'a, str>;
 /// A decoded text file. `lines[i]` never contains its terminator; `eols[i]` is it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TextFile<'a> {
+    /// Whether the text starts with a UTF-8 byte-order mark, kept out of the first line.
     pub bom: bool,
+    /// The lines, without their terminators.
     pub lines: Vec<Line<'a>>,
+    /// One terminator per line; only the last may be [`Eol::None`].
     pub eols: Vec<Eol>,
 }
 
@@ -287,6 +292,7 @@ impl<'a> TextFile<'a> {
         TextFile { bom, lines, eols }
     }
 
+    /// The file's bytes: BOM, lines and terminators as they are, raw bytes restored.
     pub fn encode(&self) -> Vec<u8> {
         TextFile::encode_lines(self.bom, self.lines.iter().map(|l| &**l), &self.eols)
     }
@@ -323,10 +329,12 @@ impl<'a> TextFile<'a> {
         self.eols.last().is_none_or(|e| *e != Eol::None)
     }
 
+    /// How many lines, the last one counted whether or not it ends in a newline.
     pub fn len(&self) -> usize {
         self.lines.len()
     }
 
+    /// No lines: an empty file, or one holding only a BOM.
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }

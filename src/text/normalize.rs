@@ -1,14 +1,17 @@
 //! The matching passes: how loosely a patch line may match a file line, from exact to folded.
-#![allow(missing_docs)] // documented with plan/'s items (issue 40), from which this moved
 
 use std::borrow::Cow;
 
 /// A matching pass, strictest first. Every looser match is reported with its pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Pass {
+    /// Byte for byte.
     Exact,
+    /// Whitespace at the end of the line ignored.
     TrailingWhitespace,
+    /// Whitespace at both ends ignored, so indentation may differ.
     Whitespace,
+    /// Both lines [`fold`]ed: typographic look-alikes and runs of spaces and dashes count as one.
     Unicode,
     /// The guarded last pass: removed lines match, context drifted or lost lines.
     Fuzzy,
@@ -23,6 +26,7 @@ impl Pass {
         Pass::Unicode,
     ];
 
+    /// Its kebab-case name, as the report shows it.
     pub fn as_str(self) -> &'static str {
         match self {
             Pass::Exact => "exact",
@@ -33,6 +37,7 @@ impl Pass {
         }
     }
 
+    /// Its slot in per-pass tables: fuzzy shares the unicode pass's keys, so both have 3.
     pub fn index(self) -> usize {
         match self {
             Pass::Exact => 0,

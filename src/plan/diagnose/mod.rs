@@ -69,9 +69,13 @@ pub struct NumberedLine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finding {
     /// The hunk fits at several places (1-based first lines) and nothing decides.
-    Ambiguous { lines: Vec<usize> },
+    Ambiguous {
+        /// The first line of each place it fits.
+        lines: Vec<usize>,
+    },
     /// The hunk's result is mostly in the file already, starting at `line`.
     AlreadyApplied {
+        /// Where the new side starts (1-based).
         line: usize,
         /// Lines of the hunk's new side found there.
         matched: usize,
@@ -80,21 +84,40 @@ pub enum Finding {
     },
     /// The hunk belongs before an earlier hunk of the file: hunks must come in file order.
     OutOfOrder {
+        /// Where the hunk belongs (1-based), by its numbers or by where its lines are.
         line: usize,
+        /// The earlier hunk it comes before (1-based).
         previous_hunk: usize,
+        /// Where that earlier hunk is (1-based).
         previous_line: usize,
     },
     /// The hunk fits at `line`, but an earlier hunk (`hunk`) already changes those lines.
-    Overlaps { line: usize, hunk: usize },
+    Overlaps {
+        /// Where the hunk's lines are (1-based).
+        line: usize,
+        /// The earlier hunk that changes them (1-based).
+        hunk: usize,
+    },
     /// The hunk fits at `line`, but it must end at the end of the file and does not there.
-    NotAtEnd { line: usize },
+    NotAtEnd {
+        /// Where the hunk's lines are (1-based).
+        line: usize,
+    },
     /// The hunk fits at `line`, but it must start at the top of the file and does not there.
-    NotAtStart { line: usize },
+    NotAtStart {
+        /// Where the hunk's lines are (1-based).
+        line: usize,
+    },
     /// None of the hunk's distinctive lines is anywhere in the file.
     NoLines,
     /// The hunk's lines are in another file of the patch, from `line` on: it was sent
     /// for the wrong file.
-    InOtherFile { path: String, line: usize },
+    InOtherFile {
+        /// The other file, as the patch names it.
+        path: String,
+        /// Where the hunk's lines start in it (1-based).
+        line: usize,
+    },
 }
 
 /// The region of the file most like the hunk's old side, and how they differ.
@@ -118,6 +141,7 @@ pub struct Closest {
 /// How one line of the hunk differs from the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
+    /// What differs.
     pub kind: DifferenceKind,
     /// Position in the hunk's old side (1-based), when a hunk line is involved.
     pub hunk_line: Option<usize>,
@@ -160,6 +184,7 @@ impl DifferenceKind {
         matches!(self, DifferenceKind::Whitespace | DifferenceKind::Unicode)
     }
 
+    /// A few words for the human report, saying what differs.
     pub fn describe(self) -> &'static str {
         match self {
             DifferenceKind::Content => "content differs",

@@ -42,6 +42,7 @@ pub enum WarningKind {
 /// Something that applied but deserves a second look.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
+    /// What it is about.
     pub kind: WarningKind,
     /// The hunk it is about (1-based), when it is about one.
     pub hunk: Option<usize>,
@@ -50,6 +51,7 @@ pub struct Warning {
 }
 
 impl Warning {
+    /// A warning of `kind`, about hunk `hunk` (1-based) when given.
     pub fn new(kind: WarningKind, hunk: Option<usize>, message: impl Into<String>) -> Warning {
         Warning {
             kind,

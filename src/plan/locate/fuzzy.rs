@@ -13,7 +13,9 @@ use crate::text::normalize::{is_trivial, key, Pass};
 /// lines beyond it, lost some. This tells on which side of an insertion a dropped line was.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Shortfall {
+    /// Context lines missing before the hunk's first line (0 at the top of the file).
     pub lead: usize,
+    /// Context lines missing after its last line (0 at the end of the file).
     pub trail: usize,
 }
 
@@ -111,7 +113,9 @@ pub fn insertion_points(
 /// What the fuzzy pass knows about gaps around insertions: which side lost context lines,
 /// and the file's lines, to see whether an insertion's side of a gap matters at all.
 pub struct Gaps<'h, 'a> {
+    /// Which side lost context lines.
     pub shortfall: Shortfall,
+    /// The file the hunk matched in.
     pub file: &'h Haystack<'a>,
 }
 

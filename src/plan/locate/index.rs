@@ -445,6 +445,7 @@ fn hash_str(s: &str) -> u64 {
 }
 
 impl<'a> Haystack<'a> {
+    /// A haystack searched for any line: each pass's index, when built, covers every line.
     pub fn new(lines: &'a [Line<'a>]) -> Haystack<'a> {
         Haystack {
             lines,
@@ -557,6 +558,7 @@ impl<'a> Haystack<'a> {
         }
     }
 
+    /// Whether the text has no lines.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

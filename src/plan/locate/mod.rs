@@ -52,43 +52,57 @@ pub struct Fuzz {
 pub struct Placement {
     /// The file region the hunk covers, `[start, end)`, 0-based.
     pub start: usize,
+    /// The region's end, exclusive.
     pub end: usize,
     /// For each old-side line of the hunk (context and removed, in order): its file line.
     pub mapping: Vec<Option<usize>>,
     /// For each run of added lines (in hunk order): the file line it goes before.
     pub inserts: Vec<usize>,
+    /// The pass under which the old side matched.
     pub pass: Pass,
+    /// How many places fit under that pass.
     pub occurrences: usize,
+    /// Which rule chose this place among them.
     pub decided_by: DecidedBy,
+    /// For the fuzzy pass: how far the region strays from the hunk.
     pub fuzz: Option<Fuzz>,
 }
 
+/// What locating one hunk found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Located {
+    /// One place decided.
     Placed(Placement),
     /// The hunk's result is already in the file, starting at this line.
     AlreadyApplied {
+        /// The 0-based file line where the new side starts.
         start: usize,
+        /// The pass under which it matched.
         pass: Pass,
     },
     /// The hunk fits in several places and nothing decides between them.
     Ambiguous {
+        /// The pass under which it fits there.
         pass: Pass,
+        /// The 0-based start of each fit.
         starts: Vec<usize>,
     },
     /// The hunk fits nowhere; `reason` says what the closest attempt lacked when known.
     NotFound {
+        /// One sentence, when a pass found more to say than "not in the file".
         reason: Option<String>,
     },
 }
 
 /// Everything about a hunk that locating needs besides the file.
 pub struct Query<'h> {
+    /// The hunk to place.
     pub hunk: &'h Hunk,
     /// Expected 0-based start, from the header's numbers and earlier hunks' offsets.
     pub hint: Option<usize>,
     /// End of the previous hunk's region (file order), for `ordered` patches.
     pub prev_end: usize,
+    /// The hunks come in file order (Codex's rule): a fit after `prev_end` wins over one before.
     pub ordered: bool,
     /// Regions already taken by earlier hunks of this file. Only placements without any
     /// context of their own (bare insertions, end-of-file fits) avoid them; a hunk whose

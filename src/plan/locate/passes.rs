@@ -11,6 +11,9 @@ use super::{keys, old_side, DecidedBy, Located, Old, Placement, Query};
 use crate::patch::{Hunk, LineKind};
 use crate::text::normalize::{is_trivial, Pass};
 
+/// Where one hunk goes in `hay`. A hunk with no old lines goes where its numbers (or the end
+/// of the file) say; any other is looked up under the line passes, strictest first, then as
+/// trailing blank lines past the file's end, then as a new side already there, last fuzzily.
 pub fn locate(hay: &Haystack, q: &Query) -> Located {
     let old = old_side(q.hunk);
     let new_texts: Vec<&str> = q.hunk.new_lines().map(|l| l.text.as_str()).collect();

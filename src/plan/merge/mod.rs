@@ -58,7 +58,9 @@ pub struct Labels<'a> {
 /// just before line `start` (so `start` is one past the last line at the end of a text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineRange {
+    /// The first line, 1-based.
     pub start: usize,
+    /// How many lines.
     pub len: usize,
 }
 
@@ -94,9 +96,13 @@ pub struct ConflictRegion {
 /// The merged text, and the conflicts in it when the sides could not be reconciled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MergeOutcome {
+    /// The sides reconciled: the merged text.
     Clean(String),
+    /// Some changes overlap.
     Conflicted {
+        /// The merged text, with conflict markers around each overlap.
         text: String,
+        /// The overlaps, in merged-text order.
         conflicts: Vec<ConflictRegion>,
     },
 }
@@ -109,6 +115,7 @@ impl MergeOutcome {
         }
     }
 
+    /// Whether no conflict is left.
     pub fn is_clean(&self) -> bool {
         matches!(self, MergeOutcome::Clean(_))
     }
