@@ -150,59 +150,19 @@ fn undo_locked(
         Verdict::Vetoed { reason, .. } => return Err(refuse(ErrorKind::Veto, reason)),
     };
     if !as_plan.changes.is_empty() {
-        // The undo is itself recorded: the snapshot keeps the content it overwrites (later
-        // edits included when forced), makes the undo crash-safe through the journal, and
-        // lets `undo <that snapshot>` bring the change back.
-        let forced = plan
-            .paths
-            .iter()
-            .any(|p| matches!(p.action, restore::Action::Forced { .. }));
-        let meta = session::restore_meta(
-            &plan,
-            format!(
-                "undo of snapshot {target}{}",
-                if forced { " (forced)" } else { "" }
-            ),
-        );
-        let request = SnapshotRequest {
-            patch_sha256: meta.patch_sha256,
-            intent: meta.intent,
-            undoes: Some(target),
-            session: None,
-            index: unstage.clone(),
-            stage_with_write: true,
-            lines: meta.lines,
+        let undo = Undo {
+            repo,
+            session,
+            plan: &plan,
+            target,
         };
-        match session::write(
-            &repo.work_dir,
-            &token,
-            Some((session, &request)),
-            &report.summary,
-        ) {
+        match write_undo(&undo, &token, &unstage, &report.summary) {
             Ok(done) => {
                 report.written = true;
                 report.snapshot = done.snapshot.map(SnapshotId::ref_name);
                 notices.extend(done.notices);
             }
-            Err(message) => {
-                let mut r = Report::from_plan(
-                    &as_plan,
-                    Format::Unified,
-                    RunStatus::Refused,
-                    RunFlags {
-                        check: false,
-                        reverse: true,
-                    },
-                );
-                r.format = None;
-                r.undo = true;
-                r.errors.push(ErrorReport {
-                    kind: ErrorKind::Write,
-                    message,
-                });
-                r.notices.extend(notices);
-                return Ok(r);
-            }
+            Err(message) => return Ok(write_failed(&as_plan, message, notices)),
         }
     }
     // Not staged with a recorded write (nothing to write, or llm-apply.keep = 0): here.
@@ -244,6 +204,74 @@ fn undo_locked(
     notices.push(Notice::new(NoticeKind::Undone, message));
     report.notices.extend(notices);
     Ok(report)
+}
+
+/// An undo being written: where, of what.
+struct Undo<'a> {
+    repo: &'a Repo,
+    session: &'a Session<'a>,
+    plan: &'a restore::RestorePlan,
+    target: SnapshotId,
+}
+
+/// Write the undo's files (and stage `unstage` with them). The undo is itself recorded: the
+/// snapshot keeps the content it overwrites (later edits included when forced), makes the
+/// undo crash-safe through the journal, and lets `undo <that snapshot>` bring the change back.
+fn write_undo(
+    u: &Undo<'_>,
+    token: &gate::Approved,
+    unstage: &[write::index::Staging],
+    summary: &crate::report::Summary,
+) -> Result<session::Done, String> {
+    let forced = u
+        .plan
+        .paths
+        .iter()
+        .any(|p| matches!(p.action, restore::Action::Forced { .. }));
+    let meta = session::restore_meta(
+        u.plan,
+        format!(
+            "undo of snapshot {}{}",
+            u.target,
+            if forced { " (forced)" } else { "" }
+        ),
+    );
+    let request = SnapshotRequest {
+        patch_sha256: meta.patch_sha256,
+        intent: meta.intent,
+        undoes: Some(u.target),
+        session: None,
+        index: unstage.to_vec(),
+        stage_with_write: true,
+        lines: meta.lines,
+    };
+    session::write(
+        &u.repo.work_dir,
+        token,
+        Some((u.session, &request)),
+        summary,
+    )
+}
+
+/// The report of an undo whose write failed (every file was put back as it was).
+fn write_failed(as_plan: &crate::plan::Plan, message: String, notices: Vec<Notice>) -> Report {
+    let mut r = Report::from_plan(
+        as_plan,
+        Format::Unified,
+        RunStatus::Refused,
+        RunFlags {
+            check: false,
+            reverse: true,
+        },
+    );
+    r.format = None;
+    r.undo = true;
+    r.errors.push(ErrorReport {
+        kind: ErrorKind::Write,
+        message,
+    });
+    r.notices.extend(notices);
+    r
 }
 
 /// The snapshot `id` names (the most recent apply in this work tree when none is named),

@@ -670,16 +670,7 @@ pub fn create_with_nonce(
         post_commit,
         paths: records,
         worktree: Some(worktree_name(repo)),
-        index: meta
-            .index
-            .iter()
-            .map(|c| format::PathRecord {
-                path: c.path.clone(),
-                before: c.before,
-                after: c.after,
-                lines: None,
-            })
-            .collect(),
+        index: index_records(&meta.index),
     };
     let parents: Vec<ObjectId> = head.into_iter().chain([post_commit]).collect();
     for _ in 0..MAX_SEQUENCE_ATTEMPTS {
@@ -699,6 +690,19 @@ pub fn create_with_nonce(
     Err(SnapshotError::NoFreeSequence {
         attempts: MAX_SEQUENCE_ATTEMPTS,
     })
+}
+
+/// The index entries an `--index` apply staged, as the snapshot records them.
+fn index_records(index: &[IndexChange]) -> Vec<format::PathRecord> {
+    index
+        .iter()
+        .map(|c| format::PathRecord {
+            path: c.path.clone(),
+            before: c.before,
+            after: c.after,
+            lines: None,
+        })
+        .collect()
 }
 
 fn check_paths(touched: &[Touched]) -> Result<(), SnapshotError> {
