@@ -722,6 +722,9 @@ fn verdict(all_ok: bool, nothing_to_write: bool, check: bool, partial: bool) -> 
     (status, write_it)
 }
 
+/// The human report's diffs worked out ahead, and for how many lines per file.
+type ShownDiffs = (Option<usize>, Vec<crate::report::diff::FileDiff>);
+
 /// Write (recording the snapshot first). The report's diff is worked out meanwhile (the
 /// write is mostly a wait for the new content's blob id) when it is to be shown and the plan
 /// is big: for a small one another thread costs more than the diff (the report then works it
@@ -733,10 +736,7 @@ fn write_and_diff(
     record: Option<(&Session, &SnapshotRequest)>,
     report: &Report,
     shown_diff: Option<Option<usize>>,
-) -> (
-    Result<session::Done, String>,
-    Option<(Option<usize>, Vec<crate::report::diff::FileDiff>)>,
-) {
+) -> (Result<session::Done, String>, Option<ShownDiffs>) {
     let write = || session::write(root, token, record, &report.summary);
     let big = plan
         .changes
