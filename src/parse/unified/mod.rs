@@ -210,6 +210,35 @@ struct Header {
     start: usize,
 }
 
+impl Header {
+    /// Whether the header says nothing but the paths (no mode, creation, deletion, rename
+    /// or copy).
+    fn says_nothing(&self) -> bool {
+        self.old_mode.is_none()
+            && self.new_mode.is_none()
+            && !self.new_file
+            && !self.deleted
+            && self.rename_from.is_none()
+            && self.rename_to.is_none()
+            && self.copy_from.is_none()
+            && self.copy_to.is_none()
+    }
+}
+
+/// The hunks of one file's section as read, and what reading them noticed.
+struct SectionBody {
+    hunks: Vec<Hunk>,
+    /// The hunks' notices, given the file's path once it is resolved.
+    notices: Vec<Notice>,
+    /// How the last hunk ended.
+    tail: Option<HunkTail>,
+    /// Input lines that are not the section's (junk between hunks, empty hunks): left out
+    /// of the text handed to `git apply`.
+    left_out: Vec<std::ops::Range<usize>>,
+    /// Hunks that said they change nothing (`@@ -0,0 +0,0 @@`), ignored.
+    empty_hunks: usize,
+}
+
 /// `-- ` (or `--` once a mailer dropped its space) alone on line `i`: a mail's signature
 /// separator.
 fn is_mail_signature(lines: &[&str], i: usize) -> bool {
@@ -312,67 +341,105 @@ impl Parser<'_> {
         if let Some(rest) = self.lines[self.pos].strip_prefix("diff --git ") {
             h.git_line = split_git_line(rest);
             self.pos += 1;
-            // Extended header lines, up to the first hunk or the next file.
-            while self.pos < self.lines.len() {
-                let l = self.lines[self.pos];
-                if l.starts_with("diff --git ") || l.starts_with("@@") {
-                    break;
-                }
-                if l.starts_with("--- ") {
-                    break;
-                }
-                let line_no = self.pos + 1;
-                if let Some(v) = l.strip_prefix("old mode ") {
-                    h.old_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("new mode ") {
-                    h.new_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("new file mode ") {
-                    h.new_file = true;
-                    h.new_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("deleted file mode ") {
-                    h.deleted = true;
-                    h.old_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("index ") {
-                    h.index = parse_index(v);
-                    if let Some(mode) = v.split_whitespace().nth(1) {
-                        let m = parse_mode(mode, line_no)?;
-                        h.old_mode.get_or_insert(m);
-                        h.new_mode.get_or_insert(m);
-                    }
-                } else if let Some(v) = l.strip_prefix("rename from ") {
-                    h.rename_from = Some(unquote(v.trim_end()));
-                } else if let Some(v) = l.strip_prefix("rename to ") {
-                    h.rename_to = Some(unquote(v.trim_end()));
-                } else if let Some(v) = l.strip_prefix("copy from ") {
-                    h.copy_from = Some(unquote(v.trim_end()));
-                } else if let Some(v) = l.strip_prefix("copy to ") {
-                    h.copy_to = Some(unquote(v.trim_end()));
-                } else if l.starts_with("similarity index ")
-                    || l.starts_with("dissimilarity index ")
-                {
-                } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files ") {
-                    h.binary = true;
-                } else if h.binary || l.trim().is_empty() || is_fence(l) {
-                    // Binary payload lines, or the blank line / fence closing a header-only diff.
-                    // In a `GIT binary patch` a blank line separates the forward data from the
-                    // reverse data (`literal N` / `delta N` after it): it belongs to the patch.
-                    let next_is_data = self
-                        .lines
-                        .get(self.pos + 1)
-                        .is_some_and(|n| n.starts_with("literal ") || n.starts_with("delta "));
-                    if is_fence(l) || (l.trim().is_empty() && !(h.binary && next_is_data)) {
-                        // The blank line that ends the binary data is part of it for git.
-                        if h.binary && l.trim().is_empty() {
-                            self.pos += 1;
-                        }
-                        break;
-                    }
-                } else {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.extended_header(&mut h)?;
         }
+        self.minus_plus_lines(&mut h);
+        self.target = Target::of(&h);
+        let body = self.hunks()?;
+        self.last_hunk = body.tail;
+        // `---`/`+++` lines always lead to hunks, and a `diff --git` line alone says nothing:
+        // such a section with no hunk is complete only when more of the patch follows it.
+        self.hunkless_end = (body.hunks.is_empty()
+            && body.empty_hunks == 0
+            && !h.binary
+            && (h.minus.is_some() || h.says_nothing()))
+        .then_some(self.pos);
+        if body.hunks.is_empty() && h.git_line.is_none() && !h.binary && body.empty_hunks == 0 {
+            return Err(ParseError::Syntax {
+                line: h.start + 1,
+                message: format!(
+                    "the file header for {} is followed by no '@@' hunk",
+                    h.plus.as_deref().or(h.minus.as_deref()).unwrap_or("?")
+                ),
+            });
+        }
+        let (start, end) = (h.start, self.pos);
+        let mut fp = self.resolve(h, body.hunks)?;
+        fp.raw = self.section_text(start..end, &body.left_out);
+        for mut n in body.notices {
+            n.path = Some(fp.display_path().to_string());
+            self.notices.push(n);
+        }
+        self.files.push(fp);
+        self.file_starts.push(start);
+        Ok(())
+    }
+
+    /// The extended header lines after `diff --git` (modes, index, renames, copies, binary),
+    /// read into `h` up to the first hunk, the `---` line or the next file.
+    fn extended_header(&mut self, h: &mut Header) -> Result<(), ParseError> {
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos];
+            if l.starts_with("diff --git ") || l.starts_with("@@") {
+                break;
+            }
+            if l.starts_with("--- ") {
+                break;
+            }
+            let line_no = self.pos + 1;
+            if let Some(v) = l.strip_prefix("old mode ") {
+                h.old_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("new mode ") {
+                h.new_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("new file mode ") {
+                h.new_file = true;
+                h.new_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("deleted file mode ") {
+                h.deleted = true;
+                h.old_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("index ") {
+                h.index = parse_index(v);
+                if let Some(mode) = v.split_whitespace().nth(1) {
+                    let m = parse_mode(mode, line_no)?;
+                    h.old_mode.get_or_insert(m);
+                    h.new_mode.get_or_insert(m);
+                }
+            } else if let Some(v) = l.strip_prefix("rename from ") {
+                h.rename_from = Some(unquote(v.trim_end()));
+            } else if let Some(v) = l.strip_prefix("rename to ") {
+                h.rename_to = Some(unquote(v.trim_end()));
+            } else if let Some(v) = l.strip_prefix("copy from ") {
+                h.copy_from = Some(unquote(v.trim_end()));
+            } else if let Some(v) = l.strip_prefix("copy to ") {
+                h.copy_to = Some(unquote(v.trim_end()));
+            } else if l.starts_with("similarity index ") || l.starts_with("dissimilarity index ") {
+            } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files ") {
+                h.binary = true;
+            } else if h.binary || l.trim().is_empty() || is_fence(l) {
+                // Binary payload lines, or the blank line / fence closing a header-only diff.
+                // In a `GIT binary patch` a blank line separates the forward data from the
+                // reverse data (`literal N` / `delta N` after it): it belongs to the patch.
+                let next_is_data = self
+                    .lines
+                    .get(self.pos + 1)
+                    .is_some_and(|n| n.starts_with("literal ") || n.starts_with("delta "));
+                if is_fence(l) || (l.trim().is_empty() && !(h.binary && next_is_data)) {
+                    // The blank line that ends the binary data is part of it for git.
+                    if h.binary && l.trim().is_empty() {
+                        self.pos += 1;
+                    }
+                    break;
+                }
+            } else {
+                break;
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// The `---`/`+++` pair (or a header GNU patch would read as one) into `h`, when there.
+    fn minus_plus_lines(&mut self, h: &mut Header) {
         if self.pos + 1 < self.lines.len()
             && self.lines[self.pos].starts_with("--- ")
             && self.lines[self.pos + 1].starts_with("+++ ")
@@ -392,12 +459,14 @@ impl Parser<'_> {
             h.plus = Some(plus);
             self.pos += taken;
         }
-        self.target = Target::of(&h);
+    }
+
+    /// A section's hunks, up to the next file: junk between hunks skipped and empty hunks
+    /// dropped, each with its notice.
+    fn hunks(&mut self) -> Result<SectionBody, ParseError> {
         let mut hunks = Vec::new();
-        let mut body_notices = Vec::new();
+        let mut notices = Vec::new();
         let mut tail: Option<HunkTail> = None;
-        // Input lines that are not the section's (junk between hunks, empty hunks): left out
-        // of the text handed to `git apply`.
         let mut left_out: Vec<std::ops::Range<usize>> = Vec::new();
         let mut empty_hunks = 0;
         loop {
@@ -408,7 +477,7 @@ impl Parser<'_> {
                     } else {
                         format!("lines {}-{next}", self.pos + 1)
                     };
-                    body_notices.push(Notice::new(
+                    notices.push(Notice::new(
                         NoticeKind::JunkBetweenHunks,
                         format!(
                             "{at}: text between two hunks was skipped, and the hunks after it \
@@ -423,12 +492,12 @@ impl Parser<'_> {
                 break;
             }
             let at = self.pos;
-            let (hunk, t) = self.hunk(&mut body_notices, hunks.len() + 1)?;
+            let (hunk, t) = self.hunk(&mut notices, hunks.len() + 1)?;
             if hunk.lines.is_empty() {
                 // `@@ -0,0 +0,0 @@` and nothing: a hunk that says it changes nothing.
                 empty_hunks += 1;
                 left_out.push(at..self.pos);
-                body_notices.push(Notice::new(
+                notices.push(Notice::new(
                     NoticeKind::EmptyHunkIgnored,
                     format!("line {}: a hunk '@@ -0,0 +0,0 @@' without lines changes nothing and was ignored", at + 1),
                 ));
@@ -437,49 +506,30 @@ impl Parser<'_> {
             hunks.push(hunk);
             tail = Some(t);
         }
-        self.last_hunk = tail;
-        // `---`/`+++` lines always lead to hunks, and a `diff --git` line alone says nothing:
-        // such a section with no hunk is complete only when more of the patch follows it.
-        let says_nothing = h.old_mode.is_none()
-            && h.new_mode.is_none()
-            && !h.new_file
-            && !h.deleted
-            && h.rename_from.is_none()
-            && h.rename_to.is_none()
-            && h.copy_from.is_none()
-            && h.copy_to.is_none();
-        self.hunkless_end = (hunks.is_empty()
-            && empty_hunks == 0
-            && !h.binary
-            && (h.minus.is_some() || says_nothing))
-            .then_some(self.pos);
-        if hunks.is_empty() && h.git_line.is_none() && !h.binary && empty_hunks == 0 {
-            return Err(ParseError::Syntax {
-                line: h.start + 1,
-                message: format!(
-                    "the file header for {} is followed by no '@@' hunk",
-                    h.plus.as_deref().or(h.minus.as_deref()).unwrap_or("?")
-                ),
-            });
-        }
-        let (start, end) = (h.start, self.pos);
-        let mut fp = self.resolve(h, hunks)?;
-        let size = (start..end).map(|i| self.lines[i].len() + 1).sum();
+        Ok(SectionBody {
+            hunks,
+            notices,
+            tail,
+            left_out,
+            empty_hunks,
+        })
+    }
+
+    /// The input lines `range`, less those `left_out`, as the text handed to `git apply`.
+    fn section_text(
+        &self,
+        range: std::ops::Range<usize>,
+        left_out: &[std::ops::Range<usize>],
+    ) -> String {
+        let size = range.clone().map(|i| self.lines[i].len() + 1).sum();
         let mut raw = String::with_capacity(size);
-        for i in start..end {
+        for i in range {
             if !left_out.iter().any(|r| r.contains(&i)) {
                 raw.push_str(self.lines[i]);
                 raw.push('\n');
             }
         }
-        fp.raw = raw;
-        for mut n in body_notices {
-            n.path = Some(fp.display_path().to_string());
-            self.notices.push(n);
-        }
-        self.files.push(fp);
-        self.file_starts.push(start);
-        Ok(())
+        raw
     }
 
     /// Turn the header into paths and modes; decides how many leading components to strip.
