@@ -475,258 +475,375 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
         } else {
             String::new()
         };
-        let current = read_text(probe, &path);
-        let token = match op {
-            EditOp::Replace { token, .. }
-            | EditOp::Lines { token, .. }
-            | EditOp::Insert { token, .. } => token.as_deref(),
-            EditOp::Create { .. } => None,
+        let at = Target {
+            current: read_text(probe, &path),
+            which,
+            path,
         };
-        if let Some(t) = token {
-            let now = current.as_ref().map(|c| view_token(&c.bytes));
-            if now.as_deref() != Some(t.trim()) {
-                return Err(refused(
-                    ErrorKind::ChangedSinceView,
-                    format!(
-                        "{which}{path}: the file changed since it was viewed (its view_token is no longer {t}); view it again and resend the edit"
-                    ),
-                ));
-            }
-        }
-        let idx = match files
-            .iter()
-            .position(|f| f.new_path.as_deref() == Some(&path))
-        {
-            Some(i) => i,
-            None => {
-                files.push(FilePatch {
-                    old_path: Some(path.clone()),
-                    new_path: Some(path.clone()),
-                    ..FilePatch::default()
-                });
-                files.len() - 1
-            }
-        };
-        let fp = &mut files[idx];
+        check_view_token(op, &at)?;
+        let fp = file_patch_for(&mut files, &at.path);
         match op {
-            EditOp::Create { text, .. } => {
-                if probe.exists(&path) || !fp.hunks.is_empty() {
-                    return Err(refused(
-                        ErrorKind::Exists,
-                        format!("{which}{path}: the file already exists; create makes new files only (edit it with str_replace)"),
-                    ));
-                }
-                fp.old_path = None;
-                fp.full_content = Some(lf(text));
-                fp.create_mode = CreateMode::MustNotExist;
-            }
+            EditOp::Create { text, .. } => add_create(&at, fp, probe, text)?,
             EditOp::Replace {
                 old,
                 new,
                 all,
                 expected,
                 ..
-            } => {
-                let (old, new) = (lf(old), lf(new));
-                if old == new {
-                    return Err(bad(format!(
-                        "{which}{path}: old_string and new_string are the same: nothing to change"
-                    )));
-                }
-                if old.is_empty() {
-                    if current.is_some() || !fp.hunks.is_empty() {
-                        return Err(refused(
-                            ErrorKind::Exists,
-                            format!("{which}{path}: an empty old_string creates a file, and this one exists; give the text to replace"),
-                        ));
-                    }
-                    fp.old_path = None;
-                    fp.full_content = Some(new);
-                    continue;
-                }
-                let Some(cur) = &current else {
-                    // Left to the planner, which says the file is missing and names the
-                    // nearest path.
-                    fp.hunks.push(search_block(&old, &new));
-                    continue;
-                };
-                let at: Vec<usize> = cur.text.match_indices(&old).map(|(i, _)| i).collect();
-                let before = fp.hunks.len();
-                let done: Vec<usize> = if at.is_empty() && !new.is_empty() {
-                    cur.text
-                        .match_indices(&new)
-                        .map(|(i, _)| i)
-                        .take(2)
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                let lines_of_at = || -> String {
-                    at.iter()
-                        .map(|&i| line_at(&cur.text, i).to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                // A count the sender gave must be the count found (none found exactly, a
-                // single one may still be found loosely).
-                if let Some(n) = *expected {
-                    if at.len() != n && !(at.is_empty() && n == 1) {
-                        return Err(refused(
-                            ErrorKind::Ambiguous,
-                            format!(
-                                "{which}{path}: old_string occurs {} times{}, not the {n} that expected_replacements says; nothing was written",
-                                at.len(),
-                                if at.is_empty() { String::new() } else { format!(" (at lines {})", lines_of_at()) }
-                            ),
-                        ));
-                    }
-                }
-                let all = *all || expected.is_some_and(|n| n > 1);
-                // A replacement that covers whole lines of the file where it stands, or says
-                // enough to be found by chance rarely (six characters or more besides blanks),
-                // is evidence of a resent edit; a short fragment of a line (`x` in
-                // `let x = 2;`) is found by chance too often to say the edit was made.
-                let telling = new.chars().filter(|c| !c.is_whitespace()).count() >= 6;
-                let whole_lines = |i: usize| {
-                    let t = cur.text.as_bytes();
-                    let starts = i == 0 || t[i - 1] == b'\n';
-                    let end = i + new.len();
-                    let ends = end == t.len()
-                        || t[end] == b'\n'
-                        || (t[end] == b'\r' && t.get(end + 1) == Some(&b'\n'))
-                        || new.ends_with('\n');
-                    starts && ends
-                };
-                match at.len() {
-                    // Not there, but its replacement is, once, and tells: the edit as it would
-                    // read had it been made, so the planner finds it already applied (a resent
-                    // edit).
-                    0 if done.len() == 1 && (telling || whole_lines(done[0])) => fp
-                        .hunks
-                        .push(widened(&cur.text, &done, new.len(), &old).reversed()),
-                    0 => fp.hunks.push(search_block(&old, &new)),
-                    1 => fp.hunks.push(widened(&cur.text, &[at[0]], old.len(), &new)),
-                    k if all => {
-                        for group in groups(&cur.text, &at, old.len()) {
-                            fp.hunks.push(widened(&cur.text, &group, old.len(), &new));
-                        }
-                        notices.push(Notice::for_path(
-                            NoticeKind::ReplacedAll,
-                            &path,
-                            format!("replace_all: {k} occurrences replaced"),
-                        ));
-                    }
-                    k => {
-                        return Err(refused(
-                            ErrorKind::Ambiguous,
-                            format!(
-                                "{which}{path}: old_string occurs {k} times (at lines {}); add lines around it so it occurs once, or set replace_all to replace every one",
-                                lines_of_at()
-                            ),
-                        ));
-                    }
-                }
-                // A line that is not UTF-8 reads with U+FFFD in it: a hunk holding one would
-                // not match the file's bytes, so the edit is refused as what it is.
-                let lossy = |h: &Hunk| h.lines.iter().any(|l| l.text.contains('\u{fffd}'));
-                if std::str::from_utf8(&cur.bytes).is_err()
-                    && !old.contains('\u{fffd}')
-                    && fp.hunks[before..].iter().any(lossy)
-                {
-                    return Err(refused(
-                        ErrorKind::Encoding,
-                        format!("{which}{path}: the lines this edit changes are not UTF-8 text, which edits cannot name exactly; nothing was written (convert the file to UTF-8 to edit them)"),
-                    ));
-                }
-            }
+            } => add_replace(&at, fp, &mut notices, old, new, *all, *expected)?,
             EditOp::Lines {
                 start, end, new, ..
-            } => {
-                let Some(cur) = &current else {
-                    return Err(refused(
-                        ErrorKind::Missing,
-                        format!("{which}{path}: no such file to edit"),
-                    ));
-                };
-                let lines = lines_of(&cur.text);
-                for a in [start, end] {
-                    let Some(line) = a.line.checked_sub(1).and_then(|i| lines.get(i)) else {
-                        return Err(refused(
-                            ErrorKind::ChangedSinceView,
-                            format!("{which}{path}: there is no line {} (the file has {}); view it again", a.line, lines.len()),
-                        ));
-                    };
-                    if let Some(h) = &a.hash {
-                        let now = line_hash(line);
-                        if *h != now {
-                            return Err(refused(
-                                ErrorKind::ChangedSinceView,
-                                format!(
-                                    "{which}{path}: line {} is not the one viewed (its hash is now {now}, not {h}); view it again and resend the edit",
-                                    a.line
-                                ),
-                            ));
-                        }
-                    }
-                }
-                if end.line < start.line {
-                    return Err(bad(format!(
-                        "{which}'end' (line {}) comes before 'start' (line {})",
-                        end.line, start.line
-                    )));
-                }
-                let old: Vec<&str> = lines[start.line - 1..end.line].to_vec();
-                let new = lf(new);
-                let mut hunk = hunk_of(&old, &lines_of(&new), start.line);
-                hunk.at_eof = end.line == lines.len();
-                hunk.old_no_newline = hunk.at_eof && !cur.text.ends_with('\n');
-                hunk.new_no_newline = hunk.old_no_newline && !new.is_empty();
-                fp.hunks.push(hunk);
+            } => add_lines(&at, fp, start, end, new)?,
+            EditOp::Insert { after, text, .. } => add_insert(&at, fp, *after, text)?,
+        }
+    }
+    refuse_edits_to_created(&files)?;
+    Ok(Patch {
+        format: Format::SearchReplace,
+        files,
+        notices,
+    })
+}
+
+/// What one edit's checks and messages need: how messages name it (`edit 2: ` when there are
+/// several), its file, and that file's text now (`None`: it does not exist).
+struct Target {
+    which: String,
+    path: String,
+    current: Option<Text>,
+}
+
+/// An edit that carries a `view_token` is refused unless the file still has it.
+fn check_view_token(op: &EditOp, at: &Target) -> Result<(), ParseError> {
+    let token = match op {
+        EditOp::Replace { token, .. }
+        | EditOp::Lines { token, .. }
+        | EditOp::Insert { token, .. } => token.as_deref(),
+        EditOp::Create { .. } => None,
+    };
+    if let Some(t) = token {
+        let now = at.current.as_ref().map(|c| view_token(&c.bytes));
+        if now.as_deref() != Some(t.trim()) {
+            let Target { which, path, .. } = at;
+            return Err(refused(
+                ErrorKind::ChangedSinceView,
+                format!(
+                    "{which}{path}: the file changed since it was viewed (its view_token is no longer {t}); view it again and resend the edit"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The file patch that gathers `path`'s edits, begun with its first one.
+fn file_patch_for<'f>(files: &'f mut Vec<FilePatch>, path: &str) -> &'f mut FilePatch {
+    let idx = match files
+        .iter()
+        .position(|f| f.new_path.as_deref() == Some(path))
+    {
+        Some(i) => i,
+        None => {
+            files.push(FilePatch {
+                old_path: Some(path.to_string()),
+                new_path: Some(path.to_string()),
+                ..FilePatch::default()
+            });
+            files.len() - 1
+        }
+    };
+    &mut files[idx]
+}
+
+/// `create`: the file's whole text, refused when the file exists or has edits already.
+fn add_create(
+    at: &Target,
+    fp: &mut FilePatch,
+    probe: &dyn PathProbe,
+    text: &str,
+) -> Result<(), ParseError> {
+    let Target { which, path, .. } = at;
+    if probe.exists(path) || !fp.hunks.is_empty() {
+        return Err(refused(
+            ErrorKind::Exists,
+            format!("{which}{path}: the file already exists; create makes new files only (edit it with str_replace)"),
+        ));
+    }
+    fp.old_path = None;
+    fp.full_content = Some(lf(text));
+    fp.create_mode = CreateMode::MustNotExist;
+    Ok(())
+}
+
+/// `str_replace`: an empty `old` creates the file; in a missing file the planner looks for
+/// it; otherwise its occurrences become hunks.
+fn add_replace(
+    at: &Target,
+    fp: &mut FilePatch,
+    notices: &mut Vec<Notice>,
+    old: &str,
+    new: &str,
+    all: bool,
+    expected: Option<usize>,
+) -> Result<(), ParseError> {
+    let Target {
+        which,
+        path,
+        current,
+    } = at;
+    let (old, new) = (lf(old), lf(new));
+    if old == new {
+        return Err(bad(format!(
+            "{which}{path}: old_string and new_string are the same: nothing to change"
+        )));
+    }
+    if old.is_empty() {
+        if current.is_some() || !fp.hunks.is_empty() {
+            return Err(refused(
+                ErrorKind::Exists,
+                format!("{which}{path}: an empty old_string creates a file, and this one exists; give the text to replace"),
+            ));
+        }
+        fp.old_path = None;
+        fp.full_content = Some(new);
+        return Ok(());
+    }
+    let Some(cur) = current else {
+        // Left to the planner, which says the file is missing and names the
+        // nearest path.
+        fp.hunks.push(search_block(&old, &new));
+        return Ok(());
+    };
+    let before = fp.hunks.len();
+    replace_occurrences(at, cur, fp, notices, &old, &new, all, expected)?;
+    // A line that is not UTF-8 reads with U+FFFD in it: a hunk holding one would
+    // not match the file's bytes, so the edit is refused as what it is.
+    let lossy = |h: &Hunk| h.lines.iter().any(|l| l.text.contains('\u{fffd}'));
+    if std::str::from_utf8(&cur.bytes).is_err()
+        && !old.contains('\u{fffd}')
+        && fp.hunks[before..].iter().any(lossy)
+    {
+        return Err(refused(
+            ErrorKind::Encoding,
+            format!("{which}{path}: the lines this edit changes are not UTF-8 text, which edits cannot name exactly; nothing was written (convert the file to UTF-8 to edit them)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The hunks for `old`'s occurrences in the file `cur`: one, every one (with `all`), or a
+/// resent edit's; refused when their count is not the one asked for.
+#[allow(clippy::too_many_arguments)] // the edit's own fields, each used once
+fn replace_occurrences(
+    at: &Target,
+    cur: &Text,
+    fp: &mut FilePatch,
+    notices: &mut Vec<Notice>,
+    old: &str,
+    new: &str,
+    all: bool,
+    expected: Option<usize>,
+) -> Result<(), ParseError> {
+    let Target { which, path, .. } = at;
+    let found: Vec<usize> = cur.text.match_indices(old).map(|(i, _)| i).collect();
+    let done: Vec<usize> = if found.is_empty() && !new.is_empty() {
+        cur.text
+            .match_indices(new)
+            .map(|(i, _)| i)
+            .take(2)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // A count the sender gave must be the count found (none found exactly, a
+    // single one may still be found loosely).
+    if let Some(n) = expected {
+        if found.len() != n && !(found.is_empty() && n == 1) {
+            return Err(refused(
+                ErrorKind::Ambiguous,
+                format!(
+                    "{which}{path}: old_string occurs {} times{}, not the {n} that expected_replacements says; nothing was written",
+                    found.len(),
+                    if found.is_empty() { String::new() } else { format!(" (at lines {})", line_numbers(&cur.text, &found)) }
+                ),
+            ));
+        }
+    }
+    let all = all || expected.is_some_and(|n| n > 1);
+    match found.len() {
+        // Not there, but its replacement is, once, and tells: the edit as it would
+        // read had it been made, so the planner finds it already applied (a resent
+        // edit).
+        0 if done.len() == 1 && looks_made(&cur.text, done[0], new) => fp
+            .hunks
+            .push(widened(&cur.text, &done, new.len(), old).reversed()),
+        0 => fp.hunks.push(search_block(old, new)),
+        1 => fp
+            .hunks
+            .push(widened(&cur.text, &[found[0]], old.len(), new)),
+        k if all => {
+            for group in groups(&cur.text, &found, old.len()) {
+                fp.hunks.push(widened(&cur.text, &group, old.len(), new));
             }
-            EditOp::Insert { after, text, .. } => {
-                let Some(cur) = &current else {
-                    return Err(refused(
-                        ErrorKind::Missing,
-                        format!("{which}{path}: no such file to insert into"),
-                    ));
-                };
-                let lines = lines_of(&cur.text);
-                if *after > lines.len() {
-                    return Err(bad(format!(
-                        "{which}{path}: insert_line {after} is past the end (the file has {} lines)",
-                        lines.len()
-                    )));
-                }
-                let text = lf(text);
-                let added = lines_of(&text);
-                // The line before (or, at the top, after) the insertion is the context that
-                // places it; its number says which of several such lines it is.
-                let mut hunk = Hunk::default();
-                if *after == 0 {
-                    hunk.lines = added.iter().map(|t| Line::new(LineKind::Add, *t)).collect();
-                    if let Some(first) = lines.first() {
-                        hunk.lines.push(Line::new(LineKind::Context, *first));
-                    }
-                    hunk.at_bof = true;
-                    hunk.old_start = Some(1);
-                    hunk.new_start = Some(1);
-                } else {
-                    hunk.lines
-                        .push(Line::new(LineKind::Context, lines[after - 1]));
-                    hunk.lines
-                        .extend(added.iter().map(|t| Line::new(LineKind::Add, *t)));
-                    hunk.old_start = Some(*after);
-                    hunk.new_start = Some(*after);
-                    if *after == lines.len() && !cur.text.ends_with('\n') {
-                        hunk.at_eof = true;
-                        hunk.old_no_newline = true;
-                    }
-                }
-                fp.hunks.push(hunk);
+            notices.push(Notice::for_path(
+                NoticeKind::ReplacedAll,
+                path,
+                format!("replace_all: {k} occurrences replaced"),
+            ));
+        }
+        k => {
+            return Err(refused(
+                ErrorKind::Ambiguous,
+                format!(
+                    "{which}{path}: old_string occurs {k} times (at lines {}); add lines around it so it occurs once, or set replace_all to replace every one",
+                    line_numbers(&cur.text, &found)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `new`, found once at byte `i` of `text` where `old` is not, says the edit was
+/// made already. A replacement that covers whole lines of the file where it stands, or says
+/// enough to be found by chance rarely (six characters or more besides blanks), is evidence
+/// of a resent edit; a short fragment of a line (`x` in `let x = 2;`) is found by chance too
+/// often to say the edit was made.
+fn looks_made(text: &str, i: usize, new: &str) -> bool {
+    let telling = new.chars().filter(|c| !c.is_whitespace()).count() >= 6;
+    let whole_lines = || {
+        let t = text.as_bytes();
+        let starts = i == 0 || t[i - 1] == b'\n';
+        let end = i + new.len();
+        let ends = end == t.len()
+            || t[end] == b'\n'
+            || (t[end] == b'\r' && t.get(end + 1) == Some(&b'\n'))
+            || new.ends_with('\n');
+        starts && ends
+    };
+    telling || whole_lines()
+}
+
+/// The lines byte offsets `at` of `text` lie on, for a message: `3, 17`.
+fn line_numbers(text: &str, at: &[usize]) -> String {
+    at.iter()
+        .map(|&i| line_at(text, i).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Line-anchored replace: lines `start..=end` become `new`, refused when an anchor's line is
+/// gone or its hash differs from the one viewed.
+fn add_lines(
+    at: &Target,
+    fp: &mut FilePatch,
+    start: &Anchor,
+    end: &Anchor,
+    new: &str,
+) -> Result<(), ParseError> {
+    let Target {
+        which,
+        path,
+        current,
+    } = at;
+    let Some(cur) = current else {
+        return Err(refused(
+            ErrorKind::Missing,
+            format!("{which}{path}: no such file to edit"),
+        ));
+    };
+    let lines = lines_of(&cur.text);
+    for a in [start, end] {
+        let Some(line) = a.line.checked_sub(1).and_then(|i| lines.get(i)) else {
+            return Err(refused(
+                ErrorKind::ChangedSinceView,
+                format!(
+                    "{which}{path}: there is no line {} (the file has {}); view it again",
+                    a.line,
+                    lines.len()
+                ),
+            ));
+        };
+        if let Some(h) = &a.hash {
+            let now = line_hash(line);
+            if *h != now {
+                return Err(refused(
+                    ErrorKind::ChangedSinceView,
+                    format!(
+                        "{which}{path}: line {} is not the one viewed (its hash is now {now}, not {h}); view it again and resend the edit",
+                        a.line
+                    ),
+                ));
             }
         }
     }
-    // A file made by `create` (or an empty old_string) takes no other edit.
+    if end.line < start.line {
+        return Err(bad(format!(
+            "{which}'end' (line {}) comes before 'start' (line {})",
+            end.line, start.line
+        )));
+    }
+    let old: Vec<&str> = lines[start.line - 1..end.line].to_vec();
+    let new = lf(new);
+    let mut hunk = hunk_of(&old, &lines_of(&new), start.line);
+    hunk.at_eof = end.line == lines.len();
+    hunk.old_no_newline = hunk.at_eof && !cur.text.ends_with('\n');
+    hunk.new_no_newline = hunk.old_no_newline && !new.is_empty();
+    fp.hunks.push(hunk);
+    Ok(())
+}
+
+/// `insert`: `text` after line `after` (0: at the top), refused past the file's end.
+fn add_insert(at: &Target, fp: &mut FilePatch, after: usize, text: &str) -> Result<(), ParseError> {
+    let Target {
+        which,
+        path,
+        current,
+    } = at;
+    let Some(cur) = current else {
+        return Err(refused(
+            ErrorKind::Missing,
+            format!("{which}{path}: no such file to insert into"),
+        ));
+    };
+    let lines = lines_of(&cur.text);
+    if after > lines.len() {
+        return Err(bad(format!(
+            "{which}{path}: insert_line {after} is past the end (the file has {} lines)",
+            lines.len()
+        )));
+    }
+    let text = lf(text);
+    let added = lines_of(&text);
+    // The line before (or, at the top, after) the insertion is the context that
+    // places it; its number says which of several such lines it is.
+    let mut hunk = Hunk::default();
+    if after == 0 {
+        hunk.lines = added.iter().map(|t| Line::new(LineKind::Add, *t)).collect();
+        if let Some(first) = lines.first() {
+            hunk.lines.push(Line::new(LineKind::Context, *first));
+        }
+        hunk.at_bof = true;
+        hunk.old_start = Some(1);
+        hunk.new_start = Some(1);
+    } else {
+        hunk.lines
+            .push(Line::new(LineKind::Context, lines[after - 1]));
+        hunk.lines
+            .extend(added.iter().map(|t| Line::new(LineKind::Add, *t)));
+        hunk.old_start = Some(after);
+        hunk.new_start = Some(after);
+        if after == lines.len() && !cur.text.ends_with('\n') {
+            hunk.at_eof = true;
+            hunk.old_no_newline = true;
+        }
+    }
+    fp.hunks.push(hunk);
+    Ok(())
+}
+
+/// A file made by `create` (or an empty old_string) takes no other edit.
+fn refuse_edits_to_created(files: &[FilePatch]) -> Result<(), ParseError> {
     if let Some(f) = files
         .iter()
         .find(|f| f.full_content.is_some() && !f.hunks.is_empty())
@@ -739,11 +856,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
             ),
         ));
     }
-    Ok(Patch {
-        format: Format::SearchReplace,
-        files,
-        notices,
-    })
+    Ok(())
 }
 
 /// An `old_string` not found exactly: a SEARCH/REPLACE block, for the planner's ladder.

@@ -210,6 +210,35 @@ struct Header {
     start: usize,
 }
 
+impl Header {
+    /// Whether the header says nothing but the paths (no mode, creation, deletion, rename
+    /// or copy).
+    fn says_nothing(&self) -> bool {
+        self.old_mode.is_none()
+            && self.new_mode.is_none()
+            && !self.new_file
+            && !self.deleted
+            && self.rename_from.is_none()
+            && self.rename_to.is_none()
+            && self.copy_from.is_none()
+            && self.copy_to.is_none()
+    }
+}
+
+/// The hunks of one file's section as read, and what reading them noticed.
+struct SectionBody {
+    hunks: Vec<Hunk>,
+    /// The hunks' notices, given the file's path once it is resolved.
+    notices: Vec<Notice>,
+    /// How the last hunk ended.
+    tail: Option<HunkTail>,
+    /// Input lines that are not the section's (junk between hunks, empty hunks): left out
+    /// of the text handed to `git apply`.
+    left_out: Vec<std::ops::Range<usize>>,
+    /// Hunks that said they change nothing (`@@ -0,0 +0,0 @@`), ignored.
+    empty_hunks: usize,
+}
+
 /// `-- ` (or `--` once a mailer dropped its space) alone on line `i`: a mail's signature
 /// separator.
 fn is_mail_signature(lines: &[&str], i: usize) -> bool {
@@ -275,7 +304,7 @@ fn gnu_header(lines: &[&str], i: usize) -> Option<(String, String, usize, &'stat
     None
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn run(&mut self) -> Result<(), ParseError> {
         while self.pos < self.lines.len() {
             let l = self.lines[self.pos];
@@ -312,67 +341,105 @@ impl Parser<'_> {
         if let Some(rest) = self.lines[self.pos].strip_prefix("diff --git ") {
             h.git_line = split_git_line(rest);
             self.pos += 1;
-            // Extended header lines, up to the first hunk or the next file.
-            while self.pos < self.lines.len() {
-                let l = self.lines[self.pos];
-                if l.starts_with("diff --git ") || l.starts_with("@@") {
-                    break;
-                }
-                if l.starts_with("--- ") {
-                    break;
-                }
-                let line_no = self.pos + 1;
-                if let Some(v) = l.strip_prefix("old mode ") {
-                    h.old_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("new mode ") {
-                    h.new_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("new file mode ") {
-                    h.new_file = true;
-                    h.new_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("deleted file mode ") {
-                    h.deleted = true;
-                    h.old_mode = Some(parse_mode(v, line_no)?);
-                } else if let Some(v) = l.strip_prefix("index ") {
-                    h.index = parse_index(v);
-                    if let Some(mode) = v.split_whitespace().nth(1) {
-                        let m = parse_mode(mode, line_no)?;
-                        h.old_mode.get_or_insert(m);
-                        h.new_mode.get_or_insert(m);
-                    }
-                } else if let Some(v) = l.strip_prefix("rename from ") {
-                    h.rename_from = Some(unquote(v.trim_end()));
-                } else if let Some(v) = l.strip_prefix("rename to ") {
-                    h.rename_to = Some(unquote(v.trim_end()));
-                } else if let Some(v) = l.strip_prefix("copy from ") {
-                    h.copy_from = Some(unquote(v.trim_end()));
-                } else if let Some(v) = l.strip_prefix("copy to ") {
-                    h.copy_to = Some(unquote(v.trim_end()));
-                } else if l.starts_with("similarity index ")
-                    || l.starts_with("dissimilarity index ")
-                {
-                } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files ") {
-                    h.binary = true;
-                } else if h.binary || l.trim().is_empty() || is_fence(l) {
-                    // Binary payload lines, or the blank line / fence closing a header-only diff.
-                    // In a `GIT binary patch` a blank line separates the forward data from the
-                    // reverse data (`literal N` / `delta N` after it): it belongs to the patch.
-                    let next_is_data = self
-                        .lines
-                        .get(self.pos + 1)
-                        .is_some_and(|n| n.starts_with("literal ") || n.starts_with("delta "));
-                    if is_fence(l) || (l.trim().is_empty() && !(h.binary && next_is_data)) {
-                        // The blank line that ends the binary data is part of it for git.
-                        if h.binary && l.trim().is_empty() {
-                            self.pos += 1;
-                        }
-                        break;
-                    }
-                } else {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.extended_header(&mut h)?;
         }
+        self.minus_plus_lines(&mut h);
+        self.target = Target::of(&h);
+        let body = self.hunks()?;
+        self.last_hunk = body.tail;
+        // `---`/`+++` lines always lead to hunks, and a `diff --git` line alone says nothing:
+        // such a section with no hunk is complete only when more of the patch follows it.
+        self.hunkless_end = (body.hunks.is_empty()
+            && body.empty_hunks == 0
+            && !h.binary
+            && (h.minus.is_some() || h.says_nothing()))
+        .then_some(self.pos);
+        if body.hunks.is_empty() && h.git_line.is_none() && !h.binary && body.empty_hunks == 0 {
+            return Err(ParseError::Syntax {
+                line: h.start + 1,
+                message: format!(
+                    "the file header for {} is followed by no '@@' hunk",
+                    h.plus.as_deref().or(h.minus.as_deref()).unwrap_or("?")
+                ),
+            });
+        }
+        let (start, end) = (h.start, self.pos);
+        let mut fp = self.resolve(h, body.hunks)?;
+        fp.raw = self.section_text(start..end, &body.left_out);
+        for mut n in body.notices {
+            n.path = Some(fp.display_path().to_string());
+            self.notices.push(n);
+        }
+        self.files.push(fp);
+        self.file_starts.push(start);
+        Ok(())
+    }
+
+    /// The extended header lines after `diff --git` (modes, index, renames, copies, binary),
+    /// read into `h` up to the first hunk, the `---` line or the next file.
+    fn extended_header(&mut self, h: &mut Header) -> Result<(), ParseError> {
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos];
+            if l.starts_with("diff --git ") || l.starts_with("@@") {
+                break;
+            }
+            if l.starts_with("--- ") {
+                break;
+            }
+            let line_no = self.pos + 1;
+            if let Some(v) = l.strip_prefix("old mode ") {
+                h.old_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("new mode ") {
+                h.new_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("new file mode ") {
+                h.new_file = true;
+                h.new_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("deleted file mode ") {
+                h.deleted = true;
+                h.old_mode = Some(parse_mode(v, line_no)?);
+            } else if let Some(v) = l.strip_prefix("index ") {
+                h.index = parse_index(v);
+                if let Some(mode) = v.split_whitespace().nth(1) {
+                    let m = parse_mode(mode, line_no)?;
+                    h.old_mode.get_or_insert(m);
+                    h.new_mode.get_or_insert(m);
+                }
+            } else if let Some(v) = l.strip_prefix("rename from ") {
+                h.rename_from = Some(unquote(v.trim_end()));
+            } else if let Some(v) = l.strip_prefix("rename to ") {
+                h.rename_to = Some(unquote(v.trim_end()));
+            } else if let Some(v) = l.strip_prefix("copy from ") {
+                h.copy_from = Some(unquote(v.trim_end()));
+            } else if let Some(v) = l.strip_prefix("copy to ") {
+                h.copy_to = Some(unquote(v.trim_end()));
+            } else if l.starts_with("similarity index ") || l.starts_with("dissimilarity index ") {
+            } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files ") {
+                h.binary = true;
+            } else if h.binary || l.trim().is_empty() || is_fence(l) {
+                // Binary payload lines, or the blank line / fence closing a header-only diff.
+                // In a `GIT binary patch` a blank line separates the forward data from the
+                // reverse data (`literal N` / `delta N` after it): it belongs to the patch.
+                let next_is_data = self
+                    .lines
+                    .get(self.pos + 1)
+                    .is_some_and(|n| n.starts_with("literal ") || n.starts_with("delta "));
+                if is_fence(l) || (l.trim().is_empty() && !(h.binary && next_is_data)) {
+                    // The blank line that ends the binary data is part of it for git.
+                    if h.binary && l.trim().is_empty() {
+                        self.pos += 1;
+                    }
+                    break;
+                }
+            } else {
+                break;
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// The `---`/`+++` pair (or a header GNU patch would read as one) into `h`, when there.
+    fn minus_plus_lines(&mut self, h: &mut Header) {
         if self.pos + 1 < self.lines.len()
             && self.lines[self.pos].starts_with("--- ")
             && self.lines[self.pos + 1].starts_with("+++ ")
@@ -392,12 +459,14 @@ impl Parser<'_> {
             h.plus = Some(plus);
             self.pos += taken;
         }
-        self.target = Target::of(&h);
+    }
+
+    /// A section's hunks, up to the next file: junk between hunks skipped and empty hunks
+    /// dropped, each with its notice.
+    fn hunks(&mut self) -> Result<SectionBody, ParseError> {
         let mut hunks = Vec::new();
-        let mut body_notices = Vec::new();
+        let mut notices = Vec::new();
         let mut tail: Option<HunkTail> = None;
-        // Input lines that are not the section's (junk between hunks, empty hunks): left out
-        // of the text handed to `git apply`.
         let mut left_out: Vec<std::ops::Range<usize>> = Vec::new();
         let mut empty_hunks = 0;
         loop {
@@ -408,7 +477,7 @@ impl Parser<'_> {
                     } else {
                         format!("lines {}-{next}", self.pos + 1)
                     };
-                    body_notices.push(Notice::new(
+                    notices.push(Notice::new(
                         NoticeKind::JunkBetweenHunks,
                         format!(
                             "{at}: text between two hunks was skipped, and the hunks after it \
@@ -423,12 +492,12 @@ impl Parser<'_> {
                 break;
             }
             let at = self.pos;
-            let (hunk, t) = self.hunk(&mut body_notices, hunks.len() + 1)?;
+            let (hunk, t) = self.hunk(&mut notices, hunks.len() + 1)?;
             if hunk.lines.is_empty() {
                 // `@@ -0,0 +0,0 @@` and nothing: a hunk that says it changes nothing.
                 empty_hunks += 1;
                 left_out.push(at..self.pos);
-                body_notices.push(Notice::new(
+                notices.push(Notice::new(
                     NoticeKind::EmptyHunkIgnored,
                     format!("line {}: a hunk '@@ -0,0 +0,0 @@' without lines changes nothing and was ignored", at + 1),
                 ));
@@ -437,49 +506,30 @@ impl Parser<'_> {
             hunks.push(hunk);
             tail = Some(t);
         }
-        self.last_hunk = tail;
-        // `---`/`+++` lines always lead to hunks, and a `diff --git` line alone says nothing:
-        // such a section with no hunk is complete only when more of the patch follows it.
-        let says_nothing = h.old_mode.is_none()
-            && h.new_mode.is_none()
-            && !h.new_file
-            && !h.deleted
-            && h.rename_from.is_none()
-            && h.rename_to.is_none()
-            && h.copy_from.is_none()
-            && h.copy_to.is_none();
-        self.hunkless_end = (hunks.is_empty()
-            && empty_hunks == 0
-            && !h.binary
-            && (h.minus.is_some() || says_nothing))
-            .then_some(self.pos);
-        if hunks.is_empty() && h.git_line.is_none() && !h.binary && empty_hunks == 0 {
-            return Err(ParseError::Syntax {
-                line: h.start + 1,
-                message: format!(
-                    "the file header for {} is followed by no '@@' hunk",
-                    h.plus.as_deref().or(h.minus.as_deref()).unwrap_or("?")
-                ),
-            });
-        }
-        let (start, end) = (h.start, self.pos);
-        let mut fp = self.resolve(h, hunks)?;
-        let size = (start..end).map(|i| self.lines[i].len() + 1).sum();
+        Ok(SectionBody {
+            hunks,
+            notices,
+            tail,
+            left_out,
+            empty_hunks,
+        })
+    }
+
+    /// The input lines `range`, less those `left_out`, as the text handed to `git apply`.
+    fn section_text(
+        &self,
+        range: std::ops::Range<usize>,
+        left_out: &[std::ops::Range<usize>],
+    ) -> String {
+        let size = range.clone().map(|i| self.lines[i].len() + 1).sum();
         let mut raw = String::with_capacity(size);
-        for i in start..end {
+        for i in range {
             if !left_out.iter().any(|r| r.contains(&i)) {
                 raw.push_str(self.lines[i]);
                 raw.push('\n');
             }
         }
-        fp.raw = raw;
-        for mut n in body_notices {
-            n.path = Some(fp.display_path().to_string());
-            self.notices.push(n);
-        }
-        self.files.push(fp);
-        self.file_starts.push(start);
-        Ok(())
+        raw
     }
 
     /// Turn the header into paths and modes; decides how many leading components to strip.
@@ -615,204 +665,24 @@ impl Parser<'_> {
             section: parsed.section.clone(),
             ..Hunk::default()
         };
-        if parsed.unusable {
-            notices.push(Notice::new(
-                NoticeKind::LineNumbersIgnored,
-                format!(
-                    "line {header_line}: hunk header '{header}' has a number beyond {}; its numbers were ignored and the hunk is located by its content",
-                    super::MAX_LINE_NUMBER
-                ),
-            ));
-        } else if parsed.old_start.is_none() {
-            notices.push(Notice::new(
-                NoticeKind::NoLineNumbers,
-                format!("line {header_line}: hunk header '{header}' has no line numbers; the hunk is located by its content"),
-            ));
-        }
+        header_notices(&parsed, header, header_line, notices);
         self.pos += 1;
-        // Body lines, and for each whether it came from an empty input line. Sized by the
-        // header's counts (a hint from untrusted text: never past the input).
-        let stated = parsed
-            .old_count
-            .unwrap_or(0)
-            .saturating_add(parsed.new_count.unwrap_or(0))
-            .min(self.lines.len() - self.pos)
-            .min(1 << 12);
-        let mut body: Vec<Line> = Vec::with_capacity(stated);
-        let mut empty: Vec<bool> = Vec::with_capacity(stated);
-        let mut old_seen = 0usize;
-        let mut new_seen = 0usize;
-        let mut last_kind: Option<LineKind> = None;
-        let mut repaired_tabs = 0usize;
-        // Context lines written without a prefix, and context lines written with a space
-        // (which may be indentation once the hunk shows the first kind): body indices.
-        let mut unprefixed_at: Vec<usize> = Vec::new();
-        let mut spaced_at: Vec<usize> = Vec::new();
-        while self.pos < self.lines.len() {
-            let l = self.lines[self.pos];
-            let counts_need_more = match (parsed.old_count, parsed.new_count) {
-                (Some(oc), Some(nc)) => old_seen < oc && new_seen < nc,
-                _ => false,
-            };
-            if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence_in_hunk(l) {
-                break;
-            }
-            // A `---`/`+++` pair starts the next file once the counts are met, and whatever
-            // they say when a hunk header follows it: a count one too large must not read
-            // the next file's header as a removed and an added line.
-            if l.starts_with("--- ")
-                && self
-                    .lines
-                    .get(self.pos + 1)
-                    .is_some_and(|n| n.starts_with("+++ "))
-                && (!counts_need_more
-                    || self
-                        .lines
-                        .get(self.pos + 2)
-                        .is_some_and(|n| n.starts_with("@@")))
-            {
-                break;
-            }
-            if is_mail_signature(self.lines, self.pos)
-                && (self
-                    .lines
-                    .get(self.pos + 1)
-                    .is_some_and(|n| is_git_version(n))
-                    || matches!((parsed.old_count, parsed.new_count),
-                        (Some(oc), Some(nc)) if old_seen == oc && new_seen == nc))
-            {
-                // `git format-patch` ends each mail with a `-- ` signature and git's
-                // version: when the counts are met or the version follows, not a removed line.
-                break;
-            }
-            if l.starts_with('\\') {
-                match last_kind {
-                    Some(LineKind::Remove) => hunk.old_no_newline = true,
-                    Some(LineKind::Add) => hunk.new_no_newline = true,
-                    Some(LineKind::Context) => {
-                        hunk.old_no_newline = true;
-                        hunk.new_no_newline = true;
-                    }
-                    None => {}
-                }
-                self.pos += 1;
-                continue;
-            }
-            let counts_done = match (parsed.old_count, parsed.new_count) {
-                (Some(oc), Some(nc)) => old_seen == oc && new_seen == nc,
-                _ => false,
-            };
-            let (kind, text, from_empty) = match l.chars().next() {
-                Some(' ') => (LineKind::Context, &l[1..], false),
-                Some('-') => (LineKind::Remove, &l[1..], false),
-                Some('+') => (LineKind::Add, &l[1..], false),
-                None => {
-                    // An empty line: a blank context line whose leading space was lost, or
-                    // the end of the diff. Decided below from what follows.
-                    if counts_done {
-                        break;
-                    }
-                    (LineKind::Context, "", true)
-                }
-                Some('\t') if self.continues_hunk(self.pos + 1) => {
-                    repaired_tabs += 1;
-                    (LineKind::Context, l, false)
-                }
-                // A line of the file as written, inside a hunk the counts say goes on (or
-                // that has none): a context line whose space was dropped.
-                _ if !counts_done && self.target.has(self.probe, l) => {
-                    unprefixed_at.push(body.len());
-                    (LineKind::Context, l, false)
-                }
-                _ => break,
-            };
-            if (kind == LineKind::Context && l.starts_with(' ')) || kind == LineKind::Remove {
-                spaced_at.push(body.len());
-            }
-            match kind {
-                LineKind::Context => {
-                    old_seen += 1;
-                    new_seen += 1;
-                }
-                LineKind::Remove => old_seen += 1,
-                LineKind::Add => new_seen += 1,
-            }
-            last_kind = Some(kind);
-            let mut line = Line::new(kind, text);
-            line.crlf = self.crs[self.pos];
-            body.push(line);
-            empty.push(from_empty);
-            self.pos += 1;
-        }
-        // Trailing empty lines belong to the hunk only when the header's counts say so.
-        let trailing_empty = empty.iter().rev().take_while(|e| **e).count();
+        let mut body = self.hunk_body(&parsed, &mut hunk);
         // For telling a miscount from a cut: the body as written, blank lines included.
-        let written = (old_seen, new_seen);
-        if trailing_empty > 0 {
-            let keep = match (parsed.old_count, parsed.new_count) {
-                (Some(oc), Some(nc)) => {
-                    let o = old_seen - trailing_empty;
-                    let n = new_seen - trailing_empty;
-                    (0..=trailing_empty)
-                        .rev()
-                        .find(|k| o + k == oc && n + k == nc)
-                        .unwrap_or(0)
-                }
-                _ => 0,
-            };
-            let drop = trailing_empty - keep;
-            body.truncate(body.len() - drop);
-            empty.truncate(body.len());
-            old_seen -= drop;
-            new_seen -= drop;
-        }
-        let rewritten = self.settle_unprefixed(&mut body, &unprefixed_at, &spaced_at);
-        if !unprefixed_at.is_empty() {
-            notices.push(Notice::new(
-                unprefixed::NOTICE,
-                format!(
-                    "hunk at line {header_line}: {} context line(s) had no leading ' ' and were read as context (they are lines of the file as written)",
-                    unprefixed_at.len() + rewritten
-                ),
-            ));
-        }
-        let empties = empty.iter().filter(|e| **e).count();
-        if empties > 0 {
-            notices.push(Notice::new(
-                NoticeKind::BlankContextRepaired,
-                format!("hunk at line {header_line}: {empties} empty line(s) read as blank context lines (the leading space was missing)"),
-            ));
-        }
-        if repaired_tabs > 0 {
-            notices.push(Notice::new(
-                NoticeKind::ContextPrefixRepaired,
-                format!("hunk at line {header_line}: {repaired_tabs} line(s) without a leading ' ' read as context"),
-            ));
-        }
+        let written = body.seen;
+        body.drop_trailing_empty(&parsed);
+        let rewritten =
+            self.settle_unprefixed(&mut body.lines, &body.unprefixed_at, &body.spaced_at);
+        body.repair_notices(header_line, rewritten, notices);
+        let (old_seen, new_seen) = body.seen;
+        let mut lines = body.lines;
         // An honest header reserves at most twice the body (context counts on both sides);
         // one that overstates its counts must not keep the rest of the input reserved.
-        if body.capacity() > 2 * body.len() + 16 {
-            body.shrink_to_fit();
+        if lines.capacity() > 2 * lines.len() + 16 {
+            lines.shrink_to_fit();
         }
-        hunk.lines = body;
-        // git's rule, context on one side only pins the hunk to that end of the file, holds
-        // for what `diff` writes; models write that shape anywhere (DESIGN §3). So the shape
-        // is evidence (`*_by_shape`), and only a `\ No newline` marker, which speaks of the
-        // end of the file itself, pins the hunk there. A header that promises more old lines
-        // than the body has lost a context line, perhaps the one on the missing side: then
-        // the shape says nothing.
-        let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
-        let short = |want: Option<usize>, have: usize| want.map_or(0, |w| w.saturating_sub(have));
-        let old_missing = short(parsed.old_count, hunk.old_len());
-        let old_short = old_missing > 0;
-        hunk.short_by = old_missing.max(short(parsed.new_count, hunk.new_len()));
-        if hunk.has_changes() {
-            let numbered = hunk.old_start.is_some();
-            hunk.at_eof = hunk.old_no_newline || hunk.new_no_newline;
-            hunk.eof_by_shape = numbered && trail == 0 && lead > 0 && !old_short;
-            hunk.bof_by_shape =
-                lead == 0 && trail > 0 && !old_short && hunk.old_start.is_some_and(|s| s <= 1);
-        }
+        hunk.lines = lines;
+        place_by_shape(&mut hunk, &parsed);
         let says_nothing = parsed.old_start == Some(0)
             && parsed.old_count == Some(0)
             && parsed.new_start == Some(0)
@@ -846,6 +716,137 @@ impl Parser<'_> {
             }
         }
         Ok((hunk, tail))
+    }
+
+    /// A hunk's body lines, read up to what ends the hunk; `\ No newline` markers go on
+    /// `hunk` as they are met.
+    fn hunk_body(&mut self, parsed: &HunkHeader, hunk: &mut Hunk) -> HunkBody {
+        // Sized by the header's counts (a hint from untrusted text: never past the input).
+        let stated = parsed
+            .old_count
+            .unwrap_or(0)
+            .saturating_add(parsed.new_count.unwrap_or(0))
+            .min(self.lines.len() - self.pos)
+            .min(1 << 12);
+        let mut body = HunkBody::with_capacity(stated);
+        let mut last_kind: Option<LineKind> = None;
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos];
+            if self.ends_hunk(parsed, body.seen) {
+                break;
+            }
+            if l.starts_with('\\') {
+                match last_kind {
+                    Some(LineKind::Remove) => hunk.old_no_newline = true,
+                    Some(LineKind::Add) => hunk.new_no_newline = true,
+                    Some(LineKind::Context) => {
+                        hunk.old_no_newline = true;
+                        hunk.new_no_newline = true;
+                    }
+                    None => {}
+                }
+                self.pos += 1;
+                continue;
+            }
+            let Some((kind, text, from_empty)) = self.body_line(parsed, &mut body) else {
+                break;
+            };
+            if (kind == LineKind::Context && l.starts_with(' ')) || kind == LineKind::Remove {
+                body.spaced_at.push(body.lines.len());
+            }
+            match kind {
+                LineKind::Context => {
+                    body.seen.0 += 1;
+                    body.seen.1 += 1;
+                }
+                LineKind::Remove => body.seen.0 += 1,
+                LineKind::Add => body.seen.1 += 1,
+            }
+            last_kind = Some(kind);
+            let mut line = Line::new(kind, text);
+            line.crlf = self.crs[self.pos];
+            body.lines.push(line);
+            body.empty.push(from_empty);
+            self.pos += 1;
+        }
+        body
+    }
+
+    /// Whether the line at `pos` ends the hunk before it: the next file or hunk, a fence, or
+    /// a mail's signature; `seen` is the body's (old, new) lines so far.
+    fn ends_hunk(&self, parsed: &HunkHeader, seen: (usize, usize)) -> bool {
+        let l = self.lines[self.pos];
+        let (old_seen, new_seen) = seen;
+        let counts_need_more = match (parsed.old_count, parsed.new_count) {
+            (Some(oc), Some(nc)) => old_seen < oc && new_seen < nc,
+            _ => false,
+        };
+        if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence_in_hunk(l) {
+            return true;
+        }
+        // A `---`/`+++` pair starts the next file once the counts are met, and whatever
+        // they say when a hunk header follows it: a count one too large must not read
+        // the next file's header as a removed and an added line.
+        if l.starts_with("--- ")
+            && self
+                .lines
+                .get(self.pos + 1)
+                .is_some_and(|n| n.starts_with("+++ "))
+            && (!counts_need_more
+                || self
+                    .lines
+                    .get(self.pos + 2)
+                    .is_some_and(|n| n.starts_with("@@")))
+        {
+            return true;
+        }
+        // `git format-patch` ends each mail with a `-- ` signature and git's
+        // version: when the counts are met or the version follows, not a removed line.
+        is_mail_signature(self.lines, self.pos)
+            && (self
+                .lines
+                .get(self.pos + 1)
+                .is_some_and(|n| is_git_version(n))
+                || matches!((parsed.old_count, parsed.new_count),
+                    (Some(oc), Some(nc)) if old_seen == oc && new_seen == nc))
+    }
+
+    /// The body line at `pos` as (kind, text, whether it was an empty input line), repairs
+    /// counted in `body`; `None` when the line is not the hunk's.
+    fn body_line(
+        &mut self,
+        parsed: &HunkHeader,
+        body: &mut HunkBody,
+    ) -> Option<(LineKind, &'a str, bool)> {
+        let l = self.lines[self.pos];
+        let counts_done = match (parsed.old_count, parsed.new_count) {
+            (Some(oc), Some(nc)) => body.seen == (oc, nc),
+            _ => false,
+        };
+        Some(match l.chars().next() {
+            Some(' ') => (LineKind::Context, &l[1..], false),
+            Some('-') => (LineKind::Remove, &l[1..], false),
+            Some('+') => (LineKind::Add, &l[1..], false),
+            None => {
+                // An empty line: a blank context line whose leading space was lost, or
+                // the end of the diff (the counts decide, once the body is read).
+                if counts_done {
+                    return None;
+                }
+                (LineKind::Context, "", true)
+            }
+            Some('\t') if self.continues_hunk(self.pos + 1) => {
+                body.repaired_tabs += 1;
+                (LineKind::Context, l, false)
+            }
+            // A line of the file as written, inside a hunk the counts say goes on (or
+            // that has none): a context line whose space was dropped.
+            _ if !counts_done && self.target.has(self.probe, l) => {
+                body.unprefixed_at.push(body.lines.len());
+                (LineKind::Context, l, false)
+            }
+            _ => return None,
+        })
     }
 
     /// Whether the input stopped before the patch did. Only the end of the input can show
@@ -981,6 +982,134 @@ struct HunkHeader {
     section: Option<String>,
     /// The header had numbers, but too large to be line numbers of any file.
     unusable: bool,
+}
+
+/// A hunk's body as read, and what reading it repaired.
+struct HunkBody {
+    lines: Vec<Line>,
+    /// For each line, whether it came from an empty input line.
+    empty: Vec<bool>,
+    /// The lines on the old side and on the new side.
+    seen: (usize, usize),
+    /// Lines led by a tab read as context.
+    repaired_tabs: usize,
+    /// Context lines written without a prefix, and context lines written with a space
+    /// (which may be indentation once the hunk shows the first kind): body indices.
+    unprefixed_at: Vec<usize>,
+    spaced_at: Vec<usize>,
+}
+
+impl HunkBody {
+    fn with_capacity(n: usize) -> HunkBody {
+        HunkBody {
+            lines: Vec::with_capacity(n),
+            empty: Vec::with_capacity(n),
+            seen: (0, 0),
+            repaired_tabs: 0,
+            unprefixed_at: Vec::new(),
+            spaced_at: Vec::new(),
+        }
+    }
+
+    /// Trailing empty lines belong to the hunk only when the header's counts say so.
+    fn drop_trailing_empty(&mut self, parsed: &HunkHeader) {
+        let trailing_empty = self.empty.iter().rev().take_while(|e| **e).count();
+        if trailing_empty == 0 {
+            return;
+        }
+        let (old_seen, new_seen) = self.seen;
+        let keep = match (parsed.old_count, parsed.new_count) {
+            (Some(oc), Some(nc)) => {
+                let o = old_seen - trailing_empty;
+                let n = new_seen - trailing_empty;
+                (0..=trailing_empty)
+                    .rev()
+                    .find(|k| o + k == oc && n + k == nc)
+                    .unwrap_or(0)
+            }
+            _ => 0,
+        };
+        let drop = trailing_empty - keep;
+        self.lines.truncate(self.lines.len() - drop);
+        self.empty.truncate(self.lines.len());
+        self.seen = (old_seen - drop, new_seen - drop);
+    }
+
+    /// A notice for each kind of prefix the body's lines lacked and were read without;
+    /// `rewritten`: space-led context lines read as the file has them.
+    fn repair_notices(&self, header_line: usize, rewritten: usize, notices: &mut Vec<Notice>) {
+        if !self.unprefixed_at.is_empty() {
+            notices.push(Notice::new(
+                unprefixed::NOTICE,
+                format!(
+                    "hunk at line {header_line}: {} context line(s) had no leading ' ' and were read as context (they are lines of the file as written)",
+                    self.unprefixed_at.len() + rewritten
+                ),
+            ));
+        }
+        let empties = self.empty.iter().filter(|e| **e).count();
+        if empties > 0 {
+            notices.push(Notice::new(
+                NoticeKind::BlankContextRepaired,
+                format!("hunk at line {header_line}: {empties} empty line(s) read as blank context lines (the leading space was missing)"),
+            ));
+        }
+        if self.repaired_tabs > 0 {
+            notices.push(Notice::new(
+                NoticeKind::ContextPrefixRepaired,
+                format!(
+                    "hunk at line {header_line}: {} line(s) without a leading ' ' read as context",
+                    self.repaired_tabs
+                ),
+            ));
+        }
+    }
+}
+
+/// The notice a hunk header without usable line numbers gets.
+fn header_notices(
+    parsed: &HunkHeader,
+    header: &str,
+    header_line: usize,
+    notices: &mut Vec<Notice>,
+) {
+    if parsed.unusable {
+        notices.push(Notice::new(
+            NoticeKind::LineNumbersIgnored,
+            format!(
+                "line {header_line}: hunk header '{header}' has a number beyond {}; its numbers were ignored and the hunk is located by its content",
+                super::MAX_LINE_NUMBER
+            ),
+        ));
+    } else if parsed.old_start.is_none() {
+        notices.push(Notice::new(
+            NoticeKind::NoLineNumbers,
+            format!("line {header_line}: hunk header '{header}' has no line numbers; the hunk is located by its content"),
+        ));
+    }
+}
+
+/// Where the hunk's lines say it sits: its `short_by`, and whether it is at the end or the
+/// start of the file.
+fn place_by_shape(hunk: &mut Hunk, parsed: &HunkHeader) {
+    // git's rule, context on one side only pins the hunk to that end of the file, holds
+    // for what `diff` writes; models write that shape anywhere (DESIGN §3). So the shape
+    // is evidence (`*_by_shape`), and only a `\ No newline` marker, which speaks of the
+    // end of the file itself, pins the hunk there. A header that promises more old lines
+    // than the body has lost a context line, perhaps the one on the missing side: then
+    // the shape says nothing.
+    let (lead, trail) = (hunk.leading_context(), hunk.trailing_context());
+    let short = |want: Option<usize>, have: usize| want.map_or(0, |w| w.saturating_sub(have));
+    let old_missing = short(parsed.old_count, hunk.old_len());
+    let old_short = old_missing > 0;
+    hunk.short_by = old_missing.max(short(parsed.new_count, hunk.new_len()));
+    if hunk.has_changes() {
+        let numbered = hunk.old_start.is_some();
+        hunk.at_eof = hunk.old_no_newline || hunk.new_no_newline;
+        hunk.eof_by_shape = numbered && trail == 0 && lead > 0 && !old_short;
+        hunk.bof_by_shape =
+            lead == 0 && trail > 0 && !old_short && hunk.old_start.is_some_and(|s| s <= 1);
+    }
 }
 
 /// `@@ -a,b +c,d @@ section`, tolerating missing parts: `@@`, `@@ @@`, `@@ ... @@`, `@@ -a +c @@`.
