@@ -132,7 +132,6 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let mut hooks = HookRuns::new(found.as_ref(), hook_mode(check, revert), verify);
     let planning = Planning {
         repo: repo.as_ref(),
-        cwd: &cwd,
         history_depth,
         original: &original,
         patch,
@@ -293,7 +292,6 @@ fn parse_and_digest(
 /// What planning the patch again needs.
 struct Planning<'a> {
     repo: Option<&'a Repo>,
-    cwd: &'a std::path::Path,
     history_depth: Option<usize>,
     original: &'a Patch,
     patch: &'a Patch,
@@ -330,14 +328,16 @@ fn pre_hooks(
     if !hooks.pre_passed() || absent.is_empty() {
         return Ok(());
     }
-    let fresh = Repo::discover(p.cwd).map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
-    let Some(fresh) = fresh
-        .filter(|f| apply_hooks::absent_preimages(f, p.original, p.revert).len() < absent.len())
+    // The repository already open sees what the hook fetched: its object store looks for
+    // new packs when an object is missing.
+    let Some(repo) = p
+        .repo
+        .filter(|r| apply_hooks::absent_preimages(r, p.original, p.revert).len() < absent.len())
     else {
         return Ok(());
     };
     *plan = make_plan(
-        Some(&fresh),
+        Some(repo),
         p.history_depth,
         p.original,
         p.patch,
