@@ -50,7 +50,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         Patches::Edits(ops) => Some(ops.clone()),
         _ => None,
     };
-    let cwd = working_dir(dir)?;
+    let cwd = session::start_dir(dir)?;
     // git config is read by the caller, or here: in this process, no git runs for it.
     let config = config.unwrap_or_else(|| crate::git::config::Pending::start(&cwd));
     let (repo, root) = open_repo(&config, &cwd)?;
@@ -246,23 +246,6 @@ fn run_notices(session: Option<&Session>, in_repo: bool) -> Vec<Notice> {
         ));
     }
     notices
-}
-
-/// The directory the run starts in: `dir` when given (it must be one), else the current one.
-fn working_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
-    match dir {
-        Some(d) if d.is_dir() => Ok(d),
-        Some(d) => Err(fail(
-            ErrorKind::Usage,
-            format!("cannot change to '{}': not a directory", d.display()),
-        )),
-        None => std::env::current_dir().map_err(|e| {
-            fail(
-                ErrorKind::Io,
-                format!("cannot read the current directory: {e}"),
-            )
-        }),
-    }
 }
 
 /// Parse the inputs, and take the patch's digest (the snapshot records it). A big patch's

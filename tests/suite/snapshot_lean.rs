@@ -46,6 +46,19 @@ fn snapshot_object_files(t: &TestRepo, before: &[String]) -> Vec<(String, PathBu
         .collect()
 }
 
+/// `git fsck --strict` finds nothing wrong.
+fn fsck(t: &TestRepo) {
+    let out = t
+        .git_cmd(&["fsck", "--strict", "--no-dangling"])
+        .output()
+        .expect("fsck");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Whether a loose object's zlib stream is made of stored (uncompressed) blocks: the header
 /// zlib writes for level 0, then a first block of type 0.
 fn stored(bytes: &[u8]) -> bool {
@@ -65,15 +78,7 @@ fn a_snapshots_small_objects_are_stored_uncompressed_and_git_reads_them() {
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{id} is loose: {e}"));
         assert!(stored(&bytes), "{id} is stored uncompressed");
     }
-    let fsck = t
-        .git_cmd(&["fsck", "--strict", "--no-dangling"])
-        .output()
-        .expect("fsck");
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    fsck(&t);
     assert_eq!(
         t.git(&["cat-file", "blob", "refs/llm-apply/1^2:src/a.txt"]),
         t.read_str("src/a.txt"),
@@ -95,15 +100,7 @@ fn a_configured_compression_level_is_honoured() {
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{id} is loose: {e}"));
         assert!(!stored(&bytes), "{id} is compressed at the level asked for");
     }
-    let fsck = t
-        .git_cmd(&["fsck", "--strict", "--no-dangling"])
-        .output()
-        .expect("fsck");
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    fsck(&t);
 }
 
 #[test]
