@@ -6,8 +6,11 @@
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    // glibc targets only: a musl binary is linked static-pie, started by a self-relocating
+    // entry point that a position-dependent link would not fit.
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if os == "linux" {
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env == "gnu" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }

@@ -169,9 +169,11 @@ impl<'lock> Journal<'lock> {
             return self.store();
         }
         // Appended in place rather than the whole journal made anew: a new file renamed over
-        // the old one costs the file system an inode made and one freed. A process killed
-        // mid-way cannot tear one write of a line; the line is there or it is not, and a
-        // journal without it is the one before (parsing takes the keys in any order).
+        // the old one costs the file system an inode made and one freed. An append cut short
+        // (a full disk, or a kill as the write crosses a page) leaves a line without its end,
+        // which parsing ignores: the journal then reads as the one before, which names no
+        // snapshot, and no file is written before this returns (parsing takes the keys in
+        // any order).
         super::fault::mutation("journal: append the snapshot");
         let line = format!("snapshot: {snapshot}\n");
         let appended = fs::OpenOptions::new()
@@ -320,7 +322,10 @@ fn read_pending(path: &Path) -> Result<Option<Pending>, JournalError> {
 
 fn parse(bytes: &[u8]) -> Result<Entries, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
-    let mut lines = text.lines();
+    // Every line is written with its end: a last line without one is an append cut short (a
+    // full disk, or a kill between two pages), and the journal reads as it was before it.
+    let whole = text.rfind('\n').map_or("", |end| &text[..=end]);
+    let mut lines = whole.lines();
     match lines.next() {
         Some(l) if l == format!("llm-apply-journal: {JOURNAL_VERSION}") => {}
         Some(l) if l.starts_with("llm-apply-journal: ") => {
@@ -424,6 +429,22 @@ mod tests {
             dirs: vec!["new".to_string()],
         };
         assert_eq!(parse(e.render().as_bytes()), Ok(e));
+    }
+
+    #[test]
+    fn a_last_line_without_its_end_is_an_append_cut_short_and_is_ignored() {
+        let before = "llm-apply-journal: 1\nnonce: 00ff\npid: 3\npath: f.txt\n";
+        let whole = parse(before.as_bytes()).expect("valid");
+        assert_eq!(whole.snapshot, None);
+        // Every prefix of the appended line reads as the journal before it: never as another
+        // snapshot (`snapshot: 1` of `snapshot: 12`), never as malformed.
+        let line = "snapshot: 12\n";
+        for cut in 0..line.len() {
+            let torn = format!("{before}{}", &line[..cut]);
+            assert_eq!(parse(torn.as_bytes()), Ok(whole.clone()), "{torn:?}");
+        }
+        let done = parse(format!("{before}{line}").as_bytes()).expect("valid");
+        assert_eq!(done.snapshot.map(|s| s.to_string()), Some("12".to_string()));
     }
 
     #[test]
