@@ -24,15 +24,21 @@ const CACHE: &str = "llm-apply/git-binary";
 
 /// The binary `$GIT_LLM_APPLY_GIT` (default `git`) names, found on `PATH` as a shell finds
 /// it when it names no directory.
+/// Looked up once per process: the environment it is found from does not change.
 pub fn resolved() -> Option<PathBuf> {
-    let git = super::binary();
-    if git.components().count() > 1 {
-        return Some(git);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(&git))
-        .find(|c| is_executable(c))
+    static RESOLVED: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    RESOLVED
+        .get_or_init(|| {
+            let git = super::binary();
+            if git.components().count() > 1 {
+                return Some(git);
+            }
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|d| d.join(&git))
+                .find(|c| is_executable(c))
+        })
+        .clone()
 }
 
 fn is_executable(p: &Path) -> bool {
@@ -71,15 +77,33 @@ impl Facts {
 /// we run with are written down: a git older than [`MIN_GIT`] is refused, and a refused run
 /// leaves nothing behind.
 pub fn facts(git_dir: Option<&Path>) -> Facts {
+    // A run asks more than once (the config reader, the version check), and a server asks on
+    // every call: the last answer is kept for as long as the binary is the same.
+    static LAST: std::sync::Mutex<Option<(String, Facts)>> = std::sync::Mutex::new(None);
     let key = key();
+    if let Some(k) = &key {
+        let last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, f)) = last.as_ref().filter(|(at, _)| at == k) {
+            return f.clone();
+        }
+    }
+    let found = facts_for(key.as_deref(), git_dir);
+    if let Some(k) = key {
+        *LAST.lock().unwrap_or_else(|e| e.into_inner()) = Some((k, found.clone()));
+    }
+    found
+}
+
+/// [`facts`] from the file beside the repository, or from the binary itself.
+fn facts_for(key: Option<&str>, git_dir: Option<&Path>) -> Facts {
     let cache = git_dir.map(|d| d.join(CACHE));
-    if let (Some(key), Some(cache)) = (&key, &cache) {
+    if let (Some(key), Some(cache)) = (key, &cache) {
         if let Some(f) = remembered(cache, key) {
             return f;
         }
     }
     let learnt = ask();
-    if let (Some(key), Some(cache)) = (&key, &cache) {
+    if let (Some(key), Some(cache)) = (key, &cache) {
         if learnt.version().is_some_and(|v| v >= MIN_GIT) {
             remember(cache, key, &learnt);
         }

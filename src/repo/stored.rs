@@ -62,12 +62,13 @@ pub fn write_stored_blob(
 /// already; return its id. Compression would cost more than the write: a zlib stream's set-up
 /// alone (its window and tables, a quarter of a megabyte zeroed) is a twentieth of a one-line
 /// apply for each object, and a snapshot writes four. `git gc` compresses them when it packs.
+/// Not flushed: the snapshot flushes every object it wrote before its ref names them, when
+/// writes are flushed.
 pub fn write_stored_object(
     objects: &Path,
     hash: gix::hash::Kind,
     kind: gix::objs::Kind,
     data: &[u8],
-    flush: bool,
 ) -> io::Result<gix::ObjectId> {
     let header = gix::objs::encode::loose_header(kind, data.len() as u64);
     let mut hasher = gix::hash::hasher(hash);
@@ -80,10 +81,7 @@ pub fn write_stored_object(
     }
     let mut tmp = temporary(objects)?;
     write_stored(tmp.as_file_mut(), &[&header, data])?;
-    if flush {
-        tmp.as_file().sync_all()?;
-    }
-    name_it(tmp, &path, flush)?;
+    name_it(tmp, &path, false)?;
     Ok(id)
 }
 

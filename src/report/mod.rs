@@ -332,3 +332,57 @@ fn file_report(f: &FilePlan, all_or_nothing_failed: bool, changes: &[Change]) ->
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(status: FileOutcome) -> FileReport {
+        FileReport {
+            path: "f.txt".into(),
+            old_path: None,
+            op: FileOp::Modify,
+            status,
+            strategy: Strategy::Text,
+            pass: None,
+            base: None,
+            added: 1,
+            removed: 1,
+            mode_change: None,
+            hunks: Vec::new(),
+            problems: Vec::new(),
+            suggested_path: None,
+            warnings: Vec::new(),
+            conflicts: Vec::new(),
+            conflict_regions: Vec::new(),
+        }
+    }
+
+    /// What a pre hook reads as `exit_code` is what the run returns if the gate lets it
+    /// through: the plan's own verdict, not the `planned` status's 0.
+    #[test]
+    fn a_planned_reports_exit_code_is_the_runs_if_the_gate_passes() {
+        let planned = |files: Vec<FileReport>, partial: bool| {
+            let mut r = Report::error(ErrorKind::Usage, "");
+            r.errors.clear();
+            r.status = RunStatus::Planned;
+            r.files = files;
+            r.partial = partial;
+            r.exit_code()
+        };
+        let ok = || file(FileOutcome::Applied);
+        let refused = || file(FileOutcome::Refused);
+        assert_eq!(
+            planned(vec![ok(), file(FileOutcome::AlreadyApplied)], false),
+            0
+        );
+        assert_eq!(planned(vec![ok(), refused()], true), 3);
+        assert_eq!(planned(vec![ok(), file(FileOutcome::Conflicted)], true), 3);
+        // A plan that would be refused, shown to the hook because it may fetch missing blobs.
+        assert_eq!(planned(vec![ok(), refused()], false), 1);
+        // Every other status is its own.
+        let mut r = Report::error(ErrorKind::Usage, "");
+        r.status = RunStatus::Busy;
+        assert_eq!(r.exit_code(), RunStatus::Busy.exit_code());
+    }
+}

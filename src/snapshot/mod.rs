@@ -848,7 +848,7 @@ fn write_blob(
             if r.has_object(id) {
                 return Ok(id);
             }
-            return crate::repo::write_stored_object(&objects, kind, Kind::Blob, bytes, false)
+            return crate::repo::write_stored_object(&objects, kind, Kind::Blob, bytes)
                 .map_err(|e| failed(e.into()));
         }
     }
@@ -1005,7 +1005,7 @@ fn write_object(
     };
     let mut data = Vec::with_capacity(object.size() as usize);
     object.write_to(&mut data)?;
-    crate::repo::write_stored_object(objects, r.object_hash(), object.kind(), &data, false)
+    crate::repo::write_stored_object(objects, r.object_hash(), object.kind(), &data)
 }
 
 fn write_commit(
