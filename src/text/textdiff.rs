@@ -245,6 +245,9 @@ const SPARSE_FROM: usize = 2_000;
 const RESYNC_WITHIN: usize = 32;
 /// Common lines in a row that [`sparse`] takes as the two sides being in step again.
 const RESYNC_RUN: usize = 4;
+/// Up to this many pairs of lines, [`middle`] compares every pair to learn that the two sides
+/// share no line, rather than building its table.
+const SMALL_PAIRS: usize = 64;
 
 /// The middle of a big diff, walked in step: runs of common lines are taken as they come,
 /// and each difference between them (the nearest place where both sides run on together
@@ -298,10 +301,26 @@ fn middle<'l>(
     deadline: Instant,
     ops: &mut Ops,
 ) {
-    if a.is_empty() || b.is_empty() {
+    // A few lines that share none (a one-line change, the commonest) are one change: what
+    // the matching below finds too, without its table of ids, which a hunk of many such
+    // changes would otherwise build once each.
+    let none_shared =
+        || a.len() * b.len() <= SMALL_PAIRS && a.iter().all(|x| b.iter().all(|y| x != y));
+    if a.is_empty() || b.is_empty() || none_shared() {
         ops.change(at.0, a.len(), at.1, b.len());
         return;
     }
+    matched(a, b, at, deadline, ops);
+}
+
+/// [`middle`] of two non-empty sides: the lines both have, matched by Myers.
+fn matched<'l>(
+    a: &[&'l [u8]],
+    b: &[&'l [u8]],
+    at: (usize, usize),
+    deadline: Instant,
+    ops: &mut Ops,
+) {
     let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::text::hash::Fast>> =
         HashMap::with_capacity_and_hasher(a.len() + b.len(), Default::default());
     let mut seen: Vec<(bool, bool)> = Vec::new();
@@ -655,6 +674,25 @@ mod tests {
             let ops = diff(&a, &b, TIMEOUT);
             prop_assert_eq!(replay(&a, &b, &ops), new.clone());
             prop_assert_eq!(unmerged(&ops), None);
+        }
+
+        /// Sides that share no line are one change, whether compared pair by pair or
+        /// matched through the table.
+        #[test]
+        fn a_small_middle_sharing_nothing_is_what_matching_finds(
+            old in proptest::collection::vec(0u8..3, 1..9),
+            new in proptest::collection::vec(3u8..6, 1..9),
+            at in (0usize..5, 0usize..5),
+        ) {
+            let text = |v: &[u8]| -> Vec<Vec<u8>> { v.iter().map(|&c| vec![b'a' + c]).collect() };
+            let (o, n) = (text(&old), text(&new));
+            let a: Vec<&[u8]> = o.iter().map(|l| &l[..]).collect();
+            let b: Vec<&[u8]> = n.iter().map(|l| &l[..]).collect();
+            let deadline = Instant::now() + TIMEOUT;
+            let (mut quick, mut slow) = (Ops::default(), Ops::default());
+            middle(&a, &b, at, deadline, &mut quick);
+            matched(&a, &b, at, deadline, &mut slow);
+            prop_assert_eq!(quick.0, slow.0);
         }
 
         #[test]
