@@ -355,7 +355,6 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
     let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
     let lost = |context: usize| q.context_width.saturating_sub(context);
     let len = hay.len();
-    let mut pinned = h.clone();
     if h.eof_by_shape
         && trail_adds > 0
         && beside_context(n - trail_adds - 1)
@@ -366,6 +365,7 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
         if !differs(&block, end, len) {
             return EdgeReading::BesideContext;
         }
+        let mut pinned = h.clone();
         pinned.at_eof = true;
         let depth = |t: &str| crate::text::normalize::indentation(t).len();
         let shallowest = block
@@ -390,6 +390,7 @@ fn edge_by_shape(hay: &Haystack, q: &Query, start: usize, end: usize) -> EdgeRea
         && start <= lost(h.trailing_context())
         && differs(&texts(0..lead_adds), 0, start)
     {
+        let mut pinned = h.clone();
         pinned.at_bof = true;
         return EdgeReading::Both(pinned);
     }
