@@ -78,6 +78,8 @@ impl<'a> HookRuns<'a> {
     /// Run `post-llm-apply` with the result report, if there is such a hook.
     pub fn run_post(&mut self, result: &Report) -> Option<HookRun> {
         let hooks = self.hooks?;
+        // The report is rendered for a hook that is there, not for every apply.
+        hooks.find(HookKind::Post)?;
         let stdin = json::render(result);
         let run = self.run(hooks, HookKind::Post, stdin.as_bytes())?;
         self.reports.push(HookReport::from(&run));
