@@ -141,6 +141,17 @@ pub struct ErrorReport {
     pub message: String,
 }
 
+impl ErrorReport {
+    /// The one place an error becomes the report's: the kind the error gives itself, and its
+    /// message as it renders it.
+    pub fn of(e: &(impl kinds::Kinded + ?Sized)) -> ErrorReport {
+        ErrorReport {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// Totals over the files that applied (or conflicted).
 #[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
@@ -244,6 +255,12 @@ impl Report {
             partial: false,
             diffs: None,
         }
+    }
+
+    /// A run that `e` stopped before planning, under the kind `e` gives itself.
+    pub fn failed(e: &(impl kinds::Kinded + ?Sized)) -> Report {
+        let ErrorReport { kind, message } = ErrorReport::of(e);
+        Report::error(kind, message)
     }
 
     /// The report of a planned run, before anything is written (the driver sets `written`

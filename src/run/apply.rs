@@ -182,11 +182,8 @@ fn stage_unrecorded(
     staging: &[write::index::Staging],
     report: &mut Report,
 ) {
-    if let Err(message) = write::index::stage(repo, token, staging) {
-        report.errors.push(ErrorReport {
-            kind: ErrorKind::Index,
-            message,
-        });
+    if let Err(e) = write::index::stage(repo, token, staging) {
+        report.errors.push(ErrorReport::of(&e));
     }
 }
 
@@ -754,12 +751,7 @@ fn index_refused(
             reverse: revert,
         },
     );
-    for u in refused {
-        r.errors.push(ErrorReport {
-            kind: ErrorKind::Index,
-            message: format!("--index: {}: {}; nothing was written", u.path, u.reason),
-        });
-    }
+    r.errors.extend(refused.iter().map(ErrorReport::of));
     not_written_because(
         &mut r,
         "not written: --index cannot stage the patch's change alone",
