@@ -48,8 +48,8 @@ pub fn run(
         }
         // `--revert` without a patch rolls back the most recent apply: that is `undo`, which
         // writes as git config says, and not at all when the config is invalid.
-        if let Some(Err(message)) = config.as_ref().map(crate::run::checked_config) {
-            return Outcome::run(Report::error(ErrorKind::Config, message), json);
+        if let Some(Err(e)) = config.as_ref().map(crate::run::checked_config) {
+            return Outcome::run(Report::failed(&e), json);
         }
         let args = UndoArgs {
             id: None,

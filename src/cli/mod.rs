@@ -25,6 +25,7 @@ use crate::report::color::{Colors, Palette};
 use crate::report::human::Verbosity;
 use crate::report::log::LogReport;
 use crate::report::{self, Report, RunStatus};
+use crate::run::CheckedConfigError;
 
 /// What a command hands back: what to print and whether it is JSON.
 pub struct Outcome {
@@ -172,20 +173,16 @@ pub fn main() -> ExitCode {
     // read (it waits for the config before anything it decides with it); every other command
     // waits for it first.
     let pending = (reads_config(&args) && here.is_dir()).then(|| Pending::start(&here));
-    let checked = |pending: &Option<Pending>| -> Result<Option<(Colors, Config)>, String> {
-        pending.as_ref().map(crate::run::checked_config).transpose()
-    };
+    let checked =
+        |pending: &Option<Pending>| -> Result<Option<(Colors, Config)>, CheckedConfigError> {
+            pending.as_ref().map(crate::run::checked_config).transpose()
+        };
     let json = wants_json(&args);
-    let config_error = |message: String| {
-        emit(
-            Outcome::run(Report::error(ErrorKind::Config, message), json),
-            &bare,
-        )
-    };
+    let config_error = |e: CheckedConfigError| emit(Outcome::run(Report::failed(&e), json), &bare);
     let is_apply = args.command.is_none();
     if !is_apply {
-        if let Err(message) = checked(&pending) {
-            return config_error(message);
+        if let Err(e) = checked(&pending) {
+            return config_error(e);
         }
     }
     if matches!(args.command, None | Some(args::Command::Undo(_))) {
@@ -215,7 +212,7 @@ pub fn main() -> ExitCode {
     let (colors, color_setting) = match checked(&pending) {
         Ok(Some((colors, c))) => (colors, Some(c.color_diff)),
         Ok(None) => (Colors::default(), None),
-        Err(message) => return config_error(message),
+        Err(e) => return config_error(e),
     };
     // Each stream is asked about once.
     let asked: [std::cell::OnceCell<bool>; 2] = Default::default();

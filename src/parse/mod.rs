@@ -43,6 +43,19 @@ pub enum ParseError {
     },
 }
 
+impl crate::patch::kinds::Kinded for ParseError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            // The patch reads but the input stopped before it did: a refusal, not bad input.
+            ParseError::Truncated { .. } => ErrorKind::Truncated,
+            // The text does not say which file it edits and several could be meant.
+            ParseError::Ambiguous { .. } => ErrorKind::AmbiguousPath,
+            ParseError::Refused { kind, .. } => *kind,
+            ParseError::Empty { .. } | ParseError::Syntax { .. } => ErrorKind::Parse,
+        }
+    }
+}
+
 /// The largest line number or count a header may carry: numbers are hints from untrusted
 /// text, and one beyond any real file is dropped rather than carried into arithmetic.
 pub const MAX_LINE_NUMBER: usize = u32::MAX as usize;

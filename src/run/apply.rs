@@ -1,6 +1,6 @@
 //! `git llm-apply [PATCH]...`: read, parse, plan, gate, write, report.
 
-use crate::report::kinds::{ErrorKind, NoticeKind};
+use crate::report::kinds::{ErrorKind, Kinded, NoticeKind};
 use std::path::PathBuf;
 
 use super::hooks::{self as apply_hooks, HookRuns};
@@ -26,6 +26,11 @@ pub fn run(options: ApplyOptions) -> Report {
 
 fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
     Box::new(Report::error(kind, message))
+}
+
+/// A report of a run that `e` stopped, under the kind `e` gives itself.
+fn failed(e: &impl Kinded) -> Box<Report> {
+    Box::new(Report::failed(e))
 }
 
 fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
@@ -63,7 +68,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let (parsed, patch_sha256) = parse_and_digest(&inputs, edits.as_deref(), forced, &looked_at);
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
-    let (_, config) = super::checked_config(&config).map_err(|e| fail(ErrorKind::Config, e))?;
+    let (_, config) = super::checked_config(&config).map_err(|e| failed(&e))?;
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
         return Err(fail(ErrorKind::Input, e.to_string()));
     }
@@ -139,9 +144,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         wt: &wt,
     };
     pre_hooks(&mut hooks, &planning, &mut plan, partial, check)?;
-    hooks
-        .prepare_post(patch, &plan)
-        .map_err(|e| fail(ErrorKind::Io, e))?;
+    hooks.prepare_post(patch, &plan).map_err(|e| failed(&e))?;
     #[cfg(debug_assertions)]
     corrupt_for_tests(&mut plan);
     // --index: each touched path's index entry is decided before anything is written.
@@ -304,7 +307,7 @@ fn pre_hooks(
     let planned = apply_hooks::planned_report(plan, p.patch.format, partial, check, p.revert);
     hooks
         .run_pre(p.patch, plan, &planned)
-        .map_err(|e| fail(ErrorKind::Io, e))?;
+        .map_err(|e| failed(&e))?;
     if !hooks.pre_passed() || absent.is_empty() {
         return Ok(());
     }
@@ -328,7 +331,7 @@ fn pre_hooks(
         let planned = apply_hooks::planned_report(plan, p.patch.format, partial, check, p.revert);
         hooks
             .run_pre(p.patch, plan, &planned)
-            .map_err(|e| fail(ErrorKind::Io, e))?;
+            .map_err(|e| failed(&e))?;
     }
     Ok(())
 }
@@ -344,7 +347,7 @@ fn read_inputs(
     let configured = || {
         super::checked_config(config)
             .map(|(_, c)| c.max_patch_size)
-            .map_err(|e| fail(ErrorKind::Config, e))
+            .map_err(|e| failed(&e))
     };
     match patches {
         Patches::Files(names) => {

@@ -48,6 +48,13 @@ pub enum JournalError {
     ForeignLock { lock: PathBuf, path: PathBuf },
 }
 
+impl crate::patch::kinds::Kinded for JournalError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        // A journal is only read to recover an interrupted apply.
+        crate::patch::kinds::ErrorKind::Recovery
+    }
+}
+
 /// An apply in progress in this process. Finish it with [`Journal::finish`]; dropping it
 /// without finishing leaves the journal on disk, exactly as a crash would.
 #[derive(Debug)]
