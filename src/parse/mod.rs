@@ -43,6 +43,19 @@ pub enum ParseError {
     },
 }
 
+impl ParseError {
+    /// Whether the text was understood and is refused as it stands (exit status 1), rather
+    /// than not understood (exit status 2).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            ParseError::Truncated { .. }
+                | ParseError::Ambiguous { .. }
+                | ParseError::Refused { .. }
+        )
+    }
+}
+
 impl crate::patch::kinds::Kinded for ParseError {
     fn kind(&self) -> ErrorKind {
         match self {

@@ -24,13 +24,55 @@ pub fn run(options: ApplyOptions) -> Report {
     }
 }
 
-fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
-    Box::new(Report::error(kind, message))
-}
-
 /// A report of a run that `e` stopped, under the kind `e` gives itself.
 fn failed(e: &impl Kinded) -> Box<Report> {
     Box::new(Report::failed(e))
+}
+
+/// Why an apply stopped, in the apply's own words (the errors of the stages it calls keep
+/// theirs).
+#[derive(Debug, thiserror::Error)]
+enum ApplyError {
+    #[error("--session {0:?}: a session name is 1 to 128 characters, without spaces")]
+    BadSession(String),
+    #[error("--index needs a git repository")]
+    IndexOutsideRepo,
+    /// A patch text that does not parse, named when there are several or it is a file.
+    #[error("{}{source}", name.as_ref().map(|n| format!("{n}: ")).unwrap_or_default())]
+    Parse {
+        name: Option<String>,
+        source: parse::ParseError,
+    },
+    #[error("reading the work tree failed: {0}")]
+    ReadWorkTree(#[source] std::io::Error),
+    /// The gate's reason, a sentence of its own.
+    #[error("{reason}")]
+    Vetoed {
+        kind: gate::VetoKind,
+        reason: String,
+    },
+    /// `run` is the post hook's run as it describes itself.
+    #[error("{run}; --verify rolled the apply back: every file is as it was before")]
+    Verify { run: String },
+    #[error(
+        "the planned result failed its check against the patch ({0}); nothing was written. \
+         This is a fault in git-llm-apply, not in the patch as such: resending the hunk \
+         with more context may avoid it"
+    )]
+    Unproven(proof::Failure),
+}
+
+impl Kinded for ApplyError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ApplyError::BadSession(_) | ApplyError::IndexOutsideRepo => ErrorKind::Usage,
+            ApplyError::Parse { source, .. } => source.kind(),
+            ApplyError::ReadWorkTree(_) => ErrorKind::Io,
+            ApplyError::Vetoed { kind, .. } => kind.kind(),
+            ApplyError::Verify { .. } => ErrorKind::Verify,
+            ApplyError::Unproven(_) => ErrorKind::InternalCheck,
+        }
+    }
 }
 
 fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
@@ -70,7 +112,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // invalid one is the error, whatever the patch.
     let (_, config) = super::checked_config(&config).map_err(|e| failed(&e))?;
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
-        return Err(fail(ErrorKind::Input, e.to_string()));
+        return Err(failed(&e));
     }
     // Before anything else is read or written: the lock, and the recovery of an interrupted
     // apply.
@@ -115,7 +157,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .as_ref()
         .map(plan::history::depth_from_config)
         .transpose()
-        .map_err(|e| fail(ErrorKind::Config, e.to_string()))?;
+        .map_err(|e| failed(&e))?;
     progress::stage("planning");
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
     if let Some(r) = &repo {
@@ -132,7 +174,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .as_ref()
         .map(|r| Hooks::from_config(&root, r.common_dir(), &config))
         .transpose()
-        .map_err(|e| fail(ErrorKind::Config, e.to_string()))?;
+        .map_err(|e| failed(&e))?;
     let verify = verify || found.as_ref().is_some_and(|h| h.settings.verify);
     let mut hooks = HookRuns::new(found.as_ref(), hook_mode(check, revert), verify);
     let planning = Planning {
@@ -200,7 +242,7 @@ fn open_repo(
         Some(opened) => Repo::opened(opened, cwd).map(Some),
         None => Repo::discover(cwd),
     }
-    .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
+    .map_err(|e| failed(&e))?;
     let root = repo
         .as_ref()
         .map_or_else(|| cwd.to_path_buf(), |r| r.work_dir.clone());
@@ -223,14 +265,11 @@ fn hook_mode(check: bool, revert: bool) -> Mode {
 fn check_usage(tag: Option<&str>, index: bool, dir: &Option<PathBuf>) -> Result<(), Box<Report>> {
     if let Some(t) = tag {
         if !snapshot::valid_session(t) {
-            return Err(fail(
-                ErrorKind::Usage,
-                format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
-            ));
+            return Err(failed(&ApplyError::BadSession(t.to_string())));
         }
     }
     if index && repo_required(dir) {
-        return Err(fail(ErrorKind::Usage, "--index needs a git repository"));
+        return Err(failed(&ApplyError::IndexOutsideRepo));
     }
     Ok(())
 }
@@ -368,7 +407,7 @@ fn read_inputs(
                 }
                 read => read,
             }
-            .map_err(|e| fail(ErrorKind::Input, e.to_string()))
+            .map_err(|e| failed(&e))
         }
         // The edits' JSON stands for them: its size is held to the limit, and its digest is
         // the one the snapshot records.
@@ -386,7 +425,7 @@ fn read_inputs(
                     size: Some(text.len() as u64),
                     limit,
                 };
-                return Err(fail(ErrorKind::Input, e.to_string()));
+                return Err(failed(&e));
             }
             Ok(vec![input::Input {
                 name: "<stdin>".into(),
@@ -440,43 +479,33 @@ fn parse_inputs(
     wt: &WorkTree,
 ) -> Result<Patch, Box<Report>> {
     if let Some(ops) = edits {
-        return parse::edit::to_patch(ops, wt).map_err(|e| match e {
-            parse::ParseError::Refused { kind, what } => {
-                let mut r = fail(kind, what);
+        return parse::edit::to_patch(ops, wt).map_err(|e| {
+            let mut r = failed(&e);
+            if e.is_refusal() {
                 r.status = RunStatus::Refused;
                 r.format = Some(Format::SearchReplace);
-                r
             }
-            e => fail(ErrorKind::Parse, e.to_string()),
+            r
         });
     }
     let mut combined: Option<Patch> = None;
     for inp in inputs {
-        let p = parse::parse(&inp.text, forced, wt).map_err(|e| {
-            let prefix = if inputs.len() > 1 || inp.name != "<stdin>" {
-                format!("{}: ", inp.name)
-            } else {
-                String::new()
+        let p = parse::parse(&inp.text, forced, wt).map_err(|source| {
+            let named = inputs.len() > 1 || inp.name != "<stdin>";
+            let e = ApplyError::Parse {
+                name: named.then(|| inp.name.clone()),
+                source,
             };
-            let message = format!("{prefix}{e}");
-            match e {
-                // The patch reads but the input stopped before it did: a refusal, not bad
-                // input, and nothing of the patch is written (not even with --partial).
-                parse::ParseError::Truncated { .. } => {
-                    let mut r = fail(ErrorKind::Truncated, message);
+            let mut r = failed(&e);
+            // A cut-off patch, or one that does not say which file it edits: a refusal, not
+            // bad input, and nothing of the patch is written (not even with --partial).
+            if let ApplyError::Parse { source, .. } = &e {
+                if source.is_refusal() {
                     r.status = RunStatus::Refused;
                     r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                    r
                 }
-                // The text does not say which file it edits and several could be meant.
-                parse::ParseError::Ambiguous { .. } => {
-                    let mut r = fail(ErrorKind::AmbiguousPath, message);
-                    r.status = RunStatus::Refused;
-                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                    r
-                }
-                _ => fail(ErrorKind::Parse, message),
             }
+            r
         })?;
         match &mut combined {
             None => combined = Some(p),
@@ -519,8 +548,7 @@ fn make_plan(
         three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
         history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
     };
-    plan::plan(patch, wt, &opts)
-        .map_err(|e| fail(ErrorKind::Io, format!("reading the work tree failed: {e}")))
+    plan::plan(patch, wt, &opts).map_err(|e| failed(&ApplyError::ReadWorkTree(e)))
 }
 
 /// Whether the directory we run in lies outside every repository.
@@ -556,9 +584,9 @@ fn decide_and_write(
     };
     let nothing_to_write = plan.changes.is_empty();
     let (status, write_it) = verdict(plan.all_ok(), nothing_to_write, check, partial);
-    let refused = |why: &str, kind: ErrorKind, message: String, hooks: &HookRuns<'_>| {
+    let refused = |why: &str, error: &dyn Kinded, hooks: &HookRuns<'_>| {
         let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
-        r.errors.push(ErrorReport { kind, message });
+        r.errors.push(ErrorReport::of(error));
         r.hooks = hooks.reports.clone();
         not_written_because(&mut r, why);
         r
@@ -576,8 +604,7 @@ fn decide_and_write(
             return (
                 refused(
                     "not written: the pre-llm-apply hook refused the apply",
-                    kind.kind(),
-                    reason,
+                    &ApplyError::Vetoed { kind, reason },
                     hooks,
                 ),
                 None,
@@ -592,14 +619,9 @@ fn decide_and_write(
     let (written, diffs) = write_and_diff(plan, root, &token, record, &report, shown_diff);
     let done = match written {
         Ok(done) => done,
-        Err(message) => {
+        Err(e) => {
             return (
-                refused(
-                    "not written: writing another file failed",
-                    ErrorKind::Write,
-                    message,
-                    hooks,
-                ),
+                refused("not written: writing another file failed", &e, hooks),
                 None,
             )
         }
@@ -614,21 +636,16 @@ fn decide_and_write(
             let back = apply_hooks::roll_back(root, &token, recorded);
             let mut r = refused(
                 "rolled back: the post-llm-apply hook failed under --verify",
-                ErrorKind::Verify,
-                format!(
-                    "{}; --verify rolled the apply back: every file is as it was before",
-                    run.describe()
-                ),
+                &ApplyError::Verify {
+                    run: run.describe(),
+                },
                 hooks,
             );
             r.notices.extend(back.notices.iter().cloned());
             if !back.unrestored.is_empty() {
                 r.written = true;
                 r.snapshot = report.snapshot.clone();
-                r.errors.push(ErrorReport {
-                    kind: ErrorKind::Rollback,
-                    message: back.unrestored_message(),
-                });
+                r.errors.push(ErrorReport::of(&back.unrestored_error()));
             }
             return (r, None);
         }
@@ -660,26 +677,20 @@ fn unproven(
     format: Format,
     flags: RunFlags,
     root: &std::path::Path,
-    failure: &dyn std::fmt::Display,
+    failure: &proof::Failure,
 ) -> Report {
     let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
-    let (kind, message, why) = match write::unchanged_since_read(root, &plan.changes) {
+    let (error, why) = match write::unchanged_since_read(root, &plan.changes) {
         Err(changed) => (
-            ErrorKind::Write,
-            changed.to_string(),
+            ErrorReport::of(&changed),
             "not written: a file changed while it was being patched",
         ),
         Ok(()) => (
-            ErrorKind::InternalCheck,
-            format!(
-                "the planned result failed its check against the patch ({failure}); \
-                 nothing was written. This is a fault in git-llm-apply, not in the \
-                 patch as such: resending the hunk with more context may avoid it"
-            ),
+            ErrorReport::of(&ApplyError::Unproven(failure.clone())),
             "not written: the plan failed its internal check",
         ),
     };
-    r.errors.push(ErrorReport { kind, message });
+    r.errors.push(error);
     not_written_because(&mut r, why);
     r
 }
@@ -719,7 +730,10 @@ fn write_and_diff(
     record: Option<(&Session, &SnapshotRequest)>,
     report: &Report,
     shown_diff: Option<Option<usize>>,
-) -> (Result<session::Done, String>, Option<ShownDiffs>) {
+) -> (
+    Result<session::Done, session::WriteFailure>,
+    Option<ShownDiffs>,
+) {
     let write = || session::write(root, token, record, &report.summary);
     let big = plan
         .changes

@@ -188,6 +188,28 @@ pub fn absent_preimages(repo: &Repo, original: &Patch, revert: bool) -> Vec<Stri
         .collect()
 }
 
+/// A rollback that left paths holding the write's content.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "rolling back failed for {}: they keep the patch's changes{}",
+    paths.join(", "),
+    journal_kept.map(|id| format!(
+        "; the journal is kept, so the next git llm-apply run restores them from snapshot {id}"
+    )).unwrap_or_default()
+)]
+pub struct Unrestored {
+    /// The paths still holding the write's content.
+    pub paths: Vec<String>,
+    /// The snapshot whose journal was kept for the next run to finish the rollback.
+    pub journal_kept: Option<SnapshotId>,
+}
+
+impl Kinded for Unrestored {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Rollback
+    }
+}
+
 /// What taking a write back did.
 #[derive(Debug, Default)]
 pub struct RollBack {
@@ -202,17 +224,11 @@ pub struct RollBack {
 impl RollBack {
     /// The error naming the paths that keep the write, and, when the journal was kept, that
     /// the next run restores them.
-    pub fn unrestored_message(&self) -> String {
-        let mut m = format!(
-            "rolling back failed for {}: they keep the patch's changes",
-            self.unrestored.join(", ")
-        );
-        if let Some(id) = self.journal_kept {
-            m.push_str(&format!(
-                "; the journal is kept, so the next git llm-apply run restores them from snapshot {id}"
-            ));
+    pub fn unrestored_error(&self) -> Unrestored {
+        Unrestored {
+            paths: self.unrestored.clone(),
+            journal_kept: self.journal_kept,
         }
-        m
     }
 }
 
