@@ -235,3 +235,48 @@ impl PathProbe for BeforeDir {
         out
     }
 }
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+    use crate::patch::kinds::Kinded;
+
+    /// What the report calls a parse failure, and whether it refuses (exit 1) or rejects
+    /// (exit 2), follows from the failure itself: the driver asks the error.
+    #[test]
+    fn a_cut_off_or_ambiguous_patch_is_refused_under_its_own_kind_and_bad_text_is_a_parse_error() {
+        let truncated = ParseError::Truncated {
+            path: "a.txt".into(),
+            hunk: Some(1),
+            missing: Some(2),
+            what: "the hunk ends early".into(),
+        };
+        let ambiguous = ParseError::Ambiguous {
+            what: "several files could be meant".into(),
+            candidates: vec!["a".into(), "b".into()],
+        };
+        let refused = ParseError::Refused {
+            kind: ErrorKind::Exists,
+            what: "the file already exists".into(),
+        };
+        let syntax = ParseError::Syntax {
+            line: 3,
+            message: "a hunk header without numbers".into(),
+        };
+        let empty = ParseError::Empty { hint: None };
+        let seen: Vec<(ErrorKind, bool)> = [&truncated, &ambiguous, &refused, &syntax, &empty]
+            .iter()
+            .map(|e| (e.kind(), e.is_refusal()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (ErrorKind::Truncated, true),
+                (ErrorKind::AmbiguousPath, true),
+                (ErrorKind::Exists, true),
+                (ErrorKind::Parse, false),
+                (ErrorKind::Parse, false),
+            ]
+        );
+    }
+}

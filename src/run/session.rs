@@ -734,6 +734,46 @@ pub fn write(
 mod tests {
     use super::*;
 
+    /// A held lock is the one session failure that makes the run busy (exit 4, retry later)
+    /// rather than failed (exit 2); the error says so, not the site that meets it.
+    #[test]
+    fn a_held_lock_is_busy_and_other_session_failures_are_errors() {
+        let io = |m: &str| LockError::Io {
+            path: PathBuf::from("/r/.git/llm-apply/lock"),
+            source: std::io::Error::other(m.to_string()),
+        };
+        let busy = SessionError::Busy(io("held")).report();
+        assert_eq!(
+            (busy.errors[0].kind, busy.exit_code()),
+            (ErrorKind::Lock, 4)
+        );
+        let unlockable = SessionError::Unlockable(io("read-only")).report();
+        assert_eq!(
+            (unlockable.errors[0].kind, unlockable.exit_code()),
+            (ErrorKind::Lock, 2)
+        );
+        assert_eq!(
+            unlockable.errors[0].message,
+            "cannot use the lock file /r/.git/llm-apply/lock: read-only (--no-snapshot applies \
+             without recording a snapshot)"
+        );
+        let recovery = SessionError::Recovery {
+            journal_dir: PathBuf::from("/r/.git/llm-apply"),
+            snapshot: None,
+            step: Box::new(RecoveryStep::Unsafe(vec!["a".into(), "b".into()])),
+        };
+        assert_eq!(recovery.kind(), ErrorKind::Recovery);
+        assert_eq!(
+            recovery.to_string(),
+            "an interrupted apply left /r/.git/llm-apply/journal, but these paths cannot be \
+             restored safely: a, b; the journal is kept, so the next run tries again"
+        );
+        assert_eq!(
+            SessionError::NotADirectory(PathBuf::from("nowhere")).kind(),
+            ErrorKind::Usage
+        );
+    }
+
     #[test]
     fn git_versions_are_read_from_every_spelling_git_prints() {
         assert_eq!(parse_git_version("git version 2.39.5\n"), Some([2, 39, 5]));

@@ -676,3 +676,86 @@ fn already_undone(repo: &Repo, target: SnapshotId) -> UndoError {
         redo: redo.map(|r| r.id),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each failure reports under its own kind, and the exit status (DESIGN §2) follows from
+    /// the error: a request understood but impossible is refused (1), a malformed one is a
+    /// usage error (2); nothing at the call site decides either.
+    #[test]
+    fn each_undo_failure_says_its_kind_and_whether_it_is_a_refusal() {
+        let id = |n: &str| n.parse::<SnapshotId>().expect("a snapshot id");
+        let bad_id = "x".parse::<SnapshotId>().expect_err("not an id");
+        let cases: Vec<(UndoError, ErrorKind, i32)> = vec![
+            (UndoError::IdAndSession, ErrorKind::Usage, 2),
+            (UndoError::BadId(bad_id), ErrorKind::Usage, 2),
+            (
+                UndoError::NotFound(SnapshotError::NotFound { id: id("4") }),
+                ErrorKind::Usage,
+                2,
+            ),
+            (
+                UndoError::Snapshot(SnapshotError::NotFound { id: id("4") }),
+                ErrorKind::Snapshot,
+                2,
+            ),
+            (
+                UndoError::AlreadyUndone {
+                    target: id("3"),
+                    redo: Some(id("5")),
+                },
+                ErrorKind::AlreadyUndone,
+                1,
+            ),
+            (
+                UndoError::NothingRecorded { elsewhere: false },
+                ErrorKind::NothingToUndo,
+                1,
+            ),
+            (
+                UndoError::OtherWorktree {
+                    target: id("2"),
+                    there: "wt".into(),
+                    here: "main".into(),
+                },
+                ErrorKind::OtherWorktree,
+                1,
+            ),
+            (UndoError::Vetoed("no".into()), ErrorKind::Veto, 1),
+        ];
+        for (e, kind, exit) in cases {
+            let r = e.report();
+            assert_eq!((r.errors[0].kind, r.exit_code()), (kind, exit), "{e:?}");
+            assert_eq!(r.errors[0].message, e.to_string());
+        }
+    }
+
+    #[test]
+    fn an_undo_failure_renders_the_message_clients_read() {
+        let id = |n: &str| n.parse::<SnapshotId>().expect("a snapshot id");
+        let e = UndoError::NotFound(SnapshotError::NotFound { id: id("4") });
+        assert_eq!(
+            e.to_string(),
+            "there is no snapshot 4 (refs/llm-apply/4 does not exist); git llm-apply log lists \
+             the snapshots there are"
+        );
+        let e = UndoError::AlreadyUndone {
+            target: id("3"),
+            redo: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "snapshot 3 was already undone: nothing to undo (git llm-apply log lists what is \
+             still applied)"
+        );
+        let e = UndoError::NothingRecorded { elsewhere: true };
+        assert_eq!(
+            e.to_string(),
+            "nothing to undo: no apply was recorded here (applies record a snapshot unless \
+             --no-snapshot is given); other worktrees' applies are undone there (git llm-apply \
+             log lists them)"
+        );
+    }
+}
