@@ -27,6 +27,29 @@ use crate::report::log::LogReport;
 use crate::report::{self, Report, RunStatus};
 use crate::run::CheckedConfigError;
 
+/// Options that do not go together, found before any command runs.
+#[derive(Debug, thiserror::Error)]
+enum UsageError {
+    #[error(
+        "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
+         their own options after their name)"
+    )]
+    ApplyWithSubcommand,
+    #[error(
+        "--revert without PATCH rolls back the most recent apply; of the apply options only \
+         --check, --json and --force go with it"
+    )]
+    RevertOptions,
+    #[error("--force only applies to undoing (--revert without PATCH, or undo)")]
+    ForceWithoutUndo,
+}
+
+impl crate::report::kinds::Kinded for UsageError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Usage
+    }
+}
+
 /// What a command hands back: what to print and whether it is JSON.
 pub struct Outcome {
     /// What to print.
@@ -161,11 +184,7 @@ pub fn main() -> ExitCode {
         full_diff: args.full_diff,
     };
     if args.command.is_some() && args.apply.any_given() {
-        let report = Report::error(
-            ErrorKind::Usage,
-            "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
-             their own options after their name)",
-        );
+        let report = Report::failed(&UsageError::ApplyWithSubcommand);
         return emit(Outcome::run(report, false), &bare);
     }
     // Every `llm-apply.*` key is checked before any command reads one, the same way for all,
