@@ -29,8 +29,8 @@ pub enum ParseError {
     },
     /// A structured edit that cannot be made as sent (its text is in several places, the
     /// file changed since it was viewed, a file to create exists): a refusal (exit status 1).
-    #[error("{what}")]
-    Refused { kind: ErrorKind, what: String },
+    #[error(transparent)]
+    Refused(edit::EditRefused),
     #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
     Truncated {
         /// The file whose section was cut.
@@ -49,9 +49,7 @@ impl ParseError {
     pub fn is_refusal(&self) -> bool {
         matches!(
             self,
-            ParseError::Truncated { .. }
-                | ParseError::Ambiguous { .. }
-                | ParseError::Refused { .. }
+            ParseError::Truncated { .. } | ParseError::Ambiguous { .. } | ParseError::Refused(_)
         )
     }
 }
@@ -63,7 +61,7 @@ impl crate::patch::kinds::Kinded for ParseError {
             ParseError::Truncated { .. } => ErrorKind::Truncated,
             // The text does not say which file it edits and several could be meant.
             ParseError::Ambiguous { .. } => ErrorKind::AmbiguousPath,
-            ParseError::Refused { kind, .. } => *kind,
+            ParseError::Refused(r) => r.kind(),
             ParseError::Empty { .. } | ParseError::Syntax { .. } => ErrorKind::Parse,
         }
     }
@@ -255,10 +253,11 @@ mod error_tests {
             what: "several files could be meant".into(),
             candidates: vec!["a".into(), "b".into()],
         };
-        let refused = ParseError::Refused {
-            kind: ErrorKind::Exists,
-            what: "the file already exists".into(),
-        };
+        let refused = ParseError::Refused(edit::EditRefused {
+            which: String::new(),
+            path: "a.txt".into(),
+            why: edit::EditRefusal::CreateExists,
+        });
         let syntax = ParseError::Syntax {
             line: 3,
             message: "a hunk header without numbers".into(),
