@@ -230,8 +230,9 @@ impl Report {
         }
     }
 
-    /// A run that failed before planning (bad input, no repository…).
-    pub fn error(kind: ErrorKind, message: impl Into<String>) -> Report {
+    /// A run that failed before planning (bad input, no repository…). Private: outside
+    /// `report` a failure is reported through [`Report::failed`], so its kind is the error's.
+    fn error(kind: ErrorKind, message: impl Into<String>) -> Report {
         Report {
             schema: SCHEMA,
             status: RunStatus::Error,
