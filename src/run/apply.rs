@@ -491,19 +491,17 @@ fn parse_inputs(
     let mut combined: Option<Patch> = None;
     for inp in inputs {
         let p = parse::parse(&inp.text, forced, wt).map_err(|source| {
-            let named = inputs.len() > 1 || inp.name != "<stdin>";
-            let e = ApplyError::Parse {
-                name: named.then(|| inp.name.clone()),
-                source,
-            };
-            let mut r = failed(&e);
             // A cut-off patch, or one that does not say which file it edits: a refusal, not
             // bad input, and nothing of the patch is written (not even with --partial).
-            if let ApplyError::Parse { source, .. } = &e {
-                if source.is_refusal() {
-                    r.status = RunStatus::Refused;
-                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                }
+            let refusal = source.is_refusal();
+            let named = inputs.len() > 1 || inp.name != "<stdin>";
+            let mut r = failed(&ApplyError::Parse {
+                name: named.then(|| inp.name.clone()),
+                source,
+            });
+            if refusal {
+                r.status = RunStatus::Refused;
+                r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
             }
             r
         })?;
