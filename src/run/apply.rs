@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::hooks::{self as apply_hooks, HookRuns};
 use super::options::{ApplyOptions, Patches};
 use super::progress;
-use super::session::{self, Session, SnapshotRequest};
+use super::session::{self, failed, Session, SnapshotRequest};
 use crate::gate::hooks::{HookKind, Hooks, Mode};
 use crate::gate::{self, Approved, Verdict};
 use crate::patch::{Format, Notice, Patch};
@@ -22,11 +22,6 @@ pub fn run(options: ApplyOptions) -> Report {
         Ok(r) => r,
         Err(r) => *r,
     }
-}
-
-/// A report of a run that `e` stopped, under the kind `e` gives itself.
-fn failed(e: &impl Kinded) -> Box<Report> {
-    Box::new(Report::failed(e))
 }
 
 /// Why an apply stopped, in the apply's own words (the errors of the stages it calls keep

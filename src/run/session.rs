@@ -25,8 +25,7 @@ use crate::write::{self, WriteError};
 pub const LOCK_TIMEOUT_KEY: &str = "llm-apply.lockTimeout";
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A report of a run that `e` stopped, under the kind `e` gives itself; a busy lock is the
-/// run's status too.
+/// A report of a run that `e` stopped, under the kind `e` gives itself.
 pub fn failed(e: &(impl Kinded + ?Sized)) -> Box<Report> {
     Box::new(Report::failed(e))
 }
