@@ -46,6 +46,12 @@ pub enum InputError {
     NotUtf8 { name: String, offset: usize },
 }
 
+impl crate::patch::kinds::Kinded for InputError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Input
+    }
+}
+
 const UNITS: [(char, &str, u64); 3] = [
     ('g', "GiB", 1 << 30),
     ('m', "MiB", 1 << 20),

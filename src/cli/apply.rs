@@ -1,11 +1,10 @@
 //! `git llm-apply [PATCH]...`: the arguments resolved into [`ApplyOptions`], run by
 //! [`crate::run::apply`].
 
-use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use super::args::{ApplyArgs, FormatArg, UndoArgs};
-use super::{undo, Outcome};
+use super::{undo, Outcome, UsageError};
 use crate::patch::Format;
 use crate::report::Report;
 use crate::run::{self, ApplyOptions, Patches};
@@ -39,17 +38,13 @@ pub fn run(
             || label.is_some()
             || session.is_some()
         {
-            let report = Report::error(
-                ErrorKind::Usage,
-                "--revert without PATCH rolls back the most recent apply; of the apply options \
-                 only --check, --json and --force go with it",
-            );
+            let report = Report::failed(&UsageError::RevertOptions);
             return Outcome::run(report, json);
         }
         // `--revert` without a patch rolls back the most recent apply: that is `undo`, which
         // writes as git config says, and not at all when the config is invalid.
-        if let Some(Err(message)) = config.as_ref().map(crate::run::checked_config) {
-            return Outcome::run(Report::error(ErrorKind::Config, message), json);
+        if let Some(Err(e)) = config.as_ref().map(crate::run::checked_config) {
+            return Outcome::run(Report::failed(&e), json);
         }
         let args = UndoArgs {
             id: None,
@@ -62,10 +57,7 @@ pub fn run(
         return undo::run(args, dir);
     }
     if force {
-        let report = Report::error(
-            ErrorKind::Usage,
-            "--force only applies to undoing (--revert without PATCH, or undo)",
-        );
+        let report = Report::failed(&UsageError::ForceWithoutUndo);
         return Outcome::run(report, json);
     }
     // A patch read from a terminal is being typed or pasted: say so and how to end it, and

@@ -12,9 +12,65 @@ use std::path::{Path, PathBuf};
 
 use super::args::HooksCommand;
 use super::Outcome;
-use crate::gate::hooks::{hooks_dir, HookKind};
-use crate::repo::Repo;
+use crate::gate::hooks::{hooks_dir, HookError, HookKind};
+use crate::repo::{Repo, RepoError};
+use crate::report::kinds::{ErrorKind, Kinded};
 use crate::report::RunStatus;
+
+/// Why the hooks directory could not be found, or a hook could not be installed.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, thiserror::Error)]
+pub enum HooksError {
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(#[source] std::io::Error),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    #[error("{} is not inside a git repository", .0.display())]
+    NotARepository(PathBuf),
+    #[error(transparent)]
+    HooksDir(#[from] HookError),
+    #[error("cannot chmod {}: {source}", path.display())]
+    Chmod {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot move {} to {}: {source}", from.display(), to.display())]
+    Move {
+        from: PathBuf,
+        to: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write in {}: {source}", dir.display())]
+    TempFile {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Kinded for HooksError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            HooksError::Repo(_) | HooksError::NotARepository(_) => ErrorKind::Repository,
+            HooksError::HooksDir(e) => e.kind(),
+            _ => ErrorKind::Io,
+        }
+    }
+}
 
 /// A hook shipped in the binary (the files under `hooks/` in the repository).
 struct Ready {
@@ -136,16 +192,13 @@ struct Place {
     dir: PathBuf,
 }
 
-fn locate(dir: Option<PathBuf>) -> Result<Place, String> {
+fn locate(dir: Option<PathBuf>) -> Result<Place, HooksError> {
     let cwd = match dir {
         Some(d) => d,
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        None => std::env::current_dir().map_err(HooksError::CurrentDir)?,
     };
-    let repo = Repo::discover(&cwd)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{} is not inside a git repository", cwd.display()))?;
-    let dir = hooks_dir(&repo.work_dir).map_err(|e| e.to_string())?;
+    let repo = Repo::discover(&cwd)?.ok_or_else(|| HooksError::NotARepository(cwd.clone()))?;
+    let dir = hooks_dir(&repo.work_dir)?;
     Ok(Place { dir })
 }
 
@@ -398,19 +451,30 @@ fn plan_dispatcher(
     }
 }
 
-fn perform(step: &Step) -> Result<String, String> {
+/// The line saying what a step did.
+fn perform(step: &Step) -> Result<String, HooksError> {
+    let chmod = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| HooksError::Chmod { path, source }
+    };
+    let create = |dir: &Path| {
+        let dir = dir.to_path_buf();
+        move |source| HooksError::CreateDir { dir, source }
+    };
     match step {
         Step::Unchanged { shown } => Ok(format!("unchanged: {shown}")),
         Step::Chmod { path, shown } => {
-            make_executable(path).map_err(|e| format!("cannot chmod {}: {e}", path.display()))?;
+            make_executable(path).map_err(chmod(path))?;
             Ok(format!("made executable: {shown}"))
         }
         Step::Keep { from, to, shown } => {
             let dir = to.parent().expect("a .d path has a parent");
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            std::fs::rename(from, to)
-                .map_err(|e| format!("cannot move {} to {}: {e}", from.display(), to.display()))?;
+            std::fs::create_dir_all(dir).map_err(create(dir))?;
+            std::fs::rename(from, to).map_err(|source| HooksError::Move {
+                from: from.clone(),
+                to: to.clone(),
+                source,
+            })?;
             Ok(shown.clone())
         }
         Step::Write {
@@ -420,19 +484,22 @@ fn perform(step: &Step) -> Result<String, String> {
             verb,
         } => {
             let dir = path.parent().expect("a hook path has a parent");
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(create(dir))?;
+            let write = |source| HooksError::Write {
+                path: path.clone(),
+                source,
+            };
             // Temp file + rename: a hook is never seen half-written by an apply running now.
             let mut tmp = tempfile::Builder::new()
                 .prefix(".llm-apply-hook-")
                 .tempfile_in(dir)
-                .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-            tmp.write_all(text.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            make_executable(tmp.path())
-                .map_err(|e| format!("cannot chmod {}: {e}", path.display()))?;
-            tmp.persist(path)
-                .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+                .map_err(|source| HooksError::TempFile {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            tmp.write_all(text.as_bytes()).map_err(write)?;
+            make_executable(tmp.path()).map_err(chmod(path))?;
+            tmp.persist(path).map_err(|e| write(e.error))?;
             Ok(format!("{verb}: {shown}"))
         }
     }

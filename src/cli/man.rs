@@ -447,15 +447,54 @@ fn see_also(r: &mut Roff) {
     ]);
 }
 
+/// Why the manual could not be installed.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, thiserror::Error)]
+pub enum ManError {
+    #[error("cannot tell where this binary is: {0}")]
+    Exe(#[source] std::io::Error),
+    #[error("{} has no directory", .0.display())]
+    NoDirectory(PathBuf),
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write in {}: {source}", dir.display())]
+    TempFile {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Persist {
+        path: PathBuf,
+        #[source]
+        source: tempfile::PersistError,
+    },
+}
+
+impl crate::report::kinds::Kinded for ManError {
+    fn kind(&self) -> crate::report::kinds::ErrorKind {
+        crate::report::kinds::ErrorKind::Io
+    }
+}
+
 /// Where the page goes for the running binary: `<bin>/../share/man/man1/`, where `man` looks
 /// for a program found in `<bin>` on PATH (`cargo install` puts it in `~/.cargo/bin`).
-fn default_dir() -> Result<PathBuf, String> {
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot tell where this binary is: {e}"))?;
+fn default_dir() -> Result<PathBuf, ManError> {
+    let exe = std::env::current_exe().map_err(ManError::Exe)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     let bin = exe
         .parent()
-        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
+        .ok_or_else(|| ManError::NoDirectory(exe.clone()))?;
     let root = bin.parent().unwrap_or(bin);
     Ok(root.join("share").join("man").join("man1"))
 }
@@ -484,16 +523,26 @@ pub fn run(args: InstallManArgs) -> Outcome {
     }
 }
 
-fn install(dir: &Path, text: &str) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+fn install(dir: &Path, text: &str) -> Result<PathBuf, ManError> {
+    std::fs::create_dir_all(dir).map_err(|source| ManError::CreateDir {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     let path = dir.join(FILE_NAME);
+    let write_error = |source| ManError::Write {
+        path: path.clone(),
+        source,
+    };
     // Through a temporary file, so a reader never sees half a page.
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(&path)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|source| ManError::TempFile {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(write_error)?;
+    tmp.persist(&path).map_err(|source| ManError::Persist {
+        path: path.clone(),
+        source,
+    })?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -25,6 +25,30 @@ use crate::report::color::{Colors, Palette};
 use crate::report::human::Verbosity;
 use crate::report::log::LogReport;
 use crate::report::{self, Report, RunStatus};
+use crate::run::CheckedConfigError;
+
+/// Options that do not go together, found before any command runs.
+#[derive(Debug, thiserror::Error)]
+enum UsageError {
+    #[error(
+        "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
+         their own options after their name)"
+    )]
+    ApplyWithSubcommand,
+    #[error(
+        "--revert without PATCH rolls back the most recent apply; of the apply options only \
+         --check, --json and --force go with it"
+    )]
+    RevertOptions,
+    #[error("--force only applies to undoing (--revert without PATCH, or undo)")]
+    ForceWithoutUndo,
+}
+
+impl crate::report::kinds::Kinded for UsageError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Usage
+    }
+}
 
 /// What a command hands back: what to print and whether it is JSON.
 pub struct Outcome {
@@ -160,11 +184,7 @@ pub fn main() -> ExitCode {
         full_diff: args.full_diff,
     };
     if args.command.is_some() && args.apply.any_given() {
-        let report = Report::error(
-            ErrorKind::Usage,
-            "apply options and PATCH do not go with a subcommand (give `log`, `undo` or `hooks` \
-             their own options after their name)",
-        );
+        let report = Report::failed(&UsageError::ApplyWithSubcommand);
         return emit(Outcome::run(report, false), &bare);
     }
     // Every `llm-apply.*` key is checked before any command reads one, the same way for all,
@@ -172,20 +192,16 @@ pub fn main() -> ExitCode {
     // read (it waits for the config before anything it decides with it); every other command
     // waits for it first.
     let pending = (reads_config(&args) && here.is_dir()).then(|| Pending::start(&here));
-    let checked = |pending: &Option<Pending>| -> Result<Option<(Colors, Config)>, String> {
-        pending.as_ref().map(crate::run::checked_config).transpose()
-    };
+    let checked =
+        |pending: &Option<Pending>| -> Result<Option<(Colors, Config)>, CheckedConfigError> {
+            pending.as_ref().map(crate::run::checked_config).transpose()
+        };
     let json = wants_json(&args);
-    let config_error = |message: String| {
-        emit(
-            Outcome::run(Report::error(ErrorKind::Config, message), json),
-            &bare,
-        )
-    };
+    let config_error = |e: CheckedConfigError| emit(Outcome::run(Report::failed(&e), json), &bare);
     let is_apply = args.command.is_none();
     if !is_apply {
-        if let Err(message) = checked(&pending) {
-            return config_error(message);
+        if let Err(e) = checked(&pending) {
+            return config_error(e);
         }
     }
     if matches!(args.command, None | Some(args::Command::Undo(_))) {
@@ -215,7 +231,7 @@ pub fn main() -> ExitCode {
     let (colors, color_setting) = match checked(&pending) {
         Ok(Some((colors, c))) => (colors, Some(c.color_diff)),
         Ok(None) => (Colors::default(), None),
-        Err(message) => return config_error(message),
+        Err(e) => return config_error(e),
     };
     // Each stream is asked about once.
     let asked: [std::cell::OnceCell<bool>; 2] = Default::default();

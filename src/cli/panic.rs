@@ -2,13 +2,24 @@
 //! on stdout (an error of kind `internal`), without it one line on stderr, exit status 2, and
 //! the panic's own text on stderr either way. Nothing here is reached on any input that works.
 
-use crate::report::kinds::ErrorKind;
+use crate::report::kinds::{ErrorKind, Kinded};
 use std::io::Write as _;
 use std::panic::{self, UnwindSafe};
 use std::process::ExitCode;
 use std::sync::Mutex;
 
 use crate::report::{self, Report};
+
+/// A panic, as the report says it: the panic's text on one line.
+#[derive(Debug, thiserror::Error)]
+#[error("internal error (a bug in git-llm-apply; please report it): {0}")]
+struct Panicked(String);
+
+impl Kinded for Panicked {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Internal
+    }
+}
 
 /// What the panic hook saw: the message and where, on one line.
 static SEEN: Mutex<Option<String>> = Mutex::new(None);
@@ -39,11 +50,10 @@ pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
                 .unwrap_or_else(|e| e.into_inner())
                 .take()
                 .unwrap_or_else(|| "a panic without a message".to_string());
-            let message =
-                format!("internal error (a bug in git-llm-apply; please report it): {text}");
-            let report = Report::error(ErrorKind::Internal, message.clone());
+            let panicked = Panicked(text);
+            let report = Report::failed(&panicked);
             // Written, not printed: a closed pipe must not panic again here.
-            let _ = writeln!(std::io::stderr(), "error: {message}");
+            let _ = writeln!(std::io::stderr(), "error: {panicked}");
             if json {
                 let _ = write!(std::io::stdout(), "{}", report::json::render(&report));
             }

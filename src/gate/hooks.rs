@@ -98,6 +98,13 @@ pub enum HookError {
     HooksDir { stderr: String },
 }
 
+impl crate::patch::kinds::Kinded for HookError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        // Finding the hooks is reading how git is configured to run them.
+        crate::patch::kinds::ErrorKind::Config
+    }
+}
+
 /// Where the hooks of this repository live and how to run them.
 #[derive(Debug, Clone)]
 pub struct Hooks {

@@ -230,6 +230,12 @@ pub enum ConfigError {
     Read { stderr: String },
 }
 
+impl crate::patch::kinds::Kinded for ConfigError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Config
+    }
+}
+
 /// Read every `llm-apply.*` value in `dir` (every level git reads, `git -c` included, and
 /// the report's `color.diff.*` and `color.llm-apply.*` with them) and type it. Read in this
 /// process, as git reads it ([`entries`]): no git runs.

@@ -5,7 +5,6 @@
 pub mod tools;
 pub mod transport;
 
-use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use rmcp::model::{
@@ -232,8 +231,8 @@ impl Server {
                     // the config is invalid, as on the command line.
                     let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
                     let pending = crate::git::config::Pending::start(&here);
-                    if let Err(message) = crate::run::checked_config(&pending) {
-                        return report_result(Report::error(ErrorKind::Config, message));
+                    if let Err(e) = crate::run::checked_config(&pending) {
+                        return report_result(Report::failed(&e));
                     }
                     Shape::of(a.detail, name).result(crate::run::undo::run(a.options(dir)))
                 }

@@ -10,7 +10,7 @@
 //! shown as spaces, a U+00A0, CRLF). An `old_string` found exactly more than once is refused
 //! with every place, unless `replace_all`.
 
-use crate::patch::kinds::{ErrorKind, NoticeKind};
+use crate::patch::kinds::{ErrorKind, Kinded, NoticeKind};
 use serde_json::Value;
 use sha2::Digest as _;
 
@@ -460,8 +460,103 @@ fn line_at(text: &str, at: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
-fn refused(kind: ErrorKind, what: String) -> ParseError {
-    ParseError::Refused { kind, what }
+/// A structured edit that cannot be made as sent: refused (exit status 1), nothing written.
+/// `which` is how messages name the edit (`edit 2: ` when there are several, else empty).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{which}{path}: {why}")]
+pub struct EditRefused {
+    /// `edit N: ` when the request has several edits, else empty.
+    pub which: String,
+    /// The file the edit is for.
+    pub path: String,
+    /// What stops it.
+    pub why: EditRefusal,
+}
+
+/// What stops a structured edit; each says its report kind.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditRefusal {
+    #[error(
+        "the file changed since it was viewed (its view_token is no longer {token}); view it \
+         again and resend the edit"
+    )]
+    StaleToken { token: String },
+    #[error("the file already exists; create makes new files only (edit it with str_replace)")]
+    CreateExists,
+    #[error("an empty old_string creates a file, and this one exists; give the text to replace")]
+    EmptyOldExists,
+    #[error(
+        "the lines this edit changes are not UTF-8 text, which edits cannot name exactly; \
+         nothing was written (convert the file to UTF-8 to edit them)"
+    )]
+    NotUtf8,
+    /// `lines`: where the occurrences are, when there are any.
+    #[error(
+        "old_string occurs {found} times{}, not the {expected} that expected_replacements \
+         says; nothing was written",
+        lines.as_ref().map(|l| format!(" (at lines {l})")).unwrap_or_default()
+    )]
+    CountMismatch {
+        found: usize,
+        lines: Option<String>,
+        expected: usize,
+    },
+    #[error(
+        "old_string occurs {count} times (at lines {lines}); add lines around it so it occurs \
+         once, or set replace_all to replace every one"
+    )]
+    NotUnique { count: usize, lines: String },
+    #[error("no such file to edit")]
+    NoFileToEdit,
+    #[error("there is no line {line} (the file has {len}); view it again")]
+    NoSuchLine { line: usize, len: usize },
+    #[error(
+        "line {line} is not the one viewed (its hash is now {now}, not {viewed}); view it \
+         again and resend the edit"
+    )]
+    LineChanged {
+        line: usize,
+        now: String,
+        viewed: String,
+    },
+    #[error("no such file to insert into")]
+    NoFileToInsert,
+    #[error("edits to a file made in the same request: put its whole text in the create")]
+    EditsAfterCreate,
+}
+
+impl Kinded for EditRefusal {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            EditRefusal::StaleToken { .. }
+            | EditRefusal::NoSuchLine { .. }
+            | EditRefusal::LineChanged { .. } => ErrorKind::ChangedSinceView,
+            EditRefusal::CreateExists
+            | EditRefusal::EmptyOldExists
+            | EditRefusal::EditsAfterCreate => ErrorKind::Exists,
+            EditRefusal::NotUtf8 => ErrorKind::Encoding,
+            EditRefusal::CountMismatch { .. } | EditRefusal::NotUnique { .. } => {
+                ErrorKind::Ambiguous
+            }
+            EditRefusal::NoFileToEdit | EditRefusal::NoFileToInsert => ErrorKind::Missing,
+        }
+    }
+}
+
+impl Kinded for EditRefused {
+    fn kind(&self) -> ErrorKind {
+        self.why.kind()
+    }
+}
+
+/// The edit at `at` refused for `why`.
+fn refused(at: &Target, why: EditRefusal) -> ParseError {
+    ParseError::Refused(EditRefused {
+        which: at.which.clone(),
+        path: at.path.clone(),
+        why,
+    })
 }
 
 /// The edits as one patch: each file's edits become its hunks, in order.
@@ -524,12 +619,11 @@ fn check_view_token(op: &EditOp, at: &Target) -> Result<(), ParseError> {
     if let Some(t) = token {
         let now = at.current.as_ref().map(|c| view_token(&c.bytes));
         if now.as_deref() != Some(t.trim()) {
-            let Target { which, path, .. } = at;
             return Err(refused(
-                ErrorKind::ChangedSinceView,
-                format!(
-                    "{which}{path}: the file changed since it was viewed (its view_token is no longer {t}); view it again and resend the edit"
-                ),
+                at,
+                EditRefusal::StaleToken {
+                    token: t.to_string(),
+                },
             ));
         }
     }
@@ -562,12 +656,8 @@ fn add_create(
     probe: &dyn PathProbe,
     text: &str,
 ) -> Result<(), ParseError> {
-    let Target { which, path, .. } = at;
-    if probe.exists(path) || !fp.hunks.is_empty() {
-        return Err(refused(
-            ErrorKind::Exists,
-            format!("{which}{path}: the file already exists; create makes new files only (edit it with str_replace)"),
-        ));
+    if probe.exists(&at.path) || !fp.hunks.is_empty() {
+        return Err(refused(at, EditRefusal::CreateExists));
     }
     fp.old_path = None;
     fp.full_content = Some(lf(text));
@@ -599,10 +689,7 @@ fn add_replace(
     }
     if old.is_empty() {
         if current.is_some() || !fp.hunks.is_empty() {
-            return Err(refused(
-                ErrorKind::Exists,
-                format!("{which}{path}: an empty old_string creates a file, and this one exists; give the text to replace"),
-            ));
+            return Err(refused(at, EditRefusal::EmptyOldExists));
         }
         fp.old_path = None;
         fp.full_content = Some(new);
@@ -623,10 +710,7 @@ fn add_replace(
         && !old.contains('\u{fffd}')
         && fp.hunks[before..].iter().any(lossy)
     {
-        return Err(refused(
-            ErrorKind::Encoding,
-            format!("{which}{path}: the lines this edit changes are not UTF-8 text, which edits cannot name exactly; nothing was written (convert the file to UTF-8 to edit them)"),
-        ));
+        return Err(refused(at, EditRefusal::NotUtf8));
     }
     Ok(())
 }
@@ -644,7 +728,7 @@ fn replace_occurrences(
     all: bool,
     expected: Option<usize>,
 ) -> Result<(), ParseError> {
-    let Target { which, path, .. } = at;
+    let path = &at.path;
     let found: Vec<usize> = cur.text.match_indices(old).map(|(i, _)| i).collect();
     let done: Vec<usize> = if found.is_empty() && !new.is_empty() {
         cur.text
@@ -660,12 +744,12 @@ fn replace_occurrences(
     if let Some(n) = expected {
         if found.len() != n && !(found.is_empty() && n == 1) {
             return Err(refused(
-                ErrorKind::Ambiguous,
-                format!(
-                    "{which}{path}: old_string occurs {} times{}, not the {n} that expected_replacements says; nothing was written",
-                    found.len(),
-                    if found.is_empty() { String::new() } else { format!(" (at lines {})", line_numbers(&cur.text, &found)) }
-                ),
+                at,
+                EditRefusal::CountMismatch {
+                    found: found.len(),
+                    lines: (!found.is_empty()).then(|| line_numbers(&cur.text, &found)),
+                    expected: n,
+                },
             ));
         }
     }
@@ -693,11 +777,11 @@ fn replace_occurrences(
         }
         k => {
             return Err(refused(
-                ErrorKind::Ambiguous,
-                format!(
-                    "{which}{path}: old_string occurs {k} times (at lines {}); add lines around it so it occurs once, or set replace_all to replace every one",
-                    line_numbers(&cur.text, &found)
-                ),
+                at,
+                EditRefusal::NotUnique {
+                    count: k,
+                    lines: line_numbers(&cur.text, &found),
+                },
             ));
         }
     }
@@ -741,38 +825,31 @@ fn add_lines(
     end: &Anchor,
     new: &str,
 ) -> Result<(), ParseError> {
-    let Target {
-        which,
-        path,
-        current,
-    } = at;
+    let Target { which, current, .. } = at;
     let Some(cur) = current else {
-        return Err(refused(
-            ErrorKind::Missing,
-            format!("{which}{path}: no such file to edit"),
-        ));
+        return Err(refused(at, EditRefusal::NoFileToEdit));
     };
     let lines = lines_of(&cur.text);
     for a in [start, end] {
         let Some(line) = a.line.checked_sub(1).and_then(|i| lines.get(i)) else {
             return Err(refused(
-                ErrorKind::ChangedSinceView,
-                format!(
-                    "{which}{path}: there is no line {} (the file has {}); view it again",
-                    a.line,
-                    lines.len()
-                ),
+                at,
+                EditRefusal::NoSuchLine {
+                    line: a.line,
+                    len: lines.len(),
+                },
             ));
         };
         if let Some(h) = &a.hash {
             let now = line_hash(line);
             if *h != now {
                 return Err(refused(
-                    ErrorKind::ChangedSinceView,
-                    format!(
-                        "{which}{path}: line {} is not the one viewed (its hash is now {now}, not {h}); view it again and resend the edit",
-                        a.line
-                    ),
+                    at,
+                    EditRefusal::LineChanged {
+                        line: a.line,
+                        now,
+                        viewed: h.clone(),
+                    },
                 ));
             }
         }
@@ -801,10 +878,7 @@ fn add_insert(at: &Target, fp: &mut FilePatch, after: usize, text: &str) -> Resu
         current,
     } = at;
     let Some(cur) = current else {
-        return Err(refused(
-            ErrorKind::Missing,
-            format!("{which}{path}: no such file to insert into"),
-        ));
+        return Err(refused(at, EditRefusal::NoFileToInsert));
     };
     let lines = lines_of(&cur.text);
     if after > lines.len() {
@@ -848,13 +922,11 @@ fn refuse_edits_to_created(files: &[FilePatch]) -> Result<(), ParseError> {
         .iter()
         .find(|f| f.full_content.is_some() && !f.hunks.is_empty())
     {
-        return Err(refused(
-            ErrorKind::Exists,
-            format!(
-                "{}: edits to a file made in the same request: put its whole text in the create",
-                f.display_path()
-            ),
-        ));
+        return Err(ParseError::Refused(EditRefused {
+            which: String::new(),
+            path: f.display_path().to_string(),
+            why: EditRefusal::EditsAfterCreate,
+        }));
     }
     Ok(())
 }
@@ -1009,11 +1081,22 @@ mod tests {
     fn two_exact_occurrences_are_refused_with_both_lines() {
         let m = files(&[("a.py", "f()\ng()\nf()\n")]);
         let e = to_patch(&[replace("a.py", "f()", "h()", false)], &m).unwrap_err();
-        let ParseError::Refused { kind, what } = e else {
+        let ParseError::Refused(refused) = e else {
             panic!("{e:?}")
         };
-        assert_eq!(kind, ErrorKind::Ambiguous);
-        assert!(what.contains("at lines 1, 3"), "{what}");
+        assert_eq!(
+            refused.why,
+            EditRefusal::NotUnique {
+                count: 2,
+                lines: "1, 3".into()
+            }
+        );
+        assert_eq!(refused.kind(), ErrorKind::Ambiguous);
+        assert_eq!(
+            refused.to_string(),
+            "a.py: old_string occurs 2 times (at lines 1, 3); add lines around it so it occurs \
+             once, or set replace_all to replace every one"
+        );
     }
 
     #[test]
@@ -1059,16 +1142,14 @@ mod tests {
             token: None,
         };
         let e = to_patch(&[op], &m).unwrap_err();
+        let ParseError::Refused(refused) = e else {
+            panic!("{e:?}")
+        };
         assert!(
-            matches!(
-                e,
-                ParseError::Refused {
-                    kind: ErrorKind::ChangedSinceView,
-                    ..
-                }
-            ),
-            "{e:?}"
+            matches!(refused.why, EditRefusal::LineChanged { line: 2, .. }),
+            "{refused:?}"
         );
+        assert_eq!(refused.kind(), ErrorKind::ChangedSinceView);
     }
 
     #[test]

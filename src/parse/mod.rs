@@ -29,8 +29,8 @@ pub enum ParseError {
     },
     /// A structured edit that cannot be made as sent (its text is in several places, the
     /// file changed since it was viewed, a file to create exists): a refusal (exit status 1).
-    #[error("{what}")]
-    Refused { kind: ErrorKind, what: String },
+    #[error(transparent)]
+    Refused(edit::EditRefused),
     #[error("{path}: {what}; the patch looks cut off, so nothing was applied (resend it whole)")]
     Truncated {
         /// The file whose section was cut.
@@ -41,6 +41,30 @@ pub enum ParseError {
         missing: Option<usize>,
         what: String,
     },
+}
+
+impl ParseError {
+    /// Whether the text was understood and is refused as it stands (exit status 1), rather
+    /// than not understood (exit status 2).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            ParseError::Truncated { .. } | ParseError::Ambiguous { .. } | ParseError::Refused(_)
+        )
+    }
+}
+
+impl crate::patch::kinds::Kinded for ParseError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            // The patch reads but the input stopped before it did: a refusal, not bad input.
+            ParseError::Truncated { .. } => ErrorKind::Truncated,
+            // The text does not say which file it edits and several could be meant.
+            ParseError::Ambiguous { .. } => ErrorKind::AmbiguousPath,
+            ParseError::Refused(r) => r.kind(),
+            ParseError::Empty { .. } | ParseError::Syntax { .. } => ErrorKind::Parse,
+        }
+    }
 }
 
 /// The largest line number or count a header may carry: numbers are hints from untrusted
@@ -207,5 +231,51 @@ impl PathProbe for BeforeDir {
         let mut out = Vec::new();
         self.files(&self.0, &mut out);
         out
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+    use crate::patch::kinds::Kinded;
+
+    /// What the report calls a parse failure, and whether it refuses (exit 1) or rejects
+    /// (exit 2), follows from the failure itself: the driver asks the error.
+    #[test]
+    fn a_cut_off_or_ambiguous_patch_is_refused_under_its_own_kind_and_bad_text_is_a_parse_error() {
+        let truncated = ParseError::Truncated {
+            path: "a.txt".into(),
+            hunk: Some(1),
+            missing: Some(2),
+            what: "the hunk ends early".into(),
+        };
+        let ambiguous = ParseError::Ambiguous {
+            what: "several files could be meant".into(),
+            candidates: vec!["a".into(), "b".into()],
+        };
+        let refused = ParseError::Refused(edit::EditRefused {
+            which: String::new(),
+            path: "a.txt".into(),
+            why: edit::EditRefusal::CreateExists,
+        });
+        let syntax = ParseError::Syntax {
+            line: 3,
+            message: "a hunk header without numbers".into(),
+        };
+        let empty = ParseError::Empty { hint: None };
+        let seen: Vec<(ErrorKind, bool)> = [&truncated, &ambiguous, &refused, &syntax, &empty]
+            .iter()
+            .map(|e| (e.kind(), e.is_refusal()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (ErrorKind::Truncated, true),
+                (ErrorKind::AmbiguousPath, true),
+                (ErrorKind::Exists, true),
+                (ErrorKind::Parse, false),
+                (ErrorKind::Parse, false),
+            ]
+        );
     }
 }

@@ -373,6 +373,14 @@ impl ErrorKind {
     ];
 }
 
+/// An error that knows the kind the report files it under. The kind is the error's to say,
+/// not the caller's that reports it: [`crate::report::ErrorReport::of`] turns one into the
+/// report's error (its kind and its message) in one place.
+pub trait Kinded: std::fmt::Display {
+    /// The report's kind for this error.
+    fn kind(&self) -> ErrorKind;
+}
+
 impl std::fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -55,7 +55,11 @@ pub(super) fn place_elided(
                     located[i] = Located::Placed(pl.clone());
                     rebuilt_hunks[i] = Some((rebuilt, pl, filled));
                 }
-                Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+                Err(why) => {
+                    located[i] = Located::NotFound {
+                        reason: Some(why.to_string()),
+                    }
+                }
             }
             continue;
         }
@@ -82,7 +86,11 @@ pub(super) fn place_elided(
                 located[i] = Located::Placed(first.clone());
                 elided[i] = Some(pieces);
             }
-            Err(why) => located[i] = Located::NotFound { reason: Some(why) },
+            Err(why) => {
+                located[i] = Located::NotFound {
+                    reason: Some(why.to_string()),
+                }
+            }
         }
     }
     (elided, rebuilt_hunks)
@@ -132,8 +140,41 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
         .collect()
 }
 
-fn elision_refusal(what: &str) -> String {
-    format!("the hunk has an elision line, and {what}; resend it with the elided lines written out")
+/// Why a hunk's elision cannot be filled in from the file: the hunk is not placed, with this
+/// as its reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the hunk has an elision line, and {}; resend it with the elided lines written out",
+    self.what()
+)]
+pub(super) enum ElisionError {
+    Unanchored,
+    PartPresent,
+    PartAmbiguous,
+    PartMissing,
+    OutOfOrder,
+    Overlaps,
+    Unbounded,
+    Reindented,
+    RebuiltMisfits,
+}
+
+impl ElisionError {
+    fn what(self) -> &'static str {
+        match self {
+            ElisionError::Unanchored => "a part around it has nothing to anchor it",
+            ElisionError::PartPresent => "a part of it is already in the file",
+            ElisionError::PartAmbiguous => "a part of it fits in several places",
+            ElisionError::PartMissing => "a part of it is not in the file",
+            ElisionError::OutOfOrder => "a part of it is not in one place after the part before",
+            ElisionError::Overlaps => "a part of it overlaps another hunk",
+            ElisionError::Unbounded => "it starts or ends the SEARCH text, so nothing bounds it",
+            ElisionError::Reindented => "the SEARCH text is indented differently from the file",
+            ElisionError::RebuiltMisfits => {
+                "the SEARCH text with the file's lines in its place does not fit in one place"
+            }
+        }
+    }
 }
 
 fn place_in_order(
@@ -141,14 +182,13 @@ fn place_in_order(
     hay: &Haystack,
     hint: Option<usize>,
     taken: &[(usize, usize)],
-) -> Result<Vec<(Hunk, Placement)>, String> {
-    let why = elision_refusal;
+) -> Result<Vec<(Hunk, Placement)>, ElisionError> {
     if pieces.is_empty()
         || pieces
             .iter()
             .any(|p| p.lines.iter().all(|l| l.text.trim().is_empty()))
     {
-        return Err(why("a part around it has nothing to anchor it"));
+        return Err(ElisionError::Unanchored);
     }
     let mut prev_end = 0usize;
     let mut out: Vec<(Hunk, Placement)> = Vec::new();
@@ -163,22 +203,18 @@ fn place_in_order(
         };
         let pl = match locate::locate(hay, &q) {
             Located::Placed(pl) => pl,
-            Located::AlreadyApplied { .. } => {
-                return Err(why("a part of it is already in the file"))
-            }
-            Located::Ambiguous { .. } => return Err(why("a part of it fits in several places")),
-            Located::NotFound { .. } => return Err(why("a part of it is not in the file")),
+            Located::AlreadyApplied { .. } => return Err(ElisionError::PartPresent),
+            Located::Ambiguous { .. } => return Err(ElisionError::PartAmbiguous),
+            Located::NotFound { .. } => return Err(ElisionError::PartMissing),
         };
         let follows = k == 0
             || (pl.start >= prev_end
                 && matches!(pl.decided_by, DecidedBy::Unique | DecidedBy::Order));
         if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() || !follows {
-            return Err(why(
-                "a part of it is not in one place after the part before",
-            ));
+            return Err(ElisionError::OutOfOrder);
         }
         if taken.iter().any(|&(a, b)| pl.start < b && a < pl.end) {
-            return Err(why("a part of it overlaps another hunk"));
+            return Err(ElisionError::Overlaps);
         }
         prev_end = pl.end;
         out.push((piece, pl));
@@ -209,7 +245,7 @@ fn place_search_elided(
     hay: &Haystack,
     hint: Option<usize>,
     taken: &[(usize, usize)],
-) -> Result<(Hunk, Placement, Vec<usize>), String> {
+) -> Result<(Hunk, Placement, Vec<usize>), ElisionError> {
     let mut parts: Vec<Vec<crate::patch::Line>> = vec![Vec::new()];
     for l in h.old_lines() {
         if crate::patch::is_elision(&l.text) {
@@ -221,9 +257,7 @@ fn place_search_elided(
         }
     }
     if parts.iter().any(Vec::is_empty) {
-        return Err(elision_refusal(
-            "it starts or ends the SEARCH text, so nothing bounds it",
-        ));
+        return Err(ElisionError::Unbounded);
     }
     let pieces: Vec<Hunk> = parts
         .into_iter()
@@ -239,9 +273,7 @@ fn place_search_elided(
     // The file's own lines carry the file's indentation: with parts that matched only when
     // ignoring indentation, they would out-vote how the REPLACE text is to be re-indented.
     if placed.iter().any(|(_, pl)| pl.pass.ignores_indentation()) {
-        return Err(elision_refusal(
-            "the SEARCH text is indented differently from the file",
-        ));
+        return Err(ElisionError::Reindented);
     }
     let filled: Vec<usize> = placed
         .windows(2)
@@ -274,8 +306,6 @@ fn place_search_elided(
     };
     match locate::locate(hay, &q) {
         Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),
-        _ => Err(elision_refusal(
-            "the SEARCH text with the file's lines in its place does not fit in one place",
-        )),
+        _ => Err(ElisionError::RebuiltMisfits),
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn plan_binary(
             }
             Ok((plan, writes))
         }
-        Some(Err(why)) => Ok((refused(fp, why), Vec::new())),
+        Some(Err(why)) => Ok((refused(fp, why.to_string()), Vec::new())),
         None => Ok((
             refused(
                 fp,
@@ -64,7 +64,12 @@ pub(super) fn plan_binary(
     }
 }
 
-fn new_content(fp: &FilePatch) -> Result<String, String> {
+/// Why a file the patch creates has no content to create it with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the patch creates this file but its hunk has context or removed lines")]
+pub struct NotOnlyAdded;
+
+fn new_content(fp: &FilePatch) -> Result<String, NotOnlyAdded> {
     if let Some(c) = &fp.full_content {
         return Ok(c.clone());
     }
@@ -87,12 +92,7 @@ fn new_content(fp: &FilePatch) -> Result<String, String> {
                         "\n"
                     });
                 }
-                _ => {
-                    return Err(
-                        "the patch creates this file but its hunk has context or removed lines"
-                            .into(),
-                    )
-                }
+                _ => return Err(NotOnlyAdded),
             }
         }
         no_newline = h.new_no_newline;
@@ -114,7 +114,7 @@ pub(super) fn plan_create(
     let path = fp.new_path.clone().expect("a creation has a new path");
     let content = match new_content(fp) {
         Ok(c) => c,
-        Err(why) => return Ok((refused(fp, why), Vec::new())),
+        Err(why) => return Ok((refused(fp, why.to_string()), Vec::new())),
     };
     let mode = fp.new_mode.unwrap_or(MODE_FILE);
     let bytes = match crate::text::bytes::encode(&content) {

@@ -99,6 +99,12 @@ pub enum HistoryError {
     },
 }
 
+impl crate::patch::kinds::Kinded for HistoryError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Config
+    }
+}
+
 /// The base finder for one repository.
 pub struct History<'a> {
     /// The repository whose index, commits and objects are searched.

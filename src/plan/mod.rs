@@ -44,7 +44,11 @@ pub trait ThreeWay {
 
     /// A binary section, applied by git to the work tree's bytes: the writes it makes, or why
     /// git refused. `None` when this engine cannot apply binary patches.
-    fn apply_binary(&self, _index: usize, _fp: &FilePatch) -> Option<Result<Writes, String>> {
+    fn apply_binary(
+        &self,
+        _index: usize,
+        _fp: &FilePatch,
+    ) -> Option<Result<Writes, three_way::BinaryError>> {
         None
     }
 }
@@ -513,7 +517,7 @@ fn plan_file(
 ) -> std::io::Result<(FilePlan, Writes)> {
     for p in fp.old_path.iter().chain(fp.new_path.iter()) {
         if let Err(why) = paths::check(p) {
-            return Ok((refused(fp, why), Vec::new()));
+            return Ok((refused(fp, why.to_string()), Vec::new()));
         }
         if vfs.files.escapes(p) {
             return Ok((

@@ -510,7 +510,7 @@ fn text_plan(
     {
         if let Err(why) = splice::IndentMap::learn(hunk, p, &text) {
             plan.hunks[i].status = HunkStatus::NotFound;
-            plan.hunks[i].reason = Some(why);
+            plan.hunks[i].reason = Some(why.to_string());
             failed = true;
         }
     }
@@ -845,7 +845,9 @@ pub(crate) fn locate_hunks<'a>(
                             prev_end = p.start + h.new_len();
                         }
                         Err(why) => {
-                            loc = Located::NotFound { reason: Some(why) };
+                            loc = Located::NotFound {
+                                reason: Some(why.to_string()),
+                            };
                         }
                     }
                 } else {

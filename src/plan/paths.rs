@@ -1,27 +1,47 @@
 //! Path confinement: what a patch may name. Pure checks on the path text; the work tree's
 //! symlinks are checked by `repo::Files::escapes`.
 
-/// `Err(reason)` for a path that would leave the work tree or reach into `.git`.
-pub fn check(path: &str) -> Result<(), String> {
+use crate::patch::kinds::{ErrorKind, Kinded};
+
+/// A path a patch may not name; the file is refused with this as its reason.
+#[allow(missing_docs)] // each variant's #[error] message says what it is; the field is the path
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("an empty path")]
+    Empty,
+    #[error("{0:?} contains a NUL byte")]
+    Nul(String),
+    #[error("{0} is an absolute path; patches may only name paths inside the work tree")]
+    Absolute(String),
+    #[error("{0} leaves the work tree through '..'")]
+    Climbs(String),
+    #[error("{0} is inside .git; patches may not change the repository's own files")]
+    InsideGit(String),
+}
+
+impl Kinded for PathError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Path
+    }
+}
+
+/// The reason a path would leave the work tree or reach into `.git`.
+pub fn check(path: &str) -> Result<(), PathError> {
     if path.is_empty() {
-        return Err("an empty path".into());
+        return Err(PathError::Empty);
     }
     if path.contains('\0') {
-        return Err(format!("{path:?} contains a NUL byte"));
+        return Err(PathError::Nul(path.to_string()));
     }
     if path.starts_with('/') || path.starts_with('\\') || has_drive(path) {
-        return Err(format!(
-            "{path} is an absolute path; patches may only name paths inside the work tree"
-        ));
+        return Err(PathError::Absolute(path.to_string()));
     }
     for comp in path.split(['/', '\\']) {
         if comp == ".." {
-            return Err(format!("{path} leaves the work tree through '..'"));
+            return Err(PathError::Climbs(path.to_string()));
         }
         if comp.eq_ignore_ascii_case(".git") {
-            return Err(format!(
-                "{path} is inside .git; patches may not change the repository's own files"
-            ));
+            return Err(PathError::InsideGit(path.to_string()));
         }
     }
     Ok(())
@@ -34,21 +54,27 @@ fn has_drive(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::*;
 
     #[test]
-    fn paths_that_leave_the_tree_are_refused() {
-        for p in [
-            "/etc/passwd",
-            "../x",
-            "a/../../x",
-            ".git/config",
-            "a/.GIT/hooks/x",
-            "C:/x",
-            "",
+    fn paths_that_leave_the_tree_are_refused_each_for_its_reason() {
+        let s = |p: &str| p.to_string();
+        for (p, why) in [
+            ("/etc/passwd", PathError::Absolute(s("/etc/passwd"))),
+            ("../x", PathError::Climbs(s("../x"))),
+            ("a/../../x", PathError::Climbs(s("a/../../x"))),
+            (".git/config", PathError::InsideGit(s(".git/config"))),
+            ("a/.GIT/hooks/x", PathError::InsideGit(s("a/.GIT/hooks/x"))),
+            ("C:/x", PathError::Absolute(s("C:/x"))),
+            ("a\0b", PathError::Nul(s("a\0b"))),
+            ("", PathError::Empty),
         ] {
-            assert!(check(p).is_err(), "{p} must be refused");
+            assert_eq!(check(p), Err(why), "{p:?}");
         }
+        assert_eq!(
+            check("a/../../x").expect_err("climbs").to_string(),
+            "a/../../x leaves the work tree through '..'"
+        );
         for p in ["a", "a/b.rs", "a/..b", ".github/x.yml", "x.git"] {
             assert!(check(p).is_ok(), "{p} must be allowed");
         }

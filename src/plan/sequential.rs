@@ -273,7 +273,12 @@ impl<'a> InTurn<'a> {
 
     /// Splice hunk `h`, placed at `p`, into the text; an indentation the hunk cannot be
     /// carried over to is refused, and the text is left as it was.
-    pub fn apply(&mut self, h: &Hunk, p: &Placement, patch_eols: bool) -> Result<(), String> {
+    pub fn apply(
+        &mut self,
+        h: &Hunk,
+        p: &Placement,
+        patch_eols: bool,
+    ) -> Result<(), splice::IndentError> {
         let len = self.len();
         let region = splice::in_place_region(p, len);
         #[cfg(test)]

@@ -525,6 +525,34 @@ pub enum IndentMap {
     },
 }
 
+/// Why the added lines of a hunk matched ignoring indentation cannot be indented the file's
+/// way: a refusal of the hunk (its reason), not a failure of the run.
+#[allow(missing_docs)] // each variant's #[error] message says what it is
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IndentError {
+    #[error(
+        "some context lines have the file's indentation and others none at all, so the added \
+         lines' indentation is uncertain"
+    )]
+    PartlyStripped,
+    #[error(
+        "the old lines have no indentation while the added lines are as deep as the file's \
+         lines there: whether the whole hunk lost its indentation or only its old lines did \
+         is uncertain, and with it the added lines' indentation"
+    )]
+    OldLinesStripped,
+    #[error(
+        "only one context line shows how the patch's indentation differs from the file's, so \
+         the added lines' indentation is uncertain"
+    )]
+    OneWitness,
+    #[error(
+        "the patch's indentation differs from the file's inconsistently, so the added lines \
+         cannot be indented the file's way"
+    )]
+    Inconsistent,
+}
+
 /// Indentation width in columns, tabs advancing to the next multiple of `w`.
 fn columns(ind: &str, w: usize) -> usize {
     ind.chars()
@@ -534,7 +562,7 @@ fn columns(ind: &str, w: usize) -> usize {
 impl IndentMap {
     /// `Err` when the matched lines disagree on how the indentation differs: then nobody can
     /// say how to indent the added lines, and guessing could change what code means.
-    pub fn learn(hunk: &Hunk, p: &Placement, file: &TextFile) -> Result<IndentMap, String> {
+    pub fn learn(hunk: &Hunk, p: &Placement, file: &TextFile) -> Result<IndentMap, IndentError> {
         // Without added lines that say something there is nothing to indent.
         let adds = hunk
             .lines
@@ -618,11 +646,7 @@ impl IndentMap {
                     || pa.is_empty()
             });
             if offset != 0 && kept_exactly && shift_only_stripped {
-                return Err(
-                    "some context lines have the file's indentation and others none at all, so \
-                     the added lines' indentation is uncertain"
-                        .into(),
-                );
+                return Err(IndentError::PartlyStripped);
             }
             // Every old line the hunk shows lost all its indentation, and the added lines
             // kept theirs, exactly as deep as the file's lines there: as likely a hunk whose
@@ -642,19 +666,10 @@ impl IndentMap {
                 _ => pairs.iter().any(|(_, fi, _)| columns(fi, tab_width) == d),
             });
             if offset > 0 && old_stripped && !add_depths.is_empty() && adds_at_file_depth {
-                return Err(
-                    "the old lines have no indentation while the added lines are as deep as the \
-                     file's lines there: whether the whole hunk lost its indentation or only its \
-                     old lines did is uncertain, and with it the added lines' indentation"
-                        .into(),
-                );
+                return Err(IndentError::OldLinesStripped);
             }
             if offset != 0 && pairs.len() < 2 && !removed_tell {
-                return Err(
-                    "only one context line shows how the patch's indentation differs from the \
-                     file's, so the added lines' indentation is uncertain"
-                        .into(),
-                );
+                return Err(IndentError::OneWitness);
             }
             return Ok(IndentMap::Columns {
                 offset,
@@ -662,11 +677,7 @@ impl IndentMap {
                 tabs,
             });
         }
-        Err(
-            "the patch's indentation differs from the file's inconsistently, so the added lines \
-             cannot be indented the file's way"
-                .into(),
-        )
+        Err(IndentError::Inconsistent)
     }
 
     /// The map for each run of added lines: the file's style, with the shift its nearest

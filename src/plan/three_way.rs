@@ -117,6 +117,20 @@ pub enum ThreeWayError {
     },
 }
 
+/// Why git did not apply a binary section; the file is refused with this as its reason.
+#[derive(Debug, thiserror::Error)]
+pub enum BinaryError {
+    /// `git apply` could not be run in its scratch tree.
+    #[error("git apply could not run: {0}")]
+    Run(#[source] ThreeWayError),
+    /// Git refused the section.
+    #[error("the binary patch does not apply to the file as it is ({said})")]
+    Refused {
+        /// Git's first `error:` line, or that it refused.
+        said: String,
+    },
+}
+
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ThreeWayError + '_ {
     move |source| ThreeWayError::Io {
         path: path.to_path_buf(),
@@ -577,7 +591,7 @@ impl crate::plan::ThreeWay for GitThreeWay<'_> {
         &self,
         index: usize,
         _fp: &FilePatch,
-    ) -> Option<Result<crate::plan::Writes, String>> {
+    ) -> Option<Result<crate::plan::Writes, BinaryError>> {
         self.binary(index)
     }
 
@@ -669,7 +683,7 @@ fn header_counts(line: &str) -> Option<(usize, usize)> {
 }
 
 impl GitThreeWay<'_> {
-    fn binary(&self, index: usize) -> Option<Result<crate::plan::Writes, String>> {
+    fn binary(&self, index: usize) -> Option<Result<crate::plan::Writes, BinaryError>> {
         let orig = self.originals.get(index)?;
         if !orig.binary || orig.raw.trim().is_empty() {
             return None;
@@ -683,7 +697,7 @@ impl GitThreeWay<'_> {
             },
         ) {
             Ok(out) => out,
-            Err(e) => return Some(Err(format!("git apply could not run: {e}"))),
+            Err(e) => return Some(Err(BinaryError::Run(e))),
         };
         match out.status {
             Status::Clean => Some(Ok(out
@@ -699,9 +713,7 @@ impl GitThreeWay<'_> {
                     .find(|l| l.starts_with("error:"))
                     .unwrap_or("git apply refused it")
                     .to_string();
-                Some(Err(format!(
-                    "the binary patch does not apply to the file as it is ({said})"
-                )))
+                Some(Err(BinaryError::Refused { said }))
             }
         }
     }

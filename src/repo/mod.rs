@@ -348,6 +348,12 @@ pub enum RepoError {
     Bare { path: PathBuf },
 }
 
+impl crate::patch::kinds::Kinded for RepoError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Repository
+    }
+}
+
 impl Repo {
     /// Find the repository containing `dir`. `Ok(None)` when `dir` is not in one.
     pub fn discover(dir: &Path) -> Result<Option<Repo>, RepoError> {

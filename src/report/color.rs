@@ -87,6 +87,12 @@ pub struct BadColor {
     pub value: String,
 }
 
+impl crate::patch::kinds::Kinded for BadColor {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Config
+    }
+}
+
 impl Colors {
     /// git's defaults with the configured slots replaced: `entries` are `(key, value)` pairs
     /// as `git config` lists them (keys in any case; the last one wins). Keys of other slots

@@ -141,6 +141,17 @@ pub struct ErrorReport {
     pub message: String,
 }
 
+impl ErrorReport {
+    /// The one place an error becomes the report's: the kind the error gives itself, and its
+    /// message as it renders it.
+    pub fn of(e: &(impl kinds::Kinded + ?Sized)) -> ErrorReport {
+        ErrorReport {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// Totals over the files that applied (or conflicted).
 #[allow(missing_docs)] // documented in docs/json.md (the schema's description)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
@@ -219,8 +230,9 @@ impl Report {
         }
     }
 
-    /// A run that failed before planning (bad input, no repository…).
-    pub fn error(kind: ErrorKind, message: impl Into<String>) -> Report {
+    /// A run that failed before planning (bad input, no repository…). Private: outside
+    /// `report` a failure is reported through [`Report::failed`], so its kind is the error's.
+    fn error(kind: ErrorKind, message: impl Into<String>) -> Report {
         Report {
             schema: SCHEMA,
             status: RunStatus::Error,
@@ -244,6 +256,12 @@ impl Report {
             partial: false,
             diffs: None,
         }
+    }
+
+    /// A run that `e` stopped before planning, under the kind `e` gives itself.
+    pub fn failed(e: &(impl kinds::Kinded + ?Sized)) -> Report {
+        let ErrorReport { kind, message } = ErrorReport::of(e);
+        Report::error(kind, message)
     }
 
     /// The report of a planned run, before anything is written (the driver sets `written`

@@ -1,12 +1,12 @@
 //! `git llm-apply [PATCH]...`: read, parse, plan, gate, write, report.
 
-use crate::report::kinds::{ErrorKind, NoticeKind};
+use crate::report::kinds::{ErrorKind, Kinded, NoticeKind};
 use std::path::PathBuf;
 
 use super::hooks::{self as apply_hooks, HookRuns};
 use super::options::{ApplyOptions, Patches};
 use super::progress;
-use super::session::{self, Session, SnapshotRequest};
+use super::session::{self, failed, Session, SnapshotRequest};
 use crate::gate::hooks::{HookKind, Hooks, Mode};
 use crate::gate::{self, Approved, Verdict};
 use crate::patch::{Format, Notice, Patch};
@@ -24,8 +24,50 @@ pub fn run(options: ApplyOptions) -> Report {
     }
 }
 
-fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
-    Box::new(Report::error(kind, message))
+/// Why an apply stopped, in the apply's own words (the errors of the stages it calls keep
+/// theirs).
+#[derive(Debug, thiserror::Error)]
+enum ApplyError {
+    #[error("--session {0:?}: a session name is 1 to 128 characters, without spaces")]
+    BadSession(String),
+    #[error("--index needs a git repository")]
+    IndexOutsideRepo,
+    /// A patch text that does not parse, named when there are several or it is a file.
+    #[error("{}{source}", name.as_ref().map(|n| format!("{n}: ")).unwrap_or_default())]
+    Parse {
+        name: Option<String>,
+        source: parse::ParseError,
+    },
+    #[error("reading the work tree failed: {0}")]
+    ReadWorkTree(#[source] std::io::Error),
+    /// The gate's reason, a sentence of its own.
+    #[error("{reason}")]
+    Vetoed {
+        kind: gate::VetoKind,
+        reason: String,
+    },
+    /// `run` is the post hook's run as it describes itself.
+    #[error("{run}; --verify rolled the apply back: every file is as it was before")]
+    Verify { run: String },
+    #[error(
+        "the planned result failed its check against the patch ({0}); nothing was written. \
+         This is a fault in git-llm-apply, not in the patch as such: resending the hunk \
+         with more context may avoid it"
+    )]
+    Unproven(proof::Failure),
+}
+
+impl Kinded for ApplyError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ApplyError::BadSession(_) | ApplyError::IndexOutsideRepo => ErrorKind::Usage,
+            ApplyError::Parse { source, .. } => source.kind(),
+            ApplyError::ReadWorkTree(_) => ErrorKind::Io,
+            ApplyError::Vetoed { kind, .. } => kind.kind(),
+            ApplyError::Verify { .. } => ErrorKind::Verify,
+            ApplyError::Unproven(_) => ErrorKind::InternalCheck,
+        }
+    }
 }
 
 fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
@@ -63,9 +105,9 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let (parsed, patch_sha256) = parse_and_digest(&inputs, edits.as_deref(), forced, &looked_at);
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
-    let (_, config) = super::checked_config(&config).map_err(|e| fail(ErrorKind::Config, e))?;
+    let (_, config) = super::checked_config(&config).map_err(|e| failed(&e))?;
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
-        return Err(fail(ErrorKind::Input, e.to_string()));
+        return Err(failed(&e));
     }
     // Before anything else is read or written: the lock, and the recovery of an interrupted
     // apply.
@@ -110,7 +152,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .as_ref()
         .map(plan::history::depth_from_config)
         .transpose()
-        .map_err(|e| fail(ErrorKind::Config, e.to_string()))?;
+        .map_err(|e| failed(&e))?;
     progress::stage("planning");
     let mut plan = make_plan(repo.as_ref(), history_depth, &original, patch, revert, &wt)?;
     if let Some(r) = &repo {
@@ -127,7 +169,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         .as_ref()
         .map(|r| Hooks::from_config(&root, r.common_dir(), &config))
         .transpose()
-        .map_err(|e| fail(ErrorKind::Config, e.to_string()))?;
+        .map_err(|e| failed(&e))?;
     let verify = verify || found.as_ref().is_some_and(|h| h.settings.verify);
     let mut hooks = HookRuns::new(found.as_ref(), hook_mode(check, revert), verify);
     let planning = Planning {
@@ -139,9 +181,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         wt: &wt,
     };
     pre_hooks(&mut hooks, &planning, &mut plan, partial, check)?;
-    hooks
-        .prepare_post(patch, &plan)
-        .map_err(|e| fail(ErrorKind::Io, e))?;
+    hooks.prepare_post(patch, &plan).map_err(|e| failed(&e))?;
     #[cfg(debug_assertions)]
     corrupt_for_tests(&mut plan);
     // --index: each touched path's index entry is decided before anything is written.
@@ -182,11 +222,8 @@ fn stage_unrecorded(
     staging: &[write::index::Staging],
     report: &mut Report,
 ) {
-    if let Err(message) = write::index::stage(repo, token, staging) {
-        report.errors.push(ErrorReport {
-            kind: ErrorKind::Index,
-            message,
-        });
+    if let Err(e) = write::index::stage(repo, token, staging) {
+        report.errors.push(ErrorReport::of(&e));
     }
 }
 
@@ -200,7 +237,7 @@ fn open_repo(
         Some(opened) => Repo::opened(opened, cwd).map(Some),
         None => Repo::discover(cwd),
     }
-    .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?;
+    .map_err(|e| failed(&e))?;
     let root = repo
         .as_ref()
         .map_or_else(|| cwd.to_path_buf(), |r| r.work_dir.clone());
@@ -223,14 +260,11 @@ fn hook_mode(check: bool, revert: bool) -> Mode {
 fn check_usage(tag: Option<&str>, index: bool, dir: &Option<PathBuf>) -> Result<(), Box<Report>> {
     if let Some(t) = tag {
         if !snapshot::valid_session(t) {
-            return Err(fail(
-                ErrorKind::Usage,
-                format!("--session {t:?}: a session name is 1 to 128 characters, without spaces"),
-            ));
+            return Err(failed(&ApplyError::BadSession(t.to_string())));
         }
     }
     if index && repo_required(dir) {
-        return Err(fail(ErrorKind::Usage, "--index needs a git repository"));
+        return Err(failed(&ApplyError::IndexOutsideRepo));
     }
     Ok(())
 }
@@ -307,7 +341,7 @@ fn pre_hooks(
     let planned = apply_hooks::planned_report(plan, p.patch.format, partial, check, p.revert);
     hooks
         .run_pre(p.patch, plan, &planned)
-        .map_err(|e| fail(ErrorKind::Io, e))?;
+        .map_err(|e| failed(&e))?;
     if !hooks.pre_passed() || absent.is_empty() {
         return Ok(());
     }
@@ -331,7 +365,7 @@ fn pre_hooks(
         let planned = apply_hooks::planned_report(plan, p.patch.format, partial, check, p.revert);
         hooks
             .run_pre(p.patch, plan, &planned)
-            .map_err(|e| fail(ErrorKind::Io, e))?;
+            .map_err(|e| failed(&e))?;
     }
     Ok(())
 }
@@ -347,7 +381,7 @@ fn read_inputs(
     let configured = || {
         super::checked_config(config)
             .map(|(_, c)| c.max_patch_size)
-            .map_err(|e| fail(ErrorKind::Config, e))
+            .map_err(|e| failed(&e))
     };
     match patches {
         Patches::Files(names) => {
@@ -368,7 +402,7 @@ fn read_inputs(
                 }
                 read => read,
             }
-            .map_err(|e| fail(ErrorKind::Input, e.to_string()))
+            .map_err(|e| failed(&e))
         }
         // The edits' JSON stands for them: its size is held to the limit, and its digest is
         // the one the snapshot records.
@@ -386,7 +420,7 @@ fn read_inputs(
                     size: Some(text.len() as u64),
                     limit,
                 };
-                return Err(fail(ErrorKind::Input, e.to_string()));
+                return Err(failed(&e));
             }
             Ok(vec![input::Input {
                 name: "<stdin>".into(),
@@ -440,43 +474,31 @@ fn parse_inputs(
     wt: &WorkTree,
 ) -> Result<Patch, Box<Report>> {
     if let Some(ops) = edits {
-        return parse::edit::to_patch(ops, wt).map_err(|e| match e {
-            parse::ParseError::Refused { kind, what } => {
-                let mut r = fail(kind, what);
+        return parse::edit::to_patch(ops, wt).map_err(|e| {
+            let mut r = failed(&e);
+            if e.is_refusal() {
                 r.status = RunStatus::Refused;
                 r.format = Some(Format::SearchReplace);
-                r
             }
-            e => fail(ErrorKind::Parse, e.to_string()),
+            r
         });
     }
     let mut combined: Option<Patch> = None;
     for inp in inputs {
-        let p = parse::parse(&inp.text, forced, wt).map_err(|e| {
-            let prefix = if inputs.len() > 1 || inp.name != "<stdin>" {
-                format!("{}: ", inp.name)
-            } else {
-                String::new()
-            };
-            let message = format!("{prefix}{e}");
-            match e {
-                // The patch reads but the input stopped before it did: a refusal, not bad
-                // input, and nothing of the patch is written (not even with --partial).
-                parse::ParseError::Truncated { .. } => {
-                    let mut r = fail(ErrorKind::Truncated, message);
-                    r.status = RunStatus::Refused;
-                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                    r
-                }
-                // The text does not say which file it edits and several could be meant.
-                parse::ParseError::Ambiguous { .. } => {
-                    let mut r = fail(ErrorKind::AmbiguousPath, message);
-                    r.status = RunStatus::Refused;
-                    r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
-                    r
-                }
-                _ => fail(ErrorKind::Parse, message),
+        let p = parse::parse(&inp.text, forced, wt).map_err(|source| {
+            // A cut-off patch, or one that does not say which file it edits: a refusal, not
+            // bad input, and nothing of the patch is written (not even with --partial).
+            let refusal = source.is_refusal();
+            let named = inputs.len() > 1 || inp.name != "<stdin>";
+            let mut r = failed(&ApplyError::Parse {
+                name: named.then(|| inp.name.clone()),
+                source,
+            });
+            if refusal {
+                r.status = RunStatus::Refused;
+                r.format = Some(forced.unwrap_or_else(|| parse::detect(&inp.text)));
             }
+            r
         })?;
         match &mut combined {
             None => combined = Some(p),
@@ -519,8 +541,7 @@ fn make_plan(
         three_way: git3.as_ref().map(|g| g as &dyn plan::ThreeWay),
         history: history.as_ref().map(|h| h as &dyn plan::ThreeWay),
     };
-    plan::plan(patch, wt, &opts)
-        .map_err(|e| fail(ErrorKind::Io, format!("reading the work tree failed: {e}")))
+    plan::plan(patch, wt, &opts).map_err(|e| failed(&ApplyError::ReadWorkTree(e)))
 }
 
 /// Whether the directory we run in lies outside every repository.
@@ -556,9 +577,9 @@ fn decide_and_write(
     };
     let nothing_to_write = plan.changes.is_empty();
     let (status, write_it) = verdict(plan.all_ok(), nothing_to_write, check, partial);
-    let refused = |why: &str, kind: ErrorKind, message: String, hooks: &HookRuns<'_>| {
+    let refused = |why: &str, error: &dyn Kinded, hooks: &HookRuns<'_>| {
         let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
-        r.errors.push(ErrorReport { kind, message });
+        r.errors.push(ErrorReport::of(error));
         r.hooks = hooks.reports.clone();
         not_written_because(&mut r, why);
         r
@@ -576,8 +597,7 @@ fn decide_and_write(
             return (
                 refused(
                     "not written: the pre-llm-apply hook refused the apply",
-                    kind.kind(),
-                    reason,
+                    &ApplyError::Vetoed { kind, reason },
                     hooks,
                 ),
                 None,
@@ -592,14 +612,9 @@ fn decide_and_write(
     let (written, diffs) = write_and_diff(plan, root, &token, record, &report, shown_diff);
     let done = match written {
         Ok(done) => done,
-        Err(message) => {
+        Err(e) => {
             return (
-                refused(
-                    "not written: writing another file failed",
-                    ErrorKind::Write,
-                    message,
-                    hooks,
-                ),
+                refused("not written: writing another file failed", &e, hooks),
                 None,
             )
         }
@@ -614,21 +629,16 @@ fn decide_and_write(
             let back = apply_hooks::roll_back(root, &token, recorded);
             let mut r = refused(
                 "rolled back: the post-llm-apply hook failed under --verify",
-                ErrorKind::Verify,
-                format!(
-                    "{}; --verify rolled the apply back: every file is as it was before",
-                    run.describe()
-                ),
+                &ApplyError::Verify {
+                    run: run.describe(),
+                },
                 hooks,
             );
             r.notices.extend(back.notices.iter().cloned());
             if !back.unrestored.is_empty() {
                 r.written = true;
                 r.snapshot = report.snapshot.clone();
-                r.errors.push(ErrorReport {
-                    kind: ErrorKind::Rollback,
-                    message: back.unrestored_message(),
-                });
+                r.errors.push(ErrorReport::of(&back.unrestored_error()));
             }
             return (r, None);
         }
@@ -660,26 +670,20 @@ fn unproven(
     format: Format,
     flags: RunFlags,
     root: &std::path::Path,
-    failure: &dyn std::fmt::Display,
+    failure: &proof::Failure,
 ) -> Report {
     let mut r = Report::from_plan(plan, format, RunStatus::Refused, flags);
-    let (kind, message, why) = match write::unchanged_since_read(root, &plan.changes) {
+    let (error, why) = match write::unchanged_since_read(root, &plan.changes) {
         Err(changed) => (
-            ErrorKind::Write,
-            changed.to_string(),
+            ErrorReport::of(&changed),
             "not written: a file changed while it was being patched",
         ),
         Ok(()) => (
-            ErrorKind::InternalCheck,
-            format!(
-                "the planned result failed its check against the patch ({failure}); \
-                 nothing was written. This is a fault in git-llm-apply, not in the \
-                 patch as such: resending the hunk with more context may avoid it"
-            ),
+            ErrorReport::of(&ApplyError::Unproven(failure.clone())),
             "not written: the plan failed its internal check",
         ),
     };
-    r.errors.push(ErrorReport { kind, message });
+    r.errors.push(error);
     not_written_because(&mut r, why);
     r
 }
@@ -719,7 +723,10 @@ fn write_and_diff(
     record: Option<(&Session, &SnapshotRequest)>,
     report: &Report,
     shown_diff: Option<Option<usize>>,
-) -> (Result<session::Done, String>, Option<ShownDiffs>) {
+) -> (
+    Result<session::Done, session::WriteFailure>,
+    Option<ShownDiffs>,
+) {
     let write = || session::write(root, token, record, &report.summary);
     let big = plan
         .changes
@@ -754,12 +761,7 @@ fn index_refused(
             reverse: revert,
         },
     );
-    for u in refused {
-        r.errors.push(ErrorReport {
-            kind: ErrorKind::Index,
-            message: format!("--index: {}: {}; nothing was written", u.path, u.reason),
-        });
-    }
+    r.errors.extend(refused.iter().map(ErrorReport::of));
     not_written_because(
         &mut r,
         "not written: --index cannot stage the patch's change alone",

@@ -2,7 +2,7 @@
 //! same apply as a patch, or, for a text-editor `view` command, the view. Shared by
 //! `edit --json-input` and the MCP `edit` and `view` tools.
 
-use crate::report::kinds::ErrorKind;
+use crate::report::kinds::{ErrorKind, Kinded};
 use std::path::PathBuf;
 
 use super::options::{ApplyOptions, Patches};
@@ -10,6 +10,18 @@ use super::view::{self, ViewOptions};
 use crate::parse::edit::{self, Request};
 use crate::report::view::ViewReport;
 use crate::report::Report;
+
+/// An edit request that does not say what to do.
+#[derive(Debug, thiserror::Error)]
+#[error("the edit request: {0}")]
+pub struct RequestError(#[source] pub crate::parse::ParseError);
+
+impl Kinded for RequestError {
+    fn kind(&self) -> ErrorKind {
+        // Whatever the parser calls it, a request that is not understood is not parsed.
+        ErrorKind::Parse
+    }
+}
 
 /// What an edit request is asked to do beside its JSON.
 pub struct EditOptions {
@@ -54,7 +66,7 @@ pub fn run(options: EditOptions) -> EditOutcome {
         }
         Ok(Request::Edits(ops)) => ops,
         Err(e) => {
-            let r = Report::error(ErrorKind::Parse, format!("the edit request: {e}"));
+            let r = Report::failed(&RequestError(e));
             return EditOutcome::Applied(r);
         }
     };

@@ -2,7 +2,7 @@
 //! the normalised patch in a temp file), which of their runs the gate must weigh, and taking
 //! a write back when the post hook rejects it under `--verify`.
 
-use crate::report::kinds::NoticeKind;
+use crate::report::kinds::{ErrorKind, Kinded, NoticeKind};
 use std::io::Write as _;
 use std::path::Path;
 
@@ -17,6 +17,22 @@ use crate::report::hooks::HookReport;
 use crate::report::{json, Report, RunFlags, RunStatus};
 use crate::snapshot::{self, Journal, SnapshotId};
 use crate::write;
+
+/// Why the normalised patch the hooks read (`GIT_LLM_APPLY_PATCH`) could not be written.
+#[allow(missing_docs)] // each variant's #[error] message says what it is
+#[derive(Debug, thiserror::Error)]
+pub enum PatchFileError {
+    #[error("cannot create the patch file for hooks: {0}")]
+    Create(#[source] std::io::Error),
+    #[error("cannot write the patch file for hooks: {0}")]
+    Write(#[source] std::io::Error),
+}
+
+impl Kinded for PatchFileError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Io
+    }
+}
 
 /// The hooks of one run and what they have done so far.
 pub struct HookRuns<'a> {
@@ -61,7 +77,12 @@ impl<'a> HookRuns<'a> {
 
     /// Run `pre-llm-apply` on `plan`, shown as a `planned` report. A later call (after a
     /// re-plan) replaces the runs the gate weighs: each plan is judged on its own.
-    pub fn run_pre(&mut self, patch: &Patch, plan: &Plan, planned: &Report) -> Result<(), String> {
+    pub fn run_pre(
+        &mut self,
+        patch: &Patch,
+        plan: &Plan,
+        planned: &Report,
+    ) -> Result<(), PatchFileError> {
         let Some(hooks) = self.hooks else {
             return Ok(());
         };
@@ -104,7 +125,7 @@ impl<'a> HookRuns<'a> {
     }
 
     /// Make sure a post hook finds the normalised patch even when no pre hook wrote it.
-    pub fn prepare_post(&mut self, patch: &Patch, plan: &Plan) -> Result<(), String> {
+    pub fn prepare_post(&mut self, patch: &Patch, plan: &Plan) -> Result<(), PatchFileError> {
         if self.patch_file.is_none() && self.has(HookKind::Post) {
             self.write_patch(patch, plan)?;
         }
@@ -112,16 +133,16 @@ impl<'a> HookRuns<'a> {
     }
 
     /// (Re)write the normalised patch that `GIT_LLM_APPLY_PATCH` names.
-    fn write_patch(&mut self, patch: &Patch, plan: &Plan) -> Result<(), String> {
+    fn write_patch(&mut self, patch: &Patch, plan: &Plan) -> Result<(), PatchFileError> {
         let text = patch_text::render(patch, plan);
         let mut file = tempfile::Builder::new()
             .prefix("git-llm-apply-")
             .suffix(".patch")
             .tempfile()
-            .map_err(|e| format!("cannot create the patch file for hooks: {e}"))?;
+            .map_err(PatchFileError::Create)?;
         file.write_all(text.as_bytes())
             .and_then(|()| file.flush())
-            .map_err(|e| format!("cannot write the patch file for hooks: {e}"))?;
+            .map_err(PatchFileError::Write)?;
         self.patch_file = Some(file);
         Ok(())
     }
@@ -169,6 +190,28 @@ pub fn absent_preimages(repo: &Repo, original: &Patch, revert: bool) -> Vec<Stri
         .collect()
 }
 
+/// A rollback that left paths holding the write's content.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "rolling back failed for {}: they keep the patch's changes{}",
+    paths.join(", "),
+    journal_kept.map(|id| format!(
+        "; the journal is kept, so the next git llm-apply run restores them from snapshot {id}"
+    )).unwrap_or_default()
+)]
+pub struct Unrestored {
+    /// The paths still holding the write's content.
+    pub paths: Vec<String>,
+    /// The snapshot whose journal was kept for the next run to finish the rollback.
+    pub journal_kept: Option<SnapshotId>,
+}
+
+impl Kinded for Unrestored {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Rollback
+    }
+}
+
 /// What taking a write back did.
 #[derive(Debug, Default)]
 pub struct RollBack {
@@ -183,17 +226,11 @@ pub struct RollBack {
 impl RollBack {
     /// The error naming the paths that keep the write, and, when the journal was kept, that
     /// the next run restores them.
-    pub fn unrestored_message(&self) -> String {
-        let mut m = format!(
-            "rolling back failed for {}: they keep the patch's changes",
-            self.unrestored.join(", ")
-        );
-        if let Some(id) = self.journal_kept {
-            m.push_str(&format!(
-                "; the journal is kept, so the next git llm-apply run restores them from snapshot {id}"
-            ));
+    pub fn unrestored_error(&self) -> Unrestored {
+        Unrestored {
+            paths: self.unrestored.clone(),
+            journal_kept: self.journal_kept,
         }
-        m
     }
 }
 

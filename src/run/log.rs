@@ -1,10 +1,9 @@
 //! `git llm-apply log`: the recorded applies (and undos), newest first.
 
-use crate::report::kinds::ErrorKind;
 use std::path::PathBuf;
 
 use super::options::LogOptions;
-use super::session::{self, fail};
+use super::session::{self, failed};
 use crate::report::log::LogReport;
 use crate::report::Report;
 use crate::snapshot;
@@ -21,7 +20,7 @@ fn log(dir: Option<PathBuf>) -> Result<LogReport, Box<Report>> {
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
     let session = session::open(&repo, false)?;
     let infos = snapshot::list(&repo).map_err(|e| {
-        let mut r = fail(ErrorKind::Snapshot, e.to_string());
+        let mut r = failed(&e);
         r.notices = session.notices.clone();
         r
     })?;

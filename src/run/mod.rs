@@ -14,15 +14,33 @@ pub mod progress;
 
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};
 
-use crate::git::config::{Config, Pending};
-use crate::report::color::Colors;
+use crate::git::config::{Config, ConfigError, Pending};
+use crate::report::color::{BadColor, Colors};
+use crate::report::kinds::{ErrorKind, Kinded};
+
+/// Why git config cannot be used: a value git-llm-apply cannot read, or a colour git would
+/// not.
+#[allow(missing_docs)] // each variant is its source's error, rendered as that one
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckedConfigError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Color(#[from] BadColor),
+}
+
+impl Kinded for CheckedConfigError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Config
+    }
+}
 
 /// The config once read, checked whole: every `llm-apply.*` value and the report's colours.
 /// Every command takes it from here before it acts on it, so an invalid value is one error
 /// whichever command meets it; a valid one sets how writes are flushed (`llm-apply.fsync`).
-pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), String> {
-    let config = pending.get().map_err(|e| e.to_string())?;
-    let colors = Colors::from_config(&config.colors).map_err(|e| e.to_string())?;
+pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), CheckedConfigError> {
+    let config = pending.get()?;
+    let colors = Colors::from_config(&config.colors)?;
     crate::sys::durable::set(config.fsync);
     Ok((colors, config))
 }

@@ -3,59 +3,166 @@
 //! that an earlier run left unfinished. Also the one door to the writer for commands that
 //! record a snapshot.
 
-use crate::report::kinds::{ErrorKind, NoticeKind};
+use crate::report::kinds::{ErrorKind, Kinded, NoticeKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::gate::{self, Approved, Verdict};
 use crate::patch::Notice;
-use crate::repo::Repo;
-use crate::report::{Report, Summary};
+use crate::repo::{Repo, RepoError};
+use crate::report::{Report, RunStatus, Summary};
 use crate::snapshot::{
-    self, Journal, Lock, LockError, Meta, PatchDigest, Pending, SnapshotError, SnapshotId, Touched,
+    self, Journal, JournalError, Lock, LockError, Meta, PatchDigest, Pending, SnapshotError,
+    SnapshotId, Touched,
 };
 use crate::text::textdiff::LineCounts;
-use crate::write;
-use crate::write::recorded::{self, Recording};
-use crate::write::restore::{self, RestorePlan};
+use crate::write::recorded::{self, RecordError, Recording};
+use crate::write::restore::{self, RestoreError, RestorePlan};
+use crate::write::{self, WriteError};
 
 /// The git config key: seconds to wait for another run's lock (default 10; 0 waits not).
 pub const LOCK_TIMEOUT_KEY: &str = "llm-apply.lockTimeout";
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A report of a run that stopped on an error of this kind.
-pub fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
-    Box::new(Report::error(kind, message))
+/// A report of a run that `e` stopped, under the kind `e` gives itself.
+pub fn failed(e: &(impl Kinded + ?Sized)) -> Box<Report> {
+    Box::new(Report::failed(e))
+}
+
+/// Why a run could not start in its repository, or could not put right what an interrupted
+/// apply left.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot change to '{}': not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(#[source] std::io::Error),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    /// `why` says what the command needs a repository for.
+    #[error("not inside a git repository: {0}")]
+    NoRepository(&'static str),
+    #[error("{0} (--no-snapshot applies without recording a snapshot)")]
+    Unlockable(#[source] LockError),
+    /// Another run holds the lock: the run is busy (exit status 4), not failed.
+    #[error("{0}; nothing was written: retry once that run has ended")]
+    Busy(#[source] LockError),
+    #[error("{0}; remove it once the files it names are as they should be")]
+    Journal(#[source] JournalError),
+    #[error(
+        "an interrupted apply ({}) must be rolled back first, and that needs the lock this \
+         run could not take",
+        .0.map(|s| format!("snapshot {s}")).unwrap_or_else(|| "before its snapshot".to_string())
+    )]
+    RecoveryUnlocked(Option<SnapshotId>),
+    #[error("{}", recovery_failed(journal_dir, *snapshot, step))]
+    Recovery {
+        journal_dir: PathBuf,
+        snapshot: Option<SnapshotId>,
+        step: Box<RecoveryStep>,
+    },
+    #[error(
+        "{} is {version}, but git-llm-apply needs git {}.{} or newer (set GIT_LLM_APPLY_GIT \
+         to a newer git)",
+        git.display(),
+        MIN_GIT[0],
+        MIN_GIT[1]
+    )]
+    GitTooOld { git: PathBuf, version: String },
+    #[error("git config {LOCK_TIMEOUT_KEY} is {value:?}, not a number of seconds (0 or more)")]
+    LockTimeout { value: String },
+}
+
+impl Kinded for SessionError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            SessionError::NotADirectory(_) | SessionError::LockTimeout { .. } => ErrorKind::Usage,
+            SessionError::CurrentDir(_) => ErrorKind::Io,
+            SessionError::Repo(_) | SessionError::NoRepository(_) => ErrorKind::Repository,
+            SessionError::Unlockable(_) | SessionError::Busy(_) => ErrorKind::Lock,
+            SessionError::Journal(_)
+            | SessionError::RecoveryUnlocked(_)
+            | SessionError::Recovery { .. } => ErrorKind::Recovery,
+            SessionError::GitTooOld { .. } => ErrorKind::GitVersion,
+        }
+    }
+}
+
+impl SessionError {
+    /// The report of a run it stopped: a held lock makes the run busy, not failed.
+    pub fn report(&self) -> Box<Report> {
+        let mut r = failed(self);
+        if let SessionError::Busy(_) = self {
+            r.status = RunStatus::Busy;
+        }
+        r
+    }
+}
+
+/// The step of a recovery that failed.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, thiserror::Error)]
+pub enum RecoveryStep {
+    #[error("it cannot be read: {0}")]
+    Read(#[source] SnapshotError),
+    #[error("restoring it failed: {0}")]
+    Restore(#[source] RestoreError),
+    #[error("these paths cannot be restored safely: {}", .0.join(", "))]
+    Unsafe(Vec<String>),
+    #[error("keeping the current content failed: {0}")]
+    Keep(#[source] SnapshotError),
+    /// The gate's reason, a sentence of its own: kept as the text it is.
+    #[error("{0}")]
+    Vetoed(String),
+    #[error(transparent)]
+    Write(WriteError),
+    #[error(transparent)]
+    Find(SnapshotError),
+    #[error("its snapshot {id} cannot be dropped: {source}")]
+    Drop {
+        id: SnapshotId,
+        #[source]
+        source: SnapshotError,
+    },
+}
+
+/// What a failed recovery says: where the journal is, the snapshot it names, the step that
+/// failed, and that the journal is kept for the next run.
+fn recovery_failed(dir: &Path, snapshot: Option<SnapshotId>, step: &RecoveryStep) -> String {
+    match snapshot {
+        Some(id) => format!(
+            "an interrupted apply left {}/journal naming snapshot {id}, but {step}; the \
+             journal is kept, so the next run tries again (to give up instead, put the \
+             files right by hand and remove that journal)",
+            dir.display()
+        ),
+        None => format!(
+            "an interrupted apply left {}/journal, but {step}; the journal is kept, so \
+             the next run tries again",
+            dir.display()
+        ),
+    }
 }
 
 /// The directory the run starts in: `-C DIR`, else the current one.
 pub fn start_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
     match dir {
         Some(d) if d.is_dir() => Ok(d),
-        Some(d) => Err(fail(
-            ErrorKind::Usage,
-            format!("cannot change to '{}': not a directory", d.display()),
-        )),
-        None => std::env::current_dir().map_err(|e| {
-            fail(
-                ErrorKind::Io,
-                format!("cannot read the current directory: {e}"),
-            )
-        }),
+        Some(d) => Err(SessionError::NotADirectory(d).report()),
+        None => std::env::current_dir().map_err(|e| SessionError::CurrentDir(e).report()),
     }
 }
 
 /// The repository around `cwd`, or a report saying `why` one is needed.
-pub fn require_repo(cwd: &std::path::Path, why: &str) -> Result<crate::repo::Repo, Box<Report>> {
+pub fn require_repo(
+    cwd: &std::path::Path,
+    why: &'static str,
+) -> Result<crate::repo::Repo, Box<Report>> {
     crate::repo::Repo::discover(cwd)
-        .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?
-        .ok_or_else(|| {
-            fail(
-                ErrorKind::Repository,
-                format!("not inside a git repository: {why}"),
-            )
-        })
+        .map_err(|e| SessionError::Repo(e).report())?
+        .ok_or_else(|| SessionError::NoRepository(why).report())
 }
 
 /// A run in a repository, holding its worktree's lock.
@@ -87,28 +194,11 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
             ));
             None
         }
-        Err(e @ LockError::Io { .. }) => {
-            return Err(fail(
-                ErrorKind::Lock,
-                format!("{e} (--no-snapshot applies without recording a snapshot)"),
-            ))
-        }
-        Err(e @ LockError::Timeout { .. }) => {
-            let mut r = fail(
-                ErrorKind::Lock,
-                format!("{e}; nothing was written: retry once that run has ended"),
-            );
-            r.status = crate::report::RunStatus::Busy;
-            return Err(r);
-        }
+        Err(e @ LockError::Io { .. }) => return Err(SessionError::Unlockable(e).report()),
+        Err(e @ LockError::Timeout { .. }) => return Err(SessionError::Busy(e).report()),
     };
     hold_for_tests();
-    let pending = Journal::pending(repo).map_err(|e| {
-        fail(
-            ErrorKind::Recovery,
-            format!("{e}; remove it once the files it names are as they should be"),
-        )
-    })?;
+    let pending = Journal::pending(repo).map_err(|e| SessionError::Journal(e).report())?;
     if lock.is_some() {
         // A run killed while writing one of its own files leaves `*.tmp` beside it.
         remove_dead_runs_temp_files(repo);
@@ -116,18 +206,9 @@ pub fn open(repo: &Repo, records: bool) -> Result<Session<'_>, Box<Report>> {
     let recovered = pending.is_some();
     if let Some(p) = pending {
         let Some(lock) = &lock else {
-            return Err(fail(
-                ErrorKind::Recovery,
-                format!(
-                    "an interrupted apply ({}) must be rolled back first, and that needs the \
-                     lock this run could not take",
-                    p.snapshot()
-                        .map(|s| format!("snapshot {s}"))
-                        .unwrap_or_else(|| "before its snapshot".to_string())
-                ),
-            ));
+            return Err(SessionError::RecoveryUnlocked(p.snapshot()).report());
         };
-        notices.push(recover(repo, lock, p)?);
+        notices.push(recover(repo, lock, p).map_err(|e| e.report())?);
     }
     Ok(Session {
         repo,
@@ -146,17 +227,11 @@ pub use crate::git::binary::{parse_version as parse_git_version, MIN_GIT};
 fn check_git_version(repo: &Repo) -> Result<(), Box<Report>> {
     let facts = crate::git::binary::facts(Some(repo.git_dir()));
     match facts.version() {
-        Some(v) if v < MIN_GIT => Err(fail(
-            ErrorKind::GitVersion,
-            format!(
-                "{} is {}, but git-llm-apply needs git {}.{} or newer (set \
-                     GIT_LLM_APPLY_GIT to a newer git)",
-                crate::git::binary().display(),
-                facts.version,
-                MIN_GIT[0],
-                MIN_GIT[1]
-            ),
-        )),
+        Some(v) if v < MIN_GIT => Err(SessionError::GitTooOld {
+            git: crate::git::binary(),
+            version: facts.version.clone(),
+        }
+        .report()),
         _ => Ok(()),
     }
 }
@@ -166,16 +241,13 @@ fn lock_timeout(repo: &Repo) -> Result<Duration, Box<Report>> {
     match config.try_integer(LOCK_TIMEOUT_KEY) {
         Ok(None) => Ok(DEFAULT_LOCK_TIMEOUT),
         Ok(Some(n)) if n >= 0 => Ok(Duration::from_secs(n.unsigned_abs())),
-        _ => Err(fail(
-            ErrorKind::Usage,
-            format!(
-                "git config {LOCK_TIMEOUT_KEY} is {:?}, not a number of seconds (0 or more)",
-                config
-                    .string(LOCK_TIMEOUT_KEY)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default()
-            ),
-        )),
+        _ => Err(SessionError::LockTimeout {
+            value: config
+                .string(LOCK_TIMEOUT_KEY)
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+        }
+        .report()),
     }
 }
 
@@ -199,7 +271,7 @@ fn hold_for_tests() {
 /// Every step leaves a state the next recovery finishes and `log` describes truly: files
 /// first, then the snapshot's status (dropped when no file needed restoring, else undone),
 /// then the journal.
-fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box<Report>> {
+fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, SessionError> {
     let pid = pending
         .pid()
         .map(|p| format!(", pid {p}"))
@@ -207,24 +279,20 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
     let Some(id) = pending.snapshot() else {
         return recover_unnamed(repo, lock, pending, &pid);
     };
-    let broken = |what: String| {
-        fail(
-            ErrorKind::Recovery,
-            format!(
-                "an interrupted apply left {}/journal naming snapshot {id}, but {what}; the \
-                 journal is kept, so the next run tries again (to give up instead, put the \
-                 files right by hand and remove that journal)",
-                snapshot_state_dir(repo).display()
-            ),
-        )
+    let broken = |step: RecoveryStep| SessionError::Recovery {
+        journal_dir: snapshot_state_dir(repo),
+        snapshot: Some(id),
+        step: Box::new(step),
     };
-    let snap = snapshot::read(repo, id).map_err(|e| broken(format!("it cannot be read: {e}")))?;
+    let snap = snapshot::read(repo, id).map_err(|e| broken(RecoveryStep::Read(e)))?;
     let plan = restore::plan_recovery(repo, &snap, pending.paths())
-        .map_err(|e| broken(format!("restoring it failed: {e}")))?;
+        .map_err(|e| broken(RecoveryStep::Restore(e)))?;
     if plan.refused() {
-        return Err(broken(format!(
-            "these paths cannot be restored safely: {}",
-            plan.refused_paths().join(", ")
+        return Err(broken(RecoveryStep::Unsafe(
+            plan.refused_paths()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
         )));
     }
     let changes = plan.changes();
@@ -243,8 +311,7 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
             })
             .collect();
         saved = Some(
-            snapshot::create(repo, &touched, &meta)
-                .map_err(|e| broken(format!("keeping the current content failed: {e}")))?,
+            snapshot::create(repo, &touched, &meta).map_err(|e| broken(RecoveryStep::Keep(e)))?,
         );
     }
     let restored: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
@@ -254,7 +321,7 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Box
     let index = staged.iter().map(|c| c.path.clone()).collect();
     let token = approved(gate::approve_restore(changes, index)).map_err(&broken)?;
     if has_changes {
-        write::write(&repo.work_dir, &token).map_err(|e| broken(e.to_string()))?;
+        write::write(&repo.work_dir, &token).map_err(|e| broken(RecoveryStep::Write(e)))?;
     }
     let unstage = write::index::restore(repo, &token, staged)
         .err()
@@ -340,24 +407,18 @@ fn recover_unnamed(
     lock: &Lock,
     pending: Pending,
     pid: &str,
-) -> Result<Notice, Box<Report>> {
-    let broken = |what: String| {
-        fail(
-            ErrorKind::Recovery,
-            format!(
-                "an interrupted apply left {}/journal, but {what}; the journal is kept, so \
-                 the next run tries again",
-                snapshot_state_dir(repo).display()
-            ),
-        )
+) -> Result<Notice, SessionError> {
+    let broken = |step: RecoveryStep| SessionError::Recovery {
+        journal_dir: snapshot_state_dir(repo),
+        snapshot: None,
+        step: Box::new(step),
     };
     let found = match pending.nonce() {
-        Some(n) => snapshot::find_by_nonce(repo, n).map_err(|e| broken(e.to_string()))?,
+        Some(n) => snapshot::find_by_nonce(repo, n).map_err(|e| broken(RecoveryStep::Find(e)))?,
         None => None,
     };
     if let Some(id) = found {
-        snapshot::discard(repo, id)
-            .map_err(|e| broken(format!("its snapshot {id} cannot be dropped: {e}")))?;
+        snapshot::discard(repo, id).map_err(|source| broken(RecoveryStep::Drop { id, source }))?;
     }
     // Files are written under temporary names before the snapshot is named.
     remove_stray_temp_files(&repo.work_dir, pending.paths().iter().map(String::as_str));
@@ -476,10 +537,10 @@ fn remove_stray_temp_files<'p>(root: &Path, paths: impl IntoIterator<Item = &'p 
     }
 }
 
-fn approved(verdict: Verdict) -> Result<Approved, String> {
+fn approved(verdict: Verdict) -> Result<Approved, RecoveryStep> {
     match verdict {
         Verdict::Approved(token) => Ok(token),
-        Verdict::Vetoed { reason, .. } => Err(reason),
+        Verdict::Vetoed { reason, .. } => Err(RecoveryStep::Vetoed(reason)),
     }
 }
 
@@ -554,6 +615,25 @@ impl SnapshotRequest {
     }
 }
 
+/// Why a write failed; every file is as it was, or the journal says what the next run puts
+/// back.
+#[allow(missing_docs)] // each variant's #[error] message says what it is
+#[derive(Debug, thiserror::Error)]
+pub enum WriteFailure {
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("cannot record a snapshot without this worktree's lock")]
+    Unlocked,
+}
+
+impl Kinded for WriteFailure {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Write
+    }
+}
+
 /// A write that went through.
 pub struct Done {
     /// The snapshot that records the write, when one was taken.
@@ -569,20 +649,18 @@ pub fn write(
     token: &Approved,
     record: Option<(&Session, &SnapshotRequest)>,
     summary: &Summary,
-) -> Result<Done, String> {
+) -> Result<Done, WriteFailure> {
     let Some((session, request)) = record else {
-        return write::write(root, token)
-            .map(|_| Done {
-                snapshot: None,
-                notices: Vec::new(),
-            })
-            .map_err(|e| e.to_string());
+        return Ok(write::write(root, token).map(|_| Done {
+            snapshot: None,
+            notices: Vec::new(),
+        })?);
     };
     // llm-apply.keep = 0 keeps no snapshot, so none is recorded: the write is the plain one
     // of --no-snapshot (no journal either), and an apply drops the older snapshots as any
     // keep value would (an undo keeps them: it may be undoing one of them).
     if let Ok(0) = snapshot::keep_from_config(session.repo) {
-        write::write(root, token).map_err(|e| e.to_string())?;
+        write::write(root, token)?;
         let mut message = format!(
             "no snapshot was recorded: {} is 0 (as with --no-snapshot), so this {} cannot be \
              undone",
@@ -612,7 +690,7 @@ pub fn write(
         });
     }
     let Some(lock) = &session.lock else {
-        return Err("cannot record a snapshot without this worktree's lock".to_string());
+        return Err(WriteFailure::Unlocked);
     };
     let recording = Recording {
         repo: session.repo,
@@ -638,7 +716,7 @@ pub fn write(
             lines: request.lines.clone(),
         },
     };
-    let done = recorded::write_recorded(root, token, &recording).map_err(|e| e.to_string())?;
+    let done = recorded::write_recorded(root, token, &recording)?;
     // Pruned snapshots are routine housekeeping (llm-apply.keep), not news for the report.
     let notices = done
         .warnings
@@ -654,6 +732,46 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A held lock is the one session failure that makes the run busy (exit 4, retry later)
+    /// rather than failed (exit 2); the error says so, not the site that meets it.
+    #[test]
+    fn a_held_lock_is_busy_and_other_session_failures_are_errors() {
+        let io = |m: &str| LockError::Io {
+            path: PathBuf::from("/r/.git/llm-apply/lock"),
+            source: std::io::Error::other(m.to_string()),
+        };
+        let busy = SessionError::Busy(io("held")).report();
+        assert_eq!(
+            (busy.errors[0].kind, busy.exit_code()),
+            (ErrorKind::Lock, 4)
+        );
+        let unlockable = SessionError::Unlockable(io("read-only")).report();
+        assert_eq!(
+            (unlockable.errors[0].kind, unlockable.exit_code()),
+            (ErrorKind::Lock, 2)
+        );
+        assert_eq!(
+            unlockable.errors[0].message,
+            "cannot use the lock file /r/.git/llm-apply/lock: read-only (--no-snapshot applies \
+             without recording a snapshot)"
+        );
+        let recovery = SessionError::Recovery {
+            journal_dir: PathBuf::from("/r/.git/llm-apply"),
+            snapshot: None,
+            step: Box::new(RecoveryStep::Unsafe(vec!["a".into(), "b".into()])),
+        };
+        assert_eq!(recovery.kind(), ErrorKind::Recovery);
+        assert_eq!(
+            recovery.to_string(),
+            "an interrupted apply left /r/.git/llm-apply/journal, but these paths cannot be \
+             restored safely: a, b; the journal is kept, so the next run tries again"
+        );
+        assert_eq!(
+            SessionError::NotADirectory(PathBuf::from("nowhere")).kind(),
+            ErrorKind::Usage
+        );
+    }
 
     #[test]
     fn git_versions_are_read_from_every_spelling_git_prints() {

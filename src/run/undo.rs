@@ -1,17 +1,176 @@
 //! `git llm-apply undo [ID]` (and `--revert` without PATCH): take one apply's change back
 //! out of the work tree, keeping what was edited since, never touching HEAD or the index.
 
-use crate::report::kinds::{ErrorKind, NoticeKind};
+use crate::report::kinds::{ErrorKind, Kinded, NoticeKind};
 use std::path::PathBuf;
 
 use super::options::UndoOptions;
-use super::session::{self, fail, Session, SnapshotRequest};
+use super::session::{self, Session, SnapshotRequest, WriteFailure};
 use crate::gate::{self, Verdict};
 use crate::patch::{Format, Notice};
-use crate::repo::Repo;
+use crate::repo::{Repo, RepoError};
 use crate::report::{ErrorReport, FileOutcome, Report, RunFlags, RunStatus};
-use crate::snapshot::{self, SnapshotError, SnapshotId, Status};
+use crate::snapshot::{self, ParseIdError, SnapshotError, SnapshotId, Status};
+use crate::write::index::IndexError;
+use crate::write::restore::RestoreError;
 use crate::write::{self, restore};
+
+/// Why an undo stopped, or what it could not finish after restoring the files.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, thiserror::Error)]
+pub enum UndoError {
+    #[error("give either a snapshot ID or --session, not both")]
+    IdAndSession,
+    #[error(
+        "--check does not go with --session yet: each undo of a session depends on the one \
+         before it; check the newest with undo --check ID"
+    )]
+    CheckSession,
+    #[error(transparent)]
+    BadId(#[from] ParseIdError),
+    #[error("{0}; git llm-apply log lists the snapshots there are")]
+    NotFound(#[source] SnapshotError),
+    /// Reading or listing the snapshots failed.
+    #[error(transparent)]
+    Snapshot(SnapshotError),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    /// `--worktree PATH` names no worktree of this repository; `why` says what it is instead.
+    #[error(
+        "--worktree {}: {why} (git worktree list shows this repository's worktrees)",
+        path.display()
+    )]
+    NotOurWorktree { path: PathBuf, why: &'static str },
+    #[error("cannot undo snapshot {target}: {source}")]
+    Plan {
+        target: SnapshotId,
+        #[source]
+        source: RestoreError,
+    },
+    #[error("cannot undo snapshot {target}: {source}")]
+    Unstaging {
+        target: SnapshotId,
+        #[source]
+        source: IndexError,
+    },
+    /// The gate's reason, a sentence of its own.
+    #[error("{0}")]
+    Vetoed(String),
+    #[error("the files were restored, but the index was not: {0}")]
+    IndexNotRestored(#[source] IndexError),
+    #[error("the files were restored, but marking snapshot {target} undone failed: {source}")]
+    NotMarked {
+        target: SnapshotId,
+        #[source]
+        source: SnapshotError,
+    },
+    #[error(
+        "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
+         nothing was written. Undo it there: git llm-apply undo {target} --worktree {there} \
+         (or git llm-apply -C {there} undo {target})"
+    )]
+    OtherWorktree {
+        target: SnapshotId,
+        there: String,
+        here: String,
+    },
+    /// `redo` is the undo that brought the change back, when there is one.
+    #[error(
+        "snapshot {target} was already undone: nothing to undo ({})",
+        match redo {
+            Some(r) => format!("git llm-apply undo {r} brings its change back"),
+            None => "git llm-apply log lists what is still applied".to_string(),
+        }
+    )]
+    AlreadyUndone {
+        target: SnapshotId,
+        redo: Option<SnapshotId>,
+    },
+    #[error(
+        "{}",
+        match next {
+            Some(n) => format!(
+                "the most recent apply (snapshot {newest}) is already undone; the next one \
+                 still applied is snapshot {n}: git llm-apply undo {n} (git llm-apply log \
+                 lists them)"
+            ),
+            None => format!(
+                "nothing to undo: the most recent apply (snapshot {newest}) is already undone \
+                 and no earlier apply is still applied (git llm-apply log lists them)"
+            ),
+        }
+    )]
+    MostRecentUndone {
+        newest: SnapshotId,
+        next: Option<SnapshotId>,
+    },
+    /// `elsewhere`: other worktrees recorded applies.
+    #[error(
+        "nothing to undo: no apply was recorded here (applies record a snapshot unless \
+         --no-snapshot is given){}",
+        if *elsewhere {
+            "; other worktrees' applies are undone there (git llm-apply log lists them)"
+        } else {
+            ""
+        }
+    )]
+    NothingRecorded { elsewhere: bool },
+    #[error(
+        "nothing to undo: no apply of session {tag} is still applied here (git llm-apply log \
+         lists the snapshots and their sessions)"
+    )]
+    NothingInSession { tag: String },
+}
+
+impl Kinded for UndoError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            UndoError::IdAndSession
+            | UndoError::CheckSession
+            | UndoError::BadId(_)
+            | UndoError::NotFound(_)
+            | UndoError::NotOurWorktree { .. } => ErrorKind::Usage,
+            UndoError::Snapshot(_) | UndoError::Plan { .. } | UndoError::NotMarked { .. } => {
+                ErrorKind::Snapshot
+            }
+            UndoError::Repo(_) => ErrorKind::Repository,
+            UndoError::Unstaging { .. } | UndoError::IndexNotRestored(_) => ErrorKind::Index,
+            UndoError::Vetoed(_) => ErrorKind::Veto,
+            UndoError::OtherWorktree { .. } => ErrorKind::OtherWorktree,
+            UndoError::AlreadyUndone { .. } | UndoError::MostRecentUndone { .. } => {
+                ErrorKind::AlreadyUndone
+            }
+            UndoError::NothingRecorded { .. } | UndoError::NothingInSession { .. } => {
+                ErrorKind::NothingToUndo
+            }
+        }
+    }
+}
+
+impl UndoError {
+    /// Whether the request was understood but cannot be done: a refusal (exit 1, nothing
+    /// written) rather than an error (an unknown or malformed ID stays a usage error, exit 2).
+    fn refuses(&self) -> bool {
+        matches!(
+            self,
+            UndoError::Vetoed(_)
+                | UndoError::OtherWorktree { .. }
+                | UndoError::AlreadyUndone { .. }
+                | UndoError::MostRecentUndone { .. }
+                | UndoError::NothingRecorded { .. }
+                | UndoError::NothingInSession { .. }
+        )
+    }
+
+    /// The report of an undo it stopped.
+    fn report(&self) -> Box<Report> {
+        let mut r = session::failed(self);
+        if self.refuses() {
+            r.status = RunStatus::Refused;
+        }
+        r
+    }
+}
 
 /// Undo one apply (or check that it can be undone): the report of the run.
 pub fn run(options: UndoOptions) -> Report {
@@ -36,14 +195,6 @@ pub fn run(options: UndoOptions) -> Report {
     }
 }
 
-/// A refusal of a request that was understood but cannot be done: exit 1, nothing written
-/// (an unknown or malformed ID stays a usage error, exit 2).
-fn refuse(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
-    let mut r = fail(kind, message);
-    r.status = RunStatus::Refused;
-    r
-}
-
 fn undo(
     id: Option<&str>,
     tag: Option<&str>,
@@ -58,17 +209,10 @@ fn undo(
         repo = other_worktree(&repo, &cwd.join(w))?;
     }
     if tag.is_some() && id.is_some() {
-        return Err(fail(
-            ErrorKind::Usage,
-            "give either a snapshot ID or --session, not both",
-        ));
+        return Err(UndoError::IdAndSession.report());
     }
     if tag.is_some() && check {
-        return Err(fail(
-            ErrorKind::Usage,
-            "--check does not go with --session yet: each undo of a session depends on the \
-             one before it; check the newest with undo --check ID",
-        ));
+        return Err(UndoError::CheckSession.report());
     }
     let session = session::open(&repo, !check)?;
     // Whatever happens next, the report says what opening the session did (a recovery).
@@ -92,12 +236,8 @@ fn undo_locked(
     check: bool,
 ) -> Result<Report, Box<Report>> {
     let (target, snap) = undo_target(repo, id)?;
-    let plan = restore::plan_undo(repo, &snap, force).map_err(|e| {
-        fail(
-            ErrorKind::Snapshot,
-            format!("cannot undo snapshot {target}: {e}"),
-        )
-    })?;
+    let plan = restore::plan_undo(repo, &snap, force)
+        .map_err(|source| UndoError::Plan { target, source }.report())?;
     let as_plan = plan.to_plan();
     let mut notices = session.notices.clone();
 
@@ -137,17 +277,12 @@ fn undo_locked(
 
     // An --index apply staged its change: the entries that still hold it are put back,
     // with the files (under the undo's journal) when the undo writes any.
-    let (unstage, index_left) =
-        write::index::unstaging(repo, snap.index_changes()).map_err(|e| {
-            fail(
-                ErrorKind::Index,
-                format!("cannot undo snapshot {target}: {e}"),
-            )
-        })?;
+    let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
+        .map_err(|source| UndoError::Unstaging { target, source }.report())?;
     let index = unstage.iter().map(|s| s.path.clone()).collect();
     let token = match gate::approve_restore(as_plan.changes.clone(), index) {
         Verdict::Approved(t) => t,
-        Verdict::Vetoed { reason, .. } => return Err(refuse(ErrorKind::Veto, reason)),
+        Verdict::Vetoed { reason, .. } => return Err(UndoError::Vetoed(reason).report()),
     };
     if !as_plan.changes.is_empty() {
         let undo = Undo {
@@ -162,7 +297,7 @@ fn undo_locked(
                 report.snapshot = done.snapshot.map(SnapshotId::ref_name);
                 notices.extend(done.notices);
             }
-            Err(message) => return Ok(write_failed(&as_plan, message, notices)),
+            Err(e) => return Ok(write_failed(&as_plan, &e, notices)),
         }
     }
     // Not staged with a recorded write (nothing to write, or llm-apply.keep = 0): here.
@@ -173,21 +308,17 @@ fn undo_locked(
     };
     match staged {
         Ok(()) => notices.extend(index_notices(&unstage, &index_left)),
-        Err(e) => report.errors.push(ErrorReport {
-            kind: ErrorKind::Index,
-            message: format!("the files were restored, but the index was not: {e}"),
-        }),
+        Err(e) => report
+            .errors
+            .push(ErrorReport::of(&UndoError::IndexNotRestored(e))),
     }
     // A recorded undo marked its target undone before its journal went (write_recorded);
     // one that wrote nothing, or wrote without a snapshot (llm-apply.keep = 0), does it here.
     if report.snapshot.is_none() {
-        if let Err(e) = snapshot::record_undo(repo, target) {
-            report.errors.push(ErrorReport {
-                kind: ErrorKind::Snapshot,
-                message: format!(
-                    "the files were restored, but marking snapshot {target} undone failed: {e}"
-                ),
-            });
+        if let Err(source) = snapshot::record_undo(repo, target) {
+            report
+                .errors
+                .push(ErrorReport::of(&UndoError::NotMarked { target, source }));
         }
     }
     let mut message = format!("snapshot {target} undone");
@@ -222,7 +353,7 @@ fn write_undo(
     token: &gate::Approved,
     unstage: &[write::index::Staging],
     summary: &crate::report::Summary,
-) -> Result<session::Done, String> {
+) -> Result<session::Done, WriteFailure> {
     let forced = u
         .plan
         .paths
@@ -254,7 +385,11 @@ fn write_undo(
 }
 
 /// The report of an undo whose write failed (every file was put back as it was).
-fn write_failed(as_plan: &crate::plan::Plan, message: String, notices: Vec<Notice>) -> Report {
+fn write_failed(
+    as_plan: &crate::plan::Plan,
+    failure: &WriteFailure,
+    notices: Vec<Notice>,
+) -> Report {
     let mut r = Report::from_plan(
         as_plan,
         Format::Unified,
@@ -266,10 +401,7 @@ fn write_failed(as_plan: &crate::plan::Plan, message: String, notices: Vec<Notic
     );
     r.format = None;
     r.undo = true;
-    r.errors.push(ErrorReport {
-        kind: ErrorKind::Write,
-        message,
-    });
+    r.errors.push(ErrorReport::of(failure));
     r.notices.extend(notices);
     r
 }
@@ -284,34 +416,29 @@ fn undo_target(
     let target = match id {
         Some(text) => text
             .parse::<SnapshotId>()
-            .map_err(|e| fail(ErrorKind::Usage, e.to_string()))?,
+            .map_err(|e| UndoError::BadId(e).report())?,
         None => most_recent_apply(repo, &here)?,
     };
-    let snap = snapshot::read(repo, target).map_err(|e| match e {
-        SnapshotError::NotFound { .. } => fail(
-            ErrorKind::Usage,
-            format!("{e}; git llm-apply log lists the snapshots there are"),
-        ),
-        e => fail(ErrorKind::Snapshot, e.to_string()),
+    let snap = snapshot::read(repo, target).map_err(|e| {
+        match e {
+            SnapshotError::NotFound { .. } => UndoError::NotFound(e),
+            e => UndoError::Snapshot(e),
+        }
+        .report()
     })?;
     if !snapshot::made_in(snap.info(), &here) {
         // Its paths are another work tree's files: compared with this one's, the undo would
         // find nothing to restore, or restore the wrong files.
         let there = snap.info().worktree.clone().unwrap_or_default();
-        return Err(refuse(
-            ErrorKind::OtherWorktree,
-            format!(
-                "snapshot {target} was made in the worktree {there}, not in this one ({here}); \
-                 nothing was written. Undo it there: git llm-apply undo {target} --worktree \
-                 {there} (or git llm-apply -C {there} undo {target})"
-            ),
-        ));
+        return Err(UndoError::OtherWorktree {
+            target,
+            there,
+            here,
+        }
+        .report());
     }
     if let Status::Undone { .. } = snap.info().status {
-        return Err(refuse(
-            ErrorKind::AlreadyUndone,
-            already_undone(repo, target),
-        ));
+        return Err(already_undone(repo, target).report());
     }
     Ok((target, snap))
 }
@@ -380,7 +507,7 @@ fn undo_session(
     force: bool,
 ) -> Result<Report, Box<Report>> {
     let here = snapshot::worktree_name(repo);
-    let infos = snapshot::list(repo).map_err(|e| fail(ErrorKind::Snapshot, e.to_string()))?;
+    let infos = snapshot::list(repo).map_err(|e| UndoError::Snapshot(e).report())?;
     let targets: Vec<SnapshotId> = infos
         .iter()
         .filter(|i| {
@@ -392,13 +519,10 @@ fn undo_session(
         .map(|i| i.id)
         .collect();
     if targets.is_empty() {
-        return Err(refuse(
-            ErrorKind::NothingToUndo,
-            format!(
-                "nothing to undo: no apply of session {tag} is still applied here (git \
-                 llm-apply log lists the snapshots and their sessions)"
-            ),
-        ));
+        return Err(UndoError::NothingInSession {
+            tag: tag.to_string(),
+        }
+        .report());
     }
     let mut reports: Vec<Report> = Vec::new();
     let mut undos: Vec<SnapshotId> = Vec::new();
@@ -496,20 +620,18 @@ fn take_back(repo: &Repo, session: &Session, undos: &[SnapshotId]) -> Vec<String
 /// `--worktree PATH`: the repository as seen from that work tree, which must be one of this
 /// repository's worktrees.
 fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Report>> {
-    let not_ours = |why: &str| {
-        fail(
-            ErrorKind::Usage,
-            format!(
-                "--worktree {}: {why} (git worktree list shows this repository's worktrees)",
-                path.display()
-            ),
-        )
+    let not_ours = |why: &'static str| {
+        UndoError::NotOurWorktree {
+            path: path.to_path_buf(),
+            why,
+        }
+        .report()
     };
     if !path.is_dir() {
         return Err(not_ours("not a directory"));
     }
     let other = Repo::discover(path)
-        .map_err(|e| fail(ErrorKind::Repository, e.to_string()))?
+        .map_err(|e| UndoError::Repo(e).report())?
         .ok_or_else(|| not_ours("not inside a git repository"))?;
     let same = |a: &std::path::Path, b: &std::path::Path| {
         std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
@@ -523,58 +645,117 @@ fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Repor
 /// The newest snapshot of an apply made in this work tree (snapshots taken before an undo
 /// are not applies; other worktrees' applies are undone there).
 fn most_recent_apply(repo: &Repo, here: &str) -> Result<SnapshotId, Box<Report>> {
-    let infos = snapshot::list(repo).map_err(|e| fail(ErrorKind::Snapshot, e.to_string()))?;
+    let infos = snapshot::list(repo).map_err(|e| UndoError::Snapshot(e).report())?;
     let elsewhere = infos.iter().any(|i| !snapshot::made_in(i, here));
     let mut applies = infos
         .iter()
         .filter(|i| i.undoes.is_none() && snapshot::made_in(i, here));
-    let newest = applies.next().ok_or_else(|| {
-        let mut message = "nothing to undo: no apply was recorded here (applies record a \
-                           snapshot unless --no-snapshot is given)"
-            .to_string();
-        if elsewhere {
-            message.push_str(
-                "; other worktrees' applies are undone there (git llm-apply log lists them)",
-            );
-        }
-        refuse(ErrorKind::NothingToUndo, message)
-    })?;
+    let newest = applies
+        .next()
+        .ok_or_else(|| UndoError::NothingRecorded { elsewhere }.report())?;
     if let Status::Undone { .. } = newest.status {
         let next = applies.find(|i| i.status == Status::Applied);
-        let message = match next {
-            Some(next) => format!(
-                "the most recent apply (snapshot {id}) is already undone; the next one still \
-                 applied is snapshot {n}: git llm-apply undo {n} (git llm-apply log lists them)",
-                id = newest.id,
-                n = next.id
-            ),
-            None => format!(
-                "nothing to undo: the most recent apply (snapshot {id}) is already undone and \
-                 no earlier apply is still applied (git llm-apply log lists them)",
-                id = newest.id
-            ),
-        };
-        return Err(refuse(ErrorKind::AlreadyUndone, message));
+        return Err(UndoError::MostRecentUndone {
+            newest: newest.id,
+            next: next.map(|n| n.id),
+        }
+        .report());
     }
     Ok(newest.id)
 }
 
 /// Why `undo ID` of an undone snapshot does nothing, and what would bring its change back.
-fn already_undone(repo: &Repo, target: SnapshotId) -> String {
+fn already_undone(repo: &Repo, target: SnapshotId) -> UndoError {
     let redo = snapshot::list(repo).ok().and_then(|infos| {
         infos
             .into_iter()
             .find(|i| i.undoes == Some(target) && i.status == Status::Applied)
     });
-    match redo {
-        Some(r) => format!(
-            "snapshot {target} was already undone: nothing to undo (git llm-apply undo {} \
-             brings its change back)",
-            r.id
-        ),
-        None => format!(
-            "snapshot {target} was already undone: nothing to undo (git llm-apply log lists \
-             what is still applied)"
-        ),
+    UndoError::AlreadyUndone {
+        target,
+        redo: redo.map(|r| r.id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each failure reports under its own kind, and the exit status (DESIGN §2) follows from
+    /// the error: a request understood but impossible is refused (1), a malformed one is a
+    /// usage error (2); nothing at the call site decides either.
+    #[test]
+    fn each_undo_failure_says_its_kind_and_whether_it_is_a_refusal() {
+        let id = |n: &str| n.parse::<SnapshotId>().expect("a snapshot id");
+        let bad_id = "x".parse::<SnapshotId>().expect_err("not an id");
+        let cases: Vec<(UndoError, ErrorKind, i32)> = vec![
+            (UndoError::IdAndSession, ErrorKind::Usage, 2),
+            (UndoError::BadId(bad_id), ErrorKind::Usage, 2),
+            (
+                UndoError::NotFound(SnapshotError::NotFound { id: id("4") }),
+                ErrorKind::Usage,
+                2,
+            ),
+            (
+                UndoError::Snapshot(SnapshotError::NotFound { id: id("4") }),
+                ErrorKind::Snapshot,
+                2,
+            ),
+            (
+                UndoError::AlreadyUndone {
+                    target: id("3"),
+                    redo: Some(id("5")),
+                },
+                ErrorKind::AlreadyUndone,
+                1,
+            ),
+            (
+                UndoError::NothingRecorded { elsewhere: false },
+                ErrorKind::NothingToUndo,
+                1,
+            ),
+            (
+                UndoError::OtherWorktree {
+                    target: id("2"),
+                    there: "wt".into(),
+                    here: "main".into(),
+                },
+                ErrorKind::OtherWorktree,
+                1,
+            ),
+            (UndoError::Vetoed("no".into()), ErrorKind::Veto, 1),
+        ];
+        for (e, kind, exit) in cases {
+            let r = e.report();
+            assert_eq!((r.errors[0].kind, r.exit_code()), (kind, exit), "{e:?}");
+            assert_eq!(r.errors[0].message, e.to_string());
+        }
+    }
+
+    #[test]
+    fn an_undo_failure_renders_the_message_clients_read() {
+        let id = |n: &str| n.parse::<SnapshotId>().expect("a snapshot id");
+        let e = UndoError::NotFound(SnapshotError::NotFound { id: id("4") });
+        assert_eq!(
+            e.to_string(),
+            "there is no snapshot 4 (refs/llm-apply/4 does not exist); git llm-apply log lists \
+             the snapshots there are"
+        );
+        let e = UndoError::AlreadyUndone {
+            target: id("3"),
+            redo: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "snapshot 3 was already undone: nothing to undo (git llm-apply log lists what is \
+             still applied)"
+        );
+        let e = UndoError::NothingRecorded { elsewhere: true };
+        assert_eq!(
+            e.to_string(),
+            "nothing to undo: no apply was recorded here (applies record a snapshot unless \
+             --no-snapshot is given); other worktrees' applies are undone there (git llm-apply \
+             log lists them)"
+        );
     }
 }

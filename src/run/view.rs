@@ -1,7 +1,7 @@
 //! `view`: a file's lines with their numbers (optionally each line's hash, which `edit` takes
 //! as an anchor), or a directory's entries. Read-only: it takes no lock and writes nothing.
 
-use crate::report::kinds::ErrorKind;
+use crate::report::kinds::{ErrorKind, Kinded};
 use std::path::{Path, PathBuf};
 
 use super::session;
@@ -25,10 +25,43 @@ pub struct ViewOptions {
     pub dir: Option<PathBuf>,
 }
 
-fn fail(kind: ErrorKind, message: impl Into<String>) -> Box<Report> {
-    let mut r = Report::error(kind, message);
-    r.status = crate::report::RunStatus::Refused;
-    Box::new(r)
+/// Why a view shows nothing: a refusal of the request (each field is the path as given or
+/// made relative to the top).
+#[allow(missing_docs)] // each variant's #[error] message says what it is
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error("{0}: outside the work tree")]
+    Outside(String),
+    #[error("{0}: no such file or directory")]
+    Missing(String),
+    #[error("{rel}: {source}")]
+    Read {
+        rel: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}: a binary file; view shows text")]
+    Binary(String),
+}
+
+impl Kinded for ViewError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ViewError::Outside(_) => ErrorKind::Path,
+            ViewError::Missing(_) => ErrorKind::Missing,
+            ViewError::Read { .. } => ErrorKind::Io,
+            ViewError::Binary(_) => ErrorKind::Binary,
+        }
+    }
+}
+
+impl ViewError {
+    /// Its report: every view error is a refusal of the request.
+    fn report(self) -> Box<Report> {
+        let mut r = session::failed(&self);
+        r.status = crate::report::RunStatus::Refused;
+        r
+    }
 }
 
 /// Show a file with line numbers (or a directory's entries), bounded; a bad request is a
@@ -40,12 +73,8 @@ pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
         Ok(Some(r)) => r.work_dir.clone(),
         _ => cwd.clone(),
     };
-    let rel = relative(&request.path, &root).ok_or_else(|| {
-        fail(
-            ErrorKind::Path,
-            format!("{}: outside the work tree", request.path),
-        )
-    })?;
+    let rel = relative(&request.path, &root)
+        .ok_or_else(|| ViewError::Outside(request.path.clone()).report())?;
     let full = root.join(&rel);
     let inside = root.canonicalize().ok().and_then(|r| {
         full.canonicalize()
@@ -53,29 +82,19 @@ pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
             .map(|f| f.starts_with(&r) && !f.components().any(|c| c.as_os_str() == ".git"))
     });
     match inside {
-        None => {
-            return Err(fail(
-                ErrorKind::Missing,
-                format!("{rel}: no such file or directory"),
-            ))
-        }
-        Some(false) => {
-            return Err(fail(
-                ErrorKind::Path,
-                format!("{rel}: outside the work tree"),
-            ))
-        }
+        None => return Err(ViewError::Missing(rel).report()),
+        Some(false) => return Err(ViewError::Outside(rel).report()),
         Some(true) => {}
     }
     if full.is_dir() {
         return Ok(directory(&full, &rel));
     }
-    let bytes = std::fs::read(&full).map_err(|e| fail(ErrorKind::Io, format!("{rel}: {e}")))?;
+    let bytes = match std::fs::read(&full) {
+        Ok(b) => b,
+        Err(source) => return Err(ViewError::Read { rel, source }.report()),
+    };
     if memchr::memchr(0, &bytes[..bytes.len().min(8000)]).is_some() {
-        return Err(fail(
-            ErrorKind::Binary,
-            format!("{rel}: a binary file; view shows text"),
-        ));
+        return Err(ViewError::Binary(rel).report());
     }
     Ok(file(&rel, &bytes, &request))
 }

@@ -41,11 +41,44 @@ pub enum JournalError {
         source: io::Error,
     },
     #[error("the journal {path} is malformed: {reason}")]
-    Malformed { path: PathBuf, reason: String },
+    Malformed { path: PathBuf, reason: Malformed },
     #[error("an interrupted apply must be resolved before another starts")]
     AlreadyPending,
     #[error("the lock {lock} does not guard the journal {path} (another worktree's lock)")]
     ForeignLock { lock: PathBuf, path: PathBuf },
+}
+
+impl crate::patch::kinds::Kinded for JournalError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        // A journal is only read to recover an interrupted apply.
+        crate::patch::kinds::ErrorKind::Recovery
+    }
+}
+
+/// What is wrong with a journal's text.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Malformed {
+    #[error("not UTF-8")]
+    NotUtf8,
+    #[error("unsupported version line {0:?}")]
+    Version(String),
+    #[error("it does not start with `llm-apply-journal: 1`")]
+    NoHeader,
+    #[error("bad line {0:?}")]
+    Line(String),
+    #[error("bad snapshot id {0:?}")]
+    SnapshotId(String),
+    #[error("two snapshot lines")]
+    TwoSnapshots,
+    #[error("bad or second nonce line {0:?}")]
+    Nonce(String),
+    #[error("bad path {0:?}")]
+    Path(String),
+    #[error("bad dir {0:?}")]
+    Dir(String),
+    #[error("no snapshot line and no nonce")]
+    Unnamed,
 }
 
 /// An apply in progress in this process. Finish it with [`Journal::finish`]; dropping it
@@ -320,8 +353,8 @@ fn read_pending(path: &Path) -> Result<Option<Pending>, JournalError> {
         })
 }
 
-fn parse(bytes: &[u8]) -> Result<Entries, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
+fn parse(bytes: &[u8]) -> Result<Entries, Malformed> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Malformed::NotUtf8)?;
     // Every line is written with its end: a last line without one is an append cut short (a
     // full disk, or a kill between two pages), and the journal reads as it was before it.
     let whole = text.rfind('\n').map_or("", |end| &text[..=end]);
@@ -329,42 +362,42 @@ fn parse(bytes: &[u8]) -> Result<Entries, String> {
     match lines.next() {
         Some(l) if l == format!("llm-apply-journal: {JOURNAL_VERSION}") => {}
         Some(l) if l.starts_with("llm-apply-journal: ") => {
-            return Err(format!("unsupported version line {l:?}"))
+            return Err(Malformed::Version(l.to_string()))
         }
-        _ => return Err("it does not start with `llm-apply-journal: 1`".to_string()),
+        _ => return Err(Malformed::NoHeader),
     }
     let mut e = Entries::default();
     for line in lines {
         let (key, value) = line
             .split_once(": ")
-            .ok_or_else(|| format!("bad line {line:?}"))?;
+            .ok_or_else(|| Malformed::Line(line.to_string()))?;
         match key {
             "snapshot" => {
                 let id: SnapshotId = value
                     .parse()
-                    .map_err(|_| format!("bad snapshot id {value:?}"))?;
+                    .map_err(|_| Malformed::SnapshotId(value.to_string()))?;
                 if e.snapshot.replace(id).is_some() {
-                    return Err("two snapshot lines".to_string());
+                    return Err(Malformed::TwoSnapshots);
                 }
             }
             "nonce" => {
                 let valid = !value.is_empty() && value.bytes().all(|b| b.is_ascii_hexdigit());
                 if !valid || e.nonce.replace(value.to_string()).is_some() {
-                    return Err(format!("bad or second nonce line {value:?}"));
+                    return Err(Malformed::Nonce(value.to_string()));
                 }
             }
             "pid" => e.pid = value.parse().ok(),
             "path" => e
                 .paths
-                .push(unquote_path(value).ok_or_else(|| format!("bad path {value:?}"))?),
+                .push(unquote_path(value).ok_or_else(|| Malformed::Path(value.to_string()))?),
             "dir" => e
                 .dirs
-                .push(unquote_path(value).ok_or_else(|| format!("bad dir {value:?}"))?),
+                .push(unquote_path(value).ok_or_else(|| Malformed::Dir(value.to_string()))?),
             _ => {}
         }
     }
     if e.snapshot.is_none() && e.nonce.is_none() {
-        return Err("no snapshot line and no nonce".to_string());
+        return Err(Malformed::Unnamed);
     }
     Ok(e)
 }
@@ -448,19 +481,51 @@ mod tests {
     }
 
     #[test]
-    fn malformed_journals_are_rejected() {
-        for text in [
-            "",
-            "snapshot: 7\n",
-            "llm-apply-journal: 2\nsnapshot: 7\n",
-            "llm-apply-journal: 1\n",
-            "llm-apply-journal: 1\nnonce: xyz\n",
-            "llm-apply-journal: 1\nsnapshot: x\n",
-            "llm-apply-journal: 1\nsnapshot: 7\nsnapshot: 8\n",
-            "llm-apply-journal: 1\nsnapshot: 7\ngarbage\n",
-            "llm-apply-journal: 1\nsnapshot: 7\npath: \"open\n",
+    fn malformed_journals_are_rejected_each_for_what_is_wrong() {
+        let s = |v: &str| v.to_string();
+        for (text, why) in [
+            ("", Malformed::NoHeader),
+            ("snapshot: 7\n", Malformed::NoHeader),
+            (
+                "llm-apply-journal: 2\nsnapshot: 7\n",
+                Malformed::Version(s("llm-apply-journal: 2")),
+            ),
+            ("llm-apply-journal: 1\n", Malformed::Unnamed),
+            (
+                "llm-apply-journal: 1\nnonce: xyz\n",
+                Malformed::Nonce(s("xyz")),
+            ),
+            (
+                "llm-apply-journal: 1\nsnapshot: x\n",
+                Malformed::SnapshotId(s("x")),
+            ),
+            (
+                "llm-apply-journal: 1\nsnapshot: 7\nsnapshot: 8\n",
+                Malformed::TwoSnapshots,
+            ),
+            (
+                "llm-apply-journal: 1\nsnapshot: 7\ngarbage\n",
+                Malformed::Line(s("garbage")),
+            ),
+            (
+                "llm-apply-journal: 1\nsnapshot: 7\npath: \"open\n",
+                Malformed::Path(s("\"open")),
+            ),
         ] {
-            assert!(parse(text.as_bytes()).is_err(), "{text:?}");
+            assert_eq!(parse(text.as_bytes()), Err(why), "{text:?}");
         }
+        assert_eq!(
+            parse(b"llm-apply-journal: 1\n\xff\n"),
+            Err(Malformed::NotUtf8)
+        );
+        // What a recovery reports names the journal and says what is wrong, as before.
+        let e = JournalError::Malformed {
+            path: PathBuf::from("/r/.git/llm-apply/journal"),
+            reason: Malformed::Nonce(s("xyz")),
+        };
+        assert_eq!(
+            e.to_string(),
+            "the journal /r/.git/llm-apply/journal is malformed: bad or second nonce line \"xyz\""
+        );
     }
 }

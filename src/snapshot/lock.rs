@@ -98,6 +98,12 @@ pub enum LockError {
     },
 }
 
+impl crate::patch::kinds::Kinded for LockError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Lock
+    }
+}
+
 /// Exclusive right to change this worktree's files and journal; released when dropped.
 #[derive(Debug)]
 pub struct Lock {

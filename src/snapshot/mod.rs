@@ -131,6 +131,13 @@ impl fmt::Display for SnapshotId {
 #[error("{0:?} is not a snapshot id (a number from 1 up, or refs/llm-apply/<number>)")]
 pub struct ParseIdError(pub String);
 
+impl crate::patch::kinds::Kinded for ParseIdError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        // A malformed ID is a usage error (exit 2), not a refusal.
+        crate::patch::kinds::ErrorKind::Usage
+    }
+}
+
 impl FromStr for SnapshotId {
     type Err = ParseIdError;
 
@@ -391,6 +398,16 @@ pub enum SnapshotError {
     NoFreeSequence { attempts: u32 },
     #[error("git config {key} is {value:?}, not a number of snapshots to keep (0 or more)")]
     Config { key: &'static str, value: String },
+}
+
+impl crate::patch::kinds::Kinded for SnapshotError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        use crate::patch::kinds::ErrorKind;
+        match self {
+            SnapshotError::Config { .. } => ErrorKind::Config,
+            _ => ErrorKind::Snapshot,
+        }
+    }
 }
 
 fn git_err<E>(action: impl Into<String>) -> impl FnOnce(E) -> SnapshotError

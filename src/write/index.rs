@@ -11,11 +11,84 @@ use std::path::Path;
 use gix::ObjectId;
 
 use crate::gate::Approved;
-use crate::git::Git;
+use crate::git::{Git, GitError};
+use crate::patch::kinds::{ErrorKind, Kinded};
 use crate::plan::merge::{self, Labels, MergeOutcome};
 use crate::plan::Change;
 use crate::repo::{FileState, Repo, MODE_EXEC, MODE_FILE};
 use crate::snapshot::{IndexChange, Recorded};
+
+/// Why an index entry cannot take the patch's change, or could not be read or written.
+#[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("it has unmerged index entries; resolve the merge first")]
+    Unmerged,
+    #[error("its index entry has mode {mode:o}, not a regular file's")]
+    NotAFile { mode: u32 },
+    #[error(
+        "it is not in the index (untracked); --index stages only changes to tracked files: \
+         git add it first, or apply without --index"
+    )]
+    Untracked,
+    #[error(
+        "it is in the index but not in the work tree; git apply --index refuses this too: \
+         restore or unstage it first"
+    )]
+    NotInWorkTree,
+    #[error("cannot read its index entry {id}: {source}")]
+    ReadEntry {
+        id: ObjectId,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("it has unstaged changes and the patch deletes it; stage or discard them first")]
+    UnstagedDelete,
+    #[error(
+        "it has unstaged changes and is not text, so the patch's change cannot be staged alone"
+    )]
+    UnstagedBinary,
+    #[error(
+        "its unstaged changes overlap the patch's change, so that change cannot be staged \
+         alone; stage or stash them first, or apply without --index"
+    )]
+    Overlap,
+    #[error("staging {path} failed: cannot write its blob: {source}")]
+    WriteBlob {
+        path: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("cannot read the blob {id} of {path}: {source}")]
+    ReadBlob {
+        id: ObjectId,
+        path: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("updating the index failed: {stderr}")]
+    Update { stderr: String },
+    #[error("reading the index failed: {stderr}")]
+    Read { stderr: String },
+    #[error("unexpected git ls-files output {record:?}")]
+    LsFiles { record: String },
+    #[error("the index entry of {path} was not approved for writing")]
+    NotApproved { path: String },
+}
+
+impl Kinded for IndexError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Index
+    }
+}
+
+impl Kinded for Unstageable {
+    fn kind(&self) -> ErrorKind {
+        self.reason.kind()
+    }
+}
 
 /// The stage-0 entry an apply leaves for one path: its content, or none.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,13 +118,14 @@ impl Staging {
     }
 }
 
-/// A path whose index entry cannot take exactly the patch's change.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A path whose index entry cannot take exactly the patch's change: the apply is refused.
+#[derive(Debug, thiserror::Error)]
+#[error("--index: {path}: {reason}; nothing was written")]
 pub struct Unstageable {
     /// The path, relative to the top level.
     pub path: String,
     /// Why, in one sentence.
-    pub reason: String,
+    pub reason: IndexError,
 }
 
 /// An index entry as `git ls-files -s` shows it.
@@ -97,9 +171,9 @@ pub fn plan(repo: &Repo, changes: &[Change]) -> Result<Vec<Staging>, Vec<Unstage
     }
 }
 
-fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, String> {
+fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, IndexError> {
     if entries.iter().any(|e| e.stage != 0) {
-        return Err("it has unmerged index entries; resolve the merge first".to_string());
+        return Err(IndexError::Unmerged);
     }
     let entry = entries.first().copied();
     let before = match entry {
@@ -108,12 +182,7 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
             id: e.id,
             mode: e.mode,
         },
-        Some(e) => {
-            return Err(format!(
-                "its index entry has mode {:o}, not a regular file's",
-                e.mode
-            ))
-        }
+        Some(e) => return Err(IndexError::NotAFile { mode: e.mode }),
     };
     let staging = |after: Option<FileState>| Staging {
         path: c.path.clone(),
@@ -122,26 +191,17 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
     };
     let staged = match (entry, &c.before) {
         (None, None) => return Ok(staging(c.after.clone())),
-        (None, Some(_)) => {
-            return Err(
-                "it is not in the index (untracked); --index stages only changes to tracked \
-                 files: git add it first, or apply without --index"
-                    .to_string(),
-            )
-        }
-        (Some(_), None) => {
-            return Err(
-                "it is in the index but not in the work tree; git apply --index refuses this \
-                 too: restore or unstage it first"
-                    .to_string(),
-            )
-        }
+        (None, Some(_)) => return Err(IndexError::Untracked),
+        (Some(_), None) => return Err(IndexError::NotInWorkTree),
         (Some(e), Some(wt)) => {
             let bytes = repo
                 .repo
                 .find_blob(e.id)
                 .map(|mut b| b.take_data())
-                .map_err(|err| format!("cannot read its index entry {}: {err}", e.id))?;
+                .map_err(|err| IndexError::ReadEntry {
+                    id: e.id,
+                    source: err.into(),
+                })?;
             (
                 FileState {
                     bytes: bytes.into(),
@@ -157,10 +217,7 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
     }
     // Unstaged edits: stage the patch's change alone.
     let Some(after) = &c.after else {
-        return Err(
-            "it has unstaged changes and the patch deletes it; stage or discard them first"
-                .to_string(),
-        );
+        return Err(IndexError::UnstagedDelete);
     };
     let texts = (
         std::str::from_utf8(&worktree.bytes),
@@ -168,11 +225,7 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
         std::str::from_utf8(&after.bytes),
     );
     let (Ok(base), Ok(ours), Ok(theirs)) = texts else {
-        return Err(
-            "it has unstaged changes and is not text, so the patch's change cannot be staged \
-             alone"
-                .to_string(),
-        );
+        return Err(IndexError::UnstagedBinary);
     };
     let labels = Labels {
         ours: "index",
@@ -181,13 +234,7 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
     };
     let bytes = match merge::merge(base, ours, theirs, &labels) {
         MergeOutcome::Clean(text) => text.into_bytes(),
-        MergeOutcome::Conflicted { .. } => {
-            return Err(
-                "its unstaged changes overlap the patch's change, so that change cannot be \
-                 staged alone; stage or stash them first, or apply without --index"
-                    .to_string(),
-            )
-        }
+        MergeOutcome::Conflicted { .. } => return Err(IndexError::Overlap),
     };
     // A mode the patch changes is staged; a mode changed only in the work tree is not.
     let mode = if after.mode != worktree.mode {
@@ -203,7 +250,7 @@ fn decide(repo: &Repo, c: &Change, entries: &[&IndexEntry]) -> Result<Staging, S
 
 /// Write the decided entries into the index (their blobs first). Run after the work tree
 /// is written; a failure is reported, not undone.
-pub fn stage(repo: &Repo, approved: &Approved, staged: &[Staging]) -> Result<(), String> {
+pub fn stage(repo: &Repo, approved: &Approved, staged: &[Staging]) -> Result<(), IndexError> {
     approved_all(approved, staged.iter().map(|s| s.path.as_str()))?;
     let mut entries = Vec::new();
     for s in staged {
@@ -211,8 +258,11 @@ pub fn stage(repo: &Repo, approved: &Approved, staged: &[Staging]) -> Result<(),
             None => None,
             Some(f) => Some((
                 f.mode,
-                crate::repo::write_blob(&repo.repo, &f.bytes).map_err(|e| {
-                    format!("staging {} failed: cannot write its blob: {e}", s.path)
+                crate::repo::write_blob(&repo.repo, &f.bytes).map_err(|source| {
+                    IndexError::WriteBlob {
+                        path: s.path.clone(),
+                        source,
+                    }
                 })?,
             )),
         };
@@ -228,7 +278,7 @@ pub fn stage(repo: &Repo, approved: &Approved, staged: &[Staging]) -> Result<(),
 pub fn unstaging(
     repo: &Repo,
     changes: &[IndexChange],
-) -> Result<(Vec<Staging>, Vec<String>), String> {
+) -> Result<(Vec<Staging>, Vec<String>), IndexError> {
     if changes.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -242,7 +292,11 @@ pub fn unstaging(
                     .repo
                     .find_blob(id)
                     .map(|mut b| b.take_data())
-                    .map_err(|e| format!("cannot read the blob {id} of {}: {e}", c.path))?
+                    .map_err(|e| IndexError::ReadBlob {
+                        id,
+                        path: c.path.clone(),
+                        source: e.into(),
+                    })?
                     .into(),
                 mode,
             }),
@@ -261,7 +315,7 @@ pub fn unstaging(
 fn still_holding<'c>(
     repo: &Repo,
     changes: &'c [IndexChange],
-) -> Result<(Vec<&'c IndexChange>, Vec<String>), String> {
+) -> Result<(Vec<&'c IndexChange>, Vec<String>), IndexError> {
     let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     let now = entries(&repo.work_dir, &paths)?;
     let mut holding = Vec::new();
@@ -296,7 +350,7 @@ pub fn restore(
     repo: &Repo,
     approved: &Approved,
     changes: &[IndexChange],
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, IndexError> {
     if changes.is_empty() {
         return Ok(Vec::new());
     }
@@ -315,7 +369,7 @@ pub fn restore(
 }
 
 /// Set stage-0 entries (`None` removes the path's entry) with one `git update-index`.
-fn set_entries(root: &Path, entries: &[(&str, Option<(u32, ObjectId)>)]) -> Result<(), String> {
+fn set_entries(root: &Path, entries: &[(&str, Option<(u32, ObjectId)>)]) -> Result<(), IndexError> {
     if entries.is_empty() {
         return Ok(());
     }
@@ -331,27 +385,32 @@ fn set_entries(root: &Path, entries: &[(&str, Option<(u32, ObjectId)>)]) -> Resu
         };
     }
     crate::snapshot::fault::mutation("index: update entries");
-    let out = git.run().map_err(|e| e.to_string())?;
+    let out = git.run()?;
     if out.success() {
         Ok(())
     } else {
-        Err(format!("updating the index failed: {}", out.stderr.trim()))
+        Err(IndexError::Update {
+            stderr: out.stderr.trim().to_string(),
+        })
     }
 }
 
 /// The index entries of `paths` (all stages), from `git ls-files -s`.
-fn entries<'p>(root: &Path, paths: &[&'p str]) -> Result<Vec<(&'p str, IndexEntry)>, String> {
+fn entries<'p>(root: &Path, paths: &[&'p str]) -> Result<Vec<(&'p str, IndexEntry)>, IndexError> {
     let out = Git::new(root)
         .args(["ls-files", "-s", "-z", "--full-name", "--"])
         .args(paths.iter().map(|p| format!(":(literal){p}")))
-        .run()
-        .map_err(|e| e.to_string())?;
+        .run()?;
     if !out.success() {
-        return Err(format!("reading the index failed: {}", out.stderr.trim()));
+        return Err(IndexError::Read {
+            stderr: out.stderr.trim().to_string(),
+        });
     }
     let mut found = Vec::new();
     for record in out.stdout.split('\0').filter(|r| !r.is_empty()) {
-        let bad = || format!("unexpected git ls-files output {record:?}");
+        let bad = || IndexError::LsFiles {
+            record: record.to_string(),
+        };
         let (meta, path) = record.split_once('\t').ok_or_else(bad)?;
         let mut parts = meta.split(' ');
         let (Some(mode), Some(id), Some(stage)) = (parts.next(), parts.next(), parts.next()) else {
@@ -380,11 +439,11 @@ fn blob_id(repo: &Repo, bytes: &crate::repo::Content) -> ObjectId {
 fn approved_all<'p>(
     approved: &Approved,
     paths: impl IntoIterator<Item = &'p str>,
-) -> Result<(), String> {
+) -> Result<(), IndexError> {
     match paths.into_iter().find(|p| !approved.covers_index(p)) {
-        Some(p) => Err(format!(
-            "the index entry of {p} was not approved for writing"
-        )),
+        Some(p) => Err(IndexError::NotApproved {
+            path: p.to_string(),
+        }),
         None => Ok(()),
     }
 }
@@ -404,11 +463,14 @@ mod tests {
     #[test]
     fn only_the_index_entries_the_token_names_may_be_written() {
         let t = token(&["a.txt", "src/b.rs"]);
-        assert_eq!(approved_all(&t, ["a.txt", "src/b.rs"]), Ok(()));
+        assert!(approved_all(&t, ["a.txt", "src/b.rs"]).is_ok());
+        let refused = approved_all(&t, ["a.txt", "c.txt"]).expect_err("c.txt is not covered");
+        assert!(matches!(&refused, IndexError::NotApproved { path } if path == "c.txt"));
         assert_eq!(
-            approved_all(&t, ["a.txt", "c.txt"]),
-            Err("the index entry of c.txt was not approved for writing".to_string())
+            refused.to_string(),
+            "the index entry of c.txt was not approved for writing"
         );
-        assert_eq!(approved_all(&token(&[]), std::iter::empty()), Ok(()));
+        assert_eq!(refused.kind(), ErrorKind::Index);
+        assert!(approved_all(&token(&[]), std::iter::empty()).is_ok());
     }
 }

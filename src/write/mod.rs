@@ -37,6 +37,12 @@ pub enum WriteError {
     },
 }
 
+impl crate::patch::kinds::Kinded for WriteError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Write
+    }
+}
+
 /// What was written, for the report and the snapshot's journal.
 #[derive(Debug, Default)]
 pub struct Written {

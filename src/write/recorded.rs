@@ -63,6 +63,12 @@ pub enum RecordError {
     },
 }
 
+impl crate::patch::kinds::Kinded for RecordError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        crate::patch::kinds::ErrorKind::Write
+    }
+}
+
 /// Record the pre-write state of every path `approved` changes as a snapshot, then write
 /// all or nothing under a journal, then drop snapshots beyond `llm-apply.keep`.
 ///

@@ -29,6 +29,13 @@ pub enum RestoreError {
     UnknownPath { path: String, snapshot: SnapshotId },
 }
 
+impl crate::patch::kinds::Kinded for RestoreError {
+    fn kind(&self) -> crate::patch::kinds::ErrorKind {
+        // Restoring is reading a snapshot back: what fails is the snapshot or its paths.
+        crate::patch::kinds::ErrorKind::Snapshot
+    }
+}
+
 /// How long one undo may spend diffing to count lines, over all its paths. Only paths edited
 /// since the apply need a diff (the others report the counts their snapshot recorded); past
 /// this, what is still to count is counted coarsely ([`textdiff`]).

@@ -538,7 +538,8 @@ impl<'a> Parser<'a, '_> {
                 format!("'{path}' is created by an earlier block; put this change in that block"),
             ));
         }
-        let pieces = pieces(&block.search, &block.replace).map_err(|m| syntax(block.at, m))?;
+        let pieces =
+            pieces(&block.search, &block.replace).map_err(|e| syntax(block.at, e.to_string()))?;
         if pieces.len() > 1 {
             self.notes.add(
                 NoticeKind::ElisionSplit,
@@ -662,11 +663,20 @@ fn occurs(lines: &[String], run: &[&str], norm: fn(&str) -> &str) -> bool {
 
 type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
 
+/// REPLACE text beside an elision with no SEARCH lines of its own: nothing says where it goes.
+/// Holds the text's first line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("REPLACE text next to '...' ('{0}') has no SEARCH lines to say where it goes")]
+struct UnanchoredReplace(String);
+
 /// Split SEARCH and REPLACE at their elision lines (`...`, `// ... existing code ...`) when both
 /// have the same number of them; otherwise such a line is ordinary text (Python's `...` body, or
 /// REPLACE filling one in).
 /// Pieces that change nothing are dropped, unless nothing changes at all.
-fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece<'t>>, String> {
+fn pieces<'t>(
+    search: &'t [&'t str],
+    replace: &'t [&'t str],
+) -> Result<Vec<Piece<'t>>, UnanchoredReplace> {
     let elided = |ls: &[&str]| -> Vec<usize> {
         ls.iter()
             .enumerate()
@@ -694,9 +704,8 @@ fn pieces<'t>(search: &'t [&'t str], replace: &'t [&'t str]) -> Result<Vec<Piece
         .filter(|(s, r)| !(s.is_empty() && r.is_empty()))
         .collect();
     if let Some((_, r)) = all.iter().find(|(s, _)| s.is_empty()) {
-        return Err(format!(
-            "REPLACE text next to '...' ('{}') has no SEARCH lines to say where it goes",
-            r.first().copied().unwrap_or_default()
+        return Err(UnanchoredReplace(
+            r.first().copied().unwrap_or_default().to_string(),
         ));
     }
     let changed: Vec<Piece<'t>> = all.iter().copied().filter(|(s, r)| s != r).collect();

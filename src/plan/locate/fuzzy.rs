@@ -28,7 +28,7 @@ pub fn insertion_points(
     mapping: &[Option<usize>],
     file_len: usize,
     gaps: Option<Gaps>,
-) -> Result<Vec<usize>, String> {
+) -> Result<Vec<usize>, InsertionError> {
     let groups = group_bounds(hunk, kinds.len());
     let texts = group_texts(hunk);
     let n = groups.len();
@@ -40,11 +40,7 @@ pub fn insertion_points(
             gi == 0 && !kinds[..next.unwrap_or(kinds.len())].contains(&LineKind::Remove);
         let last_change =
             gi + 1 == n && !kinds[next.unwrap_or(kinds.len())..].contains(&LineKind::Remove);
-        let gap_err = |gap: usize| {
-            format!(
-                "the file has {gap} line(s) next to where lines are inserted that the hunk does not mention, so where they go is uncertain"
-            )
-        };
+        let gap_err = |gap: usize| InsertionError::Gap { gap };
         let at = match (prev, next) {
             // A hunk pinned to an end of the file inserts at that end; lines between its
             // context and that end are acceptable only as context the patch dropped.
@@ -70,20 +66,19 @@ pub fn insertion_points(
                 Ok(at) => at,
                 // A neighbour of the insertion is not in the file: no count of lines says
                 // where the added lines go.
-                Err(None) => {
-                    return Err(
-                        "a context line next to where lines are inserted is not in the file, so where they go is uncertain"
-                            .into(),
-                    )
-                }
+                Err(None) => return Err(InsertionError::NeighbourMissing),
                 Err(Some(Gap { after, before })) => {
                     let gap = before.saturating_sub(after + 1);
                     // Lines that read the same on either side of the gap (a blank line added
                     // next to a blank line) leave nothing to decide.
                     let commutes = gaps.as_ref().is_some_and(|g| {
                         before <= g.file.len() && {
-                            let between: Vec<&str> =
-                                g.file.line_span(after + 1, before).iter().map(|l| &**l).collect();
+                            let between: Vec<&str> = g
+                                .file
+                                .line_span(after + 1, before)
+                                .iter()
+                                .map(|l| &**l)
+                                .collect();
                             let added = &texts[gi];
                             let mut one = between.clone();
                             one.extend(added.iter().copied());
@@ -108,6 +103,26 @@ pub fn insertion_points(
         out.push(at);
     }
     Ok(out)
+}
+
+/// Why the place of a hunk's added lines among the file's is uncertain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InsertionError {
+    /// The file has lines the hunk does not mention next to an insertion.
+    #[error(
+        "the file has {gap} line(s) next to where lines are inserted that the hunk does not \
+         mention, so where they go is uncertain"
+    )]
+    Gap {
+        /// How many.
+        gap: usize,
+    },
+    /// A context line beside an insertion is not in the file.
+    #[error(
+        "a context line next to where lines are inserted is not in the file, so where they go \
+         is uncertain"
+    )]
+    NeighbourMissing,
 }
 
 /// What the fuzzy pass knows about gaps around insertions: which side lost context lines,
@@ -811,7 +826,7 @@ fn validate(
         // put in.
         Err(reason) => Err(Unfit::Insertion {
             place: (start, end, Vec::new(), fuzz),
-            reason,
+            reason: reason.to_string(),
         }),
     }
 }
