@@ -304,13 +304,17 @@ fn middle<'l>(
     // A few lines that share none (a one-line change, the commonest) are one change: what
     // the matching below finds too, without its table of ids, which a hunk of many such
     // changes would otherwise build once each.
-    let none_shared =
-        || a.len() * b.len() <= SMALL_PAIRS && a.iter().all(|x| b.iter().all(|y| x != y));
-    if a.is_empty() || b.is_empty() || none_shared() {
+    if a.is_empty() || b.is_empty() || plainly_distinct(a, b) {
         ops.change(at.0, a.len(), at.1, b.len());
         return;
     }
     matched(a, b, at, deadline, ops);
+}
+
+/// Whether two short sides are known to share no line (pair by pair, so without a table):
+/// their diff is then one change of all of both. `false` says nothing for longer sides.
+pub fn plainly_distinct(a: &[&[u8]], b: &[&[u8]]) -> bool {
+    a.len() * b.len() <= SMALL_PAIRS && a.iter().all(|x| b.iter().all(|y| x != y))
 }
 
 /// [`middle`] of two non-empty sides: the lines both have, matched by Myers.
