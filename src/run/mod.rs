@@ -15,14 +15,16 @@ pub mod progress;
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};
 
 use crate::git::config::{Config, Pending};
-use crate::report::color::Colors;
 
-/// The config once read, checked whole: every `llm-apply.*` value and the report's colours.
-/// Every command takes it from here before it acts on it, so an invalid value is one error
-/// whichever command meets it; a valid one sets how writes are flushed (`llm-apply.fsync`).
-pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), String> {
+/// The config once read, checked whole: every `llm-apply.*` value, and the colour values a
+/// human report would use (the renderer makes its colours of them; an invalid one is an
+/// error for every command and front end alike, shown or not). Every command takes it from
+/// here before it acts on it, so an invalid value is one error whichever command meets it;
+/// a valid one sets how writes are flushed (`llm-apply.fsync`): a process-wide setting, as
+/// git's `core.fsync` is, read by every writer (work tree, journal, snapshot objects).
+pub fn checked_config(pending: &Pending) -> Result<Config, String> {
     let config = pending.get().map_err(|e| e.to_string())?;
-    let colors = Colors::from_config(&config.colors).map_err(|e| e.to_string())?;
+    crate::report::color::Colors::from_config(&config.colors).map_err(|e| e.to_string())?;
     crate::sys::durable::set(config.fsync);
-    Ok((colors, config))
+    Ok(config)
 }
