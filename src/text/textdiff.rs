@@ -108,6 +108,8 @@ pub struct Pieces<'a> {
     chunks: Vec<&'a [u8]>,
     /// Where each chunk ends, in bytes from the start.
     ends: Vec<usize>,
+    /// How many lines, once counted.
+    lines: std::cell::OnceCell<usize>,
 }
 
 impl<'a> Pieces<'a> {
@@ -126,7 +128,11 @@ impl<'a> Pieces<'a> {
                 at
             })
             .collect();
-        Pieces { chunks, ends }
+        Pieces {
+            chunks,
+            ends,
+            lines: Default::default(),
+        }
     }
 
     /// The length in bytes.
@@ -146,7 +152,9 @@ impl<'a> Pieces<'a> {
 
     /// How many lines they hold (a last one without its newline counts).
     pub fn count_lines(&self) -> usize {
-        self.chunks.iter().map(|c| count_lines(c)).sum()
+        *self
+            .lines
+            .get_or_init(|| self.chunks.iter().map(|c| count_lines(c)).sum())
     }
 
     /// The byte at `at` (less than the length).
@@ -320,7 +328,7 @@ trait Side<'l> {
     fn len(&self) -> usize;
     /// Line `k`.
     fn line(&mut self, k: usize) -> &'l [u8];
-    /// Lines `r`.
+    /// Lines `r`; no line before `r.end` is asked for again.
     fn lines(&mut self, r: Range<usize>) -> Cow<'_, [&'l [u8]]>;
     /// No line before `k` is asked for again.
     fn release(&mut self, k: usize);
@@ -424,7 +432,17 @@ impl<'l> Side<'l> for LineReader<'_, 'l> {
     }
 
     fn lines(&mut self, r: Range<usize>) -> Cow<'_, [&'l [u8]]> {
-        Cow::Owned(r.map(|k| self.line(k)).collect())
+        self.release(r.start);
+        let mut out = Vec::with_capacity(r.len());
+        while out.len() < r.len() {
+            let l = match self.ahead.pop_front() {
+                Some(l) => l,
+                None => self.split(),
+            };
+            out.push(l);
+            self.first += 1;
+        }
+        Cow::Owned(out)
     }
 
     fn release(&mut self, k: usize) {
@@ -483,10 +501,16 @@ fn same_run<'l, S: Side<'l>>(
             if x.as_ptr() == y.as_ptr() {
                 let most = (to.0 - i - n).min(to.1 - j - n);
                 let shared = &x[..x.len().min(y.len())];
-                let (mut lines, mut bytes) = (0, 0);
-                for end in memchr::memchr_iter(b'\n', shared).take(most) {
-                    (lines, bytes) = (lines + 1, end + 1);
-                }
+                // Counted a page at a time; only a run that reaches past `to` finds its end
+                // newline by newline.
+                let ends = memchr::memchr_iter(b'\n', shared).count();
+                let (lines, bytes) = if ends <= most {
+                    let end = memchr::memrchr(b'\n', shared).map_or(0, |e| e + 1);
+                    (ends, end)
+                } else {
+                    let end = memchr::memchr_iter(b'\n', shared).nth(most - 1);
+                    (most, end.map_or(0, |e| e + 1))
+                };
                 if lines > 0 {
                     a.skip(lines, bytes);
                     b.skip(lines, bytes);
