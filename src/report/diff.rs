@@ -1,6 +1,8 @@
 //! The diff a run wrote, computed from each change's bytes before and after (not from the
 //! patch), so the report shows what really landed on disk: git's unified format, 3 lines of
-//! context.
+//! context. It is worked out when the report is rendered: the new bytes are read in their
+//! pieces (a spliced file's runs of the old file around the placed hunks' lines), only the
+//! stretch around the changes is diffed, and only the lines shown are split out.
 
 use std::time::Instant;
 
