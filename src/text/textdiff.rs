@@ -36,6 +36,7 @@ pub struct Window<'a> {
 
 /// The window of `old` and `new` with `margin` common lines kept on each side.
 pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
+    // One piece: the window is found one way, whether the new file is in pieces or not.
     let w = window_of_pieces(old, &Pieces::new([new]), margin);
     let start = w
         .new
@@ -297,6 +298,8 @@ pub fn diff_pieces<'l>(old: &Pieces<'l>, new: &Pieces<'l>, deadline: Instant) ->
     diff_sides(&mut a, &mut b, deadline)
 }
 
+/// The common start and end taken off, the rest walked ([`sparse`]): one diff, whether its
+/// lines are split already or read from pieces as it goes.
 fn diff_sides<'l, S: Side<'l>>(a: &mut S, b: &mut S, deadline: Instant) -> Vec<DiffOp> {
     let (n, m) = (a.len(), b.len());
     let prefix = same_run(a, 0, b, 0, (n, m));
