@@ -77,10 +77,7 @@ pub fn window_of_pieces<'a>(old: &'a [u8], new: &Pieces<'a>, margin: usize) -> P
     }
     // Whole lines in common at the end, not reaching into the common start.
     let room = old.len().min(new.len()) - whole;
-    let tail = new
-        .range(whole..new.len())
-        .common_suffix(&old[whole..])
-        .min(room);
+    let tail = new.common_suffix(&old[whole..], whole).min(room);
     let mut cut = old.len() - tail;
     let new_cut = new.len() - tail;
     let mid_line = |at: usize, byte: &dyn Fn(usize) -> u8| at > whole && byte(at - 1) != b'\n';
@@ -153,9 +150,17 @@ impl<'a> Pieces<'a> {
 
     /// How many lines they hold (a last one without its newline counts).
     pub fn count_lines(&self) -> usize {
-        *self
-            .lines
-            .get_or_init(|| self.chunks.iter().map(|c| count_lines(c)).sum())
+        // A splice's pieces are often one line each: the first newline found at the end
+        // says so, at less than a count's cost.
+        let ends_in = |c: &&[u8]| match memchr::memchr(b'\n', c) {
+            Some(at) if at + 1 == c.len() => 1,
+            Some(_) => memchr::memchr_iter(b'\n', c).count(),
+            None => 0,
+        };
+        *self.lines.get_or_init(|| {
+            let ends: usize = self.chunks.iter().map(ends_in).sum();
+            ends + usize::from(self.chunks.last().is_some_and(|c| !c.ends_with(b"\n")))
+        })
     }
 
     /// The byte at `at` (less than the length).
@@ -200,10 +205,12 @@ impl<'a> Pieces<'a> {
         at
     }
 
-    /// Bytes in common with `old` at the end, as [`Pieces::common_prefix`] finds them.
-    fn common_suffix(&self, old: &[u8]) -> usize {
+    /// Bytes in common with `old` at the end, as [`Pieces::common_prefix`] finds them, not
+    /// reaching below byte `floor` of the pieces.
+    fn common_suffix(&self, old: &[u8], floor: usize) -> usize {
         let mut n = 0;
-        for c in self.chunks.iter().rev() {
+        for (&c, &end) in self.chunks.iter().zip(&self.ends).rev() {
+            let c = &c[floor.saturating_sub(end - c.len()).min(c.len())..];
             let o = &old[..old.len() - n.min(old.len())];
             let same = if c.as_ptr_range().end == o.as_ptr_range().end {
                 c.len().min(o.len())
@@ -211,7 +218,7 @@ impl<'a> Pieces<'a> {
                 common_suffix(o, c)
             };
             n += same;
-            if same < c.len() {
+            if same < c.len() || end - c.len() <= floor {
                 break;
             }
         }
