@@ -13,7 +13,7 @@ pub fn run(
     args: ApplyArgs,
     dir: Option<PathBuf>,
     config: Option<crate::git::config::Pending>,
-    shown_diff: Option<Option<usize>>,
+    quiet: bool,
 ) -> Outcome {
     let ApplyArgs {
         patches,
@@ -61,15 +61,14 @@ pub fn run(
         return Outcome::run(report, json);
     }
     // A patch read from a terminal is being typed or pasted: say so and how to end it, and
-    // keep the progress line out of the text until it is read. (`shown_diff` is None for -q:
-    // nothing but errors.)
+    // keep the progress line out of the text until it is read (-q says nothing but errors).
     let from_terminal = {
         use std::io::IsTerminal;
         (patches.is_empty() || patches.iter().any(|p| p == "-")) && std::io::stdin().is_terminal()
     };
     if from_terminal {
         run::progress::hold();
-        if shown_diff.is_some() {
+        if !quiet {
             super::write(super::Stream::Stderr, STDIN_HINT);
         }
     }
@@ -86,7 +85,6 @@ pub fn run(
         session,
         dir,
         config,
-        shown_diff: shown_diff.filter(|_| !json),
     };
     Outcome::run(run::apply::run(options), json)
 }

@@ -22,7 +22,7 @@ use clap::Parser;
 
 use crate::git::config::{Config, Pending};
 use crate::report::color::{Colors, Palette};
-use crate::report::human::Verbosity;
+use crate::report::human::{ShownDiff, Verbosity};
 use crate::report::log::LogReport;
 use crate::report::{self, Report, RunStatus};
 use crate::run::CheckedConfigError;
@@ -131,7 +131,7 @@ struct Printing<'a> {
     color: &'a dyn Fn(Stream) -> bool,
     colors: &'a Colors,
     verbosity: Verbosity,
-    full_diff: bool,
+    diff: ShownDiff,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,11 +177,16 @@ pub fn main() -> ExitCode {
     if verbosity == Verbosity::Verbose {
         crate::git::record_commands();
     }
+    let diff = if args.full_diff {
+        ShownDiff::Whole
+    } else {
+        ShownDiff::Cut(report::diff::SHOWN_LINES)
+    };
     let bare = Printing {
         color: &color,
         colors: &Colors::default(),
         verbosity,
-        full_diff: args.full_diff,
+        diff,
     };
     if args.command.is_some() && args.apply.any_given() {
         let report = Report::failed(&UsageError::ApplyWithSubcommand);
@@ -192,10 +197,9 @@ pub fn main() -> ExitCode {
     // read (it waits for the config before anything it decides with it); every other command
     // waits for it first.
     let pending = (reads_config(&args) && here.is_dir()).then(|| Pending::start(&here));
-    let checked =
-        |pending: &Option<Pending>| -> Result<Option<(Colors, Config)>, CheckedConfigError> {
-            pending.as_ref().map(crate::run::checked_config).transpose()
-        };
+    let checked = |pending: &Option<Pending>| -> Result<Option<Config>, CheckedConfigError> {
+        pending.as_ref().map(crate::run::checked_config).transpose()
+    };
     let json = wants_json(&args);
     let config_error = |e: CheckedConfigError| emit(Outcome::run(Report::failed(&e), json), &bare);
     let is_apply = args.command.is_none();
@@ -208,11 +212,12 @@ pub fn main() -> ExitCode {
         crate::run::progress::start();
     }
     let outcome = match args.command {
-        None => {
-            let shown = (verbosity != Verbosity::Quiet)
-                .then_some((!args.full_diff).then_some(report::diff::SHOWN_LINES));
-            apply::run(args.apply, args.dir, pending.clone(), shown)
-        }
+        None => apply::run(
+            args.apply,
+            args.dir,
+            pending.clone(),
+            verbosity == Verbosity::Quiet,
+        ),
         Some(args::Command::Log(a)) => log::run(a, args.dir),
         Some(args::Command::Undo(a)) => undo::run(a, args.dir),
         Some(args::Command::Hooks(h)) => hooks::run(h, args.dir),
@@ -227,9 +232,12 @@ pub fn main() -> ExitCode {
         }
     };
     // An invalid config is the error whatever the apply said: it wrote nothing, as it waits
-    // for the config before it writes.
+    // for the config before it writes. The report's colours are git's, as its config sets them.
     let (colors, color_setting) = match checked(&pending) {
-        Ok(Some((colors, c))) => (colors, Some(c.color_diff)),
+        Ok(Some(c)) => match Colors::from_config(&c.colors) {
+            Ok(colors) => (colors, Some(c.color_diff)),
+            Err(e) => return config_error(e.into()),
+        },
         Ok(None) => (Colors::default(), None),
         Err(e) => return config_error(e),
     };
@@ -249,7 +257,7 @@ pub fn main() -> ExitCode {
         color: &color,
         colors: &colors,
         verbosity,
-        full_diff: args.full_diff,
+        diff,
     };
     emit(outcome, &printing)
 }
@@ -325,11 +333,11 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
         Shown::Run(mut r) => {
             if o.json {
                 // Standard error's part only: no diff is worked out for it.
-                let diffs = r
-                    .diffs
-                    .replace((Some(report::diff::SHOWN_LINES), Vec::new()));
-                let said = report::human::render_with(&r, &report::human::Options::PLAIN).stderr;
-                r.diffs = diffs;
+                let plain = report::human::Options {
+                    diff: ShownDiff::Hidden,
+                    ..report::human::Options::PLAIN
+                };
+                let said = report::human::render_with(&r, &plain).stderr;
                 r.message = (!said.trim().is_empty()).then_some(said);
                 (report::json::render(&r), String::new())
             } else {
@@ -337,7 +345,7 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
                     stdout: palette(Stream::Stdout),
                     stderr: palette(Stream::Stderr),
                     verbosity: printing.verbosity,
-                    full_diff: printing.full_diff,
+                    diff: printing.diff,
                 };
                 let shown = report::human::render_with(&r, &options);
                 (shown.stdout, shown.stderr)

@@ -448,7 +448,6 @@ impl ApplyPatchArgs {
             session,
             dir,
             config: None,
-            shown_diff: None,
         }
     }
 }

@@ -124,7 +124,6 @@ pub fn brief(r: &Report, budget: usize, full: &str, size: impl Fn(&Report) -> us
     for (files, hunks, items, diff) in LEVELS {
         let mut b = cut(r, files, hunks, items, full);
         // The diff is shown from the changes, of the files kept only.
-        b.diffs = None;
         if diff {
             b.changes
                 .retain(|c| b.files.iter().any(|f| f.path == c.path));

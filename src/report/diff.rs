@@ -1,14 +1,16 @@
 //! The diff a run wrote, computed from each change's bytes before and after (not from the
 //! patch), so the report shows what really landed on disk: git's unified format, 3 lines of
-//! context.
+//! context. It is worked out when the report is rendered: the new bytes are read in their
+//! pieces (a spliced file's runs of the old file around the placed hunks' lines), only the
+//! stretch around the changes is diffed, and only the lines shown are split out.
 
-use std::borrow::Cow;
+use std::time::Instant;
 
 use similar::DiffOp;
 
 use crate::plan::Change;
-use crate::repo::{Content, FileState};
-use crate::text::textdiff;
+use crate::repo::FileState;
+use crate::text::textdiff::{self, Pieces};
 
 /// The diff lines the human report shows per file unless asked for everything.
 pub const SHOWN_LINES: usize = 300;
@@ -135,48 +137,25 @@ fn file_diff(
         }
         (None, None) => {}
     }
-    // Where the new content is pieces of the old, only the stretch between the pieces both
-    // share is read (and joined): the rest is the same bytes on both sides.
+    // The new bytes are read in their pieces: a file the plan spliced is runs of the old
+    // file's own bytes around the placed hunks' lines, and nothing joins or copies it.
     let old_all = before.map_or(&[][..], |b| &b.bytes[..]);
-    let stretch = before.zip(after).and_then(|(b, a)| {
-        let (head, tail) = shared_stretch(&b.bytes, &a.bytes, CONTEXT)?;
-        let old = &old_all[head..old_all.len() - tail];
-        let new = a.bytes.copy_range(head..a.bytes.len() - tail);
-        // A change among repeated lines may read, in a diff of the whole files, as one
-        // further on (the lines in common are taken greedily from the start), and its
-        // context then reaches past the stretch: those files are diffed whole.
-        let w = textdiff::window(old, &new, CONTEXT);
-        let at_end = |side: &[u8], part: &[u8]| {
-            part.as_ptr() as usize + part.len() == side.as_ptr() as usize + side.len()
-        };
-        let whole =
-            tail > 0 && old != new.as_slice() && (at_end(old, w.old) || at_end(&new, w.new));
-        (!whole).then(|| {
-            (
-                old,
-                new,
-                memchr::memchr_iter(b'\n', &old_all[..head]).count(),
-            )
-        })
-    });
-    let (old_bytes, new_bytes, lines_before): (&[u8], Cow<[u8]>, usize) = match stretch {
-        Some((old, new, lines)) => (old, Cow::Owned(new), lines),
-        None => (
-            old_all,
-            Cow::Borrowed(after.map_or(&[][..], |a| &a.bytes[..])),
-            0,
-        ),
-    };
-    let new_bytes = &*new_bytes;
-    if old_bytes == new_bytes {
+    let new = Pieces::new(after.map_or_else(Vec::new, |a| a.bytes.chunks()));
+    if old_all.len() == new.len() && new.common_prefix(old_all) == old_all.len() {
         return FileDiff {
             header,
             hunks: Vec::new(),
             omitted: None,
         };
     }
-    // Binary as git judges it: a NUL byte (outside the stretch, the new bytes are the old).
-    if memchr::memchr(0, old_all).is_some() || memchr::memchr(0, new_bytes).is_some() {
+    // Binary as git judges it: a NUL byte (a piece that is the old file's bytes was looked
+    // at with them).
+    let within_old = |c: &[u8]| {
+        let (o, c) = (old_all.as_ptr_range(), c.as_ptr_range());
+        o.start <= c.start && c.end <= o.end
+    };
+    let nul = |c: &&[u8]| !within_old(c) && memchr::memchr(0, c).is_some();
+    if memchr::memchr(0, old_all).is_some() || new.chunks().iter().any(nul) {
         let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
         let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
         header.push(format!("Binary files {a} and {b} differ"));
@@ -194,7 +173,7 @@ fn file_diff(
         Some(_) => format!("+++ b/{new_path}"),
         None => "+++ /dev/null".to_string(),
     });
-    let (hunks, omitted) = hunks(old_bytes, new_bytes, lines_before, limit, old_all);
+    let (hunks, omitted) = hunks(old_all, &new, limit);
     FileDiff {
         header,
         hunks,
@@ -205,53 +184,17 @@ fn file_diff(
 /// Lines of context around a change, as git shows them.
 const CONTEXT: usize = 3;
 
-/// Where `after` is pieces of `before`: the bytes at the start and at the end that both
-/// share, less `margin` lines and more (whole lines), so that a diff of the stretch between
-/// shows the context a diff of the whole files shows.
-fn shared_stretch(before: &Content, after: &Content, margin: usize) -> Option<(usize, usize)> {
-    let (head, tail) = after.shared_ends(before)?;
-    let old: &[u8] = before;
-    let mut from = memchr::memrchr(b'\n', &old[..head]).map_or(0, |i| i + 1);
-    for _ in 0..=margin {
-        if from == 0 {
-            break;
-        }
-        from = memchr::memrchr(b'\n', &old[..from - 1]).map_or(0, |i| i + 1);
-    }
-    let mut to = old.len() - tail;
-    if to > from && old[to - 1] != b'\n' {
-        to = memchr::memchr(b'\n', &old[to..]).map_or(old.len(), |i| to + i + 1);
-    }
-    for _ in 0..=margin {
-        if to == old.len() {
-            break;
-        }
-        to = memchr::memchr(b'\n', &old[to..]).map_or(old.len(), |i| to + i + 1);
-    }
-    Some((from, old.len() - to))
-}
-
-/// The hunks of the diff from `old` to `new` (both text, the stretch of two files after
-/// `lines_before` lines they share), git's way with 3 lines of context, showing at most
-/// `limit` lines; what lies beyond is counted in `omitted`.
-fn hunks(
-    old: &[u8],
-    new: &[u8],
-    lines_before: usize,
-    limit: Option<usize>,
-    old_all: &[u8],
-) -> (Vec<DiffHunk>, Option<Omitted>) {
-    let mut w = textdiff::window(old, new, CONTEXT);
-    w.line += lines_before;
-    // A file created or deleted is one run of lines: only those shown are split out.
-    let (a, b, ops) = if w.old.is_empty() != w.new.is_empty() {
-        let most = limit.map_or(usize::MAX, |l| l + 1);
-        let (a, b) = (
-            textdiff::first_lines(w.old, most),
-            textdiff::first_lines(w.new, most),
-        );
-        let (old_len, new_len) = (textdiff::count_lines(w.old), textdiff::count_lines(w.new));
-        let op = if old_len == 0 {
+/// The hunks of the diff from `old` to `new` (text), git's way with 3 lines of context,
+/// showing at most `limit` lines; what lies beyond is counted in `omitted`. Only the part
+/// around the changes is diffed ([`textdiff::window_of_pieces`]), and only the lines shown
+/// are split out and decoded.
+fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Option<Omitted>) {
+    let w = textdiff::window_of_pieces(old, new, CONTEXT);
+    let old_part = Pieces::new([w.old]);
+    let (old_len, new_len) = (textdiff::count_lines(w.old), w.new.count_lines());
+    // A file created or deleted is one run of lines.
+    let ops = if w.old.is_empty() != w.new.is_empty() {
+        vec![if old_len == 0 {
             DiffOp::Insert {
                 old_index: 0,
                 new_index: 0,
@@ -263,13 +206,12 @@ fn hunks(
                 old_len,
                 new_index: 0,
             }
-        };
-        (a, b, vec![op])
+        }]
     } else {
-        let (a, b) = (textdiff::lines(w.old), textdiff::lines(w.new));
-        let ops = textdiff::diff(&a, &b, textdiff::TIMEOUT);
-        (a, b, ops)
+        textdiff::diff_pieces(&old_part, &w.new, Instant::now() + textdiff::TIMEOUT)
     };
+    let mut a = textdiff::LineReader::new(&old_part, old_len);
+    let mut b = textdiff::LineReader::new(&w.new, new_len);
     let groups = similar::group_diff_ops(ops, CONTEXT);
     let mut out = Vec::new();
     let mut shown = 0;
@@ -288,50 +230,36 @@ fn hunks(
             omitted.lines += size;
             continue;
         }
+        // The hunk's first line, as an offset into `old`, for the heading above it.
+        let heading = (old_range.start < old_len)
+            .then(|| a.get(old_range.start).as_ptr() as usize - old.as_ptr() as usize)
+            .and_then(|at| heading_above(&old[..at]));
         let room = limit.map_or(usize::MAX, |l| l - shown);
         let mut lines = Vec::new();
         let mut cut = 0;
-        let mut push = |kind: LineKind, sign: char, line: &[u8]| {
-            if lines.len() >= room {
-                cut += 1;
-                return;
-            }
-            let (text, missing_newline) = match line.strip_suffix(b"\n") {
-                Some(l) => (l.strip_suffix(b"\r").unwrap_or(l), false),
-                None => (line, true),
-            };
-            let text =
-                crate::text::bytes::decode(text).unwrap_or_else(|| String::from_utf8_lossy(text));
-            lines.push(DiffLine {
-                kind,
-                text: format!("{sign}{text}"),
-            });
-            if missing_newline {
-                lines.push(DiffLine {
-                    kind: LineKind::NoNewline,
-                    text: "\\ No newline at end of file".into(),
-                });
+        // Lines past the limit are counted, not split out.
+        let mut each = |side: &mut textdiff::LineReader,
+                        r: std::ops::Range<usize>,
+                        kind: LineKind,
+                        sign: char| {
+            for k in r.clone() {
+                if lines.len() >= room {
+                    cut += r.end - k;
+                    return;
+                }
+                push(&mut lines, kind, sign, side.get(k));
             }
         };
-        // Lines not split out (past the limit) are counted as cut.
-        let mut each = |side: &[&[u8]], r: std::ops::Range<usize>, kind: LineKind, sign: char| {
-            let there = r.start.min(side.len())..r.end.min(side.len());
-            let missing = r.len() - there.len();
-            side[there].iter().for_each(|l| push(kind, sign, l));
-            missing
-        };
-        let mut missing = 0;
         for op in group {
             let (o, n) = (op.old_range(), op.new_range());
             match op {
-                DiffOp::Equal { .. } => missing += each(&a, o, LineKind::Context, ' '),
+                DiffOp::Equal { .. } => each(&mut a, o, LineKind::Context, ' '),
                 _ => {
-                    missing += each(&a, o, LineKind::Removed, '-');
-                    missing += each(&b, n, LineKind::Added, '+');
+                    each(&mut a, o, LineKind::Removed, '-');
+                    each(&mut b, n, LineKind::Added, '+');
                 }
             }
         }
-        cut += missing;
         if lines.len() > room {
             // A missing-newline marker went past the limit.
             cut += lines.len() - room;
@@ -342,13 +270,6 @@ fn hunks(
             omitted.lines += cut;
         }
         shown += lines.len();
-        // The hunk's first line, as an offset into `old`, for the heading above it.
-        // (`old` may be a stretch of the whole old file, `old_all`; the heading may be above it.)
-        let above = a
-            .get(old_range.start)
-            .and_then(|l| (l.as_ptr() as usize).checked_sub(old_all.as_ptr() as usize))
-            .filter(|&at| at <= old_all.len());
-        let heading = above.and_then(|at| heading_above(&old_all[..at]));
         out.push(DiffHunk {
             header: format!(
                 "@@ -{} +{} @@{}",
@@ -360,6 +281,25 @@ fn hunks(
         });
     }
     (out, (omitted.lines > 0).then_some(omitted))
+}
+
+/// One line of a hunk as shown, and after it git's marker when it has no newline.
+fn push(lines: &mut Vec<DiffLine>, kind: LineKind, sign: char, line: &[u8]) {
+    let (text, missing_newline) = match line.strip_suffix(b"\n") {
+        Some(l) => (l.strip_suffix(b"\r").unwrap_or(l), false),
+        None => (line, true),
+    };
+    let text = crate::text::bytes::decode(text).unwrap_or_else(|| String::from_utf8_lossy(text));
+    lines.push(DiffLine {
+        kind,
+        text: format!("{sign}{text}"),
+    });
+    if missing_newline {
+        lines.push(DiffLine {
+            kind: LineKind::NoNewline,
+            text: "\\ No newline at end of file".into(),
+        });
+    }
 }
 
 /// The section heading git writes after a hunk's `@@`, by its default rule: the nearest line
@@ -415,6 +355,138 @@ fn range(start: usize, len: usize) -> String {
 mod tests {
     use super::*;
     use crate::repo::MODE_FILE;
+
+    /// The hunks as they were worked out before the new file was read in pieces: from both
+    /// files' lines split whole (`old` and `new` a stretch after `lines_before` shared lines
+    /// of `old_all`). What [`hunks`] is held to.
+    fn whole_file_hunks(
+        old: &[u8],
+        new: &[u8],
+        lines_before: usize,
+        limit: Option<usize>,
+        old_all: &[u8],
+    ) -> (Vec<DiffHunk>, Option<Omitted>) {
+        let mut w = textdiff::window(old, new, CONTEXT);
+        w.line += lines_before;
+        // A file created or deleted is one run of lines: only those shown are split out.
+        let (a, b, ops) = if w.old.is_empty() != w.new.is_empty() {
+            let most = limit.map_or(usize::MAX, |l| l + 1);
+            let (a, b) = (
+                textdiff::first_lines(w.old, most),
+                textdiff::first_lines(w.new, most),
+            );
+            let (old_len, new_len) = (textdiff::count_lines(w.old), textdiff::count_lines(w.new));
+            let op = if old_len == 0 {
+                DiffOp::Insert {
+                    old_index: 0,
+                    new_index: 0,
+                    new_len,
+                }
+            } else {
+                DiffOp::Delete {
+                    old_index: 0,
+                    old_len,
+                    new_index: 0,
+                }
+            };
+            (a, b, vec![op])
+        } else {
+            let (a, b) = (textdiff::lines(w.old), textdiff::lines(w.new));
+            let ops = textdiff::diff(&a, &b, textdiff::TIMEOUT);
+            (a, b, ops)
+        };
+        let groups = similar::group_diff_ops(ops, CONTEXT);
+        let mut out = Vec::new();
+        let mut shown = 0;
+        let mut omitted = Omitted::default();
+        for group in &groups {
+            let (Some(first), Some(last)) = (group.first(), group.last()) else {
+                continue;
+            };
+            let (old_range, new_range) = (
+                first.old_range().start..last.old_range().end,
+                first.new_range().start..last.new_range().end,
+            );
+            let size = group.iter().map(op_lines).sum::<usize>();
+            if limit.is_some_and(|l| shown >= l) {
+                omitted.hunks += 1;
+                omitted.lines += size;
+                continue;
+            }
+            let room = limit.map_or(usize::MAX, |l| l - shown);
+            let mut lines = Vec::new();
+            let mut cut = 0;
+            let mut push = |kind: LineKind, sign: char, line: &[u8]| {
+                if lines.len() >= room {
+                    cut += 1;
+                    return;
+                }
+                let (text, missing_newline) = match line.strip_suffix(b"\n") {
+                    Some(l) => (l.strip_suffix(b"\r").unwrap_or(l), false),
+                    None => (line, true),
+                };
+                let text = crate::text::bytes::decode(text)
+                    .unwrap_or_else(|| String::from_utf8_lossy(text));
+                lines.push(DiffLine {
+                    kind,
+                    text: format!("{sign}{text}"),
+                });
+                if missing_newline {
+                    lines.push(DiffLine {
+                        kind: LineKind::NoNewline,
+                        text: "\\ No newline at end of file".into(),
+                    });
+                }
+            };
+            // Lines not split out (past the limit) are counted as cut.
+            let mut each =
+                |side: &[&[u8]], r: std::ops::Range<usize>, kind: LineKind, sign: char| {
+                    let there = r.start.min(side.len())..r.end.min(side.len());
+                    let missing = r.len() - there.len();
+                    side[there].iter().for_each(|l| push(kind, sign, l));
+                    missing
+                };
+            let mut missing = 0;
+            for op in group {
+                let (o, n) = (op.old_range(), op.new_range());
+                match op {
+                    DiffOp::Equal { .. } => missing += each(&a, o, LineKind::Context, ' '),
+                    _ => {
+                        missing += each(&a, o, LineKind::Removed, '-');
+                        missing += each(&b, n, LineKind::Added, '+');
+                    }
+                }
+            }
+            cut += missing;
+            if lines.len() > room {
+                // A missing-newline marker went past the limit.
+                cut += lines.len() - room;
+                lines.truncate(room);
+            }
+            if cut > 0 {
+                omitted.hunks += 1;
+                omitted.lines += cut;
+            }
+            shown += lines.len();
+            // The hunk's first line, as an offset into `old`, for the heading above it.
+            // (`old` may be a stretch of the whole old file, `old_all`; the heading may be above it.)
+            let above = a
+                .get(old_range.start)
+                .and_then(|l| (l.as_ptr() as usize).checked_sub(old_all.as_ptr() as usize))
+                .filter(|&at| at <= old_all.len());
+            let heading = above.and_then(|at| heading_above(&old_all[..at]));
+            out.push(DiffHunk {
+                header: format!(
+                    "@@ -{} +{} @@{}",
+                    range(w.line + old_range.start, old_range.len()),
+                    range(w.line + new_range.start, new_range.len()),
+                    heading.map(|h| format!(" {h}")).unwrap_or_default()
+                ),
+                lines,
+            });
+        }
+        (out, (omitted.lines > 0).then_some(omitted))
+    }
 
     fn state(s: &str) -> Option<FileState> {
         Some(FileState {
@@ -524,11 +596,58 @@ mod tests {
             let before = FileState { bytes: base, mode: MODE_FILE };
             let a = FileState { bytes: pieces, mode: MODE_FILE };
             let b = FileState { bytes: joined, mode: MODE_FILE };
-            proptest::prop_assert_eq!(
-                file_diff("f", "f", Some(&before), Some(&a), limit),
-                file_diff("f", "f", Some(&before), Some(&b), limit)
-            );
-            proptest::prop_assert!(!a.bytes.is_pieces() || a.bytes.shared_ends(&before.bytes).is_some());
+            let shown = file_diff("f", "f", Some(&before), Some(&a), limit);
+            proptest::prop_assert_eq!(&shown, &file_diff("f", "f", Some(&before), Some(&b), limit));
+            if old != b.bytes.to_vec() {
+                let whole = whole_file_hunks(&old, &b.bytes, 0, limit, &old);
+                proptest::prop_assert_eq!((shown.hunks, shown.omitted), whole);
+            }
+        }
+
+        /// Big files with scattered edits (the diff walks them in step) among repeated lines,
+        /// spliced as a plan splices them: the diff read in pieces is the diff of the whole
+        /// files split into lines.
+        #[test]
+        fn a_big_spliced_file_diffs_as_the_whole_files_do(
+            seed in 0u64..1_000,
+            edits in proptest::collection::vec((0usize..3_000, 0usize..4, 0usize..6), 1..40),
+            limit in proptest::option::of(1usize..400),
+        ) {
+            use crate::repo::{Content, Part};
+            let mut old = Vec::new();
+            let mut starts = Vec::new();
+            for i in 0..3_000u64 {
+                starts.push(old.len());
+                let line = match (i * 7 + seed) % 11 {
+                    0 => "\n".to_string(),
+                    1 => "}\n".to_string(),
+                    _ => format!("fn line_{}() {{}}\n", (i * 31 + seed) % 2_000),
+                };
+                old.extend_from_slice(line.as_bytes());
+            }
+            starts.push(old.len());
+            let base = Content::new(old.clone());
+            let mut parts = Vec::new();
+            let mut at = 0usize;
+            let mut edits = edits;
+            edits.sort();
+            for (line, del, add) in edits {
+                let line = line.max(at);
+                let end = (line + del).min(3_000);
+                parts.push(Part::Base(starts[at]..starts[line]));
+                let own: String = (0..add).map(|k| if k % 3 == 2 { "}\n".to_string() } else { format!("new {line} {k}\n") }).collect();
+                parts.push(Part::Own(own.into_bytes()));
+                at = end;
+            }
+            parts.push(Part::Base(starts[at]..starts[3_000]));
+            let after = FileState { bytes: Content::spliced(&base, parts), mode: MODE_FILE };
+            let before = FileState { bytes: base, mode: MODE_FILE };
+            let shown = file_diff("f", "f", Some(&before), Some(&after), limit);
+            let new = after.bytes.to_vec();
+            if old != new {
+                let whole = whole_file_hunks(&old, &new, 0, limit, &old);
+                proptest::prop_assert_eq!((shown.hunks, shown.omitted), whole);
+            }
         }
     }
 }

@@ -37,8 +37,20 @@ pub struct Options<'c> {
     pub stderr: Palette<'c>,
     /// How much to say.
     pub verbosity: Verbosity,
-    /// Every diff line, not only the first [`diff::SHOWN_LINES`] of each file.
-    pub full_diff: bool,
+    /// How much of the diff of what was written to show.
+    pub diff: ShownDiff,
+}
+
+/// How much of the diff of what was written the report shows: a display choice, made by the
+/// front end (`--full-diff`, `--json`) and worked out here when the report is rendered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownDiff {
+    /// None of it (the text beside a `--json` report says only what standard error would).
+    Hidden,
+    /// At most this many lines of each file's diff; what is left out is counted.
+    Cut(usize),
+    /// Every line.
+    Whole,
 }
 
 impl Options<'static> {
@@ -48,7 +60,7 @@ impl Options<'static> {
         stdout: Palette::PLAIN,
         stderr: Palette::PLAIN,
         verbosity: Verbosity::Normal,
-        full_diff: false,
+        diff: ShownDiff::Cut(diff::SHOWN_LINES),
     };
 }
 
@@ -88,18 +100,14 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             pe.paint(Style::Bad, &format!("error: {}", e.message))
         );
     }
-    if shows_diff(r) && !quiet {
-        let limit = (!o.full_diff).then_some(diff::SHOWN_LINES);
-        let made;
-        let diffs = match &r.diffs {
-            Some((l, d)) if *l == limit => d,
-            _ => {
-                made = diffs(r, limit);
-                &made
-            }
-        };
-        for d in diffs {
-            file_diff(&mut out, d, po);
+    let limit = match o.diff {
+        ShownDiff::Hidden => None,
+        ShownDiff::Cut(lines) => Some(Some(lines)),
+        ShownDiff::Whole => Some(None),
+    };
+    if let Some(limit) = limit.filter(|_| shows_diff(r) && !quiet) {
+        for d in diffs(r, limit) {
+            file_diff(&mut out, &d, po);
         }
     }
     for f in &r.files {

@@ -211,9 +211,6 @@ pub struct Report {
     /// `--partial`: files that apply are written when others do not. Only a planned
     /// report's exit status depends on it ([`Report::exit_code`]).
     pub partial: bool,
-    /// The human rendering's diffs, worked out ahead (while the snapshot was recorded) for
-    /// this many lines per file.
-    pub diffs: Option<(Option<usize>, Vec<diff::FileDiff>)>,
 }
 
 impl Report {
@@ -254,7 +251,6 @@ impl Report {
             changes: Vec::new(),
             undo: false,
             partial: false,
-            diffs: None,
         }
     }
 
@@ -299,7 +295,6 @@ impl Report {
             changes: plan.changes.clone(),
             undo: false,
             partial: false,
-            diffs: None,
         }
     }
 }

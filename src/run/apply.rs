@@ -84,7 +84,6 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         session: tag,
         dir,
         config,
-        shown_diff,
     } = options;
     check_usage(tag.as_deref(), index, &dir)?;
     let label = label.as_deref().and_then(snapshot::one_line);
@@ -105,7 +104,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let (parsed, patch_sha256) = parse_and_digest(&inputs, edits.as_deref(), forced, &looked_at);
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
-    let (_, config) = super::checked_config(&config).map_err(|e| failed(&e))?;
+    let config = super::checked_config(&config).map_err(|e| failed(&e))?;
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
         return Err(failed(&e));
     }
@@ -204,7 +203,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => None,
     };
     let (mut report, token) = decide_and_write(
-        &plan, patch, check, partial, revert, &root, record, &mut hooks, shown_diff,
+        &plan, patch, check, partial, revert, &root, record, &mut hooks,
     );
     // A recorded write staged under its journal; an unrecorded one stages here.
     let staged = report.snapshot.is_some() && !hooks.verify;
@@ -380,7 +379,7 @@ fn read_inputs(
 ) -> Result<Vec<input::Input>, Box<Report>> {
     let configured = || {
         super::checked_config(config)
-            .map(|(_, c)| c.max_patch_size)
+            .map(|c| c.max_patch_size)
             .map_err(|e| failed(&e))
     };
     match patches {
@@ -562,7 +561,6 @@ fn decide_and_write(
     root: &std::path::Path,
     record: Option<(&Session, &SnapshotRequest)>,
     hooks: &mut HookRuns<'_>,
-    shown_diff: Option<Option<usize>>,
 ) -> (Report, Option<Approved>) {
     let format = patch.format;
     let flags = RunFlags {
@@ -609,8 +607,7 @@ fn decide_and_write(
         return (report, None);
     }
     progress::stage("recording the snapshot and writing");
-    let (written, diffs) = write_and_diff(plan, root, &token, record, &report, shown_diff);
-    let done = match written {
+    let done = match session::write(root, &token, record, &report.summary) {
         Ok(done) => done,
         Err(e) => {
             return (
@@ -620,7 +617,6 @@ fn decide_and_write(
         }
     };
     report.written = true;
-    report.diffs = diffs;
     report.snapshot = done.snapshot.map(|id| id.ref_name());
     report.notices.extend(done.notices);
     match hooks.run_post(&report) {
@@ -707,41 +703,6 @@ fn verdict(all_ok: bool, nothing_to_write: bool, check: bool, partial: bool) -> 
     };
     let write_it = !check && matches!(status, RunStatus::Applied | RunStatus::Partial);
     (status, write_it)
-}
-
-/// The human report's diffs worked out ahead, and for how many lines per file.
-type ShownDiffs = (Option<usize>, Vec<crate::report::diff::FileDiff>);
-
-/// Write (recording the snapshot first). The report's diff is worked out meanwhile (the
-/// write is mostly a wait for the new content's blob id) when it is to be shown and the plan
-/// is big: for a small one another thread costs more than the diff (the report then works it
-/// out when it is shown).
-fn write_and_diff(
-    plan: &Plan,
-    root: &std::path::Path,
-    token: &Approved,
-    record: Option<(&Session, &SnapshotRequest)>,
-    report: &Report,
-    shown_diff: Option<Option<usize>>,
-) -> (
-    Result<session::Done, session::WriteFailure>,
-    Option<ShownDiffs>,
-) {
-    let write = || session::write(root, token, record, &report.summary);
-    let big = plan
-        .changes
-        .iter()
-        .flat_map(|c| [&c.before, &c.after])
-        .flatten()
-        .map(|f| f.bytes.len())
-        .sum::<usize>()
-        >= crate::sys::threads::BIG;
-    match shown_diff {
-        Some(limit) if big => crate::sys::threads::join(write, || {
-            (limit, crate::report::human::diffs(report, limit))
-        }),
-        _ => (write(), None),
-    }
 }
 
 /// `--index` refused: a path's index entry cannot take exactly the patch's change.

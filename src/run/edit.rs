@@ -83,6 +83,5 @@ pub fn run(options: EditOptions) -> EditOutcome {
         session,
         dir,
         config,
-        shown_diff: None,
     }))
 }

@@ -15,7 +15,7 @@ pub mod progress;
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};
 
 use crate::git::config::{Config, ConfigError, Pending};
-use crate::report::color::{BadColor, Colors};
+use crate::report::color::BadColor;
 use crate::report::kinds::{ErrorKind, Kinded};
 
 /// Why git config cannot be used: a value git-llm-apply cannot read, or a colour git would
@@ -35,12 +35,15 @@ impl Kinded for CheckedConfigError {
     }
 }
 
-/// The config once read, checked whole: every `llm-apply.*` value and the report's colours.
-/// Every command takes it from here before it acts on it, so an invalid value is one error
-/// whichever command meets it; a valid one sets how writes are flushed (`llm-apply.fsync`).
-pub fn checked_config(pending: &Pending) -> Result<(Colors, Config), CheckedConfigError> {
+/// The config once read, checked whole: every `llm-apply.*` value, and the colour values a
+/// human report would use (the renderer makes its colours of them; an invalid one is an
+/// error for every command and front end alike, shown or not). Every command takes it from
+/// here before it acts on it, so an invalid value is one error whichever command meets it;
+/// a valid one sets how writes are flushed (`llm-apply.fsync`): a process-wide setting, as
+/// git's `core.fsync` is, read by every writer (work tree, journal, snapshot objects).
+pub fn checked_config(pending: &Pending) -> Result<Config, CheckedConfigError> {
     let config = pending.get()?;
-    let colors = Colors::from_config(&config.colors)?;
+    crate::report::color::Colors::from_config(&config.colors)?;
     crate::sys::durable::set(config.fsync);
-    Ok((colors, config))
+    Ok(config)
 }

@@ -45,10 +45,6 @@ pub struct ApplyOptions {
     /// The git config as the caller reads it there (the CLI starts reading it before
     /// anything else, to check it for every command); `None` reads it.
     pub config: Option<crate::git::config::Pending>,
-    /// The human report will show the diff of what is written, at most this many lines per
-    /// file (`Some(None)`: all): it is then worked out while the snapshot is recorded.
-    /// `None`: no diff is shown (`--json`, `--quiet`, the MCP server).
-    pub shown_diff: Option<Option<usize>>,
 }
 
 /// `git llm-apply undo [ID]`.

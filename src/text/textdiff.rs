@@ -10,8 +10,10 @@
 //! worst case (many lines that occur on both sides but in another order): the diff stays
 //! correct, only less minimal.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffOp};
@@ -34,8 +36,37 @@ pub struct Window<'a> {
 
 /// The window of `old` and `new` with `margin` common lines kept on each side.
 pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
+    // One piece: the window is found one way, whether the new file is in pieces or not.
+    let w = window_of_pieces(old, &Pieces::new([new]), margin);
+    let start = w
+        .new
+        .chunks
+        .first()
+        .map_or(new.len(), |c| c.as_ptr() as usize - new.as_ptr() as usize);
+    Window {
+        old: w.old,
+        new: &new[start..start + w.new.len()],
+        line: w.line,
+    }
+}
+
+/// [`Window`] of a file and pieces of another (a spliced file's chunks, read in place).
+#[derive(Debug, Clone)]
+pub struct PiecesWindow<'a> {
+    /// The old file's part.
+    pub old: &'a [u8],
+    /// The new file's part.
+    pub new: Pieces<'a>,
+    /// Lines before the window (the same number in both files).
+    pub line: usize,
+}
+
+/// The window of `old` and `new` with `margin` common lines kept on each side ([`window`]),
+/// the new file read in its pieces: where they are runs of `old`'s own bytes, what they share
+/// with it is known without comparing.
+pub fn window_of_pieces<'a>(old: &'a [u8], new: &Pieces<'a>, margin: usize) -> PiecesWindow<'a> {
     // Whole lines in common at the start, then `margin` of them given back.
-    let same = common_prefix(old, new);
+    let same = new.common_prefix(old);
     let mut start = memchr::memrchr(b'\n', &old[..same]).map_or(0, |i| i + 1);
     let whole = start;
     for _ in 0..margin {
@@ -46,11 +77,11 @@ pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
     }
     // Whole lines in common at the end, not reaching into the common start.
     let room = old.len().min(new.len()) - whole;
-    let tail = common_suffix(&old[whole..], &new[whole..]).min(room);
+    let tail = new.common_suffix(&old[whole..], whole).min(room);
     let mut cut = old.len() - tail;
     let new_cut = new.len() - tail;
-    let mid_line = |bytes: &[u8], at: usize| at > whole && bytes[at - 1] != b'\n';
-    if mid_line(old, cut) || mid_line(new, new_cut) {
+    let mid_line = |at: usize, byte: &dyn Fn(usize) -> u8| at > whole && byte(at - 1) != b'\n';
+    if mid_line(cut, &|i| old[i]) || mid_line(new_cut, &|i| new.byte(i)) {
         // Inside a line of either file: the rest of that line is not a whole common line.
         cut = memchr::memchr(b'\n', &old[cut..]).map_or(old.len(), |i| cut + i + 1);
     }
@@ -61,10 +92,137 @@ pub fn window<'a>(old: &'a [u8], new: &'a [u8], margin: usize) -> Window<'a> {
         cut = memchr::memchr(b'\n', &old[cut..]).map_or(old.len(), |i| cut + i + 1);
     }
     let kept = old.len() - cut;
-    Window {
+    PiecesWindow {
         old: &old[start..cut],
-        new: &new[start..new.len() - kept],
+        new: new.range(start..new.len() - kept),
         line: memchr::memchr_iter(b'\n', &old[..start]).count(),
+    }
+}
+
+/// Bytes in pieces, read where they lie: each piece but the last ends with a newline (as a
+/// spliced file's chunks do), so that no line straddles two.
+#[derive(Debug, Clone, Default)]
+pub struct Pieces<'a> {
+    chunks: Vec<&'a [u8]>,
+    /// Where each chunk ends, in bytes from the start.
+    ends: Vec<usize>,
+    /// How many lines, once counted.
+    lines: std::cell::OnceCell<usize>,
+}
+
+impl<'a> Pieces<'a> {
+    /// `chunks` in order (empty ones are left out).
+    pub fn new(chunks: impl IntoIterator<Item = &'a [u8]>) -> Pieces<'a> {
+        let chunks: Vec<&'a [u8]> = chunks.into_iter().filter(|c| !c.is_empty()).collect();
+        debug_assert!(
+            chunks.iter().rev().skip(1).all(|c| c.ends_with(b"\n")),
+            "a line straddles two pieces"
+        );
+        let mut at = 0;
+        let ends = chunks
+            .iter()
+            .map(|c| {
+                at += c.len();
+                at
+            })
+            .collect();
+        Pieces {
+            chunks,
+            ends,
+            lines: Default::default(),
+        }
+    }
+
+    /// The length in bytes.
+    pub fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The pieces, in order, none empty.
+    pub fn chunks(&self) -> &[&'a [u8]] {
+        &self.chunks
+    }
+
+    /// How many lines they hold (a last one without its newline counts).
+    pub fn count_lines(&self) -> usize {
+        // A splice's pieces are often one line each: the first newline found at the end
+        // says so, at less than a count's cost.
+        let ends_in = |c: &&[u8]| match memchr::memchr(b'\n', c) {
+            Some(at) if at + 1 == c.len() => 1,
+            Some(_) => memchr::memchr_iter(b'\n', c).count(),
+            None => 0,
+        };
+        *self.lines.get_or_init(|| {
+            let ends: usize = self.chunks.iter().map(ends_in).sum();
+            ends + usize::from(self.chunks.last().is_some_and(|c| !c.ends_with(b"\n")))
+        })
+    }
+
+    /// The byte at `at` (less than the length).
+    fn byte(&self, at: usize) -> u8 {
+        let k = self.ends.partition_point(|&e| e <= at);
+        self.chunks[k][at - (self.ends[k] - self.chunks[k].len())]
+    }
+
+    /// The bytes in `range`, still in their pieces. A range that starts or ends inside a
+    /// line breaks the rule that pieces end with a newline: ranges here are whole lines.
+    fn range(&self, range: Range<usize>) -> Pieces<'a> {
+        let mut out = Vec::new();
+        for (c, &end) in self.chunks.iter().zip(&self.ends) {
+            let start = end - c.len();
+            if end <= range.start {
+                continue;
+            }
+            if start >= range.end {
+                break;
+            }
+            out.push(&c[range.start.max(start) - start..range.end.min(end) - start]);
+        }
+        Pieces::new(out)
+    }
+
+    /// Bytes in common with `old` at the start. A piece that is `old`'s own bytes at the same
+    /// place (a run of the file it was spliced from) is taken whole without comparing.
+    pub fn common_prefix(&self, old: &[u8]) -> usize {
+        let mut at = 0;
+        for c in &self.chunks {
+            let o = &old[at.min(old.len())..];
+            let n = if c.as_ptr() == o.as_ptr() {
+                c.len().min(o.len())
+            } else {
+                common_prefix(o, c)
+            };
+            at += n;
+            if n < c.len() {
+                break;
+            }
+        }
+        at
+    }
+
+    /// Bytes in common with `old` at the end, as [`Pieces::common_prefix`] finds them, not
+    /// reaching below byte `floor` of the pieces.
+    fn common_suffix(&self, old: &[u8], floor: usize) -> usize {
+        let mut n = 0;
+        for (&c, &end) in self.chunks.iter().zip(&self.ends).rev() {
+            let c = &c[floor.saturating_sub(end - c.len()).min(c.len())..];
+            let o = &old[..old.len() - n.min(old.len())];
+            let same = if c.as_ptr_range().end == o.as_ptr_range().end {
+                c.len().min(o.len())
+            } else {
+                common_suffix(o, c)
+            };
+            n += same;
+            if same < c.len() || end - c.len() <= floor {
+                break;
+            }
+        }
+        n
     }
 }
 
@@ -134,26 +292,259 @@ pub fn diff<'l>(old: &[&'l [u8]], new: &[&'l [u8]], timeout: Duration) -> Vec<Di
 
 /// [`diff`], the matching done by `deadline`.
 pub fn diff_until<'l>(old: &[&'l [u8]], new: &[&'l [u8]], deadline: Instant) -> Vec<DiffOp> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let room = old.len().min(new.len()) - prefix;
-    let suffix = old
-        .iter()
+    diff_sides(&mut Slice(old), &mut Slice(new), deadline)
+}
+
+/// [`diff`] of the lines of `old` and `new`, read in their pieces and never gathered: lines
+/// are split as the diff reaches them, runs of a file's own bytes at the same place on both
+/// sides (what a splice left as it was) are stepped over whole, and only the lines around a
+/// change are held at once. The operations are [`diff`]'s on the same lines.
+pub fn diff_pieces<'l>(old: &Pieces<'l>, new: &Pieces<'l>, deadline: Instant) -> Vec<DiffOp> {
+    let mut a = LineReader::new(old, old.count_lines());
+    let mut b = LineReader::new(new, new.count_lines());
+    diff_sides(&mut a, &mut b, deadline)
+}
+
+/// The common start and end taken off, the rest walked ([`sparse`]): one diff, whether its
+/// lines are split already or read from pieces as it goes.
+fn diff_sides<'l, S: Side<'l>>(a: &mut S, b: &mut S, deadline: Instant) -> Vec<DiffOp> {
+    let (n, m) = (a.len(), b.len());
+    let prefix = same_run(a, 0, b, 0, (n, m));
+    let room = n.min(m) - prefix;
+    let suffix = a
         .rev()
-        .zip(new.iter().rev())
+        .zip(b.rev())
         .take(room)
-        .take_while(|(a, b)| a == b)
+        .take_while(|(x, y)| x == y)
         .count();
     let mut ops = Ops::default();
     ops.equal(0, 0, prefix);
     sparse(
-        &old[prefix..old.len() - suffix],
-        &new[prefix..new.len() - suffix],
-        prefix,
+        a,
+        b,
+        (prefix, prefix),
+        (n - suffix, m - suffix),
         deadline,
         &mut ops,
     );
-    ops.equal(old.len() - suffix, new.len() - suffix, suffix);
+    ops.equal(n - suffix, m - suffix, suffix);
     ops.0
+}
+
+/// One side of a diff, as lines (each with its terminator) asked for by number, front to
+/// back: once `release(k)` is said, no line before `k` is asked for again.
+trait Side<'l> {
+    /// How many lines.
+    fn len(&self) -> usize;
+    /// Line `k`.
+    fn line(&mut self, k: usize) -> &'l [u8];
+    /// Lines `r`; no line before `r.end` is asked for again.
+    fn lines(&mut self, r: Range<usize>) -> Cow<'_, [&'l [u8]]>;
+    /// No line before `k` is asked for again.
+    fn release(&mut self, k: usize);
+    /// When line `k` is the next line not yet split out: the bytes from its start to the end
+    /// of its piece, in place (for runs both sides share in memory).
+    fn rest(&self, k: usize) -> Option<&'l [u8]>;
+    /// Step over lines `k` and on, `lines` of them in `bytes` bytes, after [`Side::rest`].
+    fn skip(&mut self, lines: usize, bytes: usize);
+    /// The lines from the last to the first.
+    fn rev(&self) -> Box<dyn Iterator<Item = &'l [u8]> + '_>;
+}
+
+/// Lines already split.
+struct Slice<'s, 'l>(&'s [&'l [u8]]);
+
+impl<'l> Side<'l> for Slice<'_, 'l> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn line(&mut self, k: usize) -> &'l [u8] {
+        self.0[k]
+    }
+
+    fn lines(&mut self, r: Range<usize>) -> Cow<'_, [&'l [u8]]> {
+        Cow::Borrowed(&self.0[r])
+    }
+
+    fn release(&mut self, _: usize) {}
+
+    fn rest(&self, _: usize) -> Option<&'l [u8]> {
+        None
+    }
+
+    fn skip(&mut self, _: usize, _: usize) {
+        unreachable!("lines already split are never stepped over in bytes")
+    }
+
+    fn rev(&self) -> Box<dyn Iterator<Item = &'l [u8]> + '_> {
+        Box::new(self.0.iter().rev().copied())
+    }
+}
+
+/// The lines of [`Pieces`], split as they are asked for, front to back; those asked for and
+/// not yet released are kept.
+pub struct LineReader<'p, 'l> {
+    pieces: &'p [&'l [u8]],
+    /// The next byte not yet split into a line: its piece and place in it.
+    chunk: usize,
+    at: usize,
+    /// Lines split and not yet released, from line `first` on.
+    ahead: VecDeque<&'l [u8]>,
+    first: usize,
+    len: usize,
+}
+
+impl<'p, 'l> LineReader<'p, 'l> {
+    /// The lines of `pieces`, `len` of them.
+    pub fn new(pieces: &'p Pieces<'l>, len: usize) -> LineReader<'p, 'l> {
+        LineReader {
+            pieces: &pieces.chunks,
+            chunk: 0,
+            at: 0,
+            ahead: VecDeque::new(),
+            first: 0,
+            len,
+        }
+    }
+
+    /// Line `k` (with its terminator), no line before it being asked for again.
+    pub fn get(&mut self, k: usize) -> &'l [u8] {
+        self.release(k);
+        self.line(k)
+    }
+
+    /// Split out the next line (pieces end with a newline, so none straddles two).
+    fn split(&mut self) -> &'l [u8] {
+        let c = self.pieces[self.chunk];
+        let end = memchr::memchr(b'\n', &c[self.at..]).map_or(c.len(), |i| self.at + i + 1);
+        let line = &c[self.at..end];
+        self.at = end;
+        if self.at == c.len() {
+            (self.chunk, self.at) = (self.chunk + 1, 0);
+        }
+        line
+    }
+}
+
+impl<'l> Side<'l> for LineReader<'_, 'l> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn line(&mut self, k: usize) -> &'l [u8] {
+        debug_assert!(k >= self.first, "line {k} was released");
+        while self.first + self.ahead.len() <= k {
+            let l = self.split();
+            self.ahead.push_back(l);
+        }
+        self.ahead[k - self.first]
+    }
+
+    fn lines(&mut self, r: Range<usize>) -> Cow<'_, [&'l [u8]]> {
+        self.release(r.start);
+        let mut out = Vec::with_capacity(r.len());
+        while out.len() < r.len() {
+            let l = match self.ahead.pop_front() {
+                Some(l) => l,
+                None => self.split(),
+            };
+            out.push(l);
+            self.first += 1;
+        }
+        Cow::Owned(out)
+    }
+
+    fn release(&mut self, k: usize) {
+        while self.first < k && self.ahead.pop_front().is_some() {
+            self.first += 1;
+        }
+        while self.first < k {
+            self.split();
+            self.first += 1;
+        }
+    }
+
+    fn rest(&self, k: usize) -> Option<&'l [u8]> {
+        (self.ahead.is_empty() && self.first == k && self.chunk < self.pieces.len())
+            .then(|| &self.pieces[self.chunk][self.at..])
+    }
+
+    fn skip(&mut self, lines: usize, bytes: usize) {
+        debug_assert!(self.ahead.is_empty());
+        self.first += lines;
+        self.at += bytes;
+        if self.at == self.pieces[self.chunk].len() {
+            (self.chunk, self.at) = (self.chunk + 1, 0);
+        }
+    }
+
+    fn rev(&self) -> Box<dyn Iterator<Item = &'l [u8]> + '_> {
+        Box::new(self.pieces.iter().rev().flat_map(|&c| {
+            let mut end = c.len();
+            std::iter::from_fn(move || {
+                (end > 0).then(|| {
+                    let start = memchr::memrchr(b'\n', &c[..end - 1]).map_or(0, |i| i + 1);
+                    let line = &c[start..end];
+                    end = start;
+                    line
+                })
+            })
+        }))
+    }
+}
+
+/// How many lines from `i` in `a` and `j` in `b` are the same, up to `to` on each side;
+/// the lines before where the run ends are released. Where both sides are the same bytes in
+/// memory (a run a splice kept, read on both sides at the same place), whole lines of it are
+/// stepped over without splitting or comparing them.
+fn same_run<'l, S: Side<'l>>(
+    a: &mut S,
+    i: usize,
+    b: &mut S,
+    j: usize,
+    to: (usize, usize),
+) -> usize {
+    let mut n = 0;
+    while i + n < to.0 && j + n < to.1 {
+        if let (Some(x), Some(y)) = (a.rest(i + n), b.rest(j + n)) {
+            if x.as_ptr() == y.as_ptr() {
+                let most = (to.0 - i - n).min(to.1 - j - n);
+                let shared = &x[..x.len().min(y.len())];
+                // Counted a page at a time; only a run that reaches past `to` finds its end
+                // newline by newline.
+                let ends = memchr::memchr_iter(b'\n', shared).count();
+                let (lines, bytes) = if ends <= most {
+                    let end = memchr::memrchr(b'\n', shared).map_or(0, |e| e + 1);
+                    (ends, end)
+                } else {
+                    let end = memchr::memchr_iter(b'\n', shared).nth(most - 1);
+                    (most, end.map_or(0, |e| e + 1))
+                };
+                if lines > 0 {
+                    a.skip(lines, bytes);
+                    b.skip(lines, bytes);
+                    n += lines;
+                    continue;
+                }
+            }
+        }
+        if a.line(i + n) != b.line(j + n) {
+            break;
+        }
+        n += 1;
+        a.release(i + n);
+        b.release(j + n);
+    }
+    n
+}
+
+/// Whether `a` from `x` and `b` from `y` run on together for [`RESYNC_RUN`] lines (near the
+/// end of the part `to` bounds, only the whole rest of both sides counts).
+fn in_step<'l, S: Side<'l>>(a: &mut S, x: usize, b: &mut S, y: usize, to: (usize, usize)) -> bool {
+    let run = RESYNC_RUN.min(to.0 - x).min(to.1 - y);
+    let whole = run == RESYNC_RUN || (to.0 - x == to.1 - y);
+    run > 0 && whole && (0..run).all(|k| a.line(x + k) == b.line(y + k))
 }
 
 /// Lines added and removed going from `old` to `new`, as [`diff`] counts them, the matching
@@ -249,48 +640,54 @@ const RESYNC_RUN: usize = 4;
 /// share no line, rather than building its table.
 const SMALL_PAIRS: usize = 64;
 
-/// The middle of a big diff, walked in step: runs of common lines are taken as they come,
-/// and each difference between them (the nearest place where both sides run on together
-/// for [`RESYNC_RUN`] lines, within [`RESYNC_WITHIN`] lines) goes to [`middle`] alone. A
-/// file with thousands of scattered one-line hunks so costs its length, not a table of all
-/// its lines. Where the sides do not fall back in step soon (a block rewritten), the rest
-/// goes to [`middle`]. Small middles go there whole, so small diffs read as they always did.
-fn sparse<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, deadline: Instant, ops: &mut Ops) {
-    if a.len() + b.len() < SPARSE_FROM {
-        return middle(a, b, (at, at), deadline, ops);
+/// The middle of a big diff (lines `from` to `to` of each side), walked in step: runs of
+/// common lines are taken as they come, and each difference between them (the nearest place
+/// where both sides run on together for [`RESYNC_RUN`] lines, within [`RESYNC_WITHIN`] lines)
+/// goes to [`middle`] alone. A file with thousands of scattered one-line hunks so costs its
+/// length, not a table of all its lines. Where the sides do not fall back in step soon (a
+/// block rewritten), the rest goes to [`middle`]. Small middles go there whole, so small
+/// diffs read as they always did.
+fn sparse<'l, S: Side<'l>>(
+    a: &mut S,
+    b: &mut S,
+    from: (usize, usize),
+    to: (usize, usize),
+    deadline: Instant,
+    ops: &mut Ops,
+) {
+    if (to.0 - from.0) + (to.1 - from.1) < SPARSE_FROM {
+        let (x, y) = (a.lines(from.0..to.0), b.lines(from.1..to.1));
+        return middle(&x, &y, from, deadline, ops);
     }
-    let in_step = |i: usize, j: usize| {
-        let run = RESYNC_RUN.min(a.len() - i).min(b.len() - j);
-        // Near the end only the whole rest of both sides counts.
-        let whole = run == RESYNC_RUN || (a.len() - i == b.len() - j);
-        run > 0 && whole && a[i..i + run] == b[j..j + run]
-    };
-    let (mut i, mut j) = (0usize, 0usize);
-    while i < a.len() && j < b.len() {
-        let same = a[i..]
-            .iter()
-            .zip(&b[j..])
-            .take_while(|(x, y)| x == y)
-            .count();
+    let (mut i, mut j) = from;
+    'walk: while i < to.0 && j < to.1 {
+        let same = same_run(a, i, b, j, to);
         if same > 0 {
-            ops.equal(at + i, at + j, same);
+            ops.equal(i, j, same);
             (i, j) = (i + same, j + same);
             continue;
         }
-        let next = (1..=RESYNC_WITHIN).find_map(|d| {
-            (0..=d)
-                .map(|di| (i + di, j + d - di))
-                .find(|&(x, y)| x < a.len() && y < b.len() && in_step(x, y))
-        });
-        match next {
-            Some((x, y)) => {
-                middle(&a[i..x], &b[j..y], (at + i, at + j), deadline, ops);
-                (i, j) = (x, y);
+        for d in 1..=RESYNC_WITHIN {
+            for di in 0..=d {
+                let (x, y) = (i + di, j + d - di);
+                if x < to.0 && y < to.1 && in_step(a, x, b, y, to) {
+                    let (p, q) = (a.lines(i..x), b.lines(j..y));
+                    middle(&p, &q, (i, j), deadline, ops);
+                    a.release(x);
+                    b.release(y);
+                    (i, j) = (x, y);
+                    continue 'walk;
+                }
             }
-            None => break,
         }
+        break;
     }
-    middle(&a[i..], &b[j..], (at + i, at + j), deadline, ops);
+    if i >= to.0 || j >= to.1 {
+        ops.change(i, to.0 - i, j, to.1 - j);
+    } else {
+        let (p, q) = (a.lines(i..to.0), b.lines(j..to.1));
+        middle(&p, &q, (i, j), deadline, ops);
+    }
 }
 
 /// `a` starts at line `at.0` of the old file, `b` at line `at.1` of the new one.
@@ -458,6 +855,118 @@ impl Ops {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The diff as it was written over lines already split (before it read pieces too): what
+    /// [`diff_pieces`] and [`diff_until`] are held to.
+    mod split {
+        use super::super::{middle, Ops, RESYNC_RUN, RESYNC_WITHIN, SPARSE_FROM};
+        use similar::DiffOp;
+        use std::time::Instant;
+
+        pub fn diff_until<'l>(
+            old: &[&'l [u8]],
+            new: &[&'l [u8]],
+            deadline: Instant,
+        ) -> Vec<DiffOp> {
+            let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+            let room = old.len().min(new.len()) - prefix;
+            let suffix = old
+                .iter()
+                .rev()
+                .zip(new.iter().rev())
+                .take(room)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let mut ops = Ops::default();
+            ops.equal(0, 0, prefix);
+            sparse(
+                &old[prefix..old.len() - suffix],
+                &new[prefix..new.len() - suffix],
+                prefix,
+                deadline,
+                &mut ops,
+            );
+            ops.equal(old.len() - suffix, new.len() - suffix, suffix);
+            ops.0
+        }
+        fn sparse<'l>(a: &[&'l [u8]], b: &[&'l [u8]], at: usize, deadline: Instant, ops: &mut Ops) {
+            if a.len() + b.len() < SPARSE_FROM {
+                return middle(a, b, (at, at), deadline, ops);
+            }
+            let in_step = |i: usize, j: usize| {
+                let run = RESYNC_RUN.min(a.len() - i).min(b.len() - j);
+                // Near the end only the whole rest of both sides counts.
+                let whole = run == RESYNC_RUN || (a.len() - i == b.len() - j);
+                run > 0 && whole && a[i..i + run] == b[j..j + run]
+            };
+            let (mut i, mut j) = (0usize, 0usize);
+            while i < a.len() && j < b.len() {
+                let same = a[i..]
+                    .iter()
+                    .zip(&b[j..])
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                if same > 0 {
+                    ops.equal(at + i, at + j, same);
+                    (i, j) = (i + same, j + same);
+                    continue;
+                }
+                let next = (1..=RESYNC_WITHIN).find_map(|d| {
+                    (0..=d)
+                        .map(|di| (i + di, j + d - di))
+                        .find(|&(x, y)| x < a.len() && y < b.len() && in_step(x, y))
+                });
+                match next {
+                    Some((x, y)) => {
+                        middle(&a[i..x], &b[j..y], (at + i, at + j), deadline, ops);
+                        (i, j) = (x, y);
+                    }
+                    None => break,
+                }
+            }
+            middle(&a[i..], &b[j..], (at + i, at + j), deadline, ops);
+        }
+    }
+
+    /// A deadline no test meets: the diff is never cut short.
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(600)
+    }
+
+    /// `new`'s lines as pieces: each line of `old` kept where it was (`Some(index)`) is read
+    /// in place, runs of them as one piece; the others are bytes of their own.
+    fn pieces_of<'a>(
+        old: &'a [u8],
+        starts: &[usize],
+        new: &'a [(Option<usize>, Vec<u8>)],
+    ) -> Pieces<'a> {
+        let mut chunks: Vec<&'a [u8]> = Vec::new();
+        let mut run: Option<(usize, usize)> = None;
+        for (from, line) in new {
+            match from {
+                Some(i) => {
+                    run = match run {
+                        Some((s, e)) if e == starts[*i] => Some((s, starts[*i + 1])),
+                        Some((s, e)) => {
+                            chunks.push(&old[s..e]);
+                            Some((starts[*i], starts[*i + 1]))
+                        }
+                        None => Some((starts[*i], starts[*i + 1])),
+                    };
+                }
+                None => {
+                    if let Some((s, e)) = run.take() {
+                        chunks.push(&old[s..e]);
+                    }
+                    chunks.push(line);
+                }
+            }
+        }
+        if let Some((s, e)) = run {
+            chunks.push(&old[s..e]);
+        }
+        Pieces::new(chunks)
+    }
 
     /// (added, removed) with time to spare.
     fn counts(old: &[u8], new: &[u8]) -> (usize, usize) {
@@ -661,23 +1170,36 @@ mod tests {
                     _ => format!("line {}\n", (i * 31 + seed) % 2_000).into_bytes(),
                 })
                 .collect();
-            let mut new = base.clone();
+            // Each new line with the old line it is, where it is one kept.
+            let mut new: Vec<(Option<usize>, Vec<u8>)> =
+                base.iter().cloned().enumerate().map(|(i, l)| (Some(i), l)).collect();
             for &(at, kind, n) in &edits {
                 let at = at.min(new.len());
                 match kind {
-                    0 => { new.insert(at, format!("added {n}\n").into_bytes()); }
+                    0 => { new.insert(at, (None, format!("added {n}\n").into_bytes())); }
                     1 => { if at < new.len() { new.remove(at); } }
-                    2 => { if at < new.len() { new[at] = format!("changed {n}\n").into_bytes(); } }
+                    2 => { if at < new.len() { new[at] = (None, format!("changed {n}\n").into_bytes()); } }
                     _ => {
-                        for k in 0..n { new.insert(at, format!("block {k}\n").into_bytes()); }
+                        for k in 0..n { new.insert(at, (None, format!("block {k}\n").into_bytes())); }
                     }
                 }
             }
             let a: Vec<&[u8]> = base.iter().map(|l| &l[..]).collect();
-            let b: Vec<&[u8]> = new.iter().map(|l| &l[..]).collect();
+            let b: Vec<&[u8]> = new.iter().map(|(_, l)| &l[..]).collect();
             let ops = diff(&a, &b, TIMEOUT);
-            prop_assert_eq!(replay(&a, &b, &ops), new.clone());
+            let lines: Vec<Vec<u8>> = new.iter().map(|(_, l)| l.clone()).collect();
+            prop_assert_eq!(replay(&a, &b, &ops), lines);
             prop_assert_eq!(unmerged(&ops), None);
+            // Read in pieces (the kept lines in place), and as it was over split lines: the
+            // same operations.
+            let old = base.concat();
+            let mut starts = vec![0];
+            for l in &base {
+                starts.push(starts.last().unwrap() + l.len());
+            }
+            let pieces = diff_pieces(&Pieces::new([&old[..]]), &pieces_of(&old, &starts, &new), far());
+            prop_assert_eq!(&pieces, &ops);
+            prop_assert_eq!(split::diff_until(&a, &b, far()), ops);
         }
 
         /// Sides that share no line are one change, whether compared pair by pair or
@@ -714,6 +1236,14 @@ mod tests {
             prop_assert_eq!(replay(&a, &b, &ops), n.clone());
             // Neighbouring operations of one kind are merged.
             prop_assert_eq!(unmerged(&ops), None);
+            prop_assert_eq!(split::diff_until(&a, &b, far()), ops);
+            // The same lines as bytes (a line without its newline ends the text).
+            let (ob, nb) = (o.concat(), n.concat());
+            let (la, lb) = (lines(&ob), lines(&nb));
+            prop_assert_eq!(
+                diff_pieces(&Pieces::new([&ob[..]]), &Pieces::new([&nb[..]]), far()),
+                split::diff_until(&la, &lb, far())
+            );
         }
     }
 }

@@ -361,6 +361,25 @@ fn an_invalid_colour_is_a_config_error_naming_key_and_value() {
     assert_eq!(r.state(), before);
 }
 
+/// The colours are the renderer's, but the config is checked whole before anything is
+/// written: a run that shows no colour (`--json`) is refused the same way.
+#[test]
+fn an_invalid_colour_fails_a_json_run_too_before_anything_is_written() {
+    let r = repo();
+    r.git(&["config", "color.diff.new", "purple"]);
+    let before = r.state();
+    let (run, json) = r.apply_json(&[], &good_patch());
+    run.code(2);
+    assert_eq!(json["errors"][0]["kind"], "config", "{json}");
+    assert!(
+        json["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("git config color.diff.new is 'purple', not a colour")),
+        "{json}"
+    );
+    assert_eq!(r.state(), before);
+}
+
 // ------------------------------------------------------------------------ quiet, verbose
 
 #[test]

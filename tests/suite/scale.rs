@@ -3,7 +3,7 @@
 //! never cut), and patches of thousands of hunks apply and undo to the exact bytes.
 //! Speed is measured by scripts/bench.sh, never here.
 
-use crate::common::{numbered, TestRepo};
+use crate::common::{diff_of, numbered, TestRepo};
 
 /// A new file of `n` lines, as a patch.
 fn new_file_patch(path: &str, n: usize) -> String {
@@ -143,4 +143,56 @@ fn thousands_of_hunks_apply_and_undo_to_the_exact_bytes() {
     undo.code(0);
     assert_eq!(r.read_str("big.txt"), before);
     assert!(undo.stdout.contains("(+1999 -1999)"), "{}", undo.stdout);
+}
+
+/// A file big enough to be mapped (4 MiB or more), patched in 60 places far apart (lines
+/// changed, added and removed, every line distinct so only one diff is right): the report's
+/// diff, worked out from the file as the plan spliced it, is `git diff`'s of the result, hunk
+/// headers and headings included.
+#[test]
+fn a_big_spliced_files_diff_is_what_git_diff_shows() {
+    let line = |i: usize| {
+        if i % 20 == 1 {
+            format!("fn block_{i}() {{ // the heading of the lines below\n")
+        } else {
+            format!("    let value_{i} = {i}; // line {i} of a file big enough to map\n")
+        }
+    };
+    let before: String = (1..=90_000).map(line).collect();
+    assert!(
+        before.len() >= 4 << 20,
+        "the file is mapped: {}",
+        before.len()
+    );
+    let mut after = String::new();
+    for i in 1..=90_000 {
+        match (i % 1_500, i / 1_500 % 3) {
+            (700, 0) => after.push_str(&format!("    let value_{i} = {i} * 2; // changed\n")),
+            (700, 1) => {
+                after.push_str(&line(i));
+                after.push_str(&format!(
+                    "    let added_{i} = 0;\n    let added_{i}_b = 1;\n"
+                ));
+            }
+            (700, _) | (701, 2) => {}
+            _ => after.push_str(&line(i)),
+        }
+    }
+    let r = TestRepo::with(&[("big.rs", &before)]);
+    let patch = diff_of(&r, |r| r.write("big.rs", after.as_bytes()));
+    let run = r.apply(&["--full-diff"], &patch);
+    run.code(0);
+    assert_eq!(r.read_str("big.rs"), after);
+    let git_diff = r.git(&["diff"]);
+    let git: Vec<&str> = git_diff
+        .lines()
+        .filter(|l| !l.starts_with("index "))
+        .collect();
+    let ours: Vec<&str> = run
+        .stdout
+        .lines()
+        .take_while(|l| !l.starts_with("M big.rs"))
+        .collect();
+    assert_eq!(git.iter().filter(|l| l.starts_with("@@ ")).count(), 60);
+    assert_eq!(ours, git);
 }
