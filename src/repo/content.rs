@@ -282,29 +282,6 @@ impl Content {
         }
     }
 
-    /// When these bytes are pieces of `base`: how many bytes at the start and at the end
-    /// are `base`'s own first and last bytes, taken over as they are (both 0 when neither is).
-    /// The two never overlap, on either side.
-    pub fn shared_ends(&self, base: &Content) -> Option<(usize, usize)> {
-        let Repr::Spliced { base: b, parts, .. } = &self.0.repr else {
-            return None;
-        };
-        if !Arc::ptr_eq(&b.0, &base.0) {
-            return None;
-        }
-        let head = match parts.first() {
-            Some(Part::Base(r)) if r.start == 0 => r.end,
-            _ => 0,
-        };
-        let tail = match parts.last() {
-            Some(Part::Base(r)) if parts.len() > 1 && r.end == base.len() && r.start >= head => {
-                r.len()
-            }
-            _ => 0,
-        };
-        Some((head, tail))
-    }
-
     /// The bytes in `range` of a spliced content, as parts of its base.
     fn parts_of(&self, range: Range<usize>) -> Vec<Part> {
         let Repr::Spliced { parts, .. } = &self.0.repr else {
@@ -327,26 +304,6 @@ impl Content {
                 Part::Base(r) => Part::Base(r.start + a..r.start + b),
                 Part::Own(v) => Part::Own(v[a..b].to_vec()),
             });
-        }
-        out
-    }
-
-    /// A copy of the bytes in `range`.
-    pub fn copy_range(&self, range: Range<usize>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(range.len());
-        let mut at = 0usize;
-        for c in self.chunks() {
-            let (from, to) = (at, at + c.len());
-            at = to;
-            if to <= range.start {
-                continue;
-            }
-            if from >= range.end {
-                break;
-            }
-            let a = range.start.max(from) - from;
-            let b = range.end.min(to) - from;
-            out.extend_from_slice(&c[a..b]);
         }
         out
     }
@@ -803,7 +760,6 @@ mod tests {
         );
         assert_eq!(second.chunks().concat(), b"one\n2\n3\nfour");
         assert!(first.is_pieces(), "the first is not joined");
-        assert_eq!(second.shared_ends(&b), Some((4, 4)));
     }
 
     proptest! {
@@ -855,14 +811,6 @@ mod tests {
             prop_assert_eq!(twice.chunks().concat(), flat.chunks().concat());
             for c in twice.chunks().iter().rev().skip(1) {
                 prop_assert_eq!(c.last(), Some(&b'\n'));
-            }
-            for (a, b) in [(0, want.len()), (want.len() / 3, want.len() / 2), (want.len() / 2, want.len())] {
-                prop_assert_eq!(c.copy_range(a..b), want[a..b].to_vec());
-            }
-            if let Some((head, tail)) = c.shared_ends(&b) {
-                prop_assert!(head + tail <= want.len() && head + tail <= text.len());
-                prop_assert_eq!(&want[..head], &text[..head]);
-                prop_assert_eq!(&want[want.len() - tail..], &text[text.len() - tail..]);
             }
             prop_assert_eq!(&c[..], &want[..]);
         }
