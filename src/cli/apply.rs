@@ -43,9 +43,6 @@ pub fn run(
         }
         // `--revert` without a patch rolls back the most recent apply: that is `undo`, which
         // writes as git config says, and not at all when the config is invalid.
-        if let Some(Err(e)) = config.as_ref().map(crate::run::checked_config) {
-            return Outcome::run(Report::failed(&e), json);
-        }
         let args = UndoArgs {
             id: None,
             session: None,
@@ -54,7 +51,7 @@ pub fn run(
             worktree: None,
             json,
         };
-        return undo::run(args, dir);
+        return undo::run(args, dir, config);
     }
     if force {
         let report = Report::failed(&UsageError::ForceWithoutUndo);

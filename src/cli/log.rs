@@ -6,9 +6,13 @@ use super::args::LogArgs;
 use super::{Outcome, Shown};
 use crate::run::{self, LogOptions};
 
-pub fn run(args: LogArgs, dir: Option<PathBuf>) -> Outcome {
+pub fn run(
+    args: LogArgs,
+    dir: Option<PathBuf>,
+    config: Option<crate::git::config::Pending>,
+) -> Outcome {
     let LogArgs { json } = args;
-    let shown = match run::log::run(LogOptions { dir }) {
+    let shown = match run::log::run(LogOptions { dir, config }) {
         Ok(l) => Shown::Log(l),
         Err(r) => Shown::Run(*r),
     };

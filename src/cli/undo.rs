@@ -7,7 +7,11 @@ use super::args::UndoArgs;
 use super::Outcome;
 use crate::run::{self, UndoOptions};
 
-pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
+pub fn run(
+    args: UndoArgs,
+    dir: Option<PathBuf>,
+    config: Option<crate::git::config::Pending>,
+) -> Outcome {
     let UndoArgs {
         id,
         session,
@@ -23,6 +27,7 @@ pub fn run(args: UndoArgs, dir: Option<PathBuf>) -> Outcome {
         check,
         worktree,
         dir,
+        config,
     };
     Outcome::run(run::undo::run(options), json)
 }

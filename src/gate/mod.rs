@@ -7,17 +7,20 @@ pub mod patch_text;
 use crate::patch::kinds::ErrorKind;
 use crate::plan::{Change, Plan};
 use crate::proof::Proof;
+use crate::sys::durable::Durability;
 use hooks::{HookRun, HookStatus};
 
-/// Permission to write these changes, and the index entries of these paths. Its fields are
-/// private: only `approve` and `approve_restore` make one, and every writer of the work tree
-/// or the index takes one.
+/// Permission to write these changes, and the index entries of these paths, and how the
+/// writes are to reach the disk. Its fields are private: only `approve` and
+/// `approve_restore` make one, and every writer of the work tree or the index takes one.
 #[derive(Debug)]
 pub struct Approved {
     changes: Vec<Change>,
     /// Paths whose index entries may be set besides those of `changes` (an undo puts back
     /// what an apply staged, also where the file itself is already as it was).
     index: Vec<String>,
+    /// The run's `llm-apply.fsync`, carried to the writer with what it writes.
+    durability: Durability,
 }
 
 impl Approved {
@@ -29,6 +32,11 @@ impl Approved {
     /// Whether the index entry of `path` may be written.
     pub fn covers_index(&self, path: &str) -> bool {
         self.changes.iter().any(|c| c.path == path) || self.index.iter().any(|p| p == path)
+    }
+
+    /// Whether each file written is flushed to disk before it is renamed into place.
+    pub fn durability(&self) -> Durability {
+        self.durability
     }
 }
 
@@ -67,8 +75,9 @@ pub enum Verdict {
 
 /// Check the plan's writes against its proof, policy and the `pre-llm-apply` runs made for
 /// this very plan (`pre`, empty when there is no hook). Called for plans the caller would
-/// write, and for `--check`, which asks the same question without writing.
-pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun]) -> Verdict {
+/// write, and for `--check`, which asks the same question without writing. The token says
+/// the writes are made with `durability`.
+pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun], durability: Durability) -> Verdict {
     if !proof.covers(plan) {
         return Verdict::Vetoed {
             kind: VetoKind::Unproven,
@@ -100,6 +109,7 @@ pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun]) -> Verdict {
     Verdict::Approved(Approved {
         changes: plan.changes.clone(),
         index: Vec::new(),
+        durability,
     })
 }
 
@@ -107,9 +117,18 @@ pub fn approve(plan: &Plan, proof: &Proof, pre: &[HookRun]) -> Verdict {
 /// These writes restore what a snapshot recorded (or a clean merge towards it), so the
 /// patch policy that `approve` will apply to new content does not gate them; they still need
 /// the token, so the writer has one entrance.
-/// `index` names the paths whose staged entries are put back besides the changed files'.
-pub fn approve_restore(changes: Vec<Change>, index: Vec<String>) -> Verdict {
-    Verdict::Approved(Approved { changes, index })
+/// `index` names the paths whose staged entries are put back besides the changed files';
+/// the writes are made with `durability`.
+pub fn approve_restore(
+    changes: Vec<Change>,
+    index: Vec<String>,
+    durability: Durability,
+) -> Verdict {
+    Verdict::Approved(Approved {
+        changes,
+        index,
+        durability,
+    })
 }
 
 fn first_line(text: &str) -> Option<&str> {

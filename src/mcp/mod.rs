@@ -234,7 +234,10 @@ impl Server {
                     if let Err(e) = crate::run::checked_config(&pending) {
                         return report_result(Report::failed(&e));
                     }
-                    Shape::of(a.detail, name).result(crate::run::undo::run(a.options(dir)))
+                    let shape = Shape::of(a.detail, name);
+                    let mut options = a.options(dir);
+                    options.config = Some(pending);
+                    shape.result(crate::run::undo::run(options))
                 }
                 Err(e) => bad_arguments(name, &e),
             },

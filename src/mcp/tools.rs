@@ -488,6 +488,7 @@ impl UndoArgs {
             check,
             worktree: None,
             dir,
+            config: None,
         }
     }
 }
@@ -495,6 +496,6 @@ impl UndoArgs {
 impl LogArgs {
     /// The listing these arguments ask for, run in `dir`.
     pub fn options(&self, dir: Option<PathBuf>) -> LogOptions {
-        LogOptions { dir }
+        LogOptions { dir, config: None }
     }
 }

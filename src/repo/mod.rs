@@ -336,6 +336,9 @@ pub struct Repo {
     pub repo: gix::Repository,
     /// The work tree's top level.
     pub work_dir: PathBuf,
+    /// How the snapshot and the journal written into it reach the disk: not flushed as
+    /// opened; a run sets it from its git config (`llm-apply.fsync`) before it writes.
+    pub durability: crate::sys::durable::Durability,
 }
 
 /// Why the repository around a directory could not be opened.
@@ -393,7 +396,11 @@ impl Repo {
                 })
             }
         };
-        Ok(Repo { repo, work_dir })
+        Ok(Repo {
+            repo,
+            work_dir,
+            durability: crate::sys::durable::Durability::default(),
+        })
     }
 
     /// The repository's git dir (this worktree's own, under `.git/worktrees/` for a linked one).

@@ -107,9 +107,7 @@ fn name_it(tmp: tempfile::NamedTempFile, path: &Path, flush: bool) -> io::Result
         Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e.error),
     }
-    if flush {
-        crate::sys::durable::dir(dir);
-    }
+    crate::sys::durable::Durability { fsync: flush }.dir(dir);
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use crate::plan::{self, Plan};
 use crate::repo::{Repo, WorkTree};
 use crate::report::{ErrorReport, FileOutcome, Report, RunFlags, RunStatus};
 use crate::snapshot::PatchDigest;
+use crate::sys::durable::Durability;
 use crate::{input, parse, proof, snapshot, write};
 
 /// Apply (or check) a patch: the report of the run, refusals and errors included.
@@ -108,6 +109,12 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     if let Some(e) = input::over_limit(&inputs, config.max_patch_size) {
         return Err(failed(&e));
     }
+    // Every write of this run is flushed as its config says: the snapshot and the journal
+    // through the repository, the work tree through the gate's token.
+    let durability = Durability {
+        fsync: config.fsync,
+    };
+    let repo = repo.map(|r| Repo { durability, ..r });
     // Before anything else is read or written: the lock, and the recovery of an interrupted
     // apply.
     let records = !check && !no_snapshot;
@@ -203,7 +210,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         _ => None,
     };
     let (mut report, token) = decide_and_write(
-        &plan, patch, check, partial, revert, &root, record, &mut hooks,
+        &plan, patch, check, partial, revert, &root, record, &mut hooks, durability,
     );
     // A recorded write staged under its journal; an unrecorded one stages here.
     let staged = report.snapshot.is_some() && !hooks.verify;
@@ -561,6 +568,7 @@ fn decide_and_write(
     root: &std::path::Path,
     record: Option<(&Session, &SnapshotRequest)>,
     hooks: &mut HookRuns<'_>,
+    durability: Durability,
 ) -> (Report, Option<Approved>) {
     let format = patch.format;
     let flags = RunFlags {
@@ -590,7 +598,7 @@ fn decide_and_write(
         return (report, None);
     }
     progress::stage("approving");
-    let token = match gate::approve(plan, &proof, hooks.pre_runs()) {
+    let token = match gate::approve(plan, &proof, hooks.pre_runs(), durability) {
         Verdict::Vetoed { kind, reason } => {
             return (
                 refused(

@@ -4,19 +4,27 @@ use std::path::PathBuf;
 
 use super::options::LogOptions;
 use super::session::{self, failed};
+use crate::git::config::Pending;
 use crate::report::log::LogReport;
 use crate::report::Report;
 use crate::snapshot;
+use crate::sys::durable::Durability;
 
 /// The listing, or the report of why there is none.
 pub fn run(options: LogOptions) -> Result<LogReport, Box<Report>> {
-    let LogOptions { dir } = options;
-    log(dir)
+    let LogOptions { dir, config } = options;
+    log(dir, config)
 }
 
-fn log(dir: Option<PathBuf>) -> Result<LogReport, Box<Report>> {
+fn log(dir: Option<PathBuf>, config: Option<Pending>) -> Result<LogReport, Box<Report>> {
     let cwd = session::start_dir(dir)?;
-    let repo = session::require_repo(&cwd, "snapshots are kept in a repository")?;
+    // A recovery writes as the config says (`llm-apply.fsync`).
+    let config = config.unwrap_or_else(|| Pending::start(&cwd));
+    let config = super::checked_config(&config).map_err(|e| failed(&e))?;
+    let mut repo = session::require_repo(&cwd, "snapshots are kept in a repository")?;
+    repo.durability = Durability {
+        fsync: config.fsync,
+    };
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
     let session = session::open(&repo, false)?;
     let infos = snapshot::list(&repo).map_err(|e| {

@@ -38,12 +38,12 @@ impl Kinded for CheckedConfigError {
 /// The config once read, checked whole: every `llm-apply.*` value, and the colour values a
 /// human report would use (the renderer makes its colours of them; an invalid one is an
 /// error for every command and front end alike, shown or not). Every command takes it from
-/// here before it acts on it, so an invalid value is one error whichever command meets it;
-/// a valid one sets how writes are flushed (`llm-apply.fsync`): a process-wide setting, as
-/// git's `core.fsync` is, read by every writer (work tree, journal, snapshot objects).
+/// here before it acts on it, so an invalid value is one error whichever command meets it.
+/// How the run's writes are flushed (`llm-apply.fsync`) goes from the config it returns to
+/// the writers as a value: the repository's [`crate::repo::Repo::durability`] (snapshot,
+/// journal) and the gate's token (work tree).
 pub fn checked_config(pending: &Pending) -> Result<Config, CheckedConfigError> {
     let config = pending.get()?;
     crate::report::color::Colors::from_config(&config.colors)?;
-    crate::sys::durable::set(config.fsync);
     Ok(config)
 }

@@ -62,6 +62,8 @@ pub struct UndoOptions {
     pub worktree: Option<PathBuf>,
     /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
+    /// The git config as the caller reads it there; `None` reads it.
+    pub config: Option<crate::git::config::Pending>,
 }
 
 /// `git llm-apply log`.
@@ -69,4 +71,7 @@ pub struct UndoOptions {
 pub struct LogOptions {
     /// Run as if started here (`-C DIR`); `None` is the current directory.
     pub dir: Option<PathBuf>,
+    /// The git config as the caller reads it there (a recovery writes as it says); `None`
+    /// reads it.
+    pub config: Option<crate::git::config::Pending>,
 }

@@ -319,7 +319,8 @@ fn recover(repo: &Repo, lock: &Lock, mut pending: Pending) -> Result<Notice, Ses
     // An --index apply may have staged its change: the entries that still hold it go back.
     let staged = snap.index_changes();
     let index = staged.iter().map(|c| c.path.clone()).collect();
-    let token = approved(gate::approve_restore(changes, index)).map_err(&broken)?;
+    let verdict = gate::approve_restore(changes, index, repo.durability);
+    let token = approved(verdict).map_err(&broken)?;
     if has_changes {
         write::write(&repo.work_dir, &token).map_err(|e| broken(RecoveryStep::Write(e)))?;
     }

@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use super::options::UndoOptions;
 use super::session::{self, Session, SnapshotRequest, WriteFailure};
 use crate::gate::{self, Verdict};
+use crate::git::config::Pending;
 use crate::patch::{Format, Notice};
 use crate::repo::{Repo, RepoError};
 use crate::report::{ErrorReport, FileOutcome, Report, RunFlags, RunStatus};
 use crate::snapshot::{self, ParseIdError, SnapshotError, SnapshotId, Status};
+use crate::sys::durable::Durability;
 use crate::write::index::IndexError;
 use crate::write::restore::RestoreError;
 use crate::write::{self, restore};
@@ -181,6 +183,7 @@ pub fn run(options: UndoOptions) -> Report {
         check,
         worktree,
         dir,
+        config,
     } = options;
     match undo(
         id.as_deref(),
@@ -189,6 +192,7 @@ pub fn run(options: UndoOptions) -> Report {
         check,
         dir,
         worktree,
+        config,
     ) {
         Ok(r) => r,
         Err(r) => *r,
@@ -202,9 +206,17 @@ fn undo(
     check: bool,
     dir: Option<PathBuf>,
     worktree: Option<PathBuf>,
+    config: Option<Pending>,
 ) -> Result<Report, Box<Report>> {
     let cwd = session::start_dir(dir)?;
+    // An undo writes as the config where it runs says (`llm-apply.fsync`), and not at all
+    // when that config is invalid.
+    let config = config.unwrap_or_else(|| Pending::start(&cwd));
+    let config = super::checked_config(&config).map_err(|e| session::failed(&e))?;
     let mut repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    repo.durability = Durability {
+        fsync: config.fsync,
+    };
     if let Some(w) = worktree {
         repo = other_worktree(&repo, &cwd.join(w))?;
     }
@@ -280,7 +292,7 @@ fn undo_locked(
     let (unstage, index_left) = write::index::unstaging(repo, snap.index_changes())
         .map_err(|source| UndoError::Unstaging { target, source }.report())?;
     let index = unstage.iter().map(|s| s.path.clone()).collect();
-    let token = match gate::approve_restore(as_plan.changes.clone(), index) {
+    let token = match gate::approve_restore(as_plan.changes.clone(), index, repo.durability) {
         Verdict::Approved(t) => t,
         Verdict::Vetoed { reason, .. } => return Err(UndoError::Vetoed(reason).report()),
     };
@@ -630,9 +642,11 @@ fn other_worktree(repo: &Repo, path: &std::path::Path) -> Result<Repo, Box<Repor
     if !path.is_dir() {
         return Err(not_ours("not a directory"));
     }
-    let other = Repo::discover(path)
+    let mut other = Repo::discover(path)
         .map_err(|e| UndoError::Repo(e).report())?
         .ok_or_else(|| not_ours("not inside a git repository"))?;
+    // Written as the run's own config says, as in its own worktree.
+    other.durability = repo.durability;
     let same = |a: &std::path::Path, b: &std::path::Path| {
         std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
     };

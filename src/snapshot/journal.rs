@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use super::format::{quote_path, unquote_path};
 use super::{Lock, SnapshotId};
 use crate::repo::Repo;
+use crate::sys::durable::Durability;
 
 const JOURNAL_FILE: &str = "journal";
 const JOURNAL_VERSION: &str = "1";
@@ -90,6 +91,8 @@ pub struct Journal<'lock> {
     path: PathBuf,
     dir: PathBuf,
     text: Entries,
+    /// The repository's: whether the journal is flushed before what it names happens.
+    durability: Durability,
 }
 
 /// What a journal says.
@@ -128,6 +131,8 @@ impl Entries {
 pub struct Pending {
     entries: Entries,
     path: PathBuf,
+    /// How its rewrite and removal reach the disk: the repository's it was read from.
+    durability: Durability,
 }
 
 impl<'lock> Journal<'lock> {
@@ -160,7 +165,7 @@ impl<'lock> Journal<'lock> {
         let dir = super::state_dir(repo);
         let path = dir.join(JOURNAL_FILE);
         check_lock(lock, &dir, &path)?;
-        if read_pending(&path)?.is_some() {
+        if read_pending(&path, repo.durability)?.is_some() {
             return Err(JournalError::AlreadyPending);
         }
         let journal = Journal {
@@ -168,6 +173,7 @@ impl<'lock> Journal<'lock> {
             path,
             dir,
             text,
+            durability: repo.durability,
         };
         journal.store()?;
         Ok(journal)
@@ -198,7 +204,7 @@ impl<'lock> Journal<'lock> {
     pub fn name_snapshot(&mut self, snapshot: SnapshotId) -> Result<(), JournalError> {
         let unnamed = self.text.snapshot.is_none();
         self.text.snapshot = Some(snapshot);
-        if !unnamed || crate::sys::durable::on() {
+        if !unnamed || self.durability.fsync {
             return self.store();
         }
         // Appended in place rather than the whole journal made anew: a new file renamed over
@@ -227,7 +233,8 @@ impl<'lock> Journal<'lock> {
     }
 
     fn store(&self) -> Result<(), JournalError> {
-        write_durably(&self.dir, &self.path, self.text.render().as_bytes()).map_err(|source| {
+        let text = self.text.render();
+        write_durably(self.durability, &self.dir, &self.path, text.as_bytes()).map_err(|source| {
             JournalError::Io {
                 path: self.path.clone(),
                 source,
@@ -242,13 +249,13 @@ impl<'lock> Journal<'lock> {
 
     /// The apply's last write is done: remove the journal.
     pub fn finish(self) -> Result<(), JournalError> {
-        remove_durably(&self.path)
+        remove_durably(self.durability, &self.path)
     }
 
     /// The apply that a previous run in this worktree left unfinished, if any. Call it with the
     /// lock held, so that a run in progress is not mistaken for an interrupted one.
     pub fn pending(repo: &Repo) -> Result<Option<Pending>, JournalError> {
-        read_pending(&super::state_dir(repo).join(JOURNAL_FILE))
+        read_pending(&super::state_dir(repo).join(JOURNAL_FILE), repo.durability)
     }
 }
 
@@ -284,7 +291,8 @@ impl Pending {
         let dir = self.path.parent().unwrap_or(Path::new("")).to_path_buf();
         check_lock(lock, &dir, &self.path)?;
         self.entries.snapshot = None;
-        write_durably(&dir, &self.path, self.entries.render().as_bytes()).map_err(|source| {
+        let text = self.entries.render();
+        write_durably(self.durability, &dir, &self.path, text.as_bytes()).map_err(|source| {
             JournalError::Io {
                 path: self.path.clone(),
                 source,
@@ -296,7 +304,7 @@ impl Pending {
     pub fn clear(self, lock: &Lock) -> Result<(), JournalError> {
         let dir = self.path.parent().unwrap_or(Path::new("")).to_path_buf();
         check_lock(lock, &dir, &self.path)?;
-        remove_durably(&self.path)
+        remove_durably(self.durability, &self.path)
     }
 }
 
@@ -310,9 +318,13 @@ pub(crate) fn pending_in_all_worktrees(common_dir: &Path) -> Vec<SnapshotId> {
     }
     dirs.iter()
         .filter_map(|d| {
-            read_pending(&d.join("llm-apply").join(JOURNAL_FILE))
-                .ok()
-                .flatten()
+            // Only read here: how it would be rewritten does not matter.
+            read_pending(
+                &d.join("llm-apply").join(JOURNAL_FILE),
+                Durability::default(),
+            )
+            .ok()
+            .flatten()
         })
         .filter_map(|p| p.entries.snapshot)
         .collect()
@@ -329,7 +341,7 @@ fn check_lock(lock: &Lock, dir: &Path, path: &Path) -> Result<(), JournalError> 
     }
 }
 
-fn read_pending(path: &Path) -> Result<Option<Pending>, JournalError> {
+fn read_pending(path: &Path, durability: Durability) -> Result<Option<Pending>, JournalError> {
     let text = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -345,6 +357,7 @@ fn read_pending(path: &Path) -> Result<Option<Pending>, JournalError> {
             Some(Pending {
                 entries,
                 path: path.to_path_buf(),
+                durability,
             })
         })
         .map_err(|reason| JournalError::Malformed {
@@ -403,16 +416,16 @@ fn parse(bytes: &[u8]) -> Result<Entries, Malformed> {
 }
 
 /// Temporary file, fsync, rename over, fsync the directory (the fsyncs when writes are
-/// flushed, [`crate::sys::durable`]): after this returns, a crash
-/// leaves either no journal or the whole journal.
-fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// flushed, `durability`): after this returns, a crash leaves either no journal or the
+/// whole journal.
+fn write_durably(durability: Durability, dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     let tmp = dir.join(format!("{JOURNAL_FILE}.{}.tmp", std::process::id()));
     let result = (|| {
         super::fault::mutation("journal: write temporary file");
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        crate::sys::durable::file(&f)?;
+        durability.file(&f)?;
         super::fault::mutation("journal: rename into place");
         fs::rename(&tmp, path)
     })();
@@ -420,11 +433,11 @@ fn write_durably(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result?;
-    crate::sys::durable::dir(dir);
+    durability.dir(dir);
     Ok(())
 }
 
-fn remove_durably(path: &Path) -> Result<(), JournalError> {
+fn remove_durably(durability: Durability, path: &Path) -> Result<(), JournalError> {
     super::fault::mutation("journal: remove");
     match fs::remove_file(path) {
         Ok(()) => {}
@@ -437,7 +450,7 @@ fn remove_durably(path: &Path) -> Result<(), JournalError> {
         }
     }
     if let Some(dir) = path.parent() {
-        crate::sys::durable::dir(dir);
+        durability.dir(dir);
     }
     Ok(())
 }

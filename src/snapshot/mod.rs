@@ -78,6 +78,7 @@ pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE, MODE_LINK};
+use crate::sys::durable::Durability;
 pub use crate::text::textdiff::LineCounts;
 
 /// Where snapshot refs live; the rest of the name is the sequence number.
@@ -528,7 +529,11 @@ pub fn compare_ahead(repo: &Repo, touched: &[Touched]) -> Ahead {
 /// loose objects (1) takes longer than the rest of an apply. Where `core.looseCompression`
 /// or `core.compression` asks for a level, the blob goes through gix's loose object store
 /// at that level.
-fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, SnapshotError> {
+fn write_after(
+    r: &gix::Repository,
+    file: &FileState,
+    durability: Durability,
+) -> Result<ObjectId, SnapshotError> {
     let big =
         file.bytes.len() >= AHEAD_AT_LEAST && (file.mode == MODE_FILE || file.mode == MODE_EXEC);
     if !big {
@@ -548,17 +553,12 @@ fn write_after(r: &gix::Repository, file: &FileState) -> Result<ObjectId, Snapsh
     };
     fault::mutation("object: blob");
     let written = || fault::mutation("object: blob: name its temporary file");
-    crate::repo::write_stored_blob(
-        &objects,
-        kind,
-        &file.bytes,
-        crate::sys::durable::on(),
-        written,
+    crate::repo::write_stored_blob(&objects, kind, &file.bytes, durability.fsync, written).map_err(
+        |e| SnapshotError::Git {
+            action: "write a blob".into(),
+            source: e.into(),
+        },
     )
-    .map_err(|e| SnapshotError::Git {
-        action: "write a blob".into(),
-        source: e.into(),
-    })
 }
 
 /// [`create`], with the nonce the snapshot commit carries given (a journal written before
@@ -604,8 +604,10 @@ pub fn create_with_nonce(
     let find = || known_ids(&work, touched, hash_kind);
     let (known, afters) = std::thread::scope(|s| {
         let known = (started.is_none() && big_before(touched)).then(|| s.spawn(find));
-        let afters: Vec<Result<Recorded, SnapshotError>> =
-            touched.iter().map(|t| record_after(r, t)).collect();
+        let afters: Vec<Result<Recorded, SnapshotError>> = touched
+            .iter()
+            .map(|t| record_after(r, t, repo.durability))
+            .collect();
         let known = match (known, started) {
             (Some(k), _) => k.join().expect("comparing and hashing do not panic"),
             (None, Some(found)) => found,
@@ -694,9 +696,13 @@ pub fn create_with_nonce(
         let message = format::render_snapshot(&record);
         let commit = write_commit(r, pre_tree, parents.clone(), message, time)?;
         let id = SnapshotId(record.sequence);
-        flush_loose(r, written.iter().chain([&post_commit, &commit]))?;
+        flush_loose(
+            r,
+            repo.durability,
+            written.iter().chain([&post_commit, &commit]),
+        )?;
         if create_ref(r, &id.ref_name(), commit, time)? {
-            flush_ref(r, &id.ref_name())?;
+            flush_ref(r, repo.durability, &id.ref_name())?;
             // Best effort: the ref is the record; the file only keeps numbers rising after
             // every ref was pruned, and a failure here must not disown a written snapshot.
             let _ = raise_sequence_floor(repo, id.0);
@@ -808,7 +814,11 @@ fn record_work_tree(
 }
 
 /// The state the apply leaves at a touched path, its blob written.
-fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotError> {
+fn record_after(
+    r: &gix::Repository,
+    t: &Touched,
+    durability: Durability,
+) -> Result<Recorded, SnapshotError> {
     match &t.after {
         None => Ok(Recorded::Absent),
         Some(file) => {
@@ -819,7 +829,7 @@ fn record_after(r: &gix::Repository, t: &Touched) -> Result<Recorded, SnapshotEr
                 });
             }
             Ok(Recorded::Blob {
-                id: write_after(r, file)?,
+                id: write_after(r, file, durability)?,
                 mode: file.mode,
             })
         }
@@ -907,14 +917,15 @@ fn write_loose_blob(
         .map_err(|e| failed(e.into()))
 }
 
-/// When writes are flushed ([`crate::sys::durable`]), put each of `ids` that is a loose object on
+/// When writes are flushed (`durability`), put each of `ids` that is a loose object on
 /// disk, and the directories naming them (gix writes objects without flushing them). An
 /// id only a pack holds was not written by this run.
 fn flush_loose<'i>(
     r: &gix::Repository,
+    durability: Durability,
     ids: impl IntoIterator<Item = &'i ObjectId>,
 ) -> Result<(), SnapshotError> {
-    if !crate::sys::durable::on() {
+    if !durability.fsync {
         return Ok(());
     }
     let objects = r.objects.store_ref().path();
@@ -923,30 +934,34 @@ fn flush_loose<'i>(
         let hex = id.to_hex().to_string();
         let dir = objects.join(&hex[..2]);
         match std::fs::File::open(dir.join(&hex[2..])) {
-            Ok(f) => crate::sys::durable::file(&f).map_err(git_err("flush an object to disk"))?,
+            Ok(f) => durability
+                .file(&f)
+                .map_err(git_err("flush an object to disk"))?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(git_err("flush an object to disk")(e)),
         }
         dirs.insert(dir);
     }
     for dir in &dirs {
-        crate::sys::durable::dir(dir);
+        durability.dir(dir);
     }
-    crate::sys::durable::dir(objects);
+    durability.dir(objects);
     Ok(())
 }
 
 /// When writes are flushed, put the loose ref `name` on disk (gix writes refs without
 /// flushing them).
-fn flush_ref(r: &gix::Repository, name: &str) -> Result<(), SnapshotError> {
-    if !crate::sys::durable::on() {
+fn flush_ref(r: &gix::Repository, durability: Durability, name: &str) -> Result<(), SnapshotError> {
+    if !durability.fsync {
         return Ok(());
     }
     let path = r.common_dir().join(name);
     let f = std::fs::File::open(&path).map_err(git_err(format!("flush {name} to disk")))?;
-    crate::sys::durable::file(&f).map_err(git_err(format!("flush {name} to disk")))?;
+    durability
+        .file(&f)
+        .map_err(git_err(format!("flush {name} to disk")))?;
     if let Some(dir) = path.parent() {
-        crate::sys::durable::dir(dir);
+        durability.dir(dir);
     }
     Ok(())
 }
@@ -1171,7 +1186,7 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
     };
     std::fs::create_dir_all(&dir).map_err(io_err)?;
     let text = format!("{seq}\n");
-    if !crate::sys::durable::on() {
+    if !repo.durability.fsync {
         // Rewritten in place: a file made and renamed over on every apply costs the file
         // system an inode made and one freed, a tenth of a small apply. A process killed
         // mid-way cannot tear one write of a few bytes; the number only rises, so it covers
@@ -1198,10 +1213,10 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
     fault::mutation("sequence: write temporary file");
     let mut f = std::fs::File::create(&tmp).map_err(io_err)?;
     f.write_all(text.as_bytes()).map_err(io_err)?;
-    crate::sys::durable::file(&f).map_err(io_err)?;
+    repo.durability.file(&f).map_err(io_err)?;
     fault::mutation("sequence: rename into place");
     std::fs::rename(&tmp, &path).map_err(io_err)?;
-    crate::sys::durable::dir(&dir);
+    repo.durability.dir(&dir);
     Ok(())
 }
 

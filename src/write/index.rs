@@ -454,7 +454,8 @@ mod tests {
     use crate::gate::{approve_restore, Verdict};
 
     fn token(index: &[&str]) -> Approved {
-        match approve_restore(Vec::new(), index.iter().map(|p| p.to_string()).collect()) {
+        let index = index.iter().map(|p| p.to_string()).collect();
+        match approve_restore(Vec::new(), index, Default::default()) {
             Verdict::Approved(t) => t,
             Verdict::Vetoed { .. } => unreachable!("a restore is always approved"),
         }

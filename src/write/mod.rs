@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::gate::Approved;
 use crate::plan::Change;
 use crate::repo::{FileState, MODE_EXEC, MODE_LINK};
+use crate::sys::durable::Durability;
 
 /// Why a write failed, and what it left behind.
 #[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
@@ -51,14 +52,14 @@ pub struct Written {
 }
 
 /// Write every change of `approved` under `root`, all or nothing, one file after another
-/// (each through a temporary file beside it, flushed to disk when [`crate::sys::durable`] says
-/// so, then renamed over it).
+/// (each through a temporary file beside it, flushed to disk when the token's
+/// [`Approved::durability`] says so, then renamed over it).
 pub fn write(root: &Path, approved: &Approved) -> Result<Written, WriteError> {
     write_staged(root, approved, Staged::default())
 }
 
 /// The new files of an approved write, already written under temporary names beside their
-/// places (`.llm-apply-*.tmp`) and, when writes are flushed ([`crate::sys::durable`]), being
+/// places (`.llm-apply-*.tmp`) and, when writes are flushed ([`Approved::durability`]), being
 /// synced to disk on another thread, while nothing in
 /// the work tree has changed yet: a recorded write stages them under its journal (whose
 /// recovery removes them after a crash) while the snapshot is recorded, and
@@ -139,7 +140,7 @@ pub fn stage(root: &Path, approved: &Approved) -> Result<Staged, WriteError> {
         Ok(())
     };
     let synced =
-        if files.is_empty() || !crate::sys::durable::on() {
+        if files.is_empty() || !approved.durability().fsync {
             None
         } else {
             Some(std::thread::Builder::new().spawn(sync_all).map_err(|e| {
@@ -169,6 +170,7 @@ pub fn write_staged(
         }
     }
     let changes = approved.changes();
+    let durability = approved.durability();
     unchanged_since_read(root, changes)?;
     // Deletions first, so a rename into a path that a deleted file's directory frees works.
     let mut order: Vec<&Change> = changes.iter().filter(|c| c.after.is_none()).collect();
@@ -183,11 +185,12 @@ pub fn write_staged(
                     std::process::abort();
                 }
                 let e = io::Error::other("injected failure (GIT_LLM_APPLY_TEST_FAIL_AFTER)");
-                return Err(rollback(root, &done, &created_dirs, &c.path, e));
+                return Err(rollback(root, durability, &done, &created_dirs, &c.path, e));
             }
         }
-        if let Err(e) = apply_one(root, c, &mut created_dirs, staged.files.remove(&c.path)) {
-            return Err(rollback(root, &done, &created_dirs, &c.path, e));
+        let tmp = staged.files.remove(&c.path);
+        if let Err(e) = apply_one(root, durability, c, &mut created_dirs, tmp) {
+            return Err(rollback(root, durability, &done, &created_dirs, &c.path, e));
         }
         done.push(c);
     }
@@ -226,7 +229,8 @@ pub fn put_back(root: &Path, approved: &Approved) -> Vec<String> {
     let mut scratch = Vec::new();
     let mut unrestored = Vec::new();
     for c in order.iter().rev() {
-        if set_state(root, &c.path, c.before.as_ref(), &mut scratch).is_err() {
+        let state = c.before.as_ref();
+        if set_state(root, approved.durability(), &c.path, state, &mut scratch).is_err() {
             unrestored.push(c.path.clone());
         }
     }
@@ -236,6 +240,7 @@ pub fn put_back(root: &Path, approved: &Approved) -> Vec<String> {
 /// Put one path into a given state (bytes + mode, or absent). Shared by write and rollback.
 fn set_state(
     root: &Path,
+    durability: Durability,
     path: &str,
     state: Option<&FileState>,
     created_dirs: &mut Vec<PathBuf>,
@@ -273,7 +278,7 @@ fn set_state(
                 return set_link(dir, &abs, &st.bytes);
             }
             let (file, tmp) = written_beside(dir, st)?.into_parts();
-            crate::sys::durable::file(&file)?;
+            durability.file(&file)?;
             drop(file);
             rename_into_place(tmp, &abs, st.mode)
         }
@@ -383,18 +388,20 @@ fn set_link(_dir: &Path, _abs: &Path, _target: &[u8]) -> io::Result<()> {
 
 fn apply_one(
     root: &Path,
+    durability: Durability,
     c: &Change,
     created_dirs: &mut Vec<PathBuf>,
     staged: Option<tempfile::TempPath>,
 ) -> io::Result<()> {
     match (staged, &c.after) {
         (Some(tmp), Some(st)) => rename_into_place(tmp, &root.join(&c.path), st.mode),
-        _ => set_state(root, &c.path, c.after.as_ref(), created_dirs),
+        _ => set_state(root, durability, &c.path, c.after.as_ref(), created_dirs),
     }
 }
 
 fn rollback(
     root: &Path,
+    durability: Durability,
     done: &[&Change],
     created_dirs: &[PathBuf],
     path: &str,
@@ -403,7 +410,7 @@ fn rollback(
     let mut unrestored = Vec::new();
     let mut scratch = Vec::new();
     for c in done.iter().rev() {
-        if set_state(root, &c.path, c.before.as_ref(), &mut scratch).is_err() {
+        if set_state(root, durability, &c.path, c.before.as_ref(), &mut scratch).is_err() {
             unrestored.push(c.path.clone());
         }
     }

@@ -133,3 +133,85 @@ fn a_bad_fsync_value_is_a_config_error_and_nothing_changes() {
     t.git(&["config", "--unset", "llm-apply.fsync"]);
     assert_eq!(t.state(), before);
 }
+
+/// One run of the library in this process, as a front end makes it: an apply of `patch`, or
+/// an undo of the most recent apply, in `t`, reading `t`'s git config itself.
+fn apply_here(t: &TestRepo, patch: &str) -> git_llm_apply::report::Report {
+    use git_llm_apply::run::{ApplyOptions, Patches};
+    git_llm_apply::run::apply::run(ApplyOptions {
+        patches: Patches::Text(patch.to_string()),
+        check: false,
+        partial: false,
+        format: None,
+        revert: false,
+        index: false,
+        no_snapshot: false,
+        verify: false,
+        label: None,
+        session: None,
+        dir: Some(t.path().to_path_buf()),
+        config: None,
+    })
+}
+
+fn undo_here(t: &TestRepo) -> git_llm_apply::report::Report {
+    git_llm_apply::run::undo::run(git_llm_apply::run::UndoOptions {
+        id: None,
+        session: None,
+        force: false,
+        check: false,
+        worktree: None,
+        dir: Some(t.path().to_path_buf()),
+        config: None,
+    })
+}
+
+/// The inode of the sequence floor, which tells how it was last written: rewritten in place
+/// when writes are not flushed (the inode stays), made anew and renamed over the old one when
+/// they are (the new file exists beside the old one first, so its inode differs).
+#[cfg(unix)]
+fn floor_inode(t: &TestRepo) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(t.abs(".git/llm-apply/last-sequence"))
+        .expect("the sequence floor")
+        .ino()
+}
+
+/// Two runs in one process (the MCP server's calls, a library user's) each write as their own
+/// repository's `llm-apply.fsync` says, whatever the run before them read: an undo that
+/// follows an apply in a repository with the other setting keeps its own.
+#[cfg(unix)]
+#[test]
+fn runs_in_one_process_each_flush_as_their_own_config_says() {
+    let repo = |fsync: &str| {
+        let t = TestRepo::with(&[("a.txt", "a\nb\n")]);
+        t.git(&["config", "llm-apply.fsync", fsync]);
+        t
+    };
+    let (flushed, plain) = (repo("true"), repo("false"));
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n";
+    let applied = |r: git_llm_apply::report::Report| {
+        assert_eq!(r.exit_code(), 0, "{:?}", r.errors);
+        assert!(r.written && r.snapshot.is_some(), "{:?}", r.notices);
+    };
+    applied(apply_here(&plain, patch));
+    applied(apply_here(&flushed, patch));
+    // The run before read `true`: this undo's own config says `false`, so its snapshot's
+    // number is written over the floor in place.
+    let before = floor_inode(&plain);
+    applied(undo_here(&plain));
+    assert_eq!(plain.read("a.txt"), b"a\nb\n");
+    assert_eq!(plain.read_str(".git/llm-apply/last-sequence"), "2\n");
+    assert_eq!(floor_inode(&plain), before, "not flushed: rewritten in place");
+    // And the other way round: after a run that read `false`, an undo whose config says
+    // `true` replaces the floor with a flushed file.
+    applied(apply_here(&plain, patch));
+    let before = floor_inode(&flushed);
+    applied(undo_here(&flushed));
+    assert_eq!(flushed.read("a.txt"), b"a\nb\n");
+    assert_eq!(flushed.read_str(".git/llm-apply/last-sequence"), "2\n");
+    assert_ne!(floor_inode(&flushed), before, "flushed: a new file renamed over");
+    for t in [&flushed, &plain] {
+        fsck_clean(t);
+    }
+}
