@@ -8,7 +8,6 @@ use crate::git::config::Pending;
 use crate::report::log::LogReport;
 use crate::report::Report;
 use crate::snapshot;
-use crate::sys::durable::Durability;
 
 /// The listing, or the report of why there is none.
 pub fn run(options: LogOptions) -> Result<LogReport, Box<Report>> {
@@ -22,9 +21,7 @@ fn log(dir: Option<PathBuf>, config: Option<Pending>) -> Result<LogReport, Box<R
     let config = config.unwrap_or_else(|| Pending::start(&cwd));
     let config = super::checked_config(&config).map_err(|e| failed(&e))?;
     let mut repo = session::require_repo(&cwd, "snapshots are kept in a repository")?;
-    repo.durability = Durability {
-        fsync: config.fsync,
-    };
+    repo.durability = super::durability(&config);
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
     let session = session::open(&repo, false)?;
     let infos = snapshot::list(&repo).map_err(|e| {

@@ -47,3 +47,10 @@ pub fn checked_config(pending: &Pending) -> Result<Config, CheckedConfigError> {
     crate::report::color::Colors::from_config(&config.colors)?;
     Ok(config)
 }
+
+/// How a run's writes reach the disk, as its checked config says (`llm-apply.fsync`).
+fn durability(config: &Config) -> crate::sys::durable::Durability {
+    crate::sys::durable::Durability {
+        fsync: config.fsync,
+    }
+}

@@ -12,7 +12,6 @@ use crate::patch::{Format, Notice};
 use crate::repo::{Repo, RepoError};
 use crate::report::{ErrorReport, FileOutcome, Report, RunFlags, RunStatus};
 use crate::snapshot::{self, ParseIdError, SnapshotError, SnapshotId, Status};
-use crate::sys::durable::Durability;
 use crate::write::index::IndexError;
 use crate::write::restore::RestoreError;
 use crate::write::{self, restore};
@@ -214,9 +213,7 @@ fn undo(
     let config = config.unwrap_or_else(|| Pending::start(&cwd));
     let config = super::checked_config(&config).map_err(|e| session::failed(&e))?;
     let mut repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
-    repo.durability = Durability {
-        fsync: config.fsync,
-    };
+    repo.durability = super::durability(&config);
     if let Some(w) = worktree {
         repo = other_worktree(&repo, &cwd.join(w))?;
     }

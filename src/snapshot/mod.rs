@@ -78,7 +78,6 @@ pub use lock::{process_is_alive, Holder, Lock, LockError};
 pub use states::SnapshotStates;
 
 use crate::repo::{Entry, FileState, Files, Repo, WorkTree, MODE_EXEC, MODE_FILE, MODE_LINK};
-use crate::sys::durable::Durability;
 pub use crate::text::textdiff::LineCounts;
 
 /// Where snapshot refs live; the rest of the name is the sequence number.
@@ -529,11 +528,8 @@ pub fn compare_ahead(repo: &Repo, touched: &[Touched]) -> Ahead {
 /// loose objects (1) takes longer than the rest of an apply. Where `core.looseCompression`
 /// or `core.compression` asks for a level, the blob goes through gix's loose object store
 /// at that level.
-fn write_after(
-    r: &gix::Repository,
-    file: &FileState,
-    durability: Durability,
-) -> Result<ObjectId, SnapshotError> {
+fn write_after(repo: &Repo, file: &FileState) -> Result<ObjectId, SnapshotError> {
+    let r = &repo.repo;
     let big =
         file.bytes.len() >= AHEAD_AT_LEAST && (file.mode == MODE_FILE || file.mode == MODE_EXEC);
     if !big {
@@ -553,12 +549,13 @@ fn write_after(
     };
     fault::mutation("object: blob");
     let written = || fault::mutation("object: blob: name its temporary file");
-    crate::repo::write_stored_blob(&objects, kind, &file.bytes, durability.fsync, written).map_err(
-        |e| SnapshotError::Git {
+    let flush = repo.durability.fsync;
+    crate::repo::write_stored_blob(&objects, kind, &file.bytes, flush, written).map_err(|e| {
+        SnapshotError::Git {
             action: "write a blob".into(),
             source: e.into(),
-        },
-    )
+        }
+    })
 }
 
 /// [`create`], with the nonce the snapshot commit carries given (a journal written before
@@ -604,10 +601,8 @@ pub fn create_with_nonce(
     let find = || known_ids(&work, touched, hash_kind);
     let (known, afters) = std::thread::scope(|s| {
         let known = (started.is_none() && big_before(touched)).then(|| s.spawn(find));
-        let afters: Vec<Result<Recorded, SnapshotError>> = touched
-            .iter()
-            .map(|t| record_after(r, t, repo.durability))
-            .collect();
+        let afters: Vec<Result<Recorded, SnapshotError>> =
+            touched.iter().map(|t| record_after(repo, t)).collect();
         let known = match (known, started) {
             (Some(k), _) => k.join().expect("comparing and hashing do not panic"),
             (None, Some(found)) => found,
@@ -696,13 +691,9 @@ pub fn create_with_nonce(
         let message = format::render_snapshot(&record);
         let commit = write_commit(r, pre_tree, parents.clone(), message, time)?;
         let id = SnapshotId(record.sequence);
-        flush_loose(
-            r,
-            repo.durability,
-            written.iter().chain([&post_commit, &commit]),
-        )?;
+        flush_loose(repo, written.iter().chain([&post_commit, &commit]))?;
         if create_ref(r, &id.ref_name(), commit, time)? {
-            flush_ref(r, repo.durability, &id.ref_name())?;
+            flush_ref(repo, &id.ref_name())?;
             // Best effort: the ref is the record; the file only keeps numbers rising after
             // every ref was pruned, and a failure here must not disown a written snapshot.
             let _ = raise_sequence_floor(repo, id.0);
@@ -814,11 +805,7 @@ fn record_work_tree(
 }
 
 /// The state the apply leaves at a touched path, its blob written.
-fn record_after(
-    r: &gix::Repository,
-    t: &Touched,
-    durability: Durability,
-) -> Result<Recorded, SnapshotError> {
+fn record_after(repo: &Repo, t: &Touched) -> Result<Recorded, SnapshotError> {
     match &t.after {
         None => Ok(Recorded::Absent),
         Some(file) => {
@@ -829,7 +816,7 @@ fn record_after(
                 });
             }
             Ok(Recorded::Blob {
-                id: write_after(r, file, durability)?,
+                id: write_after(repo, file)?,
                 mode: file.mode,
             })
         }
@@ -917,18 +904,18 @@ fn write_loose_blob(
         .map_err(|e| failed(e.into()))
 }
 
-/// When writes are flushed (`durability`), put each of `ids` that is a loose object on
-/// disk, and the directories naming them (gix writes objects without flushing them). An
+/// When writes are flushed ([`Repo::durability`]), put each of `ids` that is a loose object
+/// on disk, and the directories naming them (gix writes objects without flushing them). An
 /// id only a pack holds was not written by this run.
 fn flush_loose<'i>(
-    r: &gix::Repository,
-    durability: Durability,
+    repo: &Repo,
     ids: impl IntoIterator<Item = &'i ObjectId>,
 ) -> Result<(), SnapshotError> {
+    let durability = repo.durability;
     if !durability.fsync {
         return Ok(());
     }
-    let objects = r.objects.store_ref().path();
+    let objects = repo.repo.objects.store_ref().path();
     let mut dirs = std::collections::BTreeSet::new();
     for id in ids {
         let hex = id.to_hex().to_string();
@@ -951,11 +938,12 @@ fn flush_loose<'i>(
 
 /// When writes are flushed, put the loose ref `name` on disk (gix writes refs without
 /// flushing them).
-fn flush_ref(r: &gix::Repository, durability: Durability, name: &str) -> Result<(), SnapshotError> {
+fn flush_ref(repo: &Repo, name: &str) -> Result<(), SnapshotError> {
+    let durability = repo.durability;
     if !durability.fsync {
         return Ok(());
     }
-    let path = r.common_dir().join(name);
+    let path = repo.common_dir().join(name);
     let f = std::fs::File::open(&path).map_err(git_err(format!("flush {name} to disk")))?;
     durability
         .file(&f)

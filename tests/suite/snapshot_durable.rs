@@ -202,7 +202,11 @@ fn runs_in_one_process_each_flush_as_their_own_config_says() {
     applied(undo_here(&plain));
     assert_eq!(plain.read("a.txt"), b"a\nb\n");
     assert_eq!(plain.read_str(".git/llm-apply/last-sequence"), "2\n");
-    assert_eq!(floor_inode(&plain), before, "not flushed: rewritten in place");
+    assert_eq!(
+        floor_inode(&plain),
+        before,
+        "not flushed: rewritten in place"
+    );
     // And the other way round: after a run that read `false`, an undo whose config says
     // `true` replaces the floor with a flushed file.
     applied(apply_here(&plain, patch));
@@ -210,7 +214,11 @@ fn runs_in_one_process_each_flush_as_their_own_config_says() {
     applied(undo_here(&flushed));
     assert_eq!(flushed.read("a.txt"), b"a\nb\n");
     assert_eq!(flushed.read_str(".git/llm-apply/last-sequence"), "2\n");
-    assert_ne!(floor_inode(&flushed), before, "flushed: a new file renamed over");
+    assert_ne!(
+        floor_inode(&flushed),
+        before,
+        "flushed: a new file renamed over"
+    );
     for t in [&flushed, &plain] {
         fsck_clean(t);
     }
