@@ -440,6 +440,33 @@ fn an_undo_with_an_invalid_config_is_a_config_error_and_undoes_nothing() {
     c.finish();
 }
 
+/// A listing first takes back an interrupted apply, and that recovery writes as git config
+/// says (`llm-apply.fsync`): the server's `log` reads the config where it lists, and an
+/// invalid one is the error, as for `git llm-apply log`.
+#[test]
+fn a_log_with_an_invalid_config_is_a_config_error_as_on_the_command_line() {
+    let r = repo();
+    let mut c = Client::start(&r, &[]);
+    let applied = c.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(applied["isError"], false, "{applied}");
+    r.git(&["config", "llm-apply.fsync", "sometimes"]);
+    let before = r.state();
+    let log = c.call("log", json!({}));
+    assert_eq!(log["isError"], true, "{log}");
+    assert_eq!(
+        log["structuredContent"]["errors"][0]["kind"], "config",
+        "{log}"
+    );
+    assert!(
+        text_of(&log).contains("llm-apply.fsync is 'sometimes'"),
+        "{log}"
+    );
+    let cli = r.run(&["log"]);
+    cli.code(2).out_contains("llm-apply.fsync is 'sometimes'");
+    assert_eq!(r.state(), before);
+    c.finish();
+}
+
 #[test]
 fn a_patch_argument_over_the_size_limit_is_refused_like_a_file() {
     let r = repo();
