@@ -127,7 +127,12 @@ impl Pieces {
         }
         match self.parts.last_mut() {
             Some(Piece::Text(last)) => last.push_str(t),
-            _ => self.parts.push(Piece::Text(t.to_string())),
+            _ => {
+                // Room for the line's ending, which mostly follows: no second allocation.
+                let mut own = String::with_capacity(t.len() + 2);
+                own.push_str(t);
+                self.parts.push(Piece::Text(own))
+            }
         }
     }
 
@@ -160,7 +165,11 @@ impl Pieces {
             original,
             self.parts.into_iter().map(|p| match p {
                 Piece::Original(r) => Part::Base(r),
-                Piece::Text(t) => Part::Own(crate::text::bytes::encode(&t).into_owned()),
+                Piece::Text(t) => Part::Own(match crate::text::bytes::encode(&t) {
+                    // Text that is its own bytes is handed over, not copied.
+                    Cow::Borrowed(_) => t.into_bytes(),
+                    Cow::Owned(bytes) => bytes,
+                }),
             }),
         )
     }
