@@ -1311,7 +1311,11 @@ fn equal_halves(rest: &str) -> Option<(String, String)> {
 /// `# …`): an ellipsis with at most a comment marker and a few words around it.
 fn stands_for_lines(text: &str) -> bool {
     let t = text.trim();
-    if !(t.contains("...") || t.contains('…')) {
+    // Asked of every context line: a search for the first dot costs less than setting up a
+    // substring search each time.
+    let b = t.as_bytes();
+    let dots = memchr::memchr_iter(b'.', b).any(|i| b[i..].starts_with(b"..."));
+    if !(dots || t.contains('…')) {
         return false;
     }
     let rest = t.replace("...", " ").replace('…', " ");
