@@ -285,14 +285,18 @@ impl Hunk {
     /// against what it adds, so that lines removed and added back unchanged count as neither.
     pub fn added_removed(&self) -> (usize, usize) {
         let (mut add, mut rem) = (0, 0);
+        // The two sides of each run, in vectors the runs share (a hunk may have many runs).
+        let (mut old, mut new): (Vec<&[u8]>, Vec<&[u8]>) = (Vec::new(), Vec::new());
         for run in self.lines.split(|l| l.kind == LineKind::Context) {
-            let side = |k: LineKind| -> Vec<&[u8]> {
-                run.iter()
-                    .filter(|l| l.kind == k)
-                    .map(|l| l.text.as_bytes())
-                    .collect()
-            };
-            let (old, new) = (side(LineKind::Remove), side(LineKind::Add));
+            old.clear();
+            new.clear();
+            for l in run {
+                match l.kind {
+                    LineKind::Remove => old.push(l.text.as_bytes()),
+                    LineKind::Add => new.push(l.text.as_bytes()),
+                    LineKind::Context => {}
+                }
+            }
             // Lines that share nothing are all added and removed: no diff to run (nor its
             // deadline to read from the clock, for each of a hunk's many changes).
             if old.is_empty()

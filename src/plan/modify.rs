@@ -704,8 +704,16 @@ fn refuse_weak_out_of_order(hunks: &[Hunk], located: &mut [Located]) {
 /// For each hunk, the earlier hunk it repeats line for line, when its numbers do not say it
 /// is meant for another place (the same numbers, or none on either).
 fn repeated_hunks(fp: &FilePatch) -> Vec<Option<usize>> {
+    // A lone hunk repeats nothing: its lines (maybe a whole file's) need no hashing.
+    if fp.hunks.len() < 2 {
+        return vec![None; fp.hunks.len()];
+    }
     // Hunks are grouped by their lines first, so each is compared only with its look-alikes.
-    let mut seen: HashMap<&[crate::patch::Line], Vec<usize>> = HashMap::new();
+    let mut seen: HashMap<
+        &[crate::patch::Line],
+        Vec<usize>,
+        std::hash::BuildHasherDefault<crate::text::hash::Fast>,
+    > = HashMap::default();
     fp.hunks
         .iter()
         .enumerate()

@@ -65,7 +65,10 @@ pub struct InTurn<'a> {
 impl<'a> InTurn<'a> {
     /// `text`, to be patched by hunks that look up `wanted` lines (their lines, anchors and
     /// headings).
-    pub fn new<'w>(text: &TextFile<'a>, wanted: impl Iterator<Item = &'w str>) -> InTurn<'a> {
+    pub fn new<'w>(
+        text: &TextFile<'a>,
+        wanted: impl Iterator<Item = &'w str> + Clone,
+    ) -> InTurn<'a> {
         let mut t = InTurn {
             bom: text.bom,
             lines: Rope::new(

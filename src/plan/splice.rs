@@ -33,6 +33,10 @@ fn splice_ending_new_lines<'a>(
             lines.push(line);
             eols.push(e);
         }
+        Out::Added(line, e) => {
+            lines.push(Cow::Owned(line.into_owned()));
+            eols.push(e);
+        }
         Out::Kept(run) => {
             lines.extend_from_slice(&file.lines[run.clone()]);
             eols.extend_from_slice(&file.eols[run]);
@@ -127,7 +131,12 @@ impl Pieces {
         }
         match self.parts.last_mut() {
             Some(Piece::Text(last)) => last.push_str(t),
-            _ => self.parts.push(Piece::Text(t.to_string())),
+            _ => {
+                // Room for the line's ending, which mostly follows: no second allocation.
+                let mut own = String::with_capacity(t.len() + 2);
+                own.push_str(t);
+                self.parts.push(Piece::Text(own))
+            }
         }
     }
 
@@ -160,7 +169,11 @@ impl Pieces {
             original,
             self.parts.into_iter().map(|p| match p {
                 Piece::Original(r) => Part::Base(r),
-                Piece::Text(t) => Part::Own(crate::text::bytes::encode(&t).into_owned()),
+                Piece::Text(t) => Part::Own(match crate::text::bytes::encode(&t) {
+                    // Text that is its own bytes is handed over, not copied.
+                    Cow::Borrowed(_) => t.into_bytes(),
+                    Cow::Owned(bytes) => bytes,
+                }),
             }),
         )
     }
@@ -220,6 +233,7 @@ pub fn pieces(
     };
     let ends = walk(file, placed, patch_eols, dominant, |o| match o {
         Out::Line(line, e) => one(&mut out, &line, e),
+        Out::Added(line, e) => one(&mut out, &line, e),
         Out::Kept(run) => {
             let (lines, eols) = (&file.lines[run.clone()], &file.eols[run]);
             let mut i = 0;
@@ -289,9 +303,13 @@ struct Ends {
 }
 
 /// What [`walk`] gives, in order.
-enum Out<'a> {
+enum Out<'a, 'h> {
     /// A line with its ending.
     Line(TextLine<'a>, Eol),
+    /// An added line as the hunk (of lifetime `'h`) has it or as re-indented, with its
+    /// ending: borrowed where it is the hunk's own text, so that writing it out as pieces
+    /// copies it once.
+    Added(Cow<'h, str>, Eol),
     /// The file's own lines in this range, unchanged, each with its own ending: the runs
     /// between hunks, given whole so that a big file is not walked one call per line.
     Kept(std::ops::Range<usize>),
@@ -300,12 +318,12 @@ enum Out<'a> {
 /// Walk the spliced file's lines in order, giving each (the lines kept borrow what
 /// `file`'s lines borrow) with the ending it has in `file` or the patch; the caller settles
 /// the last line's ending by the returned [`Ends`].
-fn walk<'a>(
+fn walk<'a, 'h>(
     file: &TextFile<'a>,
-    placed: &[(&Hunk, &Placement)],
+    placed: &[(&'h Hunk, &Placement)],
     patch_eols: bool,
     eol: Eol,
-    mut emit: impl FnMut(Out<'a>),
+    mut emit: impl FnMut(Out<'a, 'h>),
 ) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
@@ -348,7 +366,7 @@ fn walk<'a>(
         let mut by_position: Vec<usize> = (0..count).collect();
         by_position.sort_by_key(|&gi| p.inserts[gi]);
         let mut next = by_position.into_iter().peekable();
-        let mut emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a>)| {
+        let mut emit_groups_at = |pos: usize, emit: &mut dyn FnMut(Out<'a, 'h>)| {
             // One placed outside the region is never emitted (it cannot be, for a placement
             // the planner made).
             while next.next_if(|&gi| p.inserts[gi] < pos).is_some() {}
@@ -370,7 +388,7 @@ fn walk<'a>(
                         emit(Out::Line(file.lines[f].clone(), e));
                         continue;
                     }
-                    emit(Out::Line(Cow::Owned(map.apply(&l.text)), e));
+                    emit(Out::Added(map.apply(&l.text), e));
                 }
             }
         };
@@ -786,17 +804,17 @@ impl IndentMap {
             .collect()
     }
 
-    fn apply(&self, line: &str) -> String {
+    fn apply<'l>(&self, line: &'l str) -> Cow<'l, str> {
         let IndentMap::Columns {
             offset,
             tab_width: w,
             tabs,
         } = *self
         else {
-            return line.to_string();
+            return Cow::Borrowed(line);
         };
         if line.trim().is_empty() {
-            return line.to_string();
+            return Cow::Borrowed(line);
         }
         let ind = indentation(line);
         let rest = &line[ind.len()..];
@@ -808,7 +826,7 @@ impl IndentMap {
         if offset == 0 && in_file_style {
             // Already written the file's way: keep its exact bytes (tabs for indentation,
             // spaces for alignment and the like).
-            return line.to_string();
+            return Cow::Borrowed(line);
         }
         let cols = (columns(ind, w) as isize + offset).max(0) as usize;
         let lead = if tabs {
@@ -816,7 +834,7 @@ impl IndentMap {
         } else {
             " ".repeat(cols)
         };
-        format!("{lead}{rest}")
+        Cow::Owned(format!("{lead}{rest}"))
     }
 }
 

@@ -245,6 +245,12 @@ impl<'a> Index<'a> {
         if to > self.bytes.len() {
             return None;
         }
+        // The blocks' counts save a scan only of a part longer than the two partial blocks
+        // they leave to scan; a short part (a kept line between changed ones) is cheaper
+        // counted itself.
+        if part.len() <= 2 * BLOCK {
+            return Some(count(part));
+        }
         let newlines = self.newlines_before(to) - self.newlines_before(from);
         Some(newlines + usize::from(part.last().is_some_and(|&b| b != b'\n')))
     }

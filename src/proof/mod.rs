@@ -1123,8 +1123,11 @@ fn reverse(
                 break;
             }
             if removed[pos - pl.start] {
-                // The original's own line goes back in.
-                same = same && r < orig.len() && orig.line(pos).content == orig.line(r).content;
+                // The original's own line goes back in (where it came from it is itself:
+                // nothing to read).
+                same = same
+                    && r < orig.len()
+                    && (pos == r || orig.line(pos).content == orig.line(r).content);
             } else {
                 if same {
                     let got = walk.next().map(|l| l.content).unwrap_or_default();

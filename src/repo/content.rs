@@ -168,7 +168,7 @@ impl Content {
         for p in parts {
             match p {
                 Part::Base(r) => out.base(r),
-                Part::Own(v) => out.own(&v),
+                Part::Own(v) => out.own(v),
             }
         }
         let mut parts = out.finish();
@@ -639,13 +639,16 @@ impl Regroup<'_> {
         }
     }
 
-    fn own(&mut self, bytes: &[u8]) {
+    fn own(&mut self, bytes: Vec<u8>) {
+        // With nothing carried the bytes are kept as they came, not copied.
         let mut v = match std::mem::replace(&mut self.carry, Carry::Nothing) {
-            Carry::Nothing => Vec::new(),
-            Carry::Base(c) => self.whole[c].to_vec(),
-            Carry::Own(v) => v,
+            Carry::Nothing => bytes,
+            Carry::Base(c) => [&self.whole[c], &bytes[..]].concat(),
+            Carry::Own(mut v) => {
+                v.extend_from_slice(&bytes);
+                v
+            }
         };
-        v.extend_from_slice(bytes);
         match memchr::memrchr(b'\n', &v) {
             Some(i) => {
                 let rest = v.split_off(i + 1);

@@ -40,6 +40,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         crs.iter_mut().for_each(|c| *c = false);
     }
     let mut p = Parser {
+        text,
         lines: &lines,
         crs: &crs,
         pos: 0,
@@ -99,6 +100,8 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
 }
 
 struct Parser<'a> {
+    /// The text `lines` are slices of.
+    text: &'a str,
     lines: &'a [&'a str],
     crs: &'a [bool],
     pos: usize,
@@ -523,11 +526,33 @@ impl<'a> Parser<'a> {
     ) -> String {
         let size = range.clone().map(|i| self.lines[i].len() + 1).sum();
         let mut raw = String::with_capacity(size);
+        // Where a line of the text is, as a range of its bytes.
+        let base = self.text.as_ptr() as usize;
+        let at = |i: usize| {
+            let start = self.lines[i].as_ptr() as usize - base;
+            start..start + self.lines[i].len()
+        };
+        // Lines one newline apart in the text are copied as one stretch (a hunk of a whole
+        // file's lines is one copy, not one per line); a line that lost a CR stands apart.
+        let mut run: Option<std::ops::Range<usize>> = None;
         for i in range {
-            if !left_out.iter().any(|r| r.contains(&i)) {
-                raw.push_str(self.lines[i]);
-                raw.push('\n');
+            if left_out.iter().any(|r| r.contains(&i)) {
+                continue;
             }
+            let line = at(i);
+            run = match run {
+                Some(r) if r.end + 1 == line.start => Some(r.start..line.end),
+                Some(r) => {
+                    raw.push_str(&self.text[r]);
+                    raw.push('\n');
+                    Some(line)
+                }
+                None => Some(line),
+            };
+        }
+        if let Some(r) = run {
+            raw.push_str(&self.text[r]);
+            raw.push('\n');
         }
         raw
     }
@@ -1311,7 +1336,11 @@ fn equal_halves(rest: &str) -> Option<(String, String)> {
 /// `# …`): an ellipsis with at most a comment marker and a few words around it.
 fn stands_for_lines(text: &str) -> bool {
     let t = text.trim();
-    if !(t.contains("...") || t.contains('…')) {
+    // Asked of every context line: a search for the first dot costs less than setting up a
+    // substring search each time.
+    let b = t.as_bytes();
+    let dots = memchr::memchr_iter(b'.', b).any(|i| b[i..].starts_with(b"..."));
+    if !(dots || t.contains('…')) {
         return false;
     }
     let rest = t.replace("...", " ").replace('…', " ");

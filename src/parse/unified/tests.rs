@@ -182,3 +182,15 @@ fn timestamps_after_names_are_stripped() {
         assert_eq!(without_timestamp(v), want, "{v:?}");
     }
 }
+
+#[test]
+fn the_text_for_git_apply_is_the_section_less_its_junk_with_each_line_ending_in_lf() {
+    // Body lines ending in CRLF (the file's own), junk between hunks, and runs of lines that
+    // follow one another: the text is each kept line and a newline, nothing else.
+    let patch = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\r\n+b\r\n c\nnow the other one\n@@ -5 +5 @@\n-e\n+E\r\n";
+    let p = parse(patch, &NoFiles).expect("parses");
+    assert_eq!(
+        p.files[0].raw,
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n@@ -5 +5 @@\n-e\n+E\n"
+    );
+}

@@ -30,7 +30,9 @@ pub fn insertion_points(
     gaps: Option<Gaps>,
 ) -> Result<Vec<usize>, InsertionError> {
     let groups = group_bounds(hunk, kinds.len());
-    let texts = group_texts(hunk);
+    // Read only where a gap is looked at: a hunk of thousands of groups placed without one
+    // builds no vector per group.
+    let texts = std::cell::OnceCell::new();
     let n = groups.len();
     let sf = gaps.as_ref().map(|g| g.shortfall).unwrap_or_default();
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
@@ -79,7 +81,7 @@ pub fn insertion_points(
                                 .iter()
                                 .map(|l| &**l)
                                 .collect();
-                            let added = &texts[gi];
+                            let added = &texts.get_or_init(|| group_texts(hunk))[gi];
                             let mut one = between.clone();
                             one.extend(added.iter().copied());
                             let mut other: Vec<&str> = added.clone();

@@ -217,7 +217,7 @@ pub struct Census {
 
 impl Census {
     /// A census of `wanted` lines (a patch's lines, anchors and headings) in any pass.
-    pub fn new<'w>(wanted: impl Iterator<Item = &'w str>) -> Census {
+    pub fn new<'w>(wanted: impl Iterator<Item = &'w str> + Clone) -> Census {
         Census {
             wanted: Wanted::new(wanted),
             counts: Default::default(),
@@ -366,8 +366,14 @@ impl WantedSet {
 }
 
 impl Wanted {
-    fn new<'w>(lines: impl Iterator<Item = &'w str>) -> Wanted {
-        let (mut text, mut ends) = (String::new(), Vec::new());
+    fn new<'w>(lines: impl Iterator<Item = &'w str> + Clone) -> Wanted {
+        // Sized first: a hunk of a whole file's lines is not copied again at each doubling.
+        let (mut bytes, mut count) = (0, 0);
+        for l in lines.clone() {
+            bytes += l.len();
+            count += 1;
+        }
+        let (mut text, mut ends) = (String::with_capacity(bytes), Vec::with_capacity(count));
         for l in lines {
             text.push_str(l);
             ends.push(text.len());
@@ -542,7 +548,7 @@ impl<'a> Haystack<'a> {
     /// A haystack searched for `wanted` lines (a patch's lines and anchors), in any pass.
     pub fn for_lines<'w>(
         lines: &'a [Line<'a>],
-        wanted: impl Iterator<Item = &'w str>,
+        wanted: impl Iterator<Item = &'w str> + Clone,
     ) -> Haystack<'a> {
         Haystack {
             wanted: Some(Wanted::new(wanted)),
@@ -699,7 +705,7 @@ impl<'a> Haystack<'a> {
 }
 
 /// The lines a hunk may look up in a file: its own, its anchors and its section heading.
-pub fn names(h: &Hunk) -> impl Iterator<Item = &str> {
+pub fn names(h: &Hunk) -> impl Iterator<Item = &str> + Clone {
     h.lines
         .iter()
         .map(|l| l.text.as_str())
