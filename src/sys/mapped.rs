@@ -82,6 +82,8 @@ impl Mapping {
         }
     }
 
+    /// No mapping where it is not built (off Linux, or the `portable` build): the file is
+    /// read instead.
     #[cfg(any(not(target_os = "linux"), feature = "portable"))]
     pub fn of(_file: &std::fs::File, _len: usize) -> Option<Mapping> {
         None
