@@ -44,6 +44,14 @@ pub enum ParseError {
 }
 
 impl ParseError {
+    /// A syntax error at the input's 0-based line index `i`, reported 1-based.
+    pub fn syntax_at(i: usize, message: String) -> ParseError {
+        ParseError::Syntax {
+            line: i + 1,
+            message,
+        }
+    }
+
     /// Whether the text was understood and is refused as it stands (exit status 1), rather
     /// than not understood (exit status 2).
     pub fn is_refusal(&self) -> bool {

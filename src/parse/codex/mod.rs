@@ -451,7 +451,7 @@ impl Body<'_, '_> {
                 continue;
             }
             let m = marker(line).ok_or_else(|| {
-                syntax(
+                ParseError::syntax_at(
                     i,
                     format!(
                         "expected '{ADD} <path>', '{DELETE} <path>' or '{UPDATE} <path>', found '{line}'"
@@ -471,16 +471,24 @@ impl Body<'_, '_> {
                 }
                 Marker::Update(path) => self.update_file(checked_path(path, i)?, i, files)?,
                 Marker::Move(_) => {
-                    return Err(syntax(
+                    return Err(ParseError::syntax_at(
                         i,
                         format!("'{MOVE}' must directly follow '{UPDATE}'"),
                     ))
                 }
                 Marker::EndOfFile => {
-                    return Err(syntax(i, format!("'{END_OF_FILE}' outside a hunk")))
+                    return Err(ParseError::syntax_at(
+                        i,
+                        format!("'{END_OF_FILE}' outside a hunk"),
+                    ))
                 }
-                Marker::Begin => return Err(syntax(i, format!("'{BEGIN}' inside a patch"))),
-                Marker::End => return Err(syntax(i, format!("unexpected '{END}'"))),
+                Marker::Begin => {
+                    return Err(ParseError::syntax_at(
+                        i,
+                        format!("'{BEGIN}' inside a patch"),
+                    ))
+                }
+                Marker::End => return Err(ParseError::syntax_at(i, format!("unexpected '{END}'"))),
                 Marker::Unknown => return Err(unknown_marker(i, line)),
             };
         }
@@ -522,7 +530,7 @@ impl Body<'_, '_> {
                 None => {}
             }
             if line.starts_with("@@") {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     i,
                     format!(
                         "'@@' hunk header inside '{ADD} {path}': new files carry '+' lines only"
@@ -593,7 +601,7 @@ impl Body<'_, '_> {
         // A pure move is unambiguous, so it is accepted; an update that changes nothing is
         // a patch the sender did not finish.
         if hunks.is_empty() && new_path == path {
-            return Err(syntax(
+            return Err(ParseError::syntax_at(
                 at,
                 format!("'{UPDATE} {path}' has no hunks; each change starts with '@@'"),
             ));
@@ -648,7 +656,7 @@ impl Body<'_, '_> {
         }
         if i == start {
             if !first {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     i,
                     format!(
                         "expected an '@@' hunk header in '{UPDATE} {path}', found '{}'",
@@ -707,7 +715,7 @@ impl Body<'_, '_> {
                 unprefixed_at.push((i, hunk.lines.len()));
                 hunk.lines.push(Line::new(LineKind::Context, line));
             } else {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     i,
                     format!(
                         "a hunk line starts with ' ' (context), '-' (removed) or '+' (added), found '{line}'"
@@ -757,7 +765,7 @@ impl Body<'_, '_> {
             );
         }
         if hunk.lines.is_empty() {
-            return Err(syntax(
+            return Err(ParseError::syntax_at(
                 start,
                 format!("hunk in '{UPDATE} {path}' has no lines"),
             ));
@@ -809,7 +817,7 @@ impl Body<'_, '_> {
     /// `\ No newline at end of file` (unified syntax) after the line it qualifies.
     fn no_newline(&mut self, path: &str, i: usize, hunk: &mut Hunk) -> Result<(), ParseError> {
         let last = hunk.lines.last().map(|l| l.kind).ok_or_else(|| {
-            syntax(
+            ParseError::syntax_at(
                 i,
                 "'\\ No newline at end of file' before any hunk line".to_string(),
             )
@@ -879,27 +887,22 @@ fn unified_header(line: &str) -> Option<UnifiedHeader<'_>> {
 /// The path of a file operation; `./a` and `a` are one file.
 fn checked_path(path: &str, i: usize) -> Result<&str, ParseError> {
     match path.strip_prefix("./").unwrap_or(path) {
-        "" => Err(syntax(i, "the file operation names no path".to_string())),
+        "" => Err(ParseError::syntax_at(
+            i,
+            "the file operation names no path".to_string(),
+        )),
         p => Ok(p),
     }
 }
 
 fn unknown_marker(i: usize, line: &str) -> ParseError {
-    syntax(
+    ParseError::syntax_at(
         i,
         format!(
             "unknown marker '{}'; known: '{ADD}', '{DELETE}', '{UPDATE}', '{MOVE}', '{END_OF_FILE}', '{END}'",
             line.trim()
         ),
     )
-}
-
-/// A syntax error at 0-based line index `i`, reported 1-based.
-fn syntax(i: usize, message: String) -> ParseError {
-    ParseError::Syntax {
-        line: i + 1,
-        message,
-    }
 }
 
 /// Notices gathered while parsing: one per kind and path, listing the lines it happened on,

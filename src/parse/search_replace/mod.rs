@@ -172,7 +172,7 @@ impl<'a> Parser<'a, '_> {
         while i < self.lines.len() {
             let line = self.lines[i];
             if is_replace(line) {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     i,
                     format!("'{}' without an opening '<<<<<<< {SEARCH}'", line.trim()),
                 ));
@@ -301,10 +301,10 @@ impl<'a> Parser<'a, '_> {
             Err(_) => vec![trim_blank(&block.search).to_vec()],
         };
         if pieces.iter().all(|p| p.is_empty()) {
-            return Err(syntax(block.at, no_path));
+            return Err(ParseError::syntax_at(block.at, no_path));
         }
         let Some(files) = self.tracked_files() else {
-            return Err(syntax(
+            return Err(ParseError::syntax_at(
                 block.at,
                 format!("{no_path}; the work tree is too large to tell which file holds its SEARCH text"),
             ));
@@ -345,7 +345,7 @@ impl<'a> Parser<'a, '_> {
                 );
                 Ok(one.clone())
             }
-            [] => Err(syntax(
+            [] => Err(ParseError::syntax_at(
                 block.at,
                 format!("{no_path}; no tracked file holds its SEARCH text"),
             )),
@@ -440,7 +440,7 @@ impl<'a> Parser<'a, '_> {
         for j in search + 1..self.lines.len() {
             let line = self.lines[j];
             if is_search(line) {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     j,
                     format!(
                         "'<<<<<<< {SEARCH}' before the block opened at line {} was closed with '>>>>>>> {REPLACE}'",
@@ -461,7 +461,7 @@ impl<'a> Parser<'a, '_> {
             // forgot the marker; without one the text stopped inside the block.
             let closed = self.lines[search + 1..].iter().any(|l| is_bare_fence(l));
             if closed {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     search,
                     format!("'<<<<<<< {SEARCH}' has no closing '>>>>>>> {REPLACE}' before the fence closes"),
                 ));
@@ -485,7 +485,7 @@ impl<'a> Parser<'a, '_> {
         };
         let divider = match dividers[..] {
             [] => {
-                return Err(syntax(
+                return Err(ParseError::syntax_at(
                     search,
                     "the block has no '=======' line between SEARCH and REPLACE".to_string(),
                 ))
@@ -501,7 +501,7 @@ impl<'a> Parser<'a, '_> {
                 [&one] => one,
                 _ => {
                     let at: Vec<String> = dividers.iter().map(|d| (d + 1).to_string()).collect();
-                    return Err(syntax(
+                    return Err(ParseError::syntax_at(
                         search,
                         format!(
                             "the block has {} lines that could be its '=======' divider (lines {}); cannot tell SEARCH from REPLACE",
@@ -533,13 +533,13 @@ impl<'a> Parser<'a, '_> {
         let idx = self.file_index(path, false);
         let fp = &mut self.files[idx];
         if fp.full_content.is_some() {
-            return Err(syntax(
+            return Err(ParseError::syntax_at(
                 block.at,
                 format!("'{path}' is created by an earlier block; put this change in that block"),
             ));
         }
-        let pieces =
-            pieces(&block.search, &block.replace).map_err(|e| syntax(block.at, e.to_string()))?;
+        let pieces = pieces(&block.search, &block.replace)
+            .map_err(|e| ParseError::syntax_at(block.at, e.to_string()))?;
         if pieces.len() > 1 {
             self.notes.add(
                 NoticeKind::ElisionSplit,
@@ -831,14 +831,6 @@ fn existing_word(line: &str, probe: &dyn PathProbe) -> Option<String> {
 
 fn normalise(path: &str) -> String {
     path.strip_prefix("./").unwrap_or(path).to_string()
-}
-
-/// A syntax error at 0-based line index `i`, reported 1-based.
-fn syntax(i: usize, message: String) -> ParseError {
-    ParseError::Syntax {
-        line: i + 1,
-        message,
-    }
 }
 
 /// Notices gathered while parsing: one per kind and path, listing the lines it happened on.
