@@ -418,26 +418,33 @@ fn a_busy_lock_is_exit_status_4_on_the_cli() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
-#[test]
-fn an_undo_with_an_invalid_config_is_a_config_error_and_undoes_nothing() {
+/// After one apply, git config is made invalid and `tool` is called: its answer is the
+/// config error naming the key, and nothing in the repository changes.
+fn invalid_config_refuses(tool: &str) -> TestRepo {
     let r = repo();
     let mut c = Client::start(&r, &[]);
     let applied = c.call("apply_patch", json!({"patch": FIX_B}));
     assert_eq!(applied["isError"], false, "{applied}");
     r.git(&["config", "llm-apply.fsync", "sometimes"]);
     let before = r.state();
-    let undone = c.call("undo", json!({}));
-    assert_eq!(undone["isError"], true, "{undone}");
+    let answer = c.call(tool, json!({}));
+    assert_eq!(answer["isError"], true, "{answer}");
     assert_eq!(
-        undone["structuredContent"]["errors"][0]["kind"], "config",
-        "{undone}"
+        answer["structuredContent"]["errors"][0]["kind"], "config",
+        "{answer}"
     );
     assert!(
-        text_of(&undone).contains("llm-apply.fsync is 'sometimes'"),
-        "{undone}"
+        text_of(&answer).contains("llm-apply.fsync is 'sometimes'"),
+        "{answer}"
     );
-    assert_eq!(r.state(), before, "nothing undone");
+    assert_eq!(r.state(), before, "{tool} changed the repository");
     c.finish();
+    r
+}
+
+#[test]
+fn an_undo_with_an_invalid_config_is_a_config_error_and_undoes_nothing() {
+    invalid_config_refuses("undo");
 }
 
 /// A listing first takes back an interrupted apply, and that recovery writes as git config
@@ -445,26 +452,12 @@ fn an_undo_with_an_invalid_config_is_a_config_error_and_undoes_nothing() {
 /// invalid one is the error, as for `git llm-apply log`.
 #[test]
 fn a_log_with_an_invalid_config_is_a_config_error_as_on_the_command_line() {
-    let r = repo();
-    let mut c = Client::start(&r, &[]);
-    let applied = c.call("apply_patch", json!({"patch": FIX_B}));
-    assert_eq!(applied["isError"], false, "{applied}");
-    r.git(&["config", "llm-apply.fsync", "sometimes"]);
+    let r = invalid_config_refuses("log");
     let before = r.state();
-    let log = c.call("log", json!({}));
-    assert_eq!(log["isError"], true, "{log}");
-    assert_eq!(
-        log["structuredContent"]["errors"][0]["kind"], "config",
-        "{log}"
-    );
-    assert!(
-        text_of(&log).contains("llm-apply.fsync is 'sometimes'"),
-        "{log}"
-    );
-    let cli = r.run(&["log"]);
-    cli.code(2).out_contains("llm-apply.fsync is 'sometimes'");
+    r.run(&["log"])
+        .code(2)
+        .out_contains("llm-apply.fsync is 'sometimes'");
     assert_eq!(r.state(), before);
-    c.finish();
 }
 
 #[test]
