@@ -104,6 +104,9 @@ pub struct WorkTree {
     hash_reads: Option<gix::hash::Kind>,
     /// Where those ids may come from the index instead ([`IndexIds`]).
     index_ids: Option<std::sync::Arc<IndexIds>>,
+    /// `root` resolved (no symbolic links), once asked for: every path a patch names is
+    /// checked against it.
+    real_root: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl WorkTree {
@@ -113,6 +116,7 @@ impl WorkTree {
             root: root.into(),
             hash_reads: None,
             index_ids: None,
+            real_root: std::sync::OnceLock::new(),
         }
     }
 
@@ -277,7 +281,11 @@ impl Files for WorkTree {
 
     fn escapes(&self, path: &str) -> bool {
         // The deepest existing ancestor, resolved, must still be inside the resolved root.
-        let Ok(root) = self.root.canonicalize() else {
+        let Some(root) = self
+            .real_root
+            .get_or_init(|| self.root.canonicalize().ok())
+            .as_deref()
+        else {
             return true;
         };
         let mut p = self.abs(path);
@@ -288,16 +296,41 @@ impl Files for WorkTree {
             return std::fs::read_link(&p)
                 .map_or(true, |t| !link_stays_inside(path, t.as_os_str().as_bytes()));
         }
+        let whole = p.clone();
         while !p.exists() {
             if !p.pop() {
                 return true;
             }
         }
+        if no_link_below(&self.root, &p, p == whole) {
+            // Plain directories below the root: the path resolves to the resolved root
+            // joined with them, which is inside it.
+            return false;
+        }
         match p.canonicalize() {
-            Ok(real) => !real.starts_with(&root),
+            Ok(real) => !real.starts_with(root),
             Err(_) => true,
         }
     }
+}
+
+/// Whether `p` lies below `root` through plain names (no `..`) of which none is a symbolic
+/// link; `last_checked`: `p` itself is known not to be one.
+fn no_link_below(root: &Path, p: &Path, last_checked: bool) -> bool {
+    use std::path::Component;
+    let Ok(below) = p.strip_prefix(root) else {
+        return false;
+    };
+    let parts: Vec<Component> = below.components().collect();
+    if !parts.iter().all(|c| matches!(c, Component::Normal(_))) {
+        return false;
+    }
+    let mut at = root.to_path_buf();
+    let unchecked = parts.len() - usize::from(last_checked && !parts.is_empty());
+    parts.iter().take(unchecked).all(|c| {
+        at.push(c);
+        std::fs::symlink_metadata(&at).is_ok_and(|m| !m.file_type().is_symlink())
+    })
 }
 
 /// In-memory files, for tests of the pure stages.
@@ -340,6 +373,9 @@ pub struct Repo {
     /// opened; a run sets it from its git config (`llm-apply.fsync`) before it writes.
     pub durability: crate::sys::durable::Durability,
 }
+
+/// The decoded objects a run keeps (the most recently read first out when full).
+const OBJECT_CACHE_BYTES: usize = 1 << 20;
 
 /// Why the repository around a directory could not be opened.
 #[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
@@ -387,7 +423,11 @@ impl Repo {
 
     /// The repository `repo`, found from `dir` (with the options [`Repo::discover`] uses).
     pub fn opened(repo: gix::ThreadSafeRepository, dir: &Path) -> Result<Repo, RepoError> {
-        let repo = repo.to_thread_local();
+        let mut repo = repo.to_thread_local();
+        // A run reads the same few trees and commits more than once (HEAD's tree for the
+        // snapshot's two trees, its commit to peel and to read): each read is otherwise a
+        // file opened, mapped and inflated again.
+        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
         let work_dir = match repo.workdir() {
             Some(w) => w.to_path_buf(),
             None => {

@@ -451,10 +451,17 @@ fn remove_created_dirs(root: &Path, dirs: &[String]) {
 /// worktree's state directory and the shared one.
 fn remove_dead_runs_temp_files(repo: &Repo) {
     let me = std::process::id();
-    for dir in [
+    let (own, shared) = (
         snapshot_state_dir(repo),
         repo.common_dir().join("llm-apply"),
-    ] {
+    );
+    // One directory in the main worktree: listed once.
+    let dirs = if own == shared {
+        vec![own]
+    } else {
+        vec![own, shared]
+    };
+    for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };

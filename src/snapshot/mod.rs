@@ -619,7 +619,9 @@ pub fn create_with_nonce(
         })?;
         let before = match (known, &t.before) {
             // Still the plan's state: recorded from memory, written only if git lacks it.
-            (Some(id), Some(k)) if r.has_object(id) => Recorded::Blob { id, mode: k.mode },
+            (Some(id), Some(k)) if has_without_refresh(r, id) => {
+                Recorded::Blob { id, mode: k.mode }
+            }
             (Some(_), Some(k)) => Recorded::Blob {
                 id: write_blob(r, &k.bytes)?,
                 mode: k.mode,
@@ -846,6 +848,13 @@ fn now_local() -> Time {
     Time::now_local_or_utc()
 }
 
+/// Whether the repository has object `id`, asked before writing it: packs that appeared since
+/// the run opened the repository are not looked for (a new object always misses, and each
+/// miss would list the pack directory again). One missed is written loose, which git allows.
+fn has_without_refresh(r: &gix::Repository, id: ObjectId) -> bool {
+    id.is_empty_tree() || r.objects.exists_without_refresh(&id)
+}
+
 fn write_blob(
     r: &gix::Repository,
     bytes: &crate::repo::Content,
@@ -859,7 +868,7 @@ fn write_blob(
         if let Some(objects) = stored_objects(r) {
             let kind = r.object_hash();
             let id = bytes.blob_id(kind).map_err(|e| failed(e.into()))?;
-            if r.has_object(id) {
+            if has_without_refresh(r, id) {
                 return Ok(id);
             }
             return crate::repo::write_stored_object(&objects, kind, Kind::Blob, bytes)
