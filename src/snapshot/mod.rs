@@ -443,7 +443,14 @@ fn signature(time: Time) -> gix::actor::Signature {
 /// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
 /// HEAD or a work-tree file.
 pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
-    create_with_nonce(repo, touched, meta, &new_nonce(), &mut Ahead::default())
+    create_with_nonce(
+        repo,
+        touched,
+        meta,
+        &new_nonce(),
+        &mut Ahead::default(),
+        &mut None,
+    )
 }
 
 /// A fresh nonce for [`create_with_nonce`]: 16 hex digits, different on every call.
@@ -567,6 +574,7 @@ pub fn create_with_nonce(
     meta: &Meta,
     nonce: &str,
     ahead: &mut Ahead,
+    listed: &mut Option<Listing>,
 ) -> Result<SnapshotId, SnapshotError> {
     if touched.is_empty() {
         return Err(SnapshotError::NothingTouched);
@@ -575,7 +583,8 @@ pub fn create_with_nonce(
     // The number first: finding it reads every snapshot ref, which costs nothing here while
     // the new contents' ids are still being hashed (a number taken meanwhile by another
     // process is skipped below).
-    let sequence = next_sequence(repo)?;
+    let mut listing = Listing::read(repo)?;
+    let sequence = listing.next_sequence();
     let r = &repo.repo;
     let work = WorkTree::new(&repo.work_dir);
 
@@ -698,7 +707,11 @@ pub fn create_with_nonce(
             flush_ref(repo, &id.ref_name())?;
             // Best effort: the ref is the record; the file only keeps numbers rising after
             // every ref was pruned, and a failure here must not disown a written snapshot.
-            let _ = raise_sequence_floor(repo, id.0);
+            if raise_sequence_floor(repo, id.0, Some(listing.floor)).is_ok() {
+                listing.floor = listing.floor.max(id.0);
+            }
+            listing.snapshots.insert(id.0);
+            *listed = Some(listing);
             return Ok(id);
         }
         record.sequence += 1;
@@ -1170,9 +1183,12 @@ fn read_sequence_floor(repo: &Repo) -> u64 {
         .unwrap_or(0)
 }
 
-fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
+/// Raise the floor to `seq`. `known`: the floor as this run last read or wrote it, which
+/// answers when it is already as high (the floor only rises); a write reads the file first,
+/// since another worktree's run may have raised it since.
+fn raise_sequence_floor(repo: &Repo, seq: u64, known: Option<u64>) -> Result<(), SnapshotError> {
     use std::io::Write as _;
-    if read_sequence_floor(repo) >= seq {
+    if known.is_some_and(|k| k >= seq) || read_sequence_floor(repo) >= seq {
         return Ok(());
     }
     let dir = shared_dir(repo);
@@ -1217,17 +1233,37 @@ fn raise_sequence_floor(repo: &Repo, seq: u64) -> Result<(), SnapshotError> {
     Ok(())
 }
 
-fn next_sequence(repo: &Repo) -> Result<u64, SnapshotError> {
-    let highest = [
-        numbers(repo, REF_PREFIX)?.last().copied(),
-        numbers(repo, UNDONE_REF_PREFIX)?.last().copied(),
-        Some(read_sequence_floor(repo)),
-    ]
-    .into_iter()
-    .flatten()
-    .max()
-    .unwrap_or(0);
-    Ok(highest + 1)
+/// The snapshot numbers in use, as one run read them: the snapshot refs, the undone
+/// markers, and the floor no new number may go below. A run that makes a snapshot and then
+/// prunes reads them once ([`create_with_nonce`] keeps them for [`prune_listed`]).
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    snapshots: BTreeSet<u64>,
+    undone: BTreeSet<u64>,
+    floor: u64,
+}
+
+impl Listing {
+    fn read(repo: &Repo) -> Result<Listing, SnapshotError> {
+        Ok(Listing {
+            snapshots: numbers(repo, REF_PREFIX)?,
+            undone: numbers(repo, UNDONE_REF_PREFIX)?,
+            floor: read_sequence_floor(repo),
+        })
+    }
+
+    fn next_sequence(&self) -> u64 {
+        [
+            self.snapshots.last().copied(),
+            self.undone.last().copied(),
+            Some(self.floor),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0)
+            + 1
+    }
 }
 
 /// The commit a snapshot or marker ref points at, checked to be a commit.
@@ -1616,16 +1652,29 @@ fn delete_if_present(repo: &Repo, names: &[String]) -> Result<(), SnapshotError>
 /// snapshot that an unfinished apply in any worktree still needs is kept besides. Returns the
 /// dropped ids, oldest first.
 pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError> {
+    prune_listed(repo, keep, Listing::read(repo)?)
+}
+
+/// [`prune`] with the numbers as `listing` has them: read by this run under its lock, so
+/// only another worktree's run can have changed them since. A snapshot it made meanwhile is
+/// not in `listing`, so it is kept (the next prune counts it), and a ref it dropped
+/// meanwhile is passed over.
+pub fn prune_listed(
+    repo: &Repo,
+    keep: usize,
+    listing: Listing,
+) -> Result<Vec<SnapshotId>, SnapshotError> {
     let r = &repo.repo;
     // Which to drop is told from the names; the refs are read (their targets, which their
     // deletion must match) only when there is one to drop.
-    let (snapshots, undone) = (
-        numbers(repo, REF_PREFIX)?,
-        numbers(repo, UNDONE_REF_PREFIX)?,
-    );
+    let Listing {
+        snapshots,
+        undone,
+        floor,
+    } = listing;
     // Remember the highest number before its ref may go, so it is never handed out again.
     if let Some(highest) = snapshots.iter().chain(undone.iter()).max() {
-        raise_sequence_floor(repo, *highest)?;
+        raise_sequence_floor(repo, *highest, Some(floor))?;
     }
     let mut kept: HashSet<u64> = snapshots.iter().rev().take(keep).copied().collect();
     if snapshots

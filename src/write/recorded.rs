@@ -112,7 +112,15 @@ pub fn write_recorded(
             return Err(RecordError::Write(e));
         }
     };
-    let id = match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce, &mut blobs) {
+    let mut listed = None;
+    let id = match snapshot::create_with_nonce(
+        rec.repo,
+        &touched,
+        &rec.meta,
+        &nonce,
+        &mut blobs,
+        &mut listed,
+    ) {
         Ok(id) => id,
         Err(e) => {
             // No ref was made (or it will be found by its nonce and dropped next time). The
@@ -168,9 +176,10 @@ pub fn write_recorded(
         snapshot: id,
         source,
     })?;
-    let pruned = match snapshot::keep_from_config(rec.repo)
-        .and_then(|keep| snapshot::prune(rec.repo, keep))
-    {
+    let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| match listed {
+        Some(listing) => snapshot::prune_listed(rec.repo, keep, listing),
+        None => snapshot::prune(rec.repo, keep),
+    }) {
         Ok(p) => p,
         Err(e) => {
             warnings.push(format!("old snapshots were not pruned: {e}"));

@@ -568,6 +568,51 @@ fn prune_keeps_the_newest_n_and_numbers_never_repeat() {
 }
 
 #[test]
+fn prune_listed_drops_by_the_numbers_it_was_given_and_keeps_a_newer_one_besides() {
+    let t = TestRepo::empty();
+    t.write("f.txt", b"base\n");
+    t.commit_all("base");
+    let repo = t.open();
+    for _ in 0..3 {
+        one_file_snapshot(&repo, "f.txt", b"x\n");
+    }
+    let mut listed = None;
+    let fourth = snapshot::create_with_nonce(
+        &repo,
+        &[touched("f.txt", file(b"y\n", MODE_FILE))],
+        &meta(None),
+        &snapshot::new_nonce(),
+        &mut snapshot::Ahead::default(),
+        &mut listed,
+    )
+    .expect("snapshot");
+    assert_eq!(fourth.sequence(), 4);
+    // Made after the listing was read (as another worktree's run may): not in it.
+    assert_eq!(one_file_snapshot(&repo, "f.txt", b"z\n").sequence(), 5);
+    let dropped =
+        snapshot::prune_listed(&repo, 2, listed.expect("the numbers read")).expect("prune");
+    assert_eq!(
+        dropped.iter().map(|i| i.sequence()).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    let left = |repo: &Repo| -> Vec<u64> {
+        snapshot::list(repo)
+            .expect("list")
+            .iter()
+            .map(|i| i.id.sequence())
+            .collect()
+    };
+    assert_eq!(left(&repo), [5, 4, 3]);
+    assert_eq!(
+        snapshot::prune(&repo, 2).expect("prune").len(),
+        1,
+        "the next prune counts it"
+    );
+    assert_eq!(left(&repo), [5, 4]);
+    assert_eq!(one_file_snapshot(&repo, "f.txt", b"w\n").sequence(), 6);
+}
+
+#[test]
 fn undoing_twice_is_an_error_and_log_shows_the_status() {
     let t = TestRepo::empty();
     t.write("f.txt", b"base\n");
