@@ -740,7 +740,20 @@ fn matched<'l>(
         id
     };
     let ia: Vec<u32> = a.iter().map(|l| id_of(l, true, &mut seen)).collect();
-    let ib: Vec<u32> = b.iter().map(|l| id_of(l, false, &mut seen)).collect();
+    // A line of `b` that is one of `a`'s own lines in memory (a run a splice kept, read in
+    // place on both sides) takes that line's id: it is neither hashed nor compared again.
+    let mut in_a = SameBytes::new(a);
+    let ib: Vec<u32> = b
+        .iter()
+        .map(|l| match in_a.find(l) {
+            Some(i) => {
+                let id = ia[i];
+                seen[id as usize].1 = true;
+                id
+            }
+            None => id_of(l, false, &mut seen),
+        })
+        .collect();
     let shared = |id: u32| {
         let (x, y) = seen[id as usize];
         x && y
@@ -767,6 +780,52 @@ fn matched<'l>(
         }
     }
     ops.change(at.0 + x, a.len() - x, at.1 + y, b.len() - y);
+}
+
+/// Finds which of a side's lines a line is by its place in memory, where that side's lines lie
+/// back to back in one buffer (as a window of a file does); asked in rising order of place, as
+/// a splice's kept runs come, each answer costs a step.
+struct SameBytes<'s, 'l> {
+    lines: &'s [&'l [u8]],
+    /// The bytes the lines cover, when they lie back to back (otherwise nothing is found).
+    span: Option<std::ops::Range<usize>>,
+    /// Where the last search ended.
+    at: usize,
+}
+
+impl<'s, 'l> SameBytes<'s, 'l> {
+    fn new(lines: &'s [&'l [u8]]) -> SameBytes<'s, 'l> {
+        let end = |l: &[u8]| l.as_ptr() as usize + l.len();
+        let back_to_back = lines
+            .windows(2)
+            .all(|w| end(w[0]) == w[1].as_ptr() as usize);
+        let span = match (lines.first(), lines.last()) {
+            (Some(f), Some(l)) if back_to_back => Some(f.as_ptr() as usize..end(l)),
+            _ => None,
+        };
+        SameBytes { lines, span, at: 0 }
+    }
+
+    /// The index of the line that is `line`'s very bytes (same place, same length).
+    fn find(&mut self, line: &[u8]) -> Option<usize> {
+        let span = self.span.as_ref()?;
+        let p = line.as_ptr() as usize;
+        if !span.contains(&p) {
+            return None;
+        }
+        let start = |l: &&[u8]| l.as_ptr() as usize;
+        let near = |k: usize| self.lines.get(k).is_none_or(|l| start(l) > p);
+        if start(&self.lines[self.at]) > p || !near(self.at + 8) {
+            // Behind, or far ahead: searched for.
+            self.at = self.lines.partition_point(|l| start(l) <= p) - 1;
+        } else {
+            while !near(self.at + 1) {
+                self.at += 1;
+            }
+        }
+        let k = self.at;
+        (start(&self.lines[k]) == p && self.lines[k].len() == line.len()).then_some(k)
+    }
 }
 
 /// Operations being built, merging neighbours of one kind.
@@ -1219,6 +1278,31 @@ mod tests {
             middle(&a, &b, at, deadline, &mut quick);
             matched(&a, &b, at, deadline, &mut slow);
             prop_assert_eq!(quick.0, slow.0);
+        }
+
+        /// A new side whose lines are partly the old side's own bytes (taken in place, in
+        /// any order, as runs a splice kept) is matched as the same lines copied are.
+        #[test]
+        fn lines_shared_in_memory_match_as_their_copies_do(
+            old in proptest::collection::vec(0u8..6, 1..60),
+            picks in proptest::collection::vec((any::<bool>(), 0usize..60, 0u8..8), 1..60),
+        ) {
+            let text: Vec<u8> = old.iter().flat_map(|&c| vec![b'a' + c, b'\n']).collect();
+            let a = lines(&text);
+            // Each new line either one of the old lines in place or a line of its own.
+            let own: Vec<Vec<u8>> = picks.iter().map(|&(_, _, c)| vec![b'a' + c, b'\n']).collect();
+            let b: Vec<&[u8]> = picks
+                .iter()
+                .zip(&own)
+                .map(|(&(kept, k, _), o)| if kept { a[k % a.len()] } else { &o[..] })
+                .collect();
+            let copies: Vec<Vec<u8>> = b.iter().map(|l| l.to_vec()).collect();
+            let b_copied: Vec<&[u8]> = copies.iter().map(|l| &l[..]).collect();
+            let deadline = far();
+            let (mut in_place, mut copied) = (Ops::default(), Ops::default());
+            matched(&a, &b, (3, 5), deadline, &mut in_place);
+            matched(&a, &b_copied, (3, 5), deadline, &mut copied);
+            prop_assert_eq!(in_place.0, copied.0);
         }
 
         #[test]
