@@ -11,8 +11,7 @@
 //! correct, only less minimal.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasherDefault;
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -722,36 +721,38 @@ fn matched<'l>(
     deadline: Instant,
     ops: &mut Ops,
 ) {
-    let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::text::hash::Fast>> =
-        HashMap::with_capacity_and_hasher(a.len() + b.len(), Default::default());
-    let mut seen: Vec<(bool, bool)> = Vec::new();
-    let mut id_of = |line: &'l [u8], side_a: bool, seen: &mut Vec<(bool, bool)>| -> u32 {
-        let next = seen.len() as u32;
-        let id = *ids.entry(line).or_insert(next);
-        if id == next {
-            seen.push((false, false));
-        }
-        let s = &mut seen[id as usize];
-        if side_a {
-            s.0 = true;
-        } else {
-            s.1 = true;
-        }
-        id
-    };
-    let ia: Vec<u32> = a.iter().map(|l| id_of(l, true, &mut seen)).collect();
     // A line of `b` that is one of `a`'s own lines in memory (a run a splice kept, read in
     // place on both sides) takes that line's id: it is neither hashed nor compared again.
     let mut in_a = SameBytes::new(a);
+    let place: Vec<Option<usize>> = b.iter().map(|l| in_a.find(l)).collect();
+    let hashed = place.iter().filter(|p| p.is_none()).count();
+    let mut ids = Interner::with_room(a.len() + hashed);
+    // Which sides each id was seen on.
+    let mut seen: Vec<(bool, bool)> = Vec::new();
+    let ia: Vec<u32> = a
+        .iter()
+        .map(|l| {
+            let id = ids.id(l);
+            if id as usize == seen.len() {
+                seen.push((false, false));
+            }
+            seen[id as usize].0 = true;
+            id
+        })
+        .collect();
     let ib: Vec<u32> = b
         .iter()
-        .map(|l| match in_a.find(l) {
-            Some(i) => {
-                let id = ia[i];
-                seen[id as usize].1 = true;
-                id
+        .zip(&place)
+        .map(|(l, p)| {
+            let id = match p {
+                Some(i) => ia[*i],
+                None => ids.id(l),
+            };
+            if id as usize == seen.len() {
+                seen.push((false, false));
             }
-            None => id_of(l, false, &mut seen),
+            seen[id as usize].1 = true;
+            id
         })
         .collect();
     let shared = |id: u32| {
@@ -780,6 +781,68 @@ fn matched<'l>(
         }
     }
     ops.change(at.0 + x, a.len() - x, at.1 + y, b.len() - y);
+}
+
+/// Numbers lines by their content, in the order first seen: an open-addressing table of
+/// 8-byte slots (the hash's high half beside the id), so that a line new to it costs one
+/// random read, and a line's bytes are compared only when the halves agree.
+struct Interner<'l> {
+    /// `hash >> 32 << 32 | id + 1`; 0 is an empty slot.
+    slots: Vec<u64>,
+    /// The first line of each id.
+    lines: Vec<&'l [u8]>,
+}
+
+impl<'l> Interner<'l> {
+    /// Room for `n` distinct lines, the table at most half full.
+    fn with_room(n: usize) -> Interner<'l> {
+        Interner {
+            slots: vec![0; (2 * n).next_power_of_two().max(16)],
+            lines: Vec::with_capacity(n),
+        }
+    }
+
+    /// The id of `line`'s content (a new one when it was not seen before).
+    fn id(&mut self, line: &'l [u8]) -> u32 {
+        let h = crate::text::hash::of(line);
+        let mask = self.slots.len() - 1;
+        let tag = h >> 32 << 32;
+        let mut i = h as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                break;
+            }
+            let id = (s as u32 - 1) as usize;
+            if s >> 32 << 32 == tag && self.lines[id] == line {
+                return id as u32;
+            }
+            i = (i + 1) & mask;
+        }
+        if 2 * (self.lines.len() + 1) > self.slots.len() {
+            // Fuller than planned for: a table twice the size, built again.
+            self.grow();
+            return self.id(line);
+        }
+        let id = self.lines.len() as u32;
+        self.lines.push(line);
+        self.slots[i] = tag | u64::from(id + 1);
+        id
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![0u64; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for &s in self.slots.iter().filter(|&&s| s != 0) {
+            let line = self.lines[(s as u32 - 1) as usize];
+            let mut i = crate::text::hash::of(line) as usize & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = s;
+        }
+        self.slots = slots;
+    }
 }
 
 /// Finds which of a side's lines a line is by its place in memory, where that side's lines lie
@@ -1278,6 +1341,23 @@ mod tests {
             middle(&a, &b, at, deadline, &mut quick);
             matched(&a, &b, at, deadline, &mut slow);
             prop_assert_eq!(quick.0, slow.0);
+        }
+
+        /// Ids follow content, numbered in the order first seen, however full the table
+        /// gets (room for one line forces it to grow).
+        #[test]
+        fn the_interner_numbers_contents_in_the_order_first_seen(
+            picks in proptest::collection::vec(0u16..300, 0..400),
+            room in 1usize..64,
+        ) {
+            let texts: Vec<Vec<u8>> = picks.iter().map(|p| format!("line {p}\n").into_bytes()).collect();
+            let mut ids = Interner::with_room(room);
+            let mut first: std::collections::HashMap<&[u8], u32> = Default::default();
+            for t in &texts {
+                let next = first.len() as u32;
+                let want = *first.entry(&t[..]).or_insert(next);
+                prop_assert_eq!(ids.id(t), want);
+            }
         }
 
         /// A new side whose lines are partly the old side's own bytes (taken in place, in
