@@ -507,20 +507,22 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
 /// pairs, which only leaves more lines written as the patch has them.
 const PAIRING_TIME: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// The added lines of a hunk, one vector per run.
-fn add_groups(hunk: &Hunk) -> Vec<Vec<&Line>> {
-    let mut groups: Vec<Vec<&Line>> = Vec::new();
-    let mut in_group = false;
-    for l in &hunk.lines {
-        if l.kind == LineKind::Add {
-            if !in_group {
-                groups.push(Vec::new());
-                in_group = true;
+/// The added lines of a hunk, one slice of its lines per run (a run's lines stand together).
+fn add_groups(hunk: &Hunk) -> Vec<&[Line]> {
+    let mut groups = Vec::new();
+    let mut start = None;
+    for (i, l) in hunk.lines.iter().enumerate() {
+        match (l.kind == LineKind::Add, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                groups.push(&hunk.lines[s..i]);
+                start = None;
             }
-            groups.last_mut().expect("a group was just pushed").push(l);
-        } else {
-            in_group = false;
+            _ => {}
         }
+    }
+    if let Some(s) = start {
+        groups.push(&hunk.lines[s..]);
     }
     groups
 }
@@ -714,9 +716,10 @@ impl IndentMap {
             IndentMap::Same => (4, false, 0, false),
         };
         // Old-side lines in hunk order with their shift, where it can be seen.
-        let mut shift_at: Vec<Option<isize>> = Vec::new();
+        let mut shift_at: Vec<Option<isize>> =
+            Vec::with_capacity(if shifted { hunk.lines.len() } else { 0 });
         // The same, before the majority's filter, and whether the file indents it with a tab.
-        let mut raw_at: Vec<Option<(isize, bool)>> = Vec::new();
+        let mut raw_at: Vec<Option<(isize, bool)>> = Vec::with_capacity(hunk.lines.len());
         let mut oi = 0;
         let mut group_pos: Vec<usize> = Vec::new(); // old-line index each group precedes
         let mut in_group = false;
@@ -729,30 +732,34 @@ impl IndentMap {
                 continue;
             }
             in_group = false;
-            let shift = p.mapping.get(oi).copied().flatten().and_then(|f| {
-                let fl = &file.lines[f];
-                let (pi, fi) = (indentation(&l.text), indentation(fl));
-                // Unindented on both sides, a line says nothing about the shift.
-                let blank = l.text.trim().is_empty() || fl.trim().is_empty();
-                let unindented = pi.is_empty() && fi.is_empty();
-                let telling = !blank && !unindented;
-                telling.then(|| columns(fi, w) as isize - columns(pi, w) as isize)
-            });
-            let tab = p
+            let pi = indentation(&l.text);
+            let in_file = p
                 .mapping
                 .get(oi)
                 .copied()
                 .flatten()
-                .is_some_and(|f| file.lines[f].starts_with('\t'));
+                .map(|f| &*file.lines[f]);
+            let shift = in_file.and_then(|fl| {
+                let fi = indentation(fl);
+                // Unindented on both sides, a line says nothing about the shift (whether
+                // blank or not: the cheaper test first).
+                if pi.is_empty() && fi.is_empty() {
+                    return None;
+                }
+                let blank = l.text.trim().is_empty() || fl.trim().is_empty();
+                (!blank).then(|| columns(fi, w) as isize - columns(pi, w) as isize)
+            });
+            let tab = in_file.is_some_and(|fl| fl.starts_with('\t'));
             // A line the patch stripped to column 0 is as likely damage to that line alone as
             // the depth the lines around it were written at (fuzz seed 94056): it speaks for
             // no neighbour.
-            let stripped = indentation(&l.text).is_empty();
+            let stripped = pi.is_empty();
             raw_at.push(shift.filter(|_| !stripped).map(|s| (s, tab)));
             // A line indented apart from the majority that `learn` saw is damage to that
-            // line: it tells nothing about its neighbours.
-            let shift = shift.filter(|&s| s == learnt || l.kind == LineKind::Remove);
-            shift_at.push(shift);
+            // line: it tells nothing about its neighbours. Only a learnt shift reads these.
+            if shifted {
+                shift_at.push(shift.filter(|&s| s == learnt || l.kind == LineKind::Remove));
+            }
             oi += 1;
         }
         // The nearest shift seen before each old line and at or after it, worked out in one

@@ -181,6 +181,15 @@ impl<'a> Derived<'a> {
             })
     }
 
+    /// Whether a line reads as `text`: a kept line whose bytes are `text`'s does without
+    /// being decoded (decoding bytes that are UTF-8 gives them back as they are).
+    pub fn reads_as(&self, item: Item<'a>, text: &str) -> bool {
+        match item {
+            Item::Kept(k) if self.orig.line(k).content == text.as_bytes() => true,
+            item => self.text(item) == text,
+        }
+    }
+
     /// A line's text, as the planner reads it.
     pub fn text(&self, item: Item<'a>) -> Cow<'a, str> {
         match item {

@@ -145,10 +145,11 @@ pub struct Index<'a> {
     len: usize,
     /// For each block, the newlines in the bytes before it.
     before: Vec<usize>,
-    /// The lines last found and where they start: two, so that two walks through the file
-    /// taken in turns (the proof's reverse check reads the planned and the original side of
-    /// a hunk alternately) each go on from where it was.
-    last: [Cell<(usize, usize)>; 2],
+    /// The lines last found, where they start and, once a line was read, where it ends
+    /// (else [`UNREAD`]): two, so that two walks through the file taken in turns (the proof's
+    /// reverse check reads the planned and the original side of a hunk alternately) each go
+    /// on from where it was, the next line's start known without a second scan.
+    last: [Cell<(usize, usize, usize)>; 2],
 }
 
 /// Bytes a block: 4 KiB keeps the index at 8 bytes per 4 KiB and a jump's scan short.
@@ -156,6 +157,9 @@ const BLOCK: usize = 4096;
 
 /// How far on from a remembered line a scan goes rather than start from a block.
 const NEAR: usize = 64;
+
+/// A remembered line's end, not yet found.
+const UNREAD: usize = usize::MAX;
 
 impl<'a> Index<'a> {
     pub fn new(bytes: &'a [u8]) -> Index<'a> {
@@ -170,7 +174,7 @@ impl<'a> Index<'a> {
             bytes,
             len,
             before,
-            last: [Cell::new((0, 0)), Cell::new((0, 0))],
+            last: [Cell::new((0, 0, UNREAD)), Cell::new((0, 0, UNREAD))],
         }
     }
 
@@ -180,12 +184,17 @@ impl<'a> Index<'a> {
 
     /// The byte offset where line `k` starts (`len()` gives the end of the bytes).
     fn start(&self, k: usize) -> usize {
+        self.find(k).0
+    }
+
+    /// Where line `k` starts, and the slot that remembers it (none past the last line).
+    fn find(&self, k: usize) -> (usize, Option<usize>) {
         if k >= self.len {
-            return self.bytes.len();
+            return (self.bytes.len(), None);
         }
         // A remembered line shortly before `k`, else the block holding the newline that
         // ends line `k - 1`; the slot taken (or the one further from `k`) then remembers `k`.
-        let near = |(l, _): (usize, usize)| l <= k && k - l < NEAR;
+        let near = |(l, _, _): (usize, usize, usize)| l <= k && k - l < NEAR;
         let slot = match (near(self.last[0].get()), near(self.last[1].get())) {
             (true, true) => usize::from(self.last[1].get().0 > self.last[0].get().0),
             (true, false) => 0,
@@ -195,7 +204,11 @@ impl<'a> Index<'a> {
             }
         };
         let at = if near(self.last[slot].get()) {
-            let (mut line, mut at) = self.last[slot].get();
+            let (mut line, mut at, end) = self.last[slot].get();
+            if line < k && end != UNREAD {
+                // The remembered line was read: the next one starts where it ends.
+                (line, at) = (line + 1, end);
+            }
             while line < k {
                 at = self.end_of(at);
                 line += 1;
@@ -213,8 +226,8 @@ impl<'a> Index<'a> {
                 .expect("the line is counted, so its newline is there");
             from + i + 1
         };
-        self.last[slot].set((k, at));
-        at
+        self.last[slot].set((k, at, UNREAD));
+        (at, Some(slot))
     }
 
     /// Where the line starting at `at` ends, its terminator included.
@@ -224,8 +237,12 @@ impl<'a> Index<'a> {
 
     /// Line `k`, 0-based.
     pub fn line(&self, k: usize) -> Line<'a> {
-        let at = self.start(k);
-        Line::of(&self.bytes[at..self.end_of(at)])
+        let (at, slot) = self.find(k);
+        let end = self.end_of(at);
+        if let Some(slot) = slot {
+            self.last[slot].set((k, at, end));
+        }
+        Line::of(&self.bytes[at..end])
     }
 
     /// The bytes of lines `from..to`, terminators included.

@@ -819,7 +819,11 @@ fn check_mapping(
         }
         last = Some(m);
         matched += 1;
-        if key(pl.pass, &line.text) != key(pl.pass, &cur.text(cur.at(m))) {
+        let reads = match pl.pass {
+            Pass::Exact => cur.reads_as(cur.at(m), &line.text),
+            pass => key(pass, &line.text) == key(pass, &cur.text(cur.at(m))),
+        };
+        if !reads {
             return Err(fail(
                 p,
                 at,

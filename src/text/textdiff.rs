@@ -11,8 +11,7 @@
 //! correct, only less minimal.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasherDefault;
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -722,25 +721,40 @@ fn matched<'l>(
     deadline: Instant,
     ops: &mut Ops,
 ) {
-    let mut ids: HashMap<&'l [u8], u32, BuildHasherDefault<crate::text::hash::Fast>> =
-        HashMap::with_capacity_and_hasher(a.len() + b.len(), Default::default());
+    // A line of `b` that is one of `a`'s own lines in memory (a run a splice kept, read in
+    // place on both sides) takes that line's id: it is neither hashed nor compared again.
+    let mut in_a = SameBytes::new(a);
+    let place: Vec<Option<usize>> = b.iter().map(|l| in_a.find(l)).collect();
+    let hashed = place.iter().filter(|p| p.is_none()).count();
+    let mut ids = Interner::with_room(a.len() + hashed);
+    // Which sides each id was seen on.
     let mut seen: Vec<(bool, bool)> = Vec::new();
-    let mut id_of = |line: &'l [u8], side_a: bool, seen: &mut Vec<(bool, bool)>| -> u32 {
-        let next = seen.len() as u32;
-        let id = *ids.entry(line).or_insert(next);
-        if id == next {
-            seen.push((false, false));
-        }
-        let s = &mut seen[id as usize];
-        if side_a {
-            s.0 = true;
-        } else {
-            s.1 = true;
-        }
-        id
-    };
-    let ia: Vec<u32> = a.iter().map(|l| id_of(l, true, &mut seen)).collect();
-    let ib: Vec<u32> = b.iter().map(|l| id_of(l, false, &mut seen)).collect();
+    let ia: Vec<u32> = a
+        .iter()
+        .map(|l| {
+            let id = ids.id(l);
+            if id as usize == seen.len() {
+                seen.push((false, false));
+            }
+            seen[id as usize].0 = true;
+            id
+        })
+        .collect();
+    let ib: Vec<u32> = b
+        .iter()
+        .zip(&place)
+        .map(|(l, p)| {
+            let id = match p {
+                Some(i) => ia[*i],
+                None => ids.id(l),
+            };
+            if id as usize == seen.len() {
+                seen.push((false, false));
+            }
+            seen[id as usize].1 = true;
+            id
+        })
+        .collect();
     let shared = |id: u32| {
         let (x, y) = seen[id as usize];
         x && y
@@ -767,6 +781,114 @@ fn matched<'l>(
         }
     }
     ops.change(at.0 + x, a.len() - x, at.1 + y, b.len() - y);
+}
+
+/// Numbers lines by their content, in the order first seen: an open-addressing table of
+/// 8-byte slots (the hash's high half beside the id), so that a line new to it costs one
+/// random read, and a line's bytes are compared only when the halves agree.
+struct Interner<'l> {
+    /// `hash >> 32 << 32 | id + 1`; 0 is an empty slot.
+    slots: Vec<u64>,
+    /// The first line of each id.
+    lines: Vec<&'l [u8]>,
+}
+
+impl<'l> Interner<'l> {
+    /// Room for `n` distinct lines, the table at most half full.
+    fn with_room(n: usize) -> Interner<'l> {
+        Interner {
+            slots: vec![0; (2 * n).next_power_of_two().max(16)],
+            lines: Vec::with_capacity(n),
+        }
+    }
+
+    /// The id of `line`'s content (a new one when it was not seen before).
+    fn id(&mut self, line: &'l [u8]) -> u32 {
+        let h = crate::text::hash::of(line);
+        let mask = self.slots.len() - 1;
+        let tag = h >> 32 << 32;
+        let mut i = h as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                break;
+            }
+            let id = (s as u32 - 1) as usize;
+            if s >> 32 << 32 == tag && self.lines[id] == line {
+                return id as u32;
+            }
+            i = (i + 1) & mask;
+        }
+        if 2 * (self.lines.len() + 1) > self.slots.len() {
+            // Fuller than planned for: a table twice the size, built again.
+            self.grow();
+            return self.id(line);
+        }
+        let id = self.lines.len() as u32;
+        self.lines.push(line);
+        self.slots[i] = tag | u64::from(id + 1);
+        id
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![0u64; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for &s in self.slots.iter().filter(|&&s| s != 0) {
+            let line = self.lines[(s as u32 - 1) as usize];
+            let mut i = crate::text::hash::of(line) as usize & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = s;
+        }
+        self.slots = slots;
+    }
+}
+
+/// Finds which of a side's lines a line is by its place in memory, where that side's lines lie
+/// back to back in one buffer (as a window of a file does); asked in rising order of place, as
+/// a splice's kept runs come, each answer costs a step.
+struct SameBytes<'s, 'l> {
+    lines: &'s [&'l [u8]],
+    /// The bytes the lines cover, when they lie back to back (otherwise nothing is found).
+    span: Option<std::ops::Range<usize>>,
+    /// Where the last search ended.
+    at: usize,
+}
+
+impl<'s, 'l> SameBytes<'s, 'l> {
+    fn new(lines: &'s [&'l [u8]]) -> SameBytes<'s, 'l> {
+        let end = |l: &[u8]| l.as_ptr() as usize + l.len();
+        let back_to_back = lines
+            .windows(2)
+            .all(|w| end(w[0]) == w[1].as_ptr() as usize);
+        let span = match (lines.first(), lines.last()) {
+            (Some(f), Some(l)) if back_to_back => Some(f.as_ptr() as usize..end(l)),
+            _ => None,
+        };
+        SameBytes { lines, span, at: 0 }
+    }
+
+    /// The index of the line that is `line`'s very bytes (same place, same length).
+    fn find(&mut self, line: &[u8]) -> Option<usize> {
+        let span = self.span.as_ref()?;
+        let p = line.as_ptr() as usize;
+        if !span.contains(&p) {
+            return None;
+        }
+        let start = |l: &&[u8]| l.as_ptr() as usize;
+        let near = |k: usize| self.lines.get(k).is_none_or(|l| start(l) > p);
+        if start(&self.lines[self.at]) > p || !near(self.at + 8) {
+            // Behind, or far ahead: searched for.
+            self.at = self.lines.partition_point(|l| start(l) <= p) - 1;
+        } else {
+            while !near(self.at + 1) {
+                self.at += 1;
+            }
+        }
+        let k = self.at;
+        (start(&self.lines[k]) == p && self.lines[k].len() == line.len()).then_some(k)
+    }
 }
 
 /// Operations being built, merging neighbours of one kind.
@@ -1219,6 +1341,48 @@ mod tests {
             middle(&a, &b, at, deadline, &mut quick);
             matched(&a, &b, at, deadline, &mut slow);
             prop_assert_eq!(quick.0, slow.0);
+        }
+
+        /// Ids follow content, numbered in the order first seen, however full the table
+        /// gets (room for one line forces it to grow).
+        #[test]
+        fn the_interner_numbers_contents_in_the_order_first_seen(
+            picks in proptest::collection::vec(0u16..300, 0..400),
+            room in 1usize..64,
+        ) {
+            let texts: Vec<Vec<u8>> = picks.iter().map(|p| format!("line {p}\n").into_bytes()).collect();
+            let mut ids = Interner::with_room(room);
+            let mut first: std::collections::HashMap<&[u8], u32> = Default::default();
+            for t in &texts {
+                let next = first.len() as u32;
+                let want = *first.entry(&t[..]).or_insert(next);
+                prop_assert_eq!(ids.id(t), want);
+            }
+        }
+
+        /// A new side whose lines are partly the old side's own bytes (taken in place, in
+        /// any order, as runs a splice kept) is matched as the same lines copied are.
+        #[test]
+        fn lines_shared_in_memory_match_as_their_copies_do(
+            old in proptest::collection::vec(0u8..6, 1..60),
+            picks in proptest::collection::vec((any::<bool>(), 0usize..60, 0u8..8), 1..60),
+        ) {
+            let text: Vec<u8> = old.iter().flat_map(|&c| vec![b'a' + c, b'\n']).collect();
+            let a = lines(&text);
+            // Each new line either one of the old lines in place or a line of its own.
+            let own: Vec<Vec<u8>> = picks.iter().map(|&(_, _, c)| vec![b'a' + c, b'\n']).collect();
+            let b: Vec<&[u8]> = picks
+                .iter()
+                .zip(&own)
+                .map(|(&(kept, k, _), o)| if kept { a[k % a.len()] } else { &o[..] })
+                .collect();
+            let copies: Vec<Vec<u8>> = b.iter().map(|l| l.to_vec()).collect();
+            let b_copied: Vec<&[u8]> = copies.iter().map(|l| &l[..]).collect();
+            let deadline = far();
+            let (mut in_place, mut copied) = (Ops::default(), Ops::default());
+            matched(&a, &b, (3, 5), deadline, &mut in_place);
+            matched(&a, &b_copied, (3, 5), deadline, &mut copied);
+            prop_assert_eq!(in_place.0, copied.0);
         }
 
         #[test]

@@ -22,7 +22,7 @@ pub struct Haystack<'a> {
     keys: [OnceCell<Vec<Line<'a>>>; 4],
     index: [OnceCell<LineIndex>; 4],
     /// The lines searches will ask for (None: any), and per pass the hashes of their keys.
-    wanted: Option<Wanted>,
+    wanted: Option<Wanted<'a>>,
     /// The index of every line, for a key outside `wanted`.
     full: [OnceCell<LineIndex>; 4],
     /// Exact searches answered by a scan of the lines, up to [`SCANS`].
@@ -210,7 +210,7 @@ type Counts = HashMap<u64, u32, BuildHasherDefault<crate::text::hash::Prehashed>
 /// stays, ascending through the text) have each wanted key, so a search can take in all of
 /// them wherever they are.
 pub struct Census {
-    wanted: Wanted,
+    wanted: Wanted<'static>,
     counts: [OnceCell<Counts>; 4],
     tags: [OnceCell<BTreeSet<(u64, u64)>>; 4],
 }
@@ -219,7 +219,7 @@ impl Census {
     /// A census of `wanted` lines (a patch's lines, anchors and headings) in any pass.
     pub fn new<'w>(wanted: impl Iterator<Item = &'w str> + Clone) -> Census {
         Census {
-            wanted: Wanted::new(wanted),
+            wanted: Wanted::owned(wanted),
             counts: Default::default(),
             tags: Default::default(),
         }
@@ -327,12 +327,20 @@ const SCAN_MIN_LINE: usize = 4;
 
 /// The lines a haystack is searched for: their keys' hashes are taken per pass, on the
 /// pass's first search (most patches are placed by the exact pass alone).
-struct Wanted {
+struct Wanted<'w> {
+    lines: WantedLines<'w>,
+    sets: [OnceCell<WantedSet>; 4],
+}
+
+/// The lines wanted: borrowed where they outlive the search (a haystack's), else copied.
+enum WantedLines<'w> {
+    Borrowed(Vec<&'w str>),
     /// The lines one after another in one buffer (a patch's lines number in the thousands),
     /// each ending where `ends` says.
-    text: String,
-    ends: Vec<usize>,
-    sets: [OnceCell<WantedSet>; 4],
+    Owned {
+        text: String,
+        ends: Vec<usize>,
+    },
 }
 
 /// Hashes of wanted keys, with a bit per hash bucket in front: most file lines are not
@@ -365,8 +373,17 @@ impl WantedSet {
     }
 }
 
-impl Wanted {
-    fn new<'w>(lines: impl Iterator<Item = &'w str> + Clone) -> Wanted {
+impl<'w> Wanted<'w> {
+    /// The lines, borrowed.
+    fn borrowed(lines: impl Iterator<Item = &'w str>) -> Wanted<'w> {
+        Wanted {
+            lines: WantedLines::Borrowed(lines.collect()),
+            sets: Default::default(),
+        }
+    }
+
+    /// The lines, copied.
+    fn owned<'l>(lines: impl Iterator<Item = &'l str> + Clone) -> Wanted<'w> {
         // Sized first: a hunk of a whole file's lines is not copied again at each doubling.
         let (mut bytes, mut count) = (0, 0);
         for l in lines.clone() {
@@ -379,19 +396,20 @@ impl Wanted {
             ends.push(text.len());
         }
         Wanted {
-            text,
-            ends,
+            lines: WantedLines::Owned { text, ends },
             sets: Default::default(),
         }
     }
 
-    fn lines(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.text[a..b])
-    }
-
     fn set(&self, pass: Pass) -> &WantedSet {
-        self.sets[pass.index()].get_or_init(|| WantedSet::new(self.lines().map(|w| key(pass, w))))
+        self.sets[pass.index()].get_or_init(|| match &self.lines {
+            WantedLines::Borrowed(lines) => WantedSet::new(lines.iter().map(|w| key(pass, w))),
+            WantedLines::Owned { text, ends } => {
+                let starts = std::iter::once(0).chain(ends.iter().copied());
+                let lines = starts.zip(ends).map(|(a, &b)| &text[a..b]);
+                WantedSet::new(lines.map(|w| key(pass, w)))
+            }
+        })
     }
 }
 
@@ -546,12 +564,9 @@ impl<'a> Haystack<'a> {
     }
 
     /// A haystack searched for `wanted` lines (a patch's lines and anchors), in any pass.
-    pub fn for_lines<'w>(
-        lines: &'a [Line<'a>],
-        wanted: impl Iterator<Item = &'w str> + Clone,
-    ) -> Haystack<'a> {
+    pub fn for_lines(lines: &'a [Line<'a>], wanted: impl Iterator<Item = &'a str>) -> Haystack<'a> {
         Haystack {
-            wanted: Some(Wanted::new(wanted)),
+            wanted: Some(Wanted::borrowed(wanted)),
             ..Haystack::new(lines)
         }
     }
