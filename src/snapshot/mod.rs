@@ -583,7 +583,7 @@ pub fn create_with_nonce(
     // The number first: finding it reads every snapshot ref, which costs nothing here while
     // the new contents' ids are still being hashed (a number taken meanwhile by another
     // process is skipped below).
-    let mut listing = Listing::read(repo)?;
+    let listing = Listing::read(repo)?;
     let sequence = listing.next_sequence();
     let r = &repo.repo;
     let work = WorkTree::new(&repo.work_dir);
@@ -705,13 +705,7 @@ pub fn create_with_nonce(
         flush_loose(repo, written.iter().chain([&post_commit, &commit]))?;
         if create_ref(r, &id.ref_name(), commit, time)? {
             flush_ref(repo, &id.ref_name())?;
-            // Best effort: the ref is the record; the file only keeps numbers rising after
-            // every ref was pruned, and a failure here must not disown a written snapshot.
-            if raise_sequence_floor(repo, id.0, Some(listing.floor)).is_ok() {
-                listing.floor = listing.floor.max(id.0);
-            }
-            listing.snapshots.insert(id.0);
-            *listed = Some(listing);
+            *listed = Some(listing.taken(repo, id.0));
             return Ok(id);
         }
         record.sequence += 1;
@@ -1250,6 +1244,17 @@ impl Listing {
             undone: numbers(repo, UNDONE_REF_PREFIX)?,
             floor: read_sequence_floor(repo),
         })
+    }
+
+    /// The listing once this run's snapshot `seq` has its ref: the floor raised to it.
+    fn taken(mut self, repo: &Repo, seq: u64) -> Listing {
+        // Best effort: the ref is the record; the file only keeps numbers rising after every
+        // ref was pruned, and a failure here must not disown a written snapshot.
+        if raise_sequence_floor(repo, seq, Some(self.floor)).is_ok() {
+            self.floor = self.floor.max(seq);
+        }
+        self.snapshots.insert(seq);
+        self
     }
 
     fn next_sequence(&self) -> u64 {
