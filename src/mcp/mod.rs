@@ -439,7 +439,7 @@ impl ServerHandler for Server {
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         // The call runs on this worker thread (the runtime moves its other tasks to the other
         // worker meanwhile): handing it to a blocking-pool thread and back cost two thread
-        // wake-ups per call, a tenth of a small apply's round trip.
+        // wake-ups per call (a `view` round trip took 0.44 ms that way, 0.38 ms this way).
         let result = tokio::task::block_in_place(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 self.finish(self.call(&name, arguments))

@@ -6,6 +6,7 @@
 mod content;
 mod index_id;
 mod listing;
+mod object_cache;
 mod stamp;
 mod stored;
 
@@ -374,9 +375,6 @@ pub struct Repo {
     pub durability: crate::sys::durable::Durability,
 }
 
-/// The decoded objects a run keeps (the most recently read first out when full).
-const OBJECT_CACHE_BYTES: usize = 1 << 20;
-
 /// Why the repository around a directory could not be opened.
 #[allow(missing_docs)] // each variant's #[error] message says what it is, fields included
 #[derive(Debug, thiserror::Error)]
@@ -427,7 +425,8 @@ impl Repo {
         // A run reads the same few trees and commits more than once (HEAD's tree for the
         // snapshot's two trees, its commit to peel and to read): each read is otherwise a
         // file opened, mapped and inflated again.
-        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        repo.objects
+            .set_object_cache(|| Box::new(object_cache::SmallObjects::default()));
         let work_dir = match repo.workdir() {
             Some(w) => w.to_path_buf(),
             None => {
