@@ -172,6 +172,12 @@ impl Server {
     /// Run one call to the end on a blocking thread (the pipeline runs git and waits for
     /// locks): a failing call is a tool error, never the end of the server.
     fn call(&self, name: &str, mut arguments: serde_json::Value) -> CallToolResult {
+        // Test builds panic on request (tests/README), so a test sees what a panic in a call
+        // becomes.
+        #[cfg(debug_assertions)]
+        if let Some(m) = std::env::var_os("GIT_LLM_APPLY_TEST_PANIC_IN_TOOL") {
+            panic!("injected for a test: {}", m.to_string_lossy());
+        }
         let dir = self.dir.clone();
         if let Some(t) = tools::find(name) {
             tools::coerce(&mut arguments, &t.input_schema);

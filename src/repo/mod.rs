@@ -297,13 +297,14 @@ impl Files for WorkTree {
             return std::fs::read_link(&p)
                 .map_or(true, |t| !link_stays_inside(path, t.as_os_str().as_bytes()));
         }
-        let whole = p.clone();
+        let mut popped = false;
         while !p.exists() {
             if !p.pop() {
                 return true;
             }
+            popped = true;
         }
-        if no_link_below(&self.root, &p, p == whole) {
+        if no_link_below(&self.root, &p, !popped) {
             // Plain directories below the root: the path resolves to the resolved root
             // joined with them, which is inside it.
             return false;

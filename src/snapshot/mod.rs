@@ -443,14 +443,7 @@ fn signature(time: Time) -> gix::actor::Signature {
 /// the post-apply state from `touched[..].after`. Writes objects and one ref; never the index,
 /// HEAD or a work-tree file.
 pub fn create(repo: &Repo, touched: &[Touched], meta: &Meta) -> Result<SnapshotId, SnapshotError> {
-    create_with_nonce(
-        repo,
-        touched,
-        meta,
-        &new_nonce(),
-        &mut Ahead::default(),
-        &mut None,
-    )
+    create_with_nonce(repo, touched, meta, &new_nonce(), &mut Ahead::default()).map(|(id, _)| id)
 }
 
 /// A fresh nonce for [`create_with_nonce`]: 16 hex digits, different on every call.
@@ -574,8 +567,7 @@ pub fn create_with_nonce(
     meta: &Meta,
     nonce: &str,
     ahead: &mut Ahead,
-    listed: &mut Option<Listing>,
-) -> Result<SnapshotId, SnapshotError> {
+) -> Result<(SnapshotId, Listing), SnapshotError> {
     if touched.is_empty() {
         return Err(SnapshotError::NothingTouched);
     }
@@ -705,8 +697,7 @@ pub fn create_with_nonce(
         flush_loose(repo, written.iter().chain([&post_commit, &commit]))?;
         if create_ref(r, &id.ref_name(), commit, time)? {
             flush_ref(repo, &id.ref_name())?;
-            *listed = Some(listing.taken(repo, id.0));
-            return Ok(id);
+            return Ok((id, listing.taken(repo, id.0)));
         }
         record.sequence += 1;
     }
@@ -1230,7 +1221,7 @@ fn raise_sequence_floor(repo: &Repo, seq: u64, known: Option<u64>) -> Result<(),
 /// The snapshot numbers in use, as one run read them: the snapshot refs, the undone
 /// markers, and the floor no new number may go below. A run that makes a snapshot and then
 /// prunes reads them once ([`create_with_nonce`] keeps them for [`prune_listed`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct Listing {
     snapshots: BTreeSet<u64>,
     undone: BTreeSet<u64>,

@@ -112,24 +112,17 @@ pub fn write_recorded(
             return Err(RecordError::Write(e));
         }
     };
-    let mut listed = None;
-    let id = match snapshot::create_with_nonce(
-        rec.repo,
-        &touched,
-        &rec.meta,
-        &nonce,
-        &mut blobs,
-        &mut listed,
-    ) {
-        Ok(id) => id,
-        Err(e) => {
-            // No ref was made (or it will be found by its nonce and dropped next time). The
-            // temporary files go while the journal that names their paths is still there.
-            drop(staged);
-            let _ = journal.finish();
-            return Err(RecordError::Snapshot(e));
-        }
-    };
+    let (id, listing) =
+        match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce, &mut blobs) {
+            Ok(made) => made,
+            Err(e) => {
+                // No ref was made (or it will be found by its nonce and dropped next time). The
+                // temporary files go while the journal that names their paths is still there.
+                drop(staged);
+                let _ = journal.finish();
+                return Err(RecordError::Snapshot(e));
+            }
+        };
     if let Err(e) = journal.name_snapshot(id) {
         // Nothing was written: the snapshot would only list an apply that never happened.
         // The journal still holds the nonce only, so a crash here is tidied up next time.
@@ -176,9 +169,13 @@ pub fn write_recorded(
         snapshot: id,
         source,
     })?;
-    let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| match listed {
-        Some(listing) => snapshot::prune_listed(rec.repo, keep, listing),
-        None => snapshot::prune(rec.repo, keep),
+    let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| {
+        // The numbers the snapshot read still hold, unless an undo's markers changed since.
+        if rec.meta.undoes.is_none() {
+            snapshot::prune_listed(rec.repo, keep, listing)
+        } else {
+            snapshot::prune(rec.repo, keep)
+        }
     }) {
         Ok(p) => p,
         Err(e) => {

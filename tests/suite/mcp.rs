@@ -262,6 +262,27 @@ fn survives_malformed_requests_bad_arguments_and_unknown_tools() {
 }
 
 #[test]
+fn a_panic_inside_a_call_is_an_error_result_and_the_server_goes_on() {
+    let r = repo();
+    let before = r.state();
+    let mut cmd = r.cmd(&["mcp"]);
+    cmd.env("GIT_LLM_APPLY_TEST_PANIC_IN_TOOL", "boom");
+    let mut c = Client::with_command(cmd);
+    let failed = c.call("apply_patch", json!({"patch": FIX_B}));
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert_eq!(
+        text_of(&failed),
+        "the call failed inside git-llm-apply: injected for a test: boom; the server goes on",
+        "{failed}"
+    );
+    assert_eq!(r.state(), before, "nothing was written");
+    // Still serving: the next request is answered.
+    let tools = c.request("tools/list", json!({}));
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    c.finish();
+}
+
+#[test]
 fn session_undo_takes_back_every_apply_of_the_session_newest_first() {
     let r = repo();
     let mut c = Client::start(&r, &[]);

@@ -68,3 +68,19 @@ fn keep_zero_drops_older_snapshots_at_the_next_apply_but_an_undo_still_finds_its
     assert_eq!(r.git(&["for-each-ref", "refs/llm-apply/"]), "");
     assert_eq!(r.git(&["for-each-ref", "refs/llm-apply-undone/"]), "");
 }
+
+#[test]
+fn an_undo_that_prunes_its_target_drops_the_targets_undone_marker_too() {
+    // The undo marks snapshot 1 undone after its own snapshot (2) is named; with keep = 1
+    // the prune that follows drops 1, and must drop the marker it just got as well.
+    let r = TestRepo::with(&[("f.txt", "a\n")]);
+    r.git(&["config", "llm-apply.keep", "1"]);
+    r.apply(&[], PATCH).code(0);
+    r.run(&["undo"]).code(0).out_contains("snapshot 1 undone");
+    assert_eq!(r.read_str("f.txt"), "a\n");
+    assert_eq!(
+        r.git(&["for-each-ref", "--format=%(refname)", "refs/llm-apply/"]),
+        "refs/llm-apply/2\n"
+    );
+    assert_eq!(r.git(&["for-each-ref", "refs/llm-apply-undone/"]), "");
+}

@@ -576,21 +576,18 @@ fn prune_listed_drops_by_the_numbers_it_was_given_and_keeps_a_newer_one_besides(
     for _ in 0..3 {
         one_file_snapshot(&repo, "f.txt", b"x\n");
     }
-    let mut listed = None;
-    let fourth = snapshot::create_with_nonce(
+    let (fourth, listed) = snapshot::create_with_nonce(
         &repo,
         &[touched("f.txt", file(b"y\n", MODE_FILE))],
         &meta(None),
         &snapshot::new_nonce(),
         &mut snapshot::Ahead::default(),
-        &mut listed,
     )
     .expect("snapshot");
     assert_eq!(fourth.sequence(), 4);
     // Made after the listing was read (as another worktree's run may): not in it.
     assert_eq!(one_file_snapshot(&repo, "f.txt", b"z\n").sequence(), 5);
-    let dropped =
-        snapshot::prune_listed(&repo, 2, listed.expect("the numbers read")).expect("prune");
+    let dropped = snapshot::prune_listed(&repo, 2, listed).expect("prune");
     assert_eq!(
         dropped.iter().map(|i| i.sequence()).collect::<Vec<_>>(),
         [1, 2]
