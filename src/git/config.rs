@@ -273,12 +273,12 @@ pub fn entries(dir: &Path) -> Result<Vec<(String, Option<String>)>, ConfigError>
 
 /// [`entries`], and the repository opened to read them (`None` outside one), for the run to
 /// go on with rather than open it again.
-type Opened = (
+pub(super) type Opened = (
     Vec<(String, Option<String>)>,
     Option<gix::ThreadSafeRepository>,
 );
 
-fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
+pub(super) fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
     let read_err = |what: &str, e: &dyn std::fmt::Display| ConfigError::Read {
         stderr: format!("{what}: {e}"),
     };
@@ -346,7 +346,7 @@ pub fn open_options(
 
 /// The system-wide config file git reads: none under `GIT_CONFIG_NOSYSTEM`, the one
 /// `GIT_CONFIG_SYSTEM` names, else the one built into the git binary.
-fn system_file(git_dir: Option<&Path>) -> Option<std::path::PathBuf> {
+pub(super) fn system_file(git_dir: Option<&Path>) -> Option<std::path::PathBuf> {
     if std::env::var_os("GIT_CONFIG_NOSYSTEM").is_some_and(|v| git_bool(&v.to_string_lossy())) {
         return None;
     }
@@ -567,12 +567,21 @@ impl Pending {
         } else {
             dir.to_path_buf()
         };
-        let (config, repository) = match entries_and_repository(&dir) {
-            Ok((entries, repo)) => (from_entries(&entries), repo),
-            Err(e) => (Err(e), None),
-        };
+        match entries_and_repository(&dir) {
+            Ok((entries, repo)) => Pending::of(&dir, from_entries(&entries), repo),
+            Err(e) => Pending::of(&dir, Err(e), None),
+        }
+    }
+
+    /// The config of `dir` (a full path) as read already, and the repository opened to read
+    /// it.
+    pub(super) fn of(
+        dir: &Path,
+        config: Result<Config, ConfigError>,
+        repository: Option<gix::ThreadSafeRepository>,
+    ) -> Pending {
         Pending(std::rc::Rc::new(Read {
-            dir,
+            dir: dir.to_path_buf(),
             config,
             repository: std::cell::RefCell::new(repository),
         }))

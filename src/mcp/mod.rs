@@ -183,13 +183,23 @@ impl Server {
             tools::coerce(&mut arguments, &t.input_schema);
         }
         let no_snapshot = !self.recorded;
+        // The config each call reads: the last call's while nothing it came from changed.
+        let config = || {
+            let here = match &dir {
+                Some(d) => Some(d.clone()),
+                None => std::env::current_dir().ok(),
+            };
+            here.filter(|d| d.is_dir())
+                .map(|d| crate::git::kept::pending(&d))
+        };
         match name {
             tools::APPLY_PATCH => {
                 match serde_json::from_value::<tools::ApplyPatchArgs>(arguments) {
                     Ok(a) => {
                         let view = Shape::of(a.detail, name);
-                        let mut options = a.options(dir);
+                        let mut options = a.options(dir.clone());
                         options.no_snapshot = no_snapshot;
+                        options.config = config();
                         view.result(crate::run::apply::run(options))
                     }
                     Err(e) => bad_arguments(name, &e),
@@ -210,8 +220,8 @@ impl Server {
                         no_snapshot,
                         label: a.label,
                         session: a.session,
-                        dir,
-                        config: None,
+                        dir: dir.clone(),
+                        config: config(),
                     });
                     match outcome {
                         crate::run::edit::EditOutcome::Applied(r) => view.result(r),
@@ -235,8 +245,10 @@ impl Server {
                 Ok(a) => {
                     // An undo writes as git config says (llm-apply.fsync), and not at all when
                     // the config is invalid, as on the command line.
-                    let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
-                    let pending = crate::git::config::Pending::start(&here);
+                    let pending = config().unwrap_or_else(|| {
+                        let here = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+                        crate::git::config::Pending::start(&here)
+                    });
                     if let Err(e) = crate::run::checked_config(&pending) {
                         return report_result(Report::failed(&e));
                     }
@@ -248,7 +260,10 @@ impl Server {
                 Err(e) => bad_arguments(name, &e),
             },
             tools::LOG => match serde_json::from_value::<tools::LogArgs>(arguments) {
-                Ok(a) => match crate::run::log::run(a.options(dir)) {
+                Ok(a) => match crate::run::log::run(crate::run::options::LogOptions {
+                    config: config(),
+                    ..a.options(dir.clone())
+                }) {
                     Ok(mut l) => {
                         // Bounded like every result: the newest entries, and how many more.
                         let limit = a

@@ -519,3 +519,66 @@ fn apply_patch_takes_a_hunk_with_context_on_one_side_only() {
     );
     c.finish();
 }
+
+/// The server keeps its directory's git config between calls while no file it could come
+/// from changes (`src/git/kept.rs`): every change is read by the next calls, whether to the
+/// repository's config, to a global file that was not there, or to an included file that
+/// appears later (a config with includes is never kept). Each worker thread keeps its own,
+/// so every step makes several calls.
+#[test]
+fn a_server_reads_config_again_when_a_file_it_comes_from_changes() {
+    let r = repo();
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let global = elsewhere.path().join("global.cfg");
+    let included = elsewhere.path().join("included.cfg");
+    let mut cmd = r.cmd(&["mcp"]);
+    // Files are trusted at once (not after 3 s), and each call says whether it kept.
+    cmd.env("GIT_CONFIG_GLOBAL", &global)
+        .env("GIT_LLM_APPLY_TEST_RACY_SECONDS", "0")
+        .env("GIT_LLM_APPLY_TEST_TRACE_CONFIG", "1");
+    let mut c = Client::with_command(cmd);
+    let before = r.state();
+    let round_trips = |c: &mut Client| {
+        for _ in 0..4 {
+            let applied = c.call("apply_patch", json!({"patch": FIX_B}));
+            assert_eq!(applied["isError"], false, "{applied}");
+            let undone = c.call("undo", json!({}));
+            assert_eq!(undone["isError"], false, "{undone}");
+            assert_eq!(r.state(), before);
+        }
+    };
+    let refused = |c: &mut Client| {
+        for _ in 0..6 {
+            let answer = c.call("apply_patch", json!({"patch": FIX_B}));
+            assert_eq!(answer["isError"], true, "{answer}");
+            assert_eq!(
+                answer["structuredContent"]["errors"][0]["kind"], "config",
+                "{answer}"
+            );
+            assert!(
+                text_of(&answer).contains("llm-apply.fsync is 'sometimes'"),
+                "{answer}"
+            );
+            assert_eq!(r.state(), before);
+        }
+    };
+    round_trips(&mut c);
+    r.git(&["config", "llm-apply.fsync", "sometimes"]);
+    refused(&mut c);
+    r.git(&["config", "--unset", "llm-apply.fsync"]);
+    round_trips(&mut c);
+    std::fs::write(&global, "[llm-apply]\n\tfsync = sometimes\n").expect("write");
+    refused(&mut c);
+    std::fs::remove_file(&global).expect("remove");
+    round_trips(&mut c);
+    let path = included.to_str().expect("UTF-8 path");
+    r.git(&["config", "include.path", path]);
+    round_trips(&mut c);
+    std::fs::write(&included, "[llm-apply]\n\tfsync = sometimes\n").expect("write");
+    refused(&mut c);
+    std::fs::remove_file(&included).expect("remove");
+    round_trips(&mut c);
+    let stderr = c.finish();
+    // Calls did keep the config (else this test would prove nothing about keeping it).
+    assert!(stderr.contains("config kept"), "{stderr}");
+}
