@@ -10,6 +10,8 @@
 //!   `config` and its worktree's `config.worktree`, and every file a section was read from;
 //! - the `.git` that discovery found, and the absence of one in every directory between it
 //!   and the server's directory (a repository made there would be found instead);
+//! - the index and `packed-refs`, which the repository keeps once read and checks by
+//!   modification time alone (a rewrite within one timestamp tick would go unseen);
 //! - the git binary, which says where the system file is.
 //!
 //! Nothing is kept when the config includes other files (`include.path`, `includeIf`): an
@@ -166,6 +168,10 @@ fn keepable(
     paths.push(work.join(".git"));
     paths.push(local.common_dir().join("config"));
     paths.push(local.git_dir().join("config.worktree"));
+    // What the repository itself keeps once read, and checks only by modification time:
+    // the index and the packed references.
+    paths.push(local.index_path());
+    paths.push(local.common_dir().join("packed-refs"));
     paths.extend(file.sections().filter_map(|s| s.meta().path.clone()));
     paths.extend(config::system_file(Some(local.git_dir())));
     let env = |name: &str| std::env::var_os(name);
@@ -260,6 +266,11 @@ mod tests {
         assert_eq!(call(&d), (false, false), "the included file is read");
         git(&d, &["config", "--unset", "include.path"]);
         assert_eq!(call(&d), (false, true));
+        assert_eq!(call(&d), (true, true));
+        // The index, which the repository keeps once read: changed, it is read again.
+        std::fs::write(d.join("f.txt"), "f\n").expect("write");
+        git(&d, &["add", "f.txt"]);
+        assert_eq!(call(&d), (false, true), "a new index is read again");
         assert_eq!(call(&d), (true, true));
         // The same file changed in place, its size and inode as they were.
         let config = d.join(".git/config");
