@@ -16,18 +16,16 @@
 //!
 //! Nothing is kept when the config includes other files (`include.path`, `includeIf`): an
 //! include's target can appear later, and `includeIf "onbranch:"` follows HEAD. Nor when a
-//! file was changed in the last [`RACY`] (a second write within one timestamp tick could
-//! leave its times as they were): the next call reads again. The environment (`git -c`, the
+//! source's ctime is not older than the coarse clock read before the config was (the rule of
+//! [`crate::repo::stamp`]: then any later change gives it a new ctime), nor where that clock
+//! is not known (outside Linux): the next call reads again. The environment (`git -c`, the
 //! `GIT_CONFIG_*` variables) is the process's own and does not change under it.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use super::config::{self, Pending};
-
-/// Files changed this recently are not trusted to show a later change in their times.
-const RACY: Duration = Duration::from_secs(3);
+use crate::repo::stamp::{coarse_now, Stamp};
 
 thread_local! {
     /// The config and repository of the last call on this thread, when they may be used
@@ -42,57 +40,38 @@ struct Read {
     dir: PathBuf,
     entries: Vec<(String, Option<String>)>,
     repo: gix::ThreadSafeRepository,
-    sources: Vec<(PathBuf, Option<Stat>)>,
+    sources: Vec<(PathBuf, Option<Stamp>)>,
 }
 
 /// What `stat` says of a file (links followed, as the config reader follows them); `None`
 /// for a file that is not there or cannot be looked at. Of a directory (a `.git`), only which
 /// it is: git writes in it all the time (`index.lock`), and what it holds is compared file
 /// by file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stat {
-    dev: u64,
-    ino: u64,
-    mode: u32,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-fn stat(path: &Path) -> Option<Stat> {
-    use std::os::unix::fs::MetadataExt;
+fn stat(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
-    if m.is_dir() {
-        return Some(Stat {
-            dev: m.dev(),
-            ino: m.ino(),
-            mode: m.mode(),
+    let stamp = Stamp::of(&m);
+    Some(if m.is_dir() {
+        Stamp {
             size: 0,
             mtime: (0, 0),
             ctime: (0, 0),
-        });
-    }
-    Some(Stat {
-        dev: m.dev(),
-        ino: m.ino(),
-        mode: m.mode(),
-        size: m.size(),
-        mtime: (m.mtime(), m.mtime_nsec()),
-        ctime: (m.ctime(), m.ctime_nsec()),
+            ..stamp
+        }
+    } else {
+        stamp
     })
 }
 
 /// The config of `dir` (a full path) for one call: the one kept on this thread when nothing
 /// it was read from has changed, else read again, and kept when it can be.
 pub fn pending(dir: &Path) -> Pending {
-    let (pending, kept) = pending_with(dir, racy());
+    let (pending, kept) = pending_with(dir);
     trace(if kept { "kept" } else { "read" });
     pending
 }
 
-/// [`pending`], with files changed within `racy` of the read not trusted; and whether the
-/// kept config was used.
-fn pending_with(dir: &Path, racy: Duration) -> (Pending, bool) {
+/// [`pending`], and whether the kept config was used.
+fn pending_with(dir: &Path) -> (Pending, bool) {
     KEPT.with(|kept| {
         let mut slot = kept.borrow_mut();
         if let Some(k) = slot.as_ref() {
@@ -102,11 +81,11 @@ fn pending_with(dir: &Path, racy: Duration) -> (Pending, bool) {
             }
         }
         *slot = None;
-        let started = SystemTime::now();
+        let started = coarse_now();
         let pending = match config::entries_and_repository(dir) {
             Ok((entries, repo)) => {
                 if let Some(r) = &repo {
-                    *slot = keepable(dir, &entries, r, started, racy);
+                    *slot = started.and_then(|t| keepable(dir, &entries, r, t));
                 }
                 Pending::of(dir, config::from_entries(&entries), repo)
             }
@@ -125,26 +104,14 @@ fn trace(what: &str) {
     let _ = what;
 }
 
-/// How recent a change must be to be distrusted: [`RACY`], or in test builds what
-/// `GIT_LLM_APPLY_TEST_RACY_SECONDS` says, so that a test need not wait.
-fn racy() -> Duration {
-    #[cfg(debug_assertions)]
-    if let Some(s) = std::env::var_os("GIT_LLM_APPLY_TEST_RACY_SECONDS") {
-        if let Ok(n) = s.to_string_lossy().parse::<u64>() {
-            return Duration::from_secs(n);
-        }
-    }
-    RACY
-}
-
 /// The read to keep, when it can be kept: no includes, the server's directory inside the
-/// work tree, and no source changed since shortly before `started`.
+/// work tree, and every source's ctime older than `started` (the coarse clock before the
+/// read), so that the read saw it as it is and any later change will show.
 fn keepable(
     dir: &Path,
     entries: &[(String, Option<String>)],
     repo: &gix::ThreadSafeRepository,
-    started: SystemTime,
-    racy: Duration,
+    started: (i64, i64),
 ) -> Option<Read> {
     let local = repo.to_thread_local();
     let snapshot = local.config_snapshot();
@@ -182,14 +149,7 @@ fn keepable(
     paths.extend(super::binary::resolved());
     paths.sort();
     paths.dedup();
-    let since = started.checked_sub(racy)?;
-    let recent = |(s, ns): (i64, i64)| {
-        let at = u64::try_from(s).map_or(SystemTime::UNIX_EPOCH, |s| {
-            SystemTime::UNIX_EPOCH + Duration::new(s, u32::try_from(ns).unwrap_or(0))
-        });
-        at >= since
-    };
-    let sources: Vec<(PathBuf, Option<Stat>)> = paths
+    let sources: Vec<(PathBuf, Option<Stamp>)> = paths
         .into_iter()
         .map(|p| {
             let s = stat(&p);
@@ -202,7 +162,7 @@ fn keepable(
         .filter_map(|s| s.meta().path.clone())
         .collect();
     let settled = sources.iter().all(|(p, s)| match s {
-        Some(s) => !recent(s.mtime) && !recent(s.ctime),
+        Some(s) => s.ctime < started,
         None => !read_from.contains(p),
     });
     settled.then(|| Read {
@@ -213,7 +173,8 @@ fn keepable(
     })
 }
 
-#[cfg(test)]
+// Its tests need the coarse clock, which only Linux gives (repo/stamp.rs).
+#[cfg(all(test, target_os = "linux", not(feature = "portable")))]
 mod tests {
     use super::*;
 
@@ -231,21 +192,41 @@ mod tests {
         );
     }
 
-    /// One call's config: whether it was kept, and whether it is valid.
+    /// Longer than the coarse clock's tick (at most 10 ms): what was written before is
+    /// older than the next read.
+    fn settle() {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+
+    /// Whether this machine's own config lets a read be kept at all: its global or system
+    /// file may include others (then nothing is ever kept, and these tests prove nothing).
+    fn keeps_here(d: &Path) -> bool {
+        call(d);
+        call(d).0
+    }
+
+    /// One call's config, after the clock moved on: whether it was kept, and whether it is
+    /// valid.
     fn call(dir: &Path) -> (bool, bool) {
-        let (pending, kept) = pending_with(dir, Duration::ZERO);
+        settle();
+        let (pending, kept) = pending_with(dir);
         (kept, pending.get().is_ok())
     }
 
     const INVALID: &str = "[llm-apply]\n\tfsync = sometimes\n";
 
     /// Kept while its files are as they were; read again (and right) after any change to
-    /// the repository's config or to a file it includes, and never kept with an include.
+    /// the repository's config, to a file it includes or to the index, and never kept with
+    /// an include.
     #[test]
     fn the_config_is_kept_until_a_file_it_comes_from_changes() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let d = tmp.path().canonicalize().expect("full path");
         git(&d, &["init", "-q"]);
+        if !keeps_here(&d) {
+            return;
+        }
+        git(&d, &["config", "llm-apply.verify", "false"]);
         assert_eq!(call(&d), (false, true), "the first call reads");
         assert_eq!(call(&d), (true, true), "the second keeps");
         git(&d, &["config", "llm-apply.fsync", "sometimes"]);
@@ -279,8 +260,6 @@ mod tests {
         std::fs::write(&config, &changed).expect("write");
         assert_eq!(call(&d), (false, true));
         assert_eq!(call(&d), (true, true));
-        // Past the file system's timestamp tick (the racy time is the product's guard).
-        std::thread::sleep(Duration::from_millis(50));
         let same_size = changed.replace("fsync = true", "fsync = fals");
         std::fs::write(&config, same_size).expect("write");
         assert_eq!(call(&d), (false, false), "rewritten in place, same size");
@@ -295,10 +274,14 @@ mod tests {
         git(&d, &["init", "-q"]);
         let sub = d.join("sub");
         std::fs::create_dir(&sub).expect("mkdir");
+        if !keeps_here(&d) {
+            return;
+        }
         assert_eq!(call(&sub), (false, true));
         assert_eq!(call(&sub), (true, true));
         git(&sub, &["init", "-q"]);
-        let (pending, kept) = pending_with(&sub, Duration::ZERO);
+        settle();
+        let (pending, kept) = pending_with(&sub);
         assert!(!kept);
         let repo = pending.take_repository(&sub).expect("a repository");
         assert_eq!(
@@ -310,16 +293,31 @@ mod tests {
         );
     }
 
-    /// A file changed within the racy time of the read is not trusted to show the next
-    /// change: nothing is kept.
+    /// A config read in the clock tick it was written in is not trusted to show the next
+    /// change: it is read again, and kept once it is older than a read.
     #[test]
-    fn a_config_changed_just_now_is_not_kept() {
+    fn a_config_changed_within_the_tick_of_the_read_is_not_kept() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let d = tmp.path().canonicalize().expect("full path");
         git(&d, &["init", "-q"]);
-        let (_, kept) = pending_with(&d, Duration::from_secs(3600));
-        assert!(!kept);
-        let (_, kept) = pending_with(&d, Duration::from_secs(3600));
-        assert!(!kept, "written within the hour: read again");
+        if !keeps_here(&d) {
+            return;
+        }
+        // Written and read at once, within one tick of the clock: not kept.
+        let config = d.join(".git/config");
+        let text = std::fs::read_to_string(&config).expect("read");
+        std::fs::write(&config, format!("{text}[llm-apply]\n\tfsync = true\n")).expect("write");
+        let ctime = Stamp::of(&std::fs::metadata(&config).expect("stat")).ctime;
+        let (_, first) = pending_with(&d);
+        let (_, second) = pending_with(&d);
+        let after = coarse_now().expect("clock");
+        assert!(!first, "a changed config is read again");
+        // Both reads began in the change's own tick when the clock still shows it.
+        if after == ctime {
+            assert!(!second, "read in the change's own tick: not kept");
+        }
+        // Once the tick is over, a read is kept.
+        assert!(call(&d).1);
+        assert_eq!(call(&d), (true, true));
     }
 }

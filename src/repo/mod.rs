@@ -7,7 +7,7 @@ mod content;
 mod index_id;
 mod listing;
 mod object_cache;
-mod stamp;
+pub(crate) mod stamp;
 mod stored;
 
 use crate::sys::mapped;
