@@ -11,7 +11,8 @@
 //! - the `.git` that discovery found, and the absence of one in every directory between it
 //!   and the server's directory (a repository made there would be found instead);
 //! - the index and `packed-refs`, which the repository keeps once read and checks by
-//!   modification time alone (a rewrite within one timestamp tick would go unseen);
+//!   modification time alone (a rewrite within one timestamp tick would go unseen), and
+//!   `refs/replace`, whose replacements it reads when it opens;
 //! - the git binary, which says where the system file is.
 //!
 //! Nothing is kept when the config includes other files (`include.path`, `includeIf`): an
@@ -44,13 +45,13 @@ struct Read {
 }
 
 /// What `stat` says of a file (links followed, as the config reader follows them); `None`
-/// for a file that is not there or cannot be looked at. Of a directory (a `.git`), only which
-/// it is: git writes in it all the time (`index.lock`), and what it holds is compared file
-/// by file.
+/// for a file that is not there or cannot be looked at. Of a `.git` directory, only which it
+/// is: git writes in it all the time (`index.lock`), and what it holds is compared file by
+/// file. (Of `refs/replace`, all of it: a replacement added there changes its times.)
 fn stat(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
     let stamp = Stamp::of(&m);
-    Some(if m.is_dir() {
+    Some(if m.is_dir() && path.file_name() == Some(".git".as_ref()) {
         Stamp {
             size: 0,
             mtime: (0, 0),
@@ -135,10 +136,11 @@ fn keepable(
     paths.push(work.join(".git"));
     paths.push(local.common_dir().join("config"));
     paths.push(local.git_dir().join("config.worktree"));
-    // What the repository itself keeps once read, and checks only by modification time:
-    // the index and the packed references.
+    // What the repository itself keeps once read: the index and the packed references
+    // (checked by modification time alone), and the replacement objects (read at opening).
     paths.push(local.index_path());
     paths.push(local.common_dir().join("packed-refs"));
+    paths.push(local.common_dir().join("refs/replace"));
     paths.extend(file.sections().filter_map(|s| s.meta().path.clone()));
     paths.extend(config::system_file(Some(local.git_dir())));
     let env = |name: &str| std::env::var_os(name);
@@ -178,7 +180,7 @@ fn keepable(
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
+    fn git(dir: &Path, args: &[&str]) -> String {
         let out = std::process::Command::new(crate::git::binary())
             .args(args)
             .current_dir(dir)
@@ -190,6 +192,7 @@ mod tests {
             "git {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
     /// Longer than the coarse clock's tick (at most 10 ms): what was written before is
@@ -252,6 +255,13 @@ mod tests {
         std::fs::write(d.join("f.txt"), "f\n").expect("write");
         git(&d, &["add", "f.txt"]);
         assert_eq!(call(&d), (false, true), "a new index is read again");
+        assert_eq!(call(&d), (true, true));
+        // A replacement object, which the repository reads when it opens.
+        std::fs::write(d.join("g.txt"), "g\n").expect("write");
+        let f = git(&d, &["hash-object", "-w", "f.txt"]);
+        let g = git(&d, &["hash-object", "-w", "g.txt"]);
+        git(&d, &["replace", &f, &g]);
+        assert_eq!(call(&d), (false, true), "a new replacement is read again");
         assert_eq!(call(&d), (true, true));
         // The same file changed in place, its size and inode as they were.
         let config = d.join(".git/config");
