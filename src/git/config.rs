@@ -549,6 +549,8 @@ struct Read {
     /// The repository opened to read it, until the run takes it over (gix built without
     /// its `parallel` feature shares it within one thread only, and so does this).
     repository: std::cell::RefCell<Option<gix::ThreadSafeRepository>>,
+    /// The trees and commits an earlier run on that repository kept (`git/kept.rs`).
+    objects: Option<crate::repo::SmallObjects>,
 }
 
 impl std::fmt::Debug for Pending {
@@ -580,11 +582,27 @@ impl Pending {
         config: Result<Config, ConfigError>,
         repository: Option<gix::ThreadSafeRepository>,
     ) -> Pending {
+        Pending::kept(dir, config, repository, None)
+    }
+
+    /// [`Pending::of`], with the trees and commits earlier runs on the repository kept.
+    pub(super) fn kept(
+        dir: &Path,
+        config: Result<Config, ConfigError>,
+        repository: Option<gix::ThreadSafeRepository>,
+        objects: Option<crate::repo::SmallObjects>,
+    ) -> Pending {
         Pending(std::rc::Rc::new(Read {
             dir: dir.to_path_buf(),
             config,
             repository: std::cell::RefCell::new(repository),
+            objects,
         }))
+    }
+
+    /// The trees and commits earlier runs on the repository kept, for the run to share.
+    pub fn objects(&self) -> Option<crate::repo::SmallObjects> {
+        self.0.objects.clone()
     }
 
     /// The config, or why it cannot be had.

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use super::config::{self, Pending};
 use crate::repo::stamp::{coarse_now, Stamp};
+use crate::repo::SmallObjects;
 
 thread_local! {
     /// The config and repository of the last call on this thread, when they may be used
@@ -41,6 +42,8 @@ struct Read {
     dir: PathBuf,
     entries: Vec<(String, Option<String>)>,
     repo: gix::ThreadSafeRepository,
+    /// The trees and commits the calls read, shared from one to the next.
+    objects: SmallObjects,
     sources: Vec<(PathBuf, Option<Stamp>)>,
 }
 
@@ -78,7 +81,9 @@ fn pending_with(dir: &Path) -> (Pending, bool) {
         if let Some(k) = slot.as_ref() {
             if k.dir == dir && k.sources.iter().all(|(p, s)| stat(p) == *s) {
                 let config = config::from_entries(&k.entries);
-                return (Pending::of(dir, config, Some(k.repo.clone())), true);
+                let objects = Some(k.objects.clone());
+                let pending = Pending::kept(dir, config, Some(k.repo.clone()), objects);
+                return (pending, true);
             }
         }
         *slot = None;
@@ -88,7 +93,8 @@ fn pending_with(dir: &Path) -> (Pending, bool) {
                 if let Some(r) = &repo {
                     *slot = started.and_then(|t| keepable(dir, &entries, r, t));
                 }
-                Pending::of(dir, config::from_entries(&entries), repo)
+                let objects = slot.as_ref().map(|k| k.objects.clone());
+                Pending::kept(dir, config::from_entries(&entries), repo, objects)
             }
             Err(e) => Pending::of(dir, Err(e), None),
         };
@@ -171,6 +177,7 @@ fn keepable(
         dir: dir.to_path_buf(),
         entries: entries.to_vec(),
         repo: repo.clone(),
+        objects: SmallObjects::default(),
         sources,
     })
 }

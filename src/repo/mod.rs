@@ -7,6 +7,7 @@ mod content;
 mod index_id;
 mod listing;
 mod object_cache;
+pub use object_cache::SmallObjects;
 pub(crate) mod stamp;
 mod stored;
 
@@ -422,12 +423,22 @@ impl Repo {
 
     /// The repository `repo`, found from `dir` (with the options [`Repo::discover`] uses).
     pub fn opened(repo: gix::ThreadSafeRepository, dir: &Path) -> Result<Repo, RepoError> {
+        Repo::opened_sharing(repo, dir, SmallObjects::default())
+    }
+
+    /// [`Repo::opened`], with the trees and commits `objects` keeps (from an earlier run on
+    /// the same repository) and keeps from now on.
+    pub fn opened_sharing(
+        repo: gix::ThreadSafeRepository,
+        dir: &Path,
+        objects: SmallObjects,
+    ) -> Result<Repo, RepoError> {
         let mut repo = repo.to_thread_local();
         // A run reads the same few trees and commits more than once (HEAD's tree for the
         // snapshot's two trees, its commit to peel and to read): each read is otherwise a
         // file opened, mapped and inflated again.
         repo.objects
-            .set_object_cache(|| Box::new(object_cache::SmallObjects::default()));
+            .set_object_cache(move || Box::new(objects.clone()));
         let work_dir = match repo.workdir() {
             Some(w) => w.to_path_buf(),
             None => {

@@ -13,10 +13,21 @@ const KEPT: usize = 64;
 
 /// gix's object cache for a run: trees and commits only, each up to [`LARGEST`] bytes.
 /// Nothing else is copied, so a blob read (of any size) costs no copy and holds no memory,
-/// as it would in gix's own cache, which copies every object before weighing it.
-#[derive(Default)]
+/// as it would in gix's own cache, which copies every object before weighing it. Clones
+/// share what is kept: a server's calls that use one repository one after the other
+/// (`git/kept.rs`) read HEAD's commit and trees once between them. An object's bytes are
+/// its id's, so what is kept is never out of date.
+#[derive(Default, Clone)]
 pub struct SmallObjects {
-    kept: std::collections::VecDeque<(ObjectId, Kind, Vec<u8>)>,
+    kept: std::sync::Arc<std::sync::Mutex<Kept>>,
+}
+
+type Kept = std::collections::VecDeque<(ObjectId, Kind, Vec<u8>)>;
+
+impl SmallObjects {
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl gix::odb::pack::cache::Object for SmallObjects {
@@ -24,17 +35,19 @@ impl gix::odb::pack::cache::Object for SmallObjects {
         if !matches!(kind, Kind::Tree | Kind::Commit) || data.len() > LARGEST {
             return;
         }
-        if self.kept.iter().any(|(k, _, _)| *k == id) {
+        let mut kept = self.kept();
+        if kept.iter().any(|(k, _, _)| *k == id) {
             return;
         }
-        if self.kept.len() == KEPT {
-            self.kept.pop_front();
+        if kept.len() == KEPT {
+            kept.pop_front();
         }
-        self.kept.push_back((id, kind, data.to_vec()));
+        kept.push_back((id, kind, data.to_vec()));
     }
 
     fn get(&mut self, id: &ObjectId, out: &mut Vec<u8>) -> Option<Kind> {
-        let (_, kind, data) = self.kept.iter().find(|(k, _, _)| k == id)?;
+        let kept = self.kept();
+        let (_, kind, data) = kept.iter().find(|(k, _, _)| k == id)?;
         out.clear();
         out.extend_from_slice(data);
         Some(*kind)
@@ -65,6 +78,19 @@ mod tests {
         assert_eq!(c.get(&id(3), &mut out), None);
         assert_eq!(c.get(&id(4), &mut out), None);
         assert_eq!(out, b"commit bytes", "a miss leaves the buffer alone");
+    }
+
+    /// A clone (another run's handle on the same repository) finds what the first kept.
+    #[test]
+    fn clones_share_what_is_kept() {
+        let mut first = SmallObjects::default();
+        let mut second = first.clone();
+        first.put(id(1), Kind::Tree, b"tree bytes");
+        let mut out = Vec::new();
+        assert_eq!(second.get(&id(1), &mut out), Some(Kind::Tree));
+        assert_eq!(out, b"tree bytes");
+        let mut other = SmallObjects::default();
+        assert_eq!(other.get(&id(1), &mut out), None, "a new one starts empty");
     }
 
     #[test]

@@ -238,7 +238,11 @@ fn open_repo(
     cwd: &std::path::Path,
 ) -> Result<(Option<Repo>, PathBuf), Box<Report>> {
     let repo = match config.take_repository(cwd) {
-        Some(opened) => Repo::opened(opened, cwd).map(Some),
+        Some(opened) => match config.objects() {
+            Some(objects) => Repo::opened_sharing(opened, cwd, objects),
+            None => Repo::opened(opened, cwd),
+        }
+        .map(Some),
         None => Repo::discover(cwd),
     }
     .map_err(|e| failed(&e))?;
