@@ -273,12 +273,12 @@ pub fn entries(dir: &Path) -> Result<Vec<(String, Option<String>)>, ConfigError>
 
 /// [`entries`], and the repository opened to read them (`None` outside one), for the run to
 /// go on with rather than open it again.
-pub(super) type Opened = (
+pub(crate) type Opened = (
     Vec<(String, Option<String>)>,
     Option<gix::ThreadSafeRepository>,
 );
 
-pub(super) fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
+pub(crate) fn entries_and_repository(dir: &Path) -> Result<Opened, ConfigError> {
     let read_err = |what: &str, e: &dyn std::fmt::Display| ConfigError::Read {
         stderr: format!("{what}: {e}"),
     };
@@ -346,7 +346,7 @@ pub fn open_options(
 
 /// The system-wide config file git reads: none under `GIT_CONFIG_NOSYSTEM`, the one
 /// `GIT_CONFIG_SYSTEM` names, else the one built into the git binary.
-pub(super) fn system_file(git_dir: Option<&Path>) -> Option<std::path::PathBuf> {
+pub(crate) fn system_file(git_dir: Option<&Path>) -> Option<std::path::PathBuf> {
     if std::env::var_os("GIT_CONFIG_NOSYSTEM").is_some_and(|v| git_bool(&v.to_string_lossy())) {
         return None;
     }
@@ -549,8 +549,8 @@ struct Read {
     /// The repository opened to read it, until the run takes it over (gix built without
     /// its `parallel` feature shares it within one thread only, and so does this).
     repository: std::cell::RefCell<Option<gix::ThreadSafeRepository>>,
-    /// The trees and commits an earlier run on that repository kept (`git/kept.rs`).
-    objects: Option<crate::repo::SmallObjects>,
+    /// The trees and commits an earlier run on that repository kept (`run/kept.rs`).
+    objects: Option<super::object_cache::SmallObjects>,
 }
 
 impl std::fmt::Debug for Pending {
@@ -577,7 +577,7 @@ impl Pending {
 
     /// The config of `dir` (a full path) as read already, and the repository opened to read
     /// it.
-    pub(super) fn of(
+    pub(crate) fn of(
         dir: &Path,
         config: Result<Config, ConfigError>,
         repository: Option<gix::ThreadSafeRepository>,
@@ -586,11 +586,11 @@ impl Pending {
     }
 
     /// [`Pending::of`], with the trees and commits earlier runs on the repository kept.
-    pub(super) fn kept(
+    pub(crate) fn kept(
         dir: &Path,
         config: Result<Config, ConfigError>,
         repository: Option<gix::ThreadSafeRepository>,
-        objects: Option<crate::repo::SmallObjects>,
+        objects: Option<super::object_cache::SmallObjects>,
     ) -> Pending {
         Pending(std::rc::Rc::new(Read {
             dir: dir.to_path_buf(),
@@ -601,7 +601,7 @@ impl Pending {
     }
 
     /// The trees and commits earlier runs on the repository kept, for the run to share.
-    pub fn objects(&self) -> Option<crate::repo::SmallObjects> {
+    pub fn objects(&self) -> Option<super::object_cache::SmallObjects> {
         self.0.objects.clone()
     }
 

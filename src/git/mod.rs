@@ -8,7 +8,7 @@ use std::sync::Mutex;
 pub mod apply_output;
 pub mod binary;
 pub mod config;
-pub mod kept;
+pub mod object_cache;
 
 /// The commands run so far, when `-v` asked for them (`None`: not recording).
 static RECORDED: Mutex<Option<Vec<String>>> = Mutex::new(None);

@@ -190,7 +190,7 @@ impl Server {
                 None => std::env::current_dir().ok(),
             };
             here.filter(|d| d.is_dir())
-                .map(|d| crate::git::kept::pending(&d))
+                .map(|d| crate::run::kept::pending(&d))
         };
         match name {
             tools::APPLY_PATCH => {

@@ -6,8 +6,7 @@
 mod content;
 mod index_id;
 mod listing;
-mod object_cache;
-pub use object_cache::SmallObjects;
+pub use crate::git::object_cache::SmallObjects;
 pub(crate) mod stamp;
 mod stored;
 

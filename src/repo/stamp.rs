@@ -11,6 +11,11 @@
 //! trust in stat data, without its racy window. The one change it cannot see is a write
 //! through a shared memory map to pages already dirty, which git does not see either.
 //!
+//! A file system that keeps whole seconds only (ext4 with small inodes, and others) stores a
+//! ctime cut down to the second, which may lie behind the clock read before; a second change
+//! within that second would keep it. A ctime of exactly zero nanoseconds is taken for such a
+//! file system's: trusted only once two whole seconds lie between it and the read ([`settled`]).
+//!
 //! Linux only: elsewhere no clock is known to match the file system's, and no stamp is kept.
 
 use std::fs::Metadata;
@@ -60,7 +65,7 @@ impl Stamp {
     #[cfg(unix)]
     pub fn of_read(before: &Metadata, after: &Metadata, started: (i64, i64)) -> Option<Stamp> {
         let (a, b) = (Stamp::of(before), Stamp::of(after));
-        (a == b && a.ctime < started).then_some(a)
+        (a == b && settled(a.ctime, started)).then_some(a)
     }
 
     /// Whether `meta` (a fresh `lstat` of the path read) is still this stamp.
@@ -68,6 +73,14 @@ impl Stamp {
     pub fn still(&self, meta: &Metadata) -> bool {
         Stamp::of(meta) == *self
     }
+}
+
+/// Whether a file whose ctime is `ctime` was last changed before `started` (the coarse clock
+/// read before the file was), so that any later change gives it another ctime: older than
+/// `started`, and by two whole seconds where the ctime looks cut down to the second (zero
+/// nanoseconds, as a file system that keeps whole seconds stores every time).
+pub fn settled(ctime: (i64, i64), started: (i64, i64)) -> bool {
+    ctime < started && (ctime.1 != 0 || ctime.0.saturating_add(2) <= started.0)
 }
 
 /// The coarse real-time clock, the one the kernel stamps file changes from (a change's time
@@ -119,6 +132,17 @@ mod tests {
         w.write_all(b"two\n").expect("write");
         drop(w);
         assert!(!stamp.still(&std::fs::symlink_metadata(&path).expect("lstat")));
+    }
+
+    /// A ctime cut down to the second (a file system that keeps whole seconds) may lie
+    /// behind the clock read before a change in that same second: trusted only two seconds on.
+    #[test]
+    fn a_ctime_of_whole_seconds_is_trusted_two_seconds_on() {
+        assert!(settled((10, 5), (10, 6)));
+        assert!(!settled((10, 5), (10, 5)));
+        assert!(!settled((10, 0), (10, 500_000_000)));
+        assert!(!settled((10, 0), (11, 999_999_999)));
+        assert!(settled((10, 0), (12, 0)));
     }
 
     #[test]

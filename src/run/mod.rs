@@ -11,6 +11,7 @@ pub mod log;
 pub mod view;
 pub mod edit;
 pub mod progress;
+pub mod kept;
 
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};
 

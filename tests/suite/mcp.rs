@@ -521,7 +521,7 @@ fn apply_patch_takes_a_hunk_with_context_on_one_side_only() {
 }
 
 /// The server keeps its directory's git config between calls while no file it could come
-/// from changes (`src/git/kept.rs`): every change is read by the next calls, whether to the
+/// from changes (`src/run/kept.rs`): every change is read by the next calls, whether to the
 /// repository's config, to a global file that was not there, or to an included file that
 /// appears later (a config with includes is never kept). Each worker thread keeps its own,
 /// so every step makes several calls.

@@ -15,7 +15,7 @@ const KEPT: usize = 64;
 /// Nothing else is copied, so a blob read (of any size) costs no copy and holds no memory,
 /// as it would in gix's own cache, which copies every object before weighing it. Clones
 /// share what is kept: a server's calls that use one repository one after the other
-/// (`git/kept.rs`) read HEAD's commit and trees once between them. An object's bytes are
+/// (`run/kept.rs`) read HEAD's commit and trees once between them. An object's bytes are
 /// its id's, so what is kept is never out of date.
 #[derive(Default, Clone)]
 pub struct SmallObjects {

@@ -8,11 +8,13 @@
 //! - each file git would read config from, whether it exists or not: the system file, the
 //!   global ones (`GIT_CONFIG_GLOBAL`, the XDG file, `~/.gitconfig`), the repository's
 //!   `config` and its worktree's `config.worktree`, and every file a section was read from;
-//! - the `.git` that discovery found, and the absence of one in every directory between it
-//!   and the server's directory (a repository made there would be found instead);
+//! - the `.git` that discovery found (and a linked worktree's `commondir`), and the absence of
+//!   one in every directory between it and the server's directory (a repository made there
+//!   would be found instead);
 //! - the index and `packed-refs`, which the repository keeps once read and checks by
 //!   modification time alone (a rewrite within one timestamp tick would go unseen), and
-//!   `refs/replace`, whose replacements it reads when it opens;
+//!   `refs/replace`, whose replacements it reads when it opens, and `objects/pack` and
+//!   `objects/info/alternates`, its object store being sized for the packs it found;
 //! - the git binary, which says where the system file is.
 //!
 //! Nothing is kept when the config includes other files (`include.path`, `includeIf`): an
@@ -21,13 +23,17 @@
 //! [`crate::repo::stamp`]: then any later change gives it a new ctime), nor where that clock
 //! is not known (outside Linux): the next call reads again. The environment (`git -c`, the
 //! `GIT_CONFIG_*` variables) is the process's own and does not change under it.
+//!
+//! The rule trusts the file system's times to come from this machine's clock. A network file
+//! system whose server's clock runs behind could stamp a change made during a read as older
+//! than the read; the config read then stays kept until the file changes again.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use super::config::{self, Pending};
-use crate::repo::stamp::{coarse_now, Stamp};
-use crate::repo::SmallObjects;
+use crate::git::config::{self, Pending};
+use crate::git::object_cache::SmallObjects;
+use crate::repo::stamp::{coarse_now, settled, Stamp};
 
 thread_local! {
     /// The config and repository of the last call on this thread, when they may be used
@@ -48,22 +54,26 @@ struct Read {
 }
 
 /// What `stat` says of a file (links followed, as the config reader follows them); `None`
-/// for a file that is not there or cannot be looked at. Of a `.git` directory, only which it
-/// is: git writes in it all the time (`index.lock`), and what it holds is compared file by
-/// file. (Of `refs/replace`, all of it: a replacement added there changes its times.)
+/// for a file that is not there or cannot be looked at. Of a directory, only which it is
+/// (git writes in a git directory all the time, `index.lock`, and what it holds is compared
+/// file by file), but for `refs/replace` and `objects/pack`, whose times change with every
+/// entry added or removed.
 fn stat(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
     let stamp = Stamp::of(&m);
-    Some(if m.is_dir() && path.file_name() == Some(".git".as_ref()) {
-        Stamp {
-            size: 0,
-            mtime: (0, 0),
-            ctime: (0, 0),
-            ..stamp
-        }
-    } else {
-        stamp
-    })
+    let timed = ["replace", "pack"].map(std::ffi::OsStr::new);
+    Some(
+        if m.is_dir() && !path.file_name().is_some_and(|n| timed.contains(&n)) {
+            Stamp {
+                size: 0,
+                mtime: (0, 0),
+                ctime: (0, 0),
+                ..stamp
+            }
+        } else {
+            stamp
+        },
+    )
 }
 
 /// The config of `dir` (a full path) for one call: the one kept on this thread when nothing
@@ -140,6 +150,9 @@ fn keepable(
         .map(|d| d.join(".git"))
         .collect();
     paths.push(work.join(".git"));
+    paths.push(local.git_dir().to_path_buf());
+    // A linked worktree's way to the repository it belongs to.
+    paths.push(local.git_dir().join("commondir"));
     paths.push(local.common_dir().join("config"));
     paths.push(local.git_dir().join("config.worktree"));
     // What the repository itself keeps once read: the index and the packed references
@@ -147,6 +160,11 @@ fn keepable(
     paths.push(local.index_path());
     paths.push(local.common_dir().join("packed-refs"));
     paths.push(local.common_dir().join("refs/replace"));
+    // The object store is sized for the packs there were when it opened: a pack added since
+    // (a fetch, a repack) needs a store opened again.
+    let objects = local.objects.store_ref().path().to_path_buf();
+    paths.push(objects.join("pack"));
+    paths.push(objects.join("info/alternates"));
     paths.extend(file.sections().filter_map(|s| s.meta().path.clone()));
     paths.extend(config::system_file(Some(local.git_dir())));
     let env = |name: &str| std::env::var_os(name);
@@ -154,7 +172,7 @@ fn keepable(
         paths.extend(source.storage_location(&mut |n| env(n)));
     }
     paths.extend(env("GIT_CONFIG_GLOBAL").map(PathBuf::from));
-    paths.extend(super::binary::resolved());
+    paths.extend(crate::git::binary::resolved());
     paths.sort();
     paths.dedup();
     let sources: Vec<(PathBuf, Option<Stamp>)> = paths
@@ -170,7 +188,7 @@ fn keepable(
         .filter_map(|s| s.meta().path.clone())
         .collect();
     let settled = sources.iter().all(|(p, s)| match s {
-        Some(s) => s.ctime < started,
+        Some(s) => settled(s.ctime, started),
         None => !read_from.contains(p),
     });
     settled.then(|| Read {
@@ -263,6 +281,24 @@ mod tests {
         git(&d, &["add", "f.txt"]);
         assert_eq!(call(&d), (false, true), "a new index is read again");
         assert_eq!(call(&d), (true, true));
+        // A pack made: the object store is sized for the packs it found.
+        git(
+            &d,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "f",
+            ],
+        );
+        call(&d);
+        assert_eq!(call(&d), (true, true));
+        git(&d, &["repack", "-q"]);
+        assert_eq!(call(&d), (false, true), "a new pack opens the store again");
+        assert_eq!(call(&d), (true, true));
         // A replacement object, which the repository reads when it opens.
         std::fs::write(d.join("g.txt"), "g\n").expect("write");
         let f = git(&d, &["hash-object", "-w", "f.txt"]);
@@ -270,7 +306,7 @@ mod tests {
         git(&d, &["replace", &f, &g]);
         assert_eq!(call(&d), (false, true), "a new replacement is read again");
         assert_eq!(call(&d), (true, true));
-        // The same file changed in place, its size and inode as they were.
+        // The same file rewritten in place, its inode as it was: longer, then the same size.
         let config = d.join(".git/config");
         let text = std::fs::read_to_string(&config).expect("read");
         let changed = format!("{text}[llm-apply]\n\tfsync = true\n");
