@@ -520,8 +520,8 @@ impl<'h, 'a> Versions<'h, 'a> {
 
     fn index_version(&self) -> Option<Version> {
         use gix::index::entry::{Mode, Stage};
-        // The shared index is read once per process, not once per file of the patch.
-        let index = self.history.repo.repo.index_or_empty().ok()?;
+        // The index is read once per run, not once per file of the patch.
+        let index = self.history.repo.index()?;
         let entry = index.entry_by_path_and_stage(BStr::new(self.path), Stage::Unconflicted)?;
         if entry.mode != Mode::FILE && entry.mode != Mode::FILE_EXECUTABLE {
             return None;

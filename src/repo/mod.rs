@@ -374,6 +374,10 @@ pub struct Repo {
     /// How the snapshot and the journal written into it reach the disk: not flushed as
     /// opened; a run sets it from its git config (`llm-apply.fsync`) before it writes.
     pub durability: crate::sys::durable::Durability,
+    /// The index as this run first read it. Read by the run itself, not through the
+    /// repository's shared copy, which a server keeps from call to call (`run/kept.rs`) and
+    /// which is checked by modification time alone.
+    index: std::cell::OnceCell<Option<gix::index::File>>,
 }
 
 /// Why the repository around a directory could not be opened.
@@ -450,7 +454,15 @@ impl Repo {
             repo,
             work_dir,
             durability: crate::sys::durable::Durability::default(),
+            index: std::cell::OnceCell::new(),
         })
+    }
+
+    /// The index, read once by this run (`None`: there is none, or it cannot be read).
+    pub fn index(&self) -> Option<&gix::index::File> {
+        self.index
+            .get_or_init(|| self.repo.open_index().ok())
+            .as_ref()
     }
 
     /// The repository's git dir (this worktree's own, under `.git/worktrees/` for a linked one).
@@ -478,7 +490,7 @@ impl Repo {
         if paths.is_empty() || !states.iter().any(|s| dir.join(s).exists()) {
             return Vec::new();
         }
-        let Ok(index) = self.repo.index_or_empty() else {
+        let Some(index) = self.index() else {
             return Vec::new();
         };
         let mut out: Vec<(String, Vec<u32>)> = Vec::new();
@@ -487,7 +499,7 @@ impl Repo {
             if stage == 0 {
                 continue;
             }
-            let path = e.path(&index).to_string();
+            let path = e.path(index).to_string();
             if !paths.contains(&path.as_str()) {
                 continue;
             }

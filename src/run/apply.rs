@@ -112,7 +112,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     // Every write of this run is flushed as its config says: the snapshot and the journal
     // through the repository, the work tree through the gate's token.
     let durability = super::durability(&config);
-    let repo = repo.map(|r| Repo { durability, ..r });
+    let repo = repo.map(|mut r| {
+        r.durability = durability;
+        r
+    });
     // Before anything else is read or written: the lock, and the recovery of an interrupted
     // apply.
     let records = !check && !no_snapshot;

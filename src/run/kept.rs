@@ -11,8 +11,9 @@
 //! - the `.git` that discovery found (and a linked worktree's `commondir`), and the absence of
 //!   one in every directory between it and the server's directory (a repository made there
 //!   would be found instead);
-//! - the index and `packed-refs`, which the repository keeps once read and checks by
-//!   modification time alone (a rewrite within one timestamp tick would go unseen), and
+//! - `packed-refs`, which the repository keeps once read and checks by modification time
+//!   alone (a rewrite within one timestamp tick would go unseen; the index, kept the same
+//!   way, is read by each run itself: `Repo::index`), and
 //!   `refs/replace`, whose replacements it reads when it opens, and `objects/pack` and
 //!   `objects/info/alternates`, its object store being sized for the packs it found;
 //! - the git binary, which says where the system file is.
@@ -155,9 +156,9 @@ fn keepable(
     paths.push(local.git_dir().join("commondir"));
     paths.push(local.common_dir().join("config"));
     paths.push(local.git_dir().join("config.worktree"));
-    // What the repository itself keeps once read: the index and the packed references
-    // (checked by modification time alone), and the replacement objects (read at opening).
-    paths.push(local.index_path());
+    // What the repository itself keeps once read: the packed references (checked by
+    // modification time alone), and the replacement objects (read at opening). Not the
+    // index: a run reads its own (`Repo::index`).
     paths.push(local.common_dir().join("packed-refs"));
     paths.push(local.common_dir().join("refs/replace"));
     // The object store is sized for the packs there were when it opened: a pack added since
@@ -276,11 +277,23 @@ mod tests {
         git(&d, &["config", "--unset", "include.path"]);
         assert_eq!(call(&d), (false, true));
         assert_eq!(call(&d), (true, true));
-        // The index, which the repository keeps once read: changed, it is read again.
+        // A new index keeps the repository (`git add` between calls is common), and the run
+        // reads the index as it is now, not as the kept repository last saw it.
+        let index_has = |pending: &Pending| {
+            let opened = pending.take_repository(&d).expect("the kept repository");
+            let repo = crate::repo::Repo::opened(opened, &d).expect("open");
+            repo.index()
+                .is_some_and(|i| i.entry_by_path("f.txt".into()).is_some())
+        };
+        settle();
+        let (pending, _) = pending_with(&d);
+        assert!(!index_has(&pending));
         std::fs::write(d.join("f.txt"), "f\n").expect("write");
         git(&d, &["add", "f.txt"]);
-        assert_eq!(call(&d), (false, true), "a new index is read again");
-        assert_eq!(call(&d), (true, true));
+        settle();
+        let (pending, kept) = pending_with(&d);
+        assert!(kept, "a new index keeps the repository");
+        assert!(index_has(&pending), "the run reads the new index");
         // A pack made: the object store is sized for the packs it found.
         git(
             &d,
