@@ -311,6 +311,8 @@ setup() {
   git -C "$d/ours" commit -q -m 'bench: base'
   cp -a "$d/ours" "$d/git"
   git -C "$d/git" update-index -q --refresh >/dev/null || true
+  # The setup's own writes reach the disk before any run is timed, not during the first ones.
+  sync
 }
 
 # restore REPO FILE MODE: put FILE back as committed (MODE new: remove it).
