@@ -232,13 +232,17 @@ impl Server {
                 Err(e) => bad_arguments(name, &e),
             },
             tools::VIEW => match serde_json::from_value::<tools::ViewArgs>(arguments) {
-                Ok(a) => match crate::run::view::run(crate::run::view::ViewOptions {
-                    request: a.request(),
-                    dir,
-                }) {
-                    Ok(v) => view_result(&v),
-                    Err(r) => report_result(*r),
-                },
+                Ok(a) => {
+                    let config = config();
+                    match crate::run::view::run(crate::run::view::ViewOptions {
+                        request: a.request(),
+                        dir,
+                        config,
+                    }) {
+                        Ok(v) => view_result(&v),
+                        Err(r) => report_result(*r),
+                    }
+                }
                 Err(e) => bad_arguments(name, &e),
             },
             tools::UNDO => match serde_json::from_value::<tools::UndoArgs>(arguments) {

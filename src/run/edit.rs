@@ -62,7 +62,11 @@ pub fn run(options: EditOptions) -> EditOutcome {
     } = options;
     let ops = match edit::request(&request) {
         Ok(Request::View(v)) => {
-            return EditOutcome::Viewed(view::run(ViewOptions { request: v, dir }))
+            return EditOutcome::Viewed(view::run(ViewOptions {
+                request: v,
+                dir,
+                config,
+            }))
         }
         Ok(Request::Edits(ops)) => ops,
         Err(e) => {

@@ -23,6 +23,9 @@ pub struct ViewOptions {
     pub request: ViewRequest,
     /// Run as if started here; `None` is the current directory.
     pub dir: Option<PathBuf>,
+    /// The git config as the caller read it there, with the repository opened to read it
+    /// (a server keeps both between calls); `None` opens the repository here.
+    pub config: Option<crate::git::config::Pending>,
 }
 
 /// Why a view shows nothing: a refusal of the request (each field is the path as given or
@@ -67,12 +70,21 @@ impl ViewError {
 /// Show a file with line numbers (or a directory's entries), bounded; a bad request is a
 /// refusal report.
 pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
-    let ViewOptions { request, dir } = options;
+    let ViewOptions {
+        request,
+        dir,
+        config,
+    } = options;
     let cwd = session::start_dir(dir)?;
-    let root = match crate::repo::Repo::discover(&cwd) {
-        Ok(Some(r)) => r.work_dir.clone(),
-        _ => cwd.clone(),
+    // The top of the work tree: from the repository the config reader opened, when it did.
+    let top = match config.and_then(|c| c.take_repository(&cwd)) {
+        Some(opened) => opened.to_thread_local().workdir().map(Path::to_path_buf),
+        None => match crate::repo::Repo::discover(&cwd) {
+            Ok(Some(r)) => Some(r.work_dir),
+            _ => None,
+        },
     };
+    let root = top.unwrap_or_else(|| cwd.clone());
     let rel = relative(&request.path, &root)
         .ok_or_else(|| ViewError::Outside(request.path.clone()).report())?;
     let full = root.join(&rel);
