@@ -240,15 +240,7 @@ fn open_repo(
     config: &crate::git::config::Pending,
     cwd: &std::path::Path,
 ) -> Result<(Option<Repo>, PathBuf), Box<Report>> {
-    let repo = match config.take_repository(cwd) {
-        Some(opened) => match config.objects() {
-            Some(objects) => Repo::opened_sharing(opened, cwd, objects),
-            None => Repo::opened(opened, cwd),
-        }
-        .map(Some),
-        None => Repo::discover(cwd),
-    }
-    .map_err(|e| failed(&e))?;
+    let repo = session::repo_of(config, cwd).map_err(|e| failed(&e))?;
     let root = repo
         .as_ref()
         .map_or_else(|| cwd.to_path_buf(), |r| r.work_dir.clone());

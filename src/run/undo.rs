@@ -210,9 +210,9 @@ fn undo(
     let cwd = session::start_dir(dir)?;
     // An undo writes as the config where it runs says (`llm-apply.fsync`), and not at all
     // when that config is invalid.
-    let config = config.unwrap_or_else(|| Pending::start(&cwd));
-    let config = super::checked_config(&config).map_err(|e| session::failed(&e))?;
-    let mut repo = session::require_repo(&cwd, "there are no snapshots to undo here")?;
+    let pending = config.unwrap_or_else(|| Pending::start(&cwd));
+    let config = super::checked_config(&pending).map_err(|e| session::failed(&e))?;
+    let mut repo = session::require_repo_of(&pending, &cwd, "there are no snapshots to undo here")?;
     repo.durability = super::durability(&config);
     if let Some(w) = worktree {
         repo = other_worktree(&repo, &cwd.join(w))?;
