@@ -549,8 +549,9 @@ struct Read {
     /// The repository opened to read it, until the run takes it over (gix built without
     /// its `parallel` feature shares it within one thread only, and so does this).
     repository: std::cell::RefCell<Option<gix::ThreadSafeRepository>>,
-    /// The trees and commits an earlier run on that repository kept (`run/kept.rs`).
-    objects: Option<super::object_cache::SmallObjects>,
+    /// The trees and commits earlier runs on that repository kept (`run/kept.rs`), for the
+    /// run to go on with.
+    objects: super::object_cache::SmallObjects,
 }
 
 impl std::fmt::Debug for Pending {
@@ -570,27 +571,20 @@ impl Pending {
             dir.to_path_buf()
         };
         match entries_and_repository(&dir) {
-            Ok((entries, repo)) => Pending::of(&dir, from_entries(&entries), repo),
-            Err(e) => Pending::of(&dir, Err(e), None),
+            Ok((entries, repo)) => {
+                Pending::of(&dir, from_entries(&entries), repo, Default::default())
+            }
+            Err(e) => Pending::of(&dir, Err(e), None, Default::default()),
         }
     }
 
-    /// The config of `dir` (a full path) as read already, and the repository opened to read
-    /// it.
+    /// The config of `dir` (a full path) as read already, the repository opened to read it,
+    /// and the trees and commits earlier runs on that repository kept.
     pub(crate) fn of(
         dir: &Path,
         config: Result<Config, ConfigError>,
         repository: Option<gix::ThreadSafeRepository>,
-    ) -> Pending {
-        Pending::kept(dir, config, repository, None)
-    }
-
-    /// [`Pending::of`], with the trees and commits earlier runs on the repository kept.
-    pub(crate) fn kept(
-        dir: &Path,
-        config: Result<Config, ConfigError>,
-        repository: Option<gix::ThreadSafeRepository>,
-        objects: Option<super::object_cache::SmallObjects>,
+        objects: super::object_cache::SmallObjects,
     ) -> Pending {
         Pending(std::rc::Rc::new(Read {
             dir: dir.to_path_buf(),
@@ -601,7 +595,7 @@ impl Pending {
     }
 
     /// The trees and commits earlier runs on the repository kept, for the run to share.
-    pub fn objects(&self) -> Option<super::object_cache::SmallObjects> {
+    pub fn objects(&self) -> super::object_cache::SmallObjects {
         self.0.objects.clone()
     }
 

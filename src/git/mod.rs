@@ -161,3 +161,25 @@ fn shell_word(w: &str) -> String {
         format!("'{}'", w.replace('\'', r"'\''"))
     }
 }
+
+/// Test builds: run git in `dir` with no system or global config and no system attributes,
+/// and return what it printed, trimmed; a failure fails the test.
+#[cfg(test)]
+pub(crate) fn run_for_test(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(binary())
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

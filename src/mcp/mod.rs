@@ -264,10 +264,7 @@ impl Server {
                 Err(e) => bad_arguments(name, &e),
             },
             tools::LOG => match serde_json::from_value::<tools::LogArgs>(arguments) {
-                Ok(a) => match crate::run::log::run(crate::run::options::LogOptions {
-                    config: config(),
-                    ..a.options(dir.clone())
-                }) {
+                Ok(a) => match crate::run::log::run(a.options(dir.clone(), config())) {
                     Ok(mut l) => {
                         // Bounded like every result: the newest entries, and how many more.
                         let limit = a

@@ -495,7 +495,11 @@ impl UndoArgs {
 
 impl LogArgs {
     /// The listing these arguments ask for, run in `dir`.
-    pub fn options(&self, dir: Option<PathBuf>) -> LogOptions {
-        LogOptions { dir, config: None }
+    pub fn options(
+        &self,
+        dir: Option<PathBuf>,
+        config: Option<crate::git::config::Pending>,
+    ) -> LogOptions {
+        LogOptions { dir, config }
     }
 }

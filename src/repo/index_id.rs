@@ -190,23 +190,7 @@ fn system_attribute_files() -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new(crate::git::binary())
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_ATTR_NOSYSTEM", "1")
-            .env_remove("GIT_INDEX_FILE")
-            .output()
-            .expect("run git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    }
+    use crate::git::run_for_test as git;
 
     /// The file at `path` in `dir` as a run reads it: its length and stamp.
     fn read(dir: &Path, path: &str) -> (usize, Stamp) {

@@ -421,17 +421,13 @@ impl Repo {
         let repo = crate::git::config::open_discovered(dir, found, trust)
             .map_err(|e| open_err(e.to_string()))?
             .map_err(|e| open_err(e.to_string()))?;
-        Repo::opened(repo, dir).map(Some)
+        Repo::opened(repo, dir, SmallObjects::default()).map(Some)
     }
 
-    /// The repository `repo`, found from `dir` (with the options [`Repo::discover`] uses).
-    pub fn opened(repo: gix::ThreadSafeRepository, dir: &Path) -> Result<Repo, RepoError> {
-        Repo::opened_sharing(repo, dir, SmallObjects::default())
-    }
-
-    /// [`Repo::opened`], with the trees and commits `objects` keeps (from an earlier run on
-    /// the same repository) and keeps from now on.
-    pub fn opened_sharing(
+    /// The repository `repo`, found from `dir` (with the options [`Repo::discover`] uses),
+    /// with the trees and commits `objects` keeps (from an earlier run on the same repository,
+    /// for a server: `run/kept.rs`) and keeps from now on.
+    pub fn opened(
         repo: gix::ThreadSafeRepository,
         dir: &Path,
         objects: SmallObjects,

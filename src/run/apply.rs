@@ -240,7 +240,7 @@ fn open_repo(
     config: &crate::git::config::Pending,
     cwd: &std::path::Path,
 ) -> Result<(Option<Repo>, PathBuf), Box<Report>> {
-    let repo = session::repo_of(config, cwd).map_err(|e| failed(&e))?;
+    let repo = session::repo_of(Some(config), cwd).map_err(|e| failed(&e))?;
     let root = repo
         .as_ref()
         .map_or_else(|| cwd.to_path_buf(), |r| r.work_dir.clone());

@@ -51,30 +51,48 @@ struct Read {
     repo: gix::ThreadSafeRepository,
     /// The trees and commits the calls read, shared from one to the next.
     objects: SmallObjects,
-    sources: Vec<(PathBuf, Option<Stamp>)>,
+    sources: Vec<Source>,
+}
+
+/// A file or directory the read depends on, and what `stat` said of it then.
+struct Source {
+    path: PathBuf,
+    /// Compared by identity only (a git directory, which git writes in all the time:
+    /// `index.lock`), not by size and times.
+    identity: bool,
+    stamp: Option<Stamp>,
+}
+
+impl Source {
+    fn new(path: PathBuf, identity: bool) -> Source {
+        let stamp = stat(&path, identity);
+        Source {
+            path,
+            identity,
+            stamp,
+        }
+    }
+
+    fn unchanged(&self) -> bool {
+        stat(&self.path, self.identity) == self.stamp
+    }
 }
 
 /// What `stat` says of a file (links followed, as the config reader follows them); `None`
-/// for a file that is not there or cannot be looked at. Of a directory, only which it is
-/// (git writes in a git directory all the time, `index.lock`, and what it holds is compared
-/// file by file), but for `refs/replace` and `objects/pack`, whose times change with every
-/// entry added or removed.
-fn stat(path: &Path) -> Option<Stamp> {
-    let m = std::fs::metadata(path).ok()?;
-    let stamp = Stamp::of(&m);
-    let timed = ["replace", "pack"].map(std::ffi::OsStr::new);
-    Some(
-        if m.is_dir() && !path.file_name().is_some_and(|n| timed.contains(&n)) {
-            Stamp {
-                size: 0,
-                mtime: (0, 0),
-                ctime: (0, 0),
-                ..stamp
-            }
-        } else {
-            stamp
-        },
-    )
+/// for a file that is not there or cannot be looked at. With `identity`, only which file it
+/// is: device, inode, mode and owner.
+fn stat(path: &Path, identity: bool) -> Option<Stamp> {
+    let stamp = Stamp::of(&std::fs::metadata(path).ok()?);
+    Some(if identity {
+        Stamp {
+            size: 0,
+            mtime: (0, 0),
+            ctime: (0, 0),
+            ..stamp
+        }
+    } else {
+        stamp
+    })
 }
 
 /// The config of `dir` (a full path) for one call: the one kept on this thread when nothing
@@ -90,10 +108,9 @@ fn pending_with(dir: &Path) -> (Pending, bool) {
     KEPT.with(|kept| {
         let mut slot = kept.borrow_mut();
         if let Some(k) = slot.as_ref() {
-            if k.dir == dir && k.sources.iter().all(|(p, s)| stat(p) == *s) {
+            if k.dir == dir && k.sources.iter().all(Source::unchanged) {
                 let config = config::from_entries(&k.entries);
-                let objects = Some(k.objects.clone());
-                let pending = Pending::kept(dir, config, Some(k.repo.clone()), objects);
+                let pending = Pending::of(dir, config, Some(k.repo.clone()), k.objects.clone());
                 return (pending, true);
             }
         }
@@ -104,10 +121,10 @@ fn pending_with(dir: &Path) -> (Pending, bool) {
                 if let Some(r) = &repo {
                     *slot = started.and_then(|t| keepable(dir, &entries, r, t));
                 }
-                let objects = slot.as_ref().map(|k| k.objects.clone());
-                Pending::kept(dir, config::from_entries(&entries), repo, objects)
+                let objects = slot.as_ref().map(|k| k.objects.clone()).unwrap_or_default();
+                Pending::of(dir, config::from_entries(&entries), repo, objects)
             }
-            Err(e) => Pending::of(dir, Err(e), None),
+            Err(e) => Pending::of(dir, Err(e), None, SmallObjects::default()),
         };
         (pending, false)
     })
@@ -145,20 +162,29 @@ fn keepable(
     if !dir.starts_with(work) {
         return None;
     }
-    let mut paths: Vec<PathBuf> = dir
+    // The git directories, compared by identity: the `.git` found (and none made between it
+    // and the server's directory) and this worktree's own.
+    let mut git_dirs: Vec<PathBuf> = dir
         .ancestors()
         .take_while(|d| *d != work)
         .map(|d| d.join(".git"))
         .collect();
-    paths.push(work.join(".git"));
-    paths.push(local.git_dir().to_path_buf());
+    git_dirs.push(work.join(".git"));
+    git_dirs.push(local.git_dir().to_path_buf());
+    // Every file a section was read from.
+    let read_from: Vec<PathBuf> = file
+        .sections()
+        .filter_map(|s| s.meta().path.clone())
+        .collect();
+    let mut paths = read_from.clone();
     // A linked worktree's way to the repository it belongs to.
     paths.push(local.git_dir().join("commondir"));
     paths.push(local.common_dir().join("config"));
     paths.push(local.git_dir().join("config.worktree"));
     // What the repository itself keeps once read: the packed references (checked by
-    // modification time alone), and the replacement objects (read at opening). Not the
-    // index: a run reads its own (`Repo::index`).
+    // modification time alone), and the replacement objects (read at opening), whose
+    // directory's times change with every entry added or removed. Not the index: a run
+    // reads its own (`Repo::index`).
     paths.push(local.common_dir().join("packed-refs"));
     paths.push(local.common_dir().join("refs/replace"));
     // The object store is sized for the packs there were when it opened: a pack added since
@@ -166,7 +192,6 @@ fn keepable(
     let objects = local.objects.store_ref().path().to_path_buf();
     paths.push(objects.join("pack"));
     paths.push(objects.join("info/alternates"));
-    paths.extend(file.sections().filter_map(|s| s.meta().path.clone()));
     paths.extend(config::system_file(Some(local.git_dir())));
     let env = |name: &str| std::env::var_os(name);
     for source in [gix::config::Source::Git, gix::config::Source::User] {
@@ -174,23 +199,19 @@ fn keepable(
     }
     paths.extend(env("GIT_CONFIG_GLOBAL").map(PathBuf::from));
     paths.extend(crate::git::binary::resolved());
-    paths.sort();
-    paths.dedup();
-    let sources: Vec<(PathBuf, Option<Stamp>)> = paths
+    for list in [&mut git_dirs, &mut paths] {
+        list.sort();
+        list.dedup();
+    }
+    let sources: Vec<Source> = git_dirs
         .into_iter()
-        .map(|p| {
-            let s = stat(&p);
-            (p, s)
-        })
+        .map(|p| Source::new(p, true))
+        .chain(paths.into_iter().map(|p| Source::new(p, false)))
         .collect();
     // A file a section was read from and gone since cannot be told from one that never was.
-    let read_from: Vec<PathBuf> = file
-        .sections()
-        .filter_map(|s| s.meta().path.clone())
-        .collect();
-    let settled = sources.iter().all(|(p, s)| match s {
-        Some(s) => settled(s.ctime, started),
-        None => !read_from.contains(p),
+    let settled = sources.iter().all(|s| match s.stamp {
+        Some(stamp) => settled(stamp.ctime, started),
+        None => !read_from.contains(&s.path),
     });
     settled.then(|| Read {
         dir: dir.to_path_buf(),
@@ -206,20 +227,7 @@ fn keepable(
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new(crate::git::binary())
-            .args(args)
-            .current_dir(dir)
-            .env_remove("GIT_DIR")
-            .output()
-            .expect("run git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    }
+    use crate::git::run_for_test as git;
 
     /// Longer than the coarse clock's tick (at most 10 ms): what was written before is
     /// older than the next read.
@@ -281,7 +289,7 @@ mod tests {
         // reads the index as it is now, not as the kept repository last saw it.
         let index_has = |pending: &Pending| {
             let opened = pending.take_repository(&d).expect("the kept repository");
-            let repo = crate::repo::Repo::opened(opened, &d).expect("open");
+            let repo = crate::repo::Repo::opened(opened, &d, pending.objects()).expect("open");
             repo.index()
                 .is_some_and(|i| i.entry_by_path("f.txt".into()).is_some())
         };
@@ -360,7 +368,8 @@ mod tests {
     }
 
     /// A config read in the clock tick it was written in is not trusted to show the next
-    /// change: it is read again, and kept once it is older than a read.
+    /// change: a read that began at its ctime is not kept, one that began a nanosecond later
+    /// is.
     #[test]
     fn a_config_changed_within_the_tick_of_the_read_is_not_kept() {
         let tmp = tempfile::tempdir().expect("tempdir");
@@ -369,21 +378,30 @@ mod tests {
         if !keeps_here(&d) {
             return;
         }
-        // Written and read at once, within one tick of the clock: not kept.
+        git(&d, &["config", "llm-apply.fsync", "true"]);
+        settle();
+        let (entries, repo) = config::entries_and_repository(&d).expect("read");
+        let repo = repo.expect("a repository");
         let config = d.join(".git/config");
-        let text = std::fs::read_to_string(&config).expect("read");
-        std::fs::write(&config, format!("{text}[llm-apply]\n\tfsync = true\n")).expect("write");
-        let ctime = Stamp::of(&std::fs::metadata(&config).expect("stat")).ctime;
-        let (_, first) = pending_with(&d);
-        let (_, second) = pending_with(&d);
-        let after = coarse_now().expect("clock");
-        assert!(!first, "a changed config is read again");
-        // Both reads began in the change's own tick when the clock still shows it.
-        if after == ctime {
-            assert!(!second, "read in the change's own tick: not kept");
+        let (s, ns) = Stamp::of(&std::fs::metadata(&config).expect("stat")).ctime;
+        let whole = ns == 0;
+        let next = |(s, ns): (i64, i64)| {
+            if ns == 999_999_999 {
+                (s + 1, 0)
+            } else {
+                (s, ns + 1)
+            }
+        };
+        assert!(
+            keepable(&d, &entries, &repo, (s, ns)).is_none(),
+            "read in its tick"
+        );
+        if !whole {
+            assert!(
+                keepable(&d, &entries, &repo, next((s, ns))).is_some(),
+                "read after it"
+            );
         }
-        // Once the tick is over, a read is kept.
-        assert!(call(&d).1);
-        assert_eq!(call(&d), (true, true));
+        assert!(keepable(&d, &entries, &repo, (s + 2, ns)).is_some());
     }
 }

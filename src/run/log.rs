@@ -20,7 +20,7 @@ fn log(dir: Option<PathBuf>, config: Option<Pending>) -> Result<LogReport, Box<R
     // A recovery writes as the config says (`llm-apply.fsync`).
     let pending = config.unwrap_or_else(|| Pending::start(&cwd));
     let config = super::checked_config(&pending).map_err(|e| failed(&e))?;
-    let mut repo = session::require_repo_of(&pending, &cwd, "snapshots are kept in a repository")?;
+    let mut repo = session::require_repo(&pending, &cwd, "snapshots are kept in a repository")?;
     repo.durability = super::durability(&config);
     // Also for a listing: an interrupted apply is put right first, so the listing is true.
     let session = session::open(&repo, false)?;

@@ -158,37 +158,24 @@ pub fn start_dir(dir: Option<PathBuf>) -> Result<PathBuf, Box<Report>> {
 /// The repository around `cwd`: the one `config`'s reader opened there (sharing what earlier
 /// runs on it kept, for a server: `run/kept.rs`), else found anew.
 pub fn repo_of(
-    config: &crate::git::config::Pending,
+    config: Option<&crate::git::config::Pending>,
     cwd: &std::path::Path,
 ) -> Result<Option<crate::repo::Repo>, RepoError> {
     use crate::repo::Repo;
-    match config.take_repository(cwd) {
-        Some(opened) => match config.objects() {
-            Some(objects) => Repo::opened_sharing(opened, cwd, objects),
-            None => Repo::opened(opened, cwd),
-        }
-        .map(Some),
+    let taken = config.and_then(|c| Some((c.take_repository(cwd)?, c.objects())));
+    match taken {
+        Some((opened, objects)) => Repo::opened(opened, cwd, objects).map(Some),
         None => Repo::discover(cwd),
     }
 }
 
 /// The repository around `cwd` ([`repo_of`]), or a report saying `why` one is needed.
-pub fn require_repo_of(
+pub fn require_repo(
     config: &crate::git::config::Pending,
     cwd: &std::path::Path,
     why: &'static str,
 ) -> Result<crate::repo::Repo, Box<Report>> {
-    repo_of(config, cwd)
-        .map_err(|e| SessionError::Repo(e).report())?
-        .ok_or_else(|| SessionError::NoRepository(why).report())
-}
-
-/// The repository around `cwd`, or a report saying `why` one is needed.
-pub fn require_repo(
-    cwd: &std::path::Path,
-    why: &'static str,
-) -> Result<crate::repo::Repo, Box<Report>> {
-    crate::repo::Repo::discover(cwd)
+    repo_of(Some(config), cwd)
         .map_err(|e| SessionError::Repo(e).report())?
         .ok_or_else(|| SessionError::NoRepository(why).report())
 }

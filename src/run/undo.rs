@@ -212,7 +212,7 @@ fn undo(
     // when that config is invalid.
     let pending = config.unwrap_or_else(|| Pending::start(&cwd));
     let config = super::checked_config(&pending).map_err(|e| session::failed(&e))?;
-    let mut repo = session::require_repo_of(&pending, &cwd, "there are no snapshots to undo here")?;
+    let mut repo = session::require_repo(&pending, &cwd, "there are no snapshots to undo here")?;
     repo.durability = super::durability(&config);
     if let Some(w) = worktree {
         repo = other_worktree(&repo, &cwd.join(w))?;

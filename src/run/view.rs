@@ -77,14 +77,10 @@ pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
     } = options;
     let cwd = session::start_dir(dir)?;
     // The top of the work tree: from the repository the config reader opened, when it did.
-    let top = match config.and_then(|c| c.take_repository(&cwd)) {
-        Some(opened) => opened.to_thread_local().workdir().map(Path::to_path_buf),
-        None => match crate::repo::Repo::discover(&cwd) {
-            Ok(Some(r)) => Some(r.work_dir),
-            _ => None,
-        },
+    let root = match session::repo_of(config.as_ref(), &cwd) {
+        Ok(Some(r)) => r.work_dir,
+        _ => cwd.clone(),
     };
-    let root = top.unwrap_or_else(|| cwd.clone());
     let rel = relative(&request.path, &root)
         .ok_or_else(|| ViewError::Outside(request.path.clone()).report())?;
     let full = root.join(&rel);

@@ -439,6 +439,21 @@ fn a_busy_lock_is_exit_status_4_on_the_cli() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
+/// `answer` is the config error for `llm-apply.fsync = sometimes`: a tool error of kind
+/// `config`, exit status 2, naming the key and the value.
+fn assert_fsync_config_refusal(answer: &Value) {
+    assert_eq!(answer["isError"], true, "{answer}");
+    assert_eq!(
+        answer["structuredContent"]["errors"][0]["kind"], "config",
+        "{answer}"
+    );
+    assert_eq!(answer["structuredContent"]["exit_code"], 2, "{answer}");
+    assert!(
+        text_of(answer).contains("llm-apply.fsync is 'sometimes'"),
+        "{answer}"
+    );
+}
+
 /// After one apply, git config is made invalid and `tool` is called: its answer is the
 /// config error naming the key, and nothing in the repository changes.
 fn invalid_config_refuses(tool: &str) -> TestRepo {
@@ -449,15 +464,7 @@ fn invalid_config_refuses(tool: &str) -> TestRepo {
     r.git(&["config", "llm-apply.fsync", "sometimes"]);
     let before = r.state();
     let answer = c.call(tool, json!({}));
-    assert_eq!(answer["isError"], true, "{answer}");
-    assert_eq!(
-        answer["structuredContent"]["errors"][0]["kind"], "config",
-        "{answer}"
-    );
-    assert!(
-        text_of(&answer).contains("llm-apply.fsync is 'sometimes'"),
-        "{answer}"
-    );
+    assert_fsync_config_refusal(&answer);
     assert_eq!(r.state(), before, "{tool} changed the repository");
     c.finish();
     r
@@ -553,15 +560,7 @@ fn a_server_reads_config_again_when_a_file_it_comes_from_changes() {
         settle();
         for _ in 0..6 {
             let answer = c.call("apply_patch", json!({"patch": FIX_B}));
-            assert_eq!(answer["isError"], true, "{answer}");
-            assert_eq!(
-                answer["structuredContent"]["errors"][0]["kind"], "config",
-                "{answer}"
-            );
-            assert!(
-                text_of(&answer).contains("llm-apply.fsync is 'sometimes'"),
-                "{answer}"
-            );
+            assert_fsync_config_refusal(&answer);
             assert_eq!(r.state(), before);
         }
     };
