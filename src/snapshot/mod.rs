@@ -1569,12 +1569,28 @@ pub fn find_by_nonce(repo: &Repo, nonce: &str) -> Result<Option<SnapshotId>, Sna
 /// again. Done before the undo's journal is removed, so no crash leaves `log` saying
 /// "applied" of restored files.
 pub fn record_undo(repo: &Repo, target: SnapshotId) -> Result<(), SnapshotError> {
+    record_undo_listed(repo, target, None)
+}
+
+/// [`record_undo`], keeping `listing` (the numbers the undo's own snapshot read) as the
+/// markers now are, for [`prune_listed`].
+pub fn record_undo_listed(
+    repo: &Repo,
+    target: SnapshotId,
+    mut listing: Option<&mut Listing>,
+) -> Result<(), SnapshotError> {
     match mark_undone(repo, target) {
         Ok(()) | Err(SnapshotError::AlreadyUndone { .. }) => {}
         Err(e) => return Err(e),
     }
+    if let Some(l) = listing.as_deref_mut() {
+        l.undone.insert(target.0);
+    }
     if let Some(earlier) = read(repo, target)?.info().undoes {
         clear_undone(repo, earlier)?;
+        if let Some(l) = listing {
+            l.undone.remove(&earlier.0);
+        }
     }
     Ok(())
 }

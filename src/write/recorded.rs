@@ -112,7 +112,7 @@ pub fn write_recorded(
             return Err(RecordError::Write(e));
         }
     };
-    let (id, listing) =
+    let (id, mut listing) =
         match snapshot::create_with_nonce(rec.repo, &touched, &rec.meta, &nonce, &mut blobs) {
             Ok(made) => made,
             Err(e) => {
@@ -158,8 +158,12 @@ pub fn write_recorded(
             warnings.push(format!("the files were written, but not staged: {e}"));
         }
     }
+    // `listing`: the numbers the snapshot read, kept as this run's own markers change them;
+    // read again for the prune when a failure left them unknown.
+    let mut listed = true;
     if let Some(target) = rec.meta.undoes {
-        if let Err(e) = snapshot::record_undo(rec.repo, target) {
+        if let Err(e) = snapshot::record_undo_listed(rec.repo, target, Some(&mut listing)) {
+            listed = false;
             warnings.push(format!(
                 "the files were restored, but marking snapshot {target} undone failed: {e}"
             ));
@@ -170,8 +174,7 @@ pub fn write_recorded(
         source,
     })?;
     let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| {
-        // The numbers the snapshot read still hold, unless an undo's markers changed since.
-        if rec.meta.undoes.is_none() {
+        if listed {
             snapshot::prune_listed(rec.repo, keep, listing)
         } else {
             snapshot::prune(rec.repo, keep)
