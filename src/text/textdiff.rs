@@ -731,14 +731,7 @@ fn matched<'l>(
     let mut seen: Vec<(bool, bool)> = Vec::new();
     let ia: Vec<u32> = a
         .iter()
-        .map(|l| {
-            let id = ids.id(l);
-            if id as usize == seen.len() {
-                seen.push((false, false));
-            }
-            seen[id as usize].0 = true;
-            id
-        })
+        .map(|l| seen_on(&mut seen, ids.id(l), true))
         .collect();
     let ib: Vec<u32> = b
         .iter()
@@ -748,11 +741,7 @@ fn matched<'l>(
                 Some(i) => ia[*i],
                 None => ids.id(l),
             };
-            if id as usize == seen.len() {
-                seen.push((false, false));
-            }
-            seen[id as usize].1 = true;
-            id
+            seen_on(&mut seen, id, false)
         })
         .collect();
     let shared = |id: u32| {
@@ -781,6 +770,21 @@ fn matched<'l>(
         }
     }
     ops.change(at.0 + x, a.len() - x, at.1 + y, b.len() - y);
+}
+
+/// Note that line `id` (new when it is the next one) was seen on side a (`on_a`) or b;
+/// returns `id`.
+fn seen_on(seen: &mut Vec<(bool, bool)>, id: u32, on_a: bool) -> u32 {
+    if id as usize == seen.len() {
+        seen.push((false, false));
+    }
+    let s = &mut seen[id as usize];
+    if on_a {
+        s.0 = true;
+    } else {
+        s.1 = true;
+    }
+    id
 }
 
 /// Numbers lines by their content, in the order first seen: an open-addressing table of
