@@ -1,6 +1,9 @@
 //! The one patch model every input format parses into; pure data, no I/O.
 
 pub mod kinds;
+mod patch_text;
+
+pub use patch_text::PatchText;
 
 use kinds::NoticeKind;
 use schemars::JsonSchema;
@@ -109,7 +112,7 @@ pub struct FilePatch {
     /// `GIT binary patch` / `Binary files differ`: cannot be applied at text level.
     pub binary: bool,
     /// The exact text of this file's section of the patch, for handing to `git apply`.
-    pub raw: String,
+    pub raw: PatchText,
     /// Whether a creation may replace a file that already exists.
     pub create_mode: CreateMode,
     /// Hunks must be located in file order (Codex rule).
@@ -184,14 +187,14 @@ pub struct Line {
     /// Whether the line is kept, removed or added.
     pub kind: LineKind,
     /// The line's text, without prefix or terminator.
-    pub text: String,
+    pub text: PatchText,
     /// The patch line ended in CRLF (meaningful only when `FilePatch::patch_eols`).
     pub crlf: bool,
 }
 
 impl Line {
     /// A line that ends in LF (the common case; a parser sets `crlf` itself).
-    pub fn new(kind: LineKind, text: impl Into<String>) -> Line {
+    pub fn new(kind: LineKind, text: impl Into<PatchText>) -> Line {
         Line {
             kind,
             text: text.into(),

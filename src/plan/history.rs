@@ -333,7 +333,7 @@ fn lines_of(bytes: &[u8]) -> Option<Vec<Line<'_>>> {
 fn ambiguous_now(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> bool {
     let by_place = |h: &&Hunk| h.old_start.is_none() || numbers == Numbers::Stale;
     fp.hunks.iter().filter(by_place).any(|h| {
-        let old: Vec<String> = h.old_lines().map(|l| l.text.clone()).collect();
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
         !old.is_empty() && lines.find_all(Pass::Exact, &old).len() > 1
     })
 }
@@ -345,7 +345,7 @@ fn ambiguous_now(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> bool {
 fn fit(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> Option<Vec<Placement>> {
     let mut out: Vec<Placement> = Vec::with_capacity(fp.hunks.len());
     for h in &fp.hunks {
-        let old: Vec<String> = h.old_lines().map(|l| l.text.clone()).collect();
+        let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
         let kinds: Vec<LineKind> = h.old_lines().map(|l| l.kind).collect();
         let (start, decided_by) = match h.old_start {
             Some(stated) => {
@@ -398,7 +398,7 @@ fn fit(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> Option<Vec<Placeme
 }
 
 /// The one start where `old` (not empty) occurs in `lines`; `None` when nowhere or twice.
-fn only_place(lines: &Haystack, old: &[String]) -> Option<usize> {
+fn only_place(lines: &Haystack, old: &[&str]) -> Option<usize> {
     match lines.find_all(Pass::Exact, old).as_slice() {
         [one] => Some(*one),
         _ => None,

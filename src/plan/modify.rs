@@ -532,10 +532,17 @@ fn text_plan(
     }
     // The counts are those of the hunks this plan applies, not of those already there.
     // A line a hunk removes and adds back unchanged (a SEARCH/REPLACE block) is neither.
-    (plan.added, plan.removed) = results.placed.iter().fold((0, 0), |(a, r), (h, _)| {
-        let (adds, rems) = h.added_removed();
-        (a + adds, r + rems)
-    });
+    // When those are the patch's hunks, every one as sent, the plan was made with their
+    // counts (`base_plan`): a big hunk's lines are not diffed a second time.
+    let as_sent = fp.full_content.is_none()
+        && results.placed.len() == fp.hunks.len()
+        && (results.placed.iter().zip(&fp.hunks)).all(|((h, _), f)| std::ptr::eq(*h, f));
+    if !as_sent {
+        (plan.added, plan.removed) = results.placed.iter().fold((0, 0), |(a, r), (h, _)| {
+            let (adds, rems) = h.added_removed();
+            (a + adds, r + rems)
+        });
+    }
     let bytes = match sequential_text {
         Some(t) => t.encode().into(),
         None => {

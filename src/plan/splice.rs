@@ -362,7 +362,8 @@ fn walk<'a, 'h>(
         // The groups in the order they are emitted (by position, then as the hunk has them),
         // taken in turn as the region is walked: each is looked at once, however many there
         // are (a hunk that changes every other line of a file has one per changed line).
-        let count = groups.len().min(p.inserts.len()).min(group_maps.len());
+        let count = (groups.len().min(p.inserts.len()))
+            .min(group_maps.as_ref().map_or(usize::MAX, Vec::len));
         let mut by_position: Vec<usize> = (0..count).collect();
         by_position.sort_by_key(|&gi| p.inserts[gi]);
         let mut next = by_position.into_iter().peekable();
@@ -371,7 +372,8 @@ fn walk<'a, 'h>(
             // the planner made).
             while next.next_if(|&gi| p.inserts[gi] < pos).is_some() {}
             while let Some(gi) = next.next_if(|&gi| p.inserts[gi] == pos) {
-                let (g, map) = (&groups[gi], &group_maps[gi]);
+                let g = &groups[gi];
+                let map = group_maps.as_ref().map_or(&IndentMap::Same, |m| &m[gi]);
                 for (k, l) in g.iter().enumerate() {
                     let kept = partners
                         .get(gi)
@@ -704,7 +706,18 @@ impl IndentMap {
     /// indented neighbour shows (the lines it replaces, else the context above it, else
     /// below). One shift for the whole hunk would move a line that replaces an unindented
     /// line by what some comment block's alignment happened to differ by.
-    fn per_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Vec<IndentMap> {
+    /// `None` when every group keeps its lines as written: a pass that compares indentation
+    /// matched each line at the file's own (a blank one aside, which tells nothing), so no
+    /// line shows a shift for a group to take.
+    fn per_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Option<Vec<IndentMap>> {
+        if *self == IndentMap::Same && !p.pass.ignores_indentation() {
+            return None;
+        }
+        Some(self.each_group(hunk, p, file))
+    }
+
+    /// [`IndentMap::per_group`]'s maps, worked out from the lines.
+    fn each_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Vec<IndentMap> {
         // Mostly the same indentation (`Same`): no shift, but for a group both of whose
         // neighbours below show one.
         let (w, tabs, learnt, shifted) = match *self {
@@ -915,6 +928,66 @@ mod tests {
     }
 
     proptest! {
+        /// A hunk placed by a pass that compares indentation (exact, or blind only to
+        /// trailing whitespace) has every group of added lines written as sent, whatever the
+        /// indentation of its lines, the file's and the added ones: what `per_group` takes
+        /// for granted without looking at the lines.
+        #[test]
+        fn a_pass_that_compares_indentation_leaves_every_group_as_written(
+            file_lines in proptest::collection::vec((0usize..4, any::<bool>(), 0u8..3), 1..30),
+            picks in proptest::collection::vec((any::<bool>(), 0usize..3, 0usize..4, any::<bool>()), 1..30),
+            trailing in any::<bool>(),
+        ) {
+            let indents = ["", "    ", "\t", "  \t "];
+            let text: String = file_lines
+                .iter()
+                .enumerate()
+                .map(|(i, &(ind, blank, tail))| match blank {
+                    true => format!("{}\n", indents[ind]),
+                    false => format!("{}line {i}{}\n", indents[ind], " ".repeat(tail as usize)),
+                })
+                .collect();
+            let bytes = Content::new(text.into_bytes());
+            let file = TextFile::decode(&bytes).expect("text");
+            let pass = if trailing { Pass::TrailingWhitespace } else { Pass::Exact };
+            // The hunk's old side is the file's lines from 0 (under `pass`'s key: a trailing
+            // pass may drop or add trailing whitespace), each removed or kept, with runs of
+            // added lines indented any way before them.
+            let mut lines = Vec::new();
+            let mut inserts = Vec::new();
+            let n = picks.len().min(file.len());
+            for (i, &(removed, adds, ind, tail)) in picks.iter().take(n).enumerate() {
+                if adds > 0 {
+                    inserts.push(i);
+                }
+                for a in 0..adds {
+                    lines.push(Line::new(LineKind::Add, format!("{}added {i}.{a}", indents[ind])));
+                }
+                let mut old = file.lines[i].to_string();
+                if trailing && tail {
+                    old = format!("{} ", old.trim_end());
+                }
+                let kind = if removed { LineKind::Remove } else { LineKind::Context };
+                lines.push(Line::new(kind, old));
+            }
+            let hunk = Hunk { lines, ..Hunk::default() };
+            let placement = Placement {
+                start: 0,
+                end: n,
+                mapping: (0..n).map(Some).collect(),
+                inserts,
+                pass,
+                occurrences: 1,
+                decided_by: DecidedBy::Unique,
+                fuzz: None,
+            };
+            let learnt = IndentMap::learn(&hunk, &placement, &file).expect("learnt");
+            prop_assert_eq!(&learnt, &IndentMap::Same);
+            prop_assert!(learnt.per_group(&hunk, &placement, &file).is_none());
+            let computed = learnt.each_group(&hunk, &placement, &file);
+            prop_assert!(computed.iter().all(|m| *m == IndentMap::Same), "{computed:?}");
+        }
+
         /// The pieces of a splice are its bytes, whatever the file's endings, final newline,
         /// byte-order mark or encoding, and wherever the hunks fall.
         #[test]

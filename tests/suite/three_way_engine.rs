@@ -167,7 +167,7 @@ fn file_patches(diff: &str) -> Vec<FilePatch> {
                 fp.old_path = Some(name.to_string());
                 fp.new_path = Some(name.to_string());
             }
-            fp.raw = raw;
+            fp.raw = raw.into();
             fp
         })
         .collect()

@@ -19,10 +19,11 @@
 
 use crate::patch::kinds::NoticeKind;
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
-use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
+use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText};
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
@@ -66,6 +67,9 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
 
 /// Parse a Codex `*** Begin Patch` text into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    // One copy of the text, which the lines read from it share (not one string per line).
+    let shared: Arc<str> = Arc::from(text);
+    let text: &str = &shared;
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);
     let segments = find_segments(&lines, &mut notes, probe)?;
@@ -79,6 +83,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         let before = files.len();
         Body {
             lines: &lines,
+            shared: &shared,
             end: seg.end,
             notes: &mut notes,
             probe,
@@ -425,6 +430,8 @@ fn marker(line: &str) -> Option<Marker<'_>> {
 /// The body of one `*** Begin Patch` segment.
 struct Body<'a, 't> {
     lines: &'a [&'t str],
+    /// The text `lines` are slices of, for hunk lines to share ([`PatchText::within`]).
+    shared: &'a Arc<str>,
     end: usize,
     notes: &'a mut Notes,
     probe: &'a dyn PathProbe,
@@ -705,7 +712,8 @@ impl Body<'_, '_> {
                 if kind != LineKind::Add {
                     spaced_at.push(hunk.lines.len());
                 }
-                hunk.lines.push(Line::new(kind, &line[1..]));
+                let text = PatchText::within(self.shared, &line[1..]);
+                hunk.lines.push(Line::new(kind, text));
             } else if line.trim().is_empty() {
                 blanks.push((i, hunk.lines.len()));
                 hunk.lines.push(Line::new(LineKind::Context, line));

@@ -144,7 +144,7 @@ pub fn settle(
     let mut count = 0;
     for ((&i, raw), whole) in spaced.iter().zip(&raw).zip(whole) {
         if whole {
-            lines[i].text = raw.clone();
+            lines[i].text = raw.as_str().into();
             lines[i].kind = LineKind::Context;
             count += 1;
         }

@@ -7,11 +7,17 @@
 use super::repair::unprefixed::{self, FileLines};
 use super::{ParseError, PathProbe};
 use crate::patch::kinds::NoticeKind;
-use crate::patch::{CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch};
+use crate::patch::{
+    CreateMode, FilePatch, Format, Hunk, IndexLine, Line, LineKind, Notice, Patch, PatchText,
+};
 use crate::text::quote::{quoted_end, unquote};
+use std::sync::Arc;
 
 /// Parse a unified diff (git's or plain `diff -u`'s) into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    // One copy of the text, which the lines read from it share (not one string per line).
+    let shared: Arc<str> = Arc::from(text);
+    let text: &str = &shared;
     let mut notices = Vec::new();
     // CRLF on the diff's own header lines means the whole text was converted in transit:
     // its CRs say nothing about the files. CRs only on body lines are the files' own.
@@ -41,6 +47,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     }
     let mut p = Parser {
         text,
+        shared: &shared,
         lines: &lines,
         crs: &crs,
         pos: 0,
@@ -102,6 +109,8 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
 struct Parser<'a> {
     /// The text `lines` are slices of.
     text: &'a str,
+    /// The same text, for lines and sections to share ([`PatchText::within`]).
+    shared: &'a Arc<str>,
     lines: &'a [&'a str],
     crs: &'a [bool],
     pos: usize,
@@ -518,43 +527,43 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// The input lines `range`, less those `left_out`, as the text handed to `git apply`.
+    /// The input lines `range`, less those `left_out`, as the text handed to `git apply`: a
+    /// stretch of the text itself when those lines are one (each ended by a newline there).
     fn section_text(
         &self,
         range: std::ops::Range<usize>,
         left_out: &[std::ops::Range<usize>],
-    ) -> String {
-        let size = range.clone().map(|i| self.lines[i].len() + 1).sum();
-        let mut raw = String::with_capacity(size);
+    ) -> PatchText {
         // Where a line of the text is, as a range of its bytes.
         let base = self.text.as_ptr() as usize;
         let at = |i: usize| {
             let start = self.lines[i].as_ptr() as usize - base;
             start..start + self.lines[i].len()
         };
-        // Lines one newline apart in the text are copied as one stretch (a hunk of a whole
-        // file's lines is one copy, not one per line); a line that lost a CR stands apart.
-        let mut run: Option<std::ops::Range<usize>> = None;
+        // Lines one newline apart in the text are one stretch (a hunk of a whole file's
+        // lines is one copy, not one per line); a line that lost a CR stands apart.
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         for i in range {
             if left_out.iter().any(|r| r.contains(&i)) {
                 continue;
             }
             let line = at(i);
-            run = match run {
-                Some(r) if r.end + 1 == line.start => Some(r.start..line.end),
-                Some(r) => {
-                    raw.push_str(&self.text[r]);
-                    raw.push('\n');
-                    Some(line)
-                }
-                None => Some(line),
-            };
+            match runs.last_mut() {
+                Some(r) if r.end + 1 == line.start => r.end = line.end,
+                _ => runs.push(line),
+            }
         }
-        if let Some(r) = run {
+        if let [r] = runs.as_slice() {
+            if self.text.as_bytes().get(r.end) == Some(&b'\n') {
+                return PatchText::within(self.shared, &self.text[r.start..r.end + 1]);
+            }
+        }
+        let mut raw = String::with_capacity(runs.iter().map(|r| r.len() + 1).sum());
+        for r in runs {
             raw.push_str(&self.text[r]);
             raw.push('\n');
         }
-        raw
+        raw.into()
     }
 
     /// Turn the header into paths and modes; decides how many leading components to strip.
@@ -635,7 +644,7 @@ impl<'a> Parser<'a> {
             index: h.index,
             hunks,
             binary: h.binary,
-            raw: String::new(),
+            raw: PatchText::default(),
             create_mode: CreateMode::MustNotExist,
             ordered: false,
             full_content: None,
@@ -788,9 +797,11 @@ impl<'a> Parser<'a> {
                 LineKind::Add => body.seen.1 += 1,
             }
             last_kind = Some(kind);
-            let mut line = Line::new(kind, text);
-            line.crlf = self.crs[self.pos];
-            body.lines.push(line);
+            body.lines.push(Line {
+                kind,
+                text: PatchText::within(self.shared, text),
+                crlf: self.crs[self.pos],
+            });
             body.empty.push(from_empty);
             self.pos += 1;
         }

@@ -313,11 +313,11 @@ fn clip(s: &str) -> String {
 }
 
 fn old_texts(h: &Hunk) -> Vec<String> {
-    h.old_lines().map(|l| l.text.clone()).collect()
+    h.old_lines().map(|l| l.text.to_string()).collect()
 }
 
 fn new_texts(h: &Hunk) -> Vec<String> {
-    h.new_lines().map(|l| l.text.clone()).collect()
+    h.new_lines().map(|l| l.text.to_string()).collect()
 }
 
 fn anchor_of(h: &Hunk) -> Option<String> {
