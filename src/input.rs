@@ -3,6 +3,7 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 pub use crate::git::config::{DEFAULT_MAX_PATCH_SIZE, MAX_PATCH_SIZE_KEY};
 
@@ -11,8 +12,8 @@ pub use crate::git::config::{DEFAULT_MAX_PATCH_SIZE, MAX_PATCH_SIZE_KEY};
 pub struct Input {
     /// The file name, or `<stdin>`.
     pub name: String,
-    /// The patch text.
-    pub text: String,
+    /// The patch text, which the parsed patch's lines share.
+    pub text: Arc<String>,
     /// How many bytes were read.
     pub size: u64,
 }
@@ -170,13 +171,17 @@ fn decode(name: String, buf: Vec<u8>) -> Result<Input, InputError> {
     // byte, through the same mapping the files get (crate::text::bytes).
     let size = buf.len() as u64;
     match String::from_utf8(buf) {
-        Ok(text) => Ok(Input { name, text, size }),
+        Ok(text) => Ok(Input {
+            name,
+            text: Arc::new(text),
+            size,
+        }),
         Err(e) => {
             let offset = e.utf8_error().valid_up_to();
             match crate::text::bytes::decode(e.as_bytes()) {
                 Some(text) => Ok(Input {
                     name,
-                    text: text.into_owned(),
+                    text: Arc::new(text.into_owned()),
                     size,
                 }),
                 None => Err(InputError::NotUtf8 { name, offset }),

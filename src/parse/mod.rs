@@ -9,6 +9,7 @@ pub mod whole_file;
 
 use crate::patch::kinds::ErrorKind;
 use crate::patch::{Format, Patch};
+use std::sync::Arc;
 
 /// The text is not a patch we can apply. `Empty` and `Syntax` are bad input (exit status 2);
 /// `Truncated` is a refusal (exit status 1): the patch reads, but the input stopped before
@@ -145,9 +146,19 @@ pub fn parse(
     format: Option<Format>,
     probe: &dyn PathProbe,
 ) -> Result<Patch, ParseError> {
+    parse_shared(&Arc::new(text.to_string()), format, probe)
+}
+
+/// [`parse`] of a text the patch shares: its hunk lines are stretches of it, not copies.
+pub fn parse_shared(
+    shared: &Arc<String>,
+    format: Option<Format>,
+    probe: &dyn PathProbe,
+) -> Result<Patch, ParseError> {
+    let text: &str = shared;
     let parsed = match format.unwrap_or_else(|| detect(text)) {
-        Format::Unified => unified::parse(text, probe),
-        Format::Codex => codex::parse(text, probe),
+        Format::Unified => unified::parse_shared(shared, probe),
+        Format::Codex => codex::parse_shared(shared, probe),
         Format::SearchReplace => search_replace::parse(text, probe),
     };
     // Nothing else in it is a patch: perhaps aider's whole-file reply.

@@ -428,7 +428,7 @@ fn read_inputs(
             Ok(vec![input::Input {
                 name: "<stdin>".into(),
                 size: text.len() as u64,
-                text,
+                text: text.into(),
             }])
         }
     }
@@ -488,7 +488,7 @@ fn parse_inputs(
     }
     let mut combined: Option<Patch> = None;
     for inp in inputs {
-        let p = parse::parse(&inp.text, forced, wt).map_err(|source| {
+        let p = parse::parse_shared(&inp.text, forced, wt).map_err(|source| {
             // A cut-off patch, or one that does not say which file it edits: a refusal, not
             // bad input, and nothing of the patch is written (not even with --partial).
             let refusal = source.is_refusal();

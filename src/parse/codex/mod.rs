@@ -67,9 +67,12 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
 
 /// Parse a Codex `*** Begin Patch` text into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    // One copy of the text, which the lines read from it share (not one string per line).
-    let shared: Arc<str> = Arc::from(text);
-    let text: &str = &shared;
+    parse_shared(&Arc::new(text.to_string()), probe)
+}
+
+/// [`parse`] of a text the patch's lines share (no string per line).
+pub fn parse_shared(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let text: &str = shared;
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);
     let segments = find_segments(&lines, &mut notes, probe)?;
@@ -83,7 +86,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
         let before = files.len();
         Body {
             lines: &lines,
-            shared: &shared,
+            shared,
             end: seg.end,
             notes: &mut notes,
             probe,
@@ -431,7 +434,7 @@ fn marker(line: &str) -> Option<Marker<'_>> {
 struct Body<'a, 't> {
     lines: &'a [&'t str],
     /// The text `lines` are slices of, for hunk lines to share ([`PatchText::within`]).
-    shared: &'a Arc<str>,
+    shared: &'a Arc<String>,
     end: usize,
     notes: &'a mut Notes,
     probe: &'a dyn PathProbe,

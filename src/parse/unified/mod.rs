@@ -15,9 +15,12 @@ use std::sync::Arc;
 
 /// Parse a unified diff (git's or plain `diff -u`'s) into the patch model.
 pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    // One copy of the text, which the lines read from it share (not one string per line).
-    let shared: Arc<str> = Arc::from(text);
-    let text: &str = &shared;
+    parse_shared(&Arc::new(text.to_string()), probe)
+}
+
+/// [`parse`] of a text the patch's lines share (no string per line).
+pub fn parse_shared(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let text: &str = shared;
     let mut notices = Vec::new();
     // CRLF on the diff's own header lines means the whole text was converted in transit:
     // its CRs say nothing about the files. CRs only on body lines are the files' own.
@@ -47,7 +50,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     }
     let mut p = Parser {
         text,
-        shared: &shared,
+        shared,
         lines: &lines,
         crs: &crs,
         pos: 0,
@@ -110,7 +113,7 @@ struct Parser<'a> {
     /// The text `lines` are slices of.
     text: &'a str,
     /// The same text, for lines and sections to share ([`PatchText::within`]).
-    shared: &'a Arc<str>,
+    shared: &'a Arc<String>,
     lines: &'a [&'a str],
     crs: &'a [bool],
     pos: usize,
