@@ -157,8 +157,8 @@ pub fn parse_shared(
 ) -> Result<Patch, ParseError> {
     let text: &str = shared;
     let parsed = match format.unwrap_or_else(|| detect(text)) {
-        Format::Unified => unified::parse_shared(shared, probe),
-        Format::Codex => codex::parse_shared(shared, probe),
+        Format::Unified => unified::parse(shared, probe),
+        Format::Codex => codex::parse(shared, probe),
         Format::SearchReplace => search_replace::parse(text, probe),
     };
     // Nothing else in it is a patch: perhaps aider's whole-file reply.

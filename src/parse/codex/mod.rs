@@ -65,13 +65,9 @@ fn unified_header_before(lines: &[&str], at: usize) -> bool {
     })
 }
 
-/// Parse a Codex `*** Begin Patch` text into the patch model.
-pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    parse_shared(&Arc::new(text.to_string()), probe)
-}
-
-/// [`parse`] of a text the patch's lines share (no string per line).
-pub fn parse_shared(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+/// Parse a Codex `*** Begin Patch` text into the patch model; its hunk lines share the text
+/// (stretches of it, not a string each).
+pub fn parse(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let text: &str = shared;
     let mut notes = Notes::default();
     let lines = split_lines(text, &mut notes);

@@ -13,13 +13,9 @@ use crate::patch::{
 use crate::text::quote::{quoted_end, unquote};
 use std::sync::Arc;
 
-/// Parse a unified diff (git's or plain `diff -u`'s) into the patch model.
-pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
-    parse_shared(&Arc::new(text.to_string()), probe)
-}
-
-/// [`parse`] of a text the patch's lines share (no string per line).
-pub fn parse_shared(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+/// Parse a unified diff (git's or plain `diff -u`'s) into the patch model; its hunk lines
+/// share the text (stretches of it, not a string each).
+pub fn parse(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let text: &str = shared;
     let mut notices = Vec::new();
     // CRLF on the diff's own header lines means the whole text was converted in transit:
@@ -49,8 +45,7 @@ pub fn parse_shared(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch
         crs.iter_mut().for_each(|c| *c = false);
     }
     let mut p = Parser {
-        text,
-        shared,
+        text: shared,
         lines: &lines,
         crs: &crs,
         pos: 0,
@@ -110,10 +105,9 @@ pub fn parse_shared(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch
 }
 
 struct Parser<'a> {
-    /// The text `lines` are slices of.
-    text: &'a str,
-    /// The same text, for lines and sections to share ([`PatchText::within`]).
-    shared: &'a Arc<String>,
+    /// The text `lines` are slices of, which lines and sections share
+    /// ([`PatchText::within`]).
+    text: &'a Arc<String>,
     lines: &'a [&'a str],
     crs: &'a [bool],
     pos: usize,
@@ -558,7 +552,7 @@ impl<'a> Parser<'a> {
         }
         if let [r] = runs.as_slice() {
             if self.text.as_bytes().get(r.end) == Some(&b'\n') {
-                return PatchText::within(self.shared, &self.text[r.start..r.end + 1]);
+                return PatchText::within(self.text, &self.text[r.start..r.end + 1]);
             }
         }
         let mut raw = String::with_capacity(runs.iter().map(|r| r.len() + 1).sum());
@@ -802,7 +796,7 @@ impl<'a> Parser<'a> {
             last_kind = Some(kind);
             body.lines.push(Line {
                 kind,
-                text: PatchText::within(self.shared, text),
+                text: PatchText::within(self.text, text),
                 crlf: self.crs[self.pos],
             });
             body.empty.push(from_empty);

@@ -4,6 +4,11 @@ use super::*;
 use crate::parse::NoFiles;
 use crate::repo::MemFiles;
 
+/// The parser on a text of the test's own (the shared copy is made here).
+fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    super::parse(&std::sync::Arc::new(text.to_string()), probe)
+}
+
 fn texts(h: &Hunk) -> Vec<(LineKind, &str)> {
     h.lines.iter().map(|l| (l.kind, l.text.as_str())).collect()
 }
