@@ -95,8 +95,15 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
 /// id: 11`): what a client of this server can act on.
 pub fn as_tool_calls(text: &str) -> String {
     let mut out = text.to_string();
+    // Every advice names the command or one of its flags: other text is not searched.
+    if !out.contains("git llm-apply") && !out.contains("--") {
+        return out;
+    }
     for (re, with) in tool_call_rules() {
-        out = re.replace_all(&out, *with).into_owned();
+        // A text a rule leaves as it is is kept, not copied.
+        if let std::borrow::Cow::Owned(changed) = re.replace_all(&out, *with) {
+            out = changed;
+        }
     }
     out
 }
