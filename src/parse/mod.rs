@@ -159,7 +159,7 @@ pub fn parse_shared(
     let parsed = match format.unwrap_or_else(|| detect(text)) {
         Format::Unified => unified::parse(shared, probe),
         Format::Codex => codex::parse(shared, probe),
-        Format::SearchReplace => search_replace::parse(text, probe),
+        Format::SearchReplace => search_replace::parse(shared, probe),
     };
     // Nothing else in it is a patch: perhaps aider's whole-file reply.
     match parsed {

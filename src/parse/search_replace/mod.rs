@@ -26,9 +26,10 @@ mod roo;
 
 use crate::patch::kinds::NoticeKind;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::{ParseError, PathProbe};
-use crate::patch::{FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
+use crate::patch::{FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText};
 
 const SEARCH: &str = "SEARCH";
 const REPLACE: &str = "REPLACE";
@@ -90,8 +91,10 @@ fn is_replace(line: &str) -> bool {
     is_marker(line, '>', REPLACE) || cline::is_replace(line)
 }
 
-/// Parse SEARCH/REPLACE blocks (with their paths, fences and dialects) into the patch model.
-pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+/// Parse SEARCH/REPLACE blocks (with their paths, fences and dialects) into the patch model;
+/// its hunk lines share the text (stretches of it, not a string each).
+pub fn parse(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    let text: &str = shared;
     let lines = split_lines(text);
     let mut notes = Notes::default();
     if text.contains("\r\n") {
@@ -104,6 +107,7 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     }
     let mut p = Parser {
         lines: &lines,
+        shared,
         probe,
         files: Vec::new(),
         by_path: HashMap::new(),
@@ -143,6 +147,8 @@ struct Block<'a> {
 
 struct Parser<'a, 'p> {
     lines: &'a [&'a str],
+    /// The text `lines` are slices of, for hunk lines to share ([`PatchText::within`]).
+    shared: &'p Arc<String>,
     probe: &'p dyn PathProbe,
     files: Vec<FilePatch>,
     by_path: HashMap<String, usize>,
@@ -550,10 +556,9 @@ impl<'a> Parser<'a, '_> {
         }
         let fp = &mut self.files[idx];
         for (n, (old, new)) in pieces.into_iter().enumerate() {
-            let lines = old
-                .iter()
-                .map(|t| Line::new(LineKind::Remove, *t))
-                .chain(new.iter().map(|t| Line::new(LineKind::Add, *t)))
+            let line = |kind, t: &&str| Line::new(kind, PatchText::within(self.shared, t));
+            let lines = (old.iter().map(|t| line(LineKind::Remove, t)))
+                .chain(new.iter().map(|t| line(LineKind::Add, t)))
                 .collect();
             // A start-line hint says where the block's first piece starts.
             let hint = block.hint.filter(|_| n == 0);
@@ -604,7 +609,7 @@ impl<'a> Parser<'a, '_> {
             lines: block
                 .replace
                 .iter()
-                .map(|t| Line::new(LineKind::Add, *t))
+                .map(|t| Line::new(LineKind::Add, PatchText::within(self.shared, t)))
                 .collect(),
             at_eof: true,
             ..Hunk::default()

@@ -4,6 +4,11 @@ use super::*;
 use crate::parse::NoFiles;
 use crate::patch::{CreateMode, FileOp};
 
+/// The parser on a text of the test's own (the shared copy is made here).
+fn parse(text: &str, probe: &dyn PathProbe) -> Result<Patch, ParseError> {
+    super::parse(&std::sync::Arc::new(text.to_string()), probe)
+}
+
 /// A work tree that holds exactly the listed files.
 struct Files(&'static [&'static str]);
 
