@@ -155,8 +155,7 @@ pub fn parse_shared(
     format: Option<Format>,
     probe: &dyn PathProbe,
 ) -> Result<Patch, ParseError> {
-    let text: &str = shared;
-    let parsed = match format.unwrap_or_else(|| detect(text)) {
+    let parsed = match format.unwrap_or_else(|| detect(shared)) {
         Format::Unified => unified::parse(shared, probe),
         Format::Codex => codex::parse(shared, probe),
         Format::SearchReplace => search_replace::parse(shared, probe),
@@ -164,7 +163,7 @@ pub fn parse_shared(
     // Nothing else in it is a patch: perhaps aider's whole-file reply.
     match parsed {
         Err(ParseError::Empty { hint }) if format.is_none() => {
-            whole_file::parse(text, probe)?.ok_or(ParseError::Empty { hint })
+            whole_file::parse(shared, probe)?.ok_or(ParseError::Empty { hint })
         }
         other => other,
     }

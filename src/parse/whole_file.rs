@@ -4,7 +4,8 @@
 
 use super::{ParseError, PathProbe};
 use crate::patch::kinds::NoticeKind;
-use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch};
+use crate::patch::{CreateMode, FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText};
+use std::sync::Arc;
 
 /// The notice every whole-file reply gets.
 pub const NOTICE: NoticeKind = NoticeKind::WholeFileReply;
@@ -13,8 +14,8 @@ pub const NOTICE: NoticeKind = NoticeKind::WholeFileReply;
 /// after a line that is a path alone) and there is at least one; `Ok(None)` when the text is
 /// not such a reply. A path that does not exist while files of the same name do elsewhere
 /// is ambiguous: refused, naming them.
-pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Option<Patch>, ParseError> {
-    let lines: Vec<&str> = text.lines().collect();
+pub fn parse(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Option<Patch>, ParseError> {
+    let lines: Vec<&str> = shared.lines().collect();
     let mut blocks: Vec<(String, Vec<&str>)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -65,11 +66,6 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Option<Patch>, ParseEr
                 });
             }
         }
-        let mut content = String::new();
-        for l in &body {
-            content.push_str(l);
-            content.push('\n');
-        }
         match probe.content(&path) {
             Some(bytes) => {
                 let Ok(old) = String::from_utf8(bytes) else {
@@ -85,9 +81,14 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Option<Patch>, ParseEr
                     &path,
                     "a path followed by a fenced block was read as the whole new file (aider's whole-file format): it replaces the file",
                 ));
-                files.push(replacement(&path, &old, &body));
+                files.push(replacement(&path, &Arc::new(old), shared, &body));
             }
             None => {
+                let mut content = String::new();
+                for l in &body {
+                    content.push_str(l);
+                    content.push('\n');
+                }
                 notices.push(Notice::for_path(
                     NOTICE,
                     &path,
@@ -111,13 +112,17 @@ pub fn parse(text: &str, probe: &dyn PathProbe) -> Result<Option<Patch>, ParseEr
 
 /// The file as it is, every line removed, and the block's lines added: one hunk from line
 /// 1, so it applies only to exactly those bytes. The file keeps its own final newline (or
-/// its lack).
-fn replacement(path: &str, old: &str, new: &[&str]) -> FilePatch {
+/// its lack). The lines share the file's text and the reply's (`new` are lines of `text`).
+fn replacement(path: &str, old: &Arc<String>, text: &Arc<String>, new: &[&str]) -> FilePatch {
     let mut lines: Vec<Line> = old
         .lines()
-        .map(|l| Line::new(LineKind::Remove, l.strip_suffix('\r').unwrap_or(l)))
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .map(|l| Line::new(LineKind::Remove, PatchText::within(old, l)))
         .collect();
-    lines.extend(new.iter().map(|l| Line::new(LineKind::Add, *l)));
+    lines.extend(
+        new.iter()
+            .map(|l| Line::new(LineKind::Add, PatchText::within(text, l))),
+    );
     let no_newline = !old.is_empty() && !old.ends_with('\n');
     FilePatch {
         old_path: Some(path.to_string()),
@@ -162,6 +167,11 @@ fn path_line(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parser on a text of the test's own (the shared copy is made here).
+    fn parse(text: &str, probe: &dyn PathProbe) -> Result<Option<Patch>, ParseError> {
+        super::parse(&Arc::new(text.to_string()), probe)
+    }
 
     struct Probe(Vec<(&'static str, &'static str)>);
 
