@@ -297,3 +297,44 @@ mod error_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod shared_tests {
+    use super::*;
+
+    /// Whether `part` lies inside `text`'s bytes.
+    fn inside(text: &str, part: &str) -> bool {
+        let (t, p) = (
+            text.as_bytes().as_ptr_range(),
+            part.as_bytes().as_ptr_range(),
+        );
+        t.start <= p.start && p.end <= t.end
+    }
+
+    /// Every format's hunk lines are read in place: stretches of the text parsed, not a
+    /// string each (a patch of a hundred thousand lines would otherwise be as many
+    /// allocations). A unified diff's section for `git apply` is one stretch of it too.
+    #[test]
+    fn hunk_lines_are_stretches_of_the_text_parsed() {
+        let texts = [
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n",
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n keep\n-old\n+new\n*** End Patch\n",
+            "a.txt\n<<<<<<< SEARCH\nkeep\nold\n=======\nkeep\nnew\n>>>>>>> REPLACE\n",
+        ];
+        for text in texts {
+            let shared = Arc::new(text.to_string());
+            let p = parse_shared(&shared, None, &NoFiles).expect("parses");
+            let lines: Vec<&str> = (p.files.iter().flat_map(|f| &f.hunks))
+                .flat_map(|h| h.lines.iter().map(|l| l.text.as_str()))
+                .collect();
+            assert!(lines.len() >= 3, "{text}: {lines:?}");
+            for l in lines {
+                assert!(inside(&shared, l), "{text}: {l:?} was copied");
+            }
+        }
+        let unified = Arc::new(texts[0].to_string());
+        let p = parse_shared(&unified, None, &NoFiles).expect("parses");
+        assert_eq!(p.files[0].raw, *texts[0]);
+        assert!(inside(&unified, &p.files[0].raw), "the section was copied");
+    }
+}
