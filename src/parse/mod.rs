@@ -332,6 +332,18 @@ mod shared_tests {
                 assert!(inside(&shared, l), "{text}: {l:?} was copied");
             }
         }
+        // aider's whole-file reply: its added lines are the reply's (its removed ones the
+        // file's, read for it).
+        let reply = Arc::new("a.txt\n```\nkeep\nnew\n```\n".to_string());
+        let files = crate::repo::MemFiles::default().with("a.txt", "keep\nold\n");
+        let p = parse_shared(&reply, None, &files).expect("parses");
+        let added: Vec<&str> = (p.files[0].hunks[0].new_lines())
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(added, ["keep", "new"]);
+        for l in added {
+            assert!(inside(&reply, l), "{l:?} was copied");
+        }
         let unified = Arc::new(texts[0].to_string());
         let p = parse_shared(&unified, None, &NoFiles).expect("parses");
         assert_eq!(p.files[0].raw, *texts[0]);
