@@ -729,17 +729,19 @@ fn matched<'l>(
     let mut ids = Interner::with_room(a.len() + hashed);
     // Which sides each id was seen on.
     let mut seen: Vec<(bool, bool)> = Vec::new();
-    let ia: Vec<u32> = a
-        .iter()
-        .map(|l| seen_on(&mut seen, ids.id(l), true))
+    let ia: Vec<u32> = ids
+        .ids(a.iter().copied())
+        .into_iter()
+        .map(|id| seen_on(&mut seen, id, true))
         .collect();
-    let ib: Vec<u32> = b
+    let unplaced = b.iter().zip(&place).filter(|(_, p)| p.is_none());
+    let mut hashed_ids = ids.ids(unplaced.map(|(l, _)| *l)).into_iter();
+    let ib: Vec<u32> = place
         .iter()
-        .zip(&place)
-        .map(|(l, p)| {
+        .map(|p| {
             let id = match p {
                 Some(i) => ia[*i],
-                None => ids.id(l),
+                None => hashed_ids.next().expect("an id for each line not placed"),
             };
             seen_on(&mut seen, id, false)
         })
@@ -806,9 +808,36 @@ impl<'l> Interner<'l> {
         }
     }
 
-    /// The id of `line`'s content (a new one when it was not seen before).
-    fn id(&mut self, line: &'l [u8]) -> u32 {
-        let h = crate::text::hash::of(line);
+    /// The ids of `lines`' contents, numbered in the order first seen. Lines go a
+    /// few at a time: their hashes first, and the table slots they start at read together,
+    /// so that the processor waits for those (scattered over a table of megabytes) at once
+    /// rather than one after another. An id is new for content not seen before.
+    fn ids(&mut self, lines: impl Iterator<Item = &'l [u8]>) -> Vec<u32> {
+        const BATCH: usize = 16;
+        let mut out = Vec::with_capacity(lines.size_hint().0);
+        let mut batch: Vec<(&'l [u8], u64)> = Vec::with_capacity(BATCH);
+        let mut lines = lines.peekable();
+        while lines.peek().is_some() {
+            batch.clear();
+            batch.extend(
+                lines
+                    .by_ref()
+                    .take(BATCH)
+                    .map(|l| (l, crate::text::hash::of(l))),
+            );
+            let mask = self.slots.len() - 1;
+            let first: u64 = batch
+                .iter()
+                .map(|&(_, h)| self.slots[h as usize & mask])
+                .fold(0, |acc, s| acc ^ s);
+            std::hint::black_box(first);
+            out.extend(batch.iter().map(|&(l, h)| self.id_hashed(l, h)));
+        }
+        out
+    }
+
+    /// The id of `line`'s content (a new one when it was not seen before), `h` its hash.
+    fn id_hashed(&mut self, line: &'l [u8], h: u64) -> u32 {
         let mask = self.slots.len() - 1;
         let tag = h >> 32 << 32;
         let mut i = h as usize & mask;
@@ -826,7 +855,7 @@ impl<'l> Interner<'l> {
         if 2 * (self.lines.len() + 1) > self.slots.len() {
             // Fuller than planned for: a table twice the size, built again.
             self.grow();
-            return self.id(line);
+            return self.id_hashed(line, h);
         }
         let id = self.lines.len() as u32;
         self.lines.push(line);
@@ -1355,13 +1384,18 @@ mod tests {
             room in 1usize..64,
         ) {
             let texts: Vec<Vec<u8>> = picks.iter().map(|p| format!("line {p}\n").into_bytes()).collect();
-            let mut ids = Interner::with_room(room);
             let mut first: std::collections::HashMap<&[u8], u32> = Default::default();
+            let mut want = Vec::new();
             for t in &texts {
                 let next = first.len() as u32;
-                let want = *first.entry(&t[..]).or_insert(next);
-                prop_assert_eq!(ids.id(t), want);
+                want.push(*first.entry(&t[..]).or_insert(next));
             }
+            // Given in two calls (split where `room` says), numbered as one run.
+            let mut ids = Interner::with_room(room);
+            let cut = room.min(texts.len());
+            let mut got = ids.ids(texts[..cut].iter().map(|t| &t[..]));
+            got.extend(ids.ids(texts[cut..].iter().map(|t| &t[..])));
+            prop_assert_eq!(got, want);
         }
 
         /// A new side whose lines are partly the old side's own bytes (taken in place, in
