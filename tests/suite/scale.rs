@@ -195,4 +195,27 @@ fn a_big_spliced_files_diff_is_what_git_diff_shows() {
         .collect();
     assert_eq!(git.iter().filter(|l| l.starts_with("@@ ")).count(), 60);
     assert_eq!(ours, git);
+
+    // Cut short as it is by default: the lines shown are git's first ones, and what is left
+    // out is counted.
+    let r = TestRepo::with(&[("big.rs", &before)]);
+    let run = r.apply(&[], &patch);
+    run.code(0);
+    let shown: Vec<&str> = run
+        .stdout
+        .lines()
+        .take_while(|l| !l.starts_with("... "))
+        .collect();
+    assert!(
+        shown.len() > 300 && shown.len() < git.len(),
+        "{}",
+        shown.len()
+    );
+    assert_eq!(shown, git[..shown.len()]);
+    let omitted = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("... "))
+        .expect("a line saying what is not shown");
+    assert!(omitted.contains(" more diff lines in "), "{omitted}");
 }
