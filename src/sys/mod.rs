@@ -1,6 +1,7 @@
 //! What the process asks of the system: helper threads, whether writes are flushed to disk,
-//! and big files mapped into memory.
+//! big files mapped into memory, and how the allocator keeps memory.
 
+pub mod alloc;
 pub mod durable;
 pub mod mapped;
 pub mod threads;
