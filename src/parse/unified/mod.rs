@@ -809,6 +809,11 @@ impl<'a> Parser<'a> {
     /// a mail's signature; `seen` is the body's (old, new) lines so far.
     fn ends_hunk(&self, parsed: &HunkHeader, seen: (usize, usize)) -> bool {
         let l = self.lines[self.pos];
+        // Most lines are context or added lines, and those end nothing: every line that does
+        // (below) starts with another character.
+        if matches!(l.as_bytes().first(), Some(b' ' | b'+')) {
+            return false;
+        }
         let (old_seen, new_seen) = seen;
         let counts_need_more = match (parsed.old_count, parsed.new_count) {
             (Some(oc), Some(nc)) => old_seen < oc && new_seen < nc,
@@ -1344,11 +1349,12 @@ fn equal_halves(rest: &str) -> Option<(String, String)> {
 /// `# …`): an ellipsis with at most a comment marker and a few words around it.
 fn stands_for_lines(text: &str) -> bool {
     let t = text.trim();
-    // Asked of every context line: a search for the first dot costs less than setting up a
-    // substring search each time.
+    // Asked of every context line: a search for a byte costs less than setting up a
+    // substring search each time (the ellipsis is found by its first byte).
     let b = t.as_bytes();
-    let dots = memchr::memchr_iter(b'.', b).any(|i| b[i..].starts_with(b"..."));
-    if !(dots || t.contains('…')) {
+    let found =
+        |first: u8, what: &[u8]| memchr::memchr_iter(first, b).any(|i| b[i..].starts_with(what));
+    if !(found(b'.', b"...") || found("…".as_bytes()[0], "…".as_bytes())) {
         return false;
     }
     let rest = t.replace("...", " ").replace('…', " ");

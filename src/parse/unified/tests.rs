@@ -199,3 +199,25 @@ fn the_text_for_git_apply_is_the_section_less_its_junk_with_each_line_ending_in_
         "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n@@ -5 +5 @@\n-e\n+E\n"
     );
 }
+
+#[test]
+fn lines_that_stand_for_left_out_lines_are_told_by_their_dots_or_ellipsis() {
+    for line in [
+        "...",
+        "    // ... existing code ...",
+        "# …",
+        "  /* … rest of the function … */",
+        "<!-- ... -->",
+    ] {
+        assert!(super::stands_for_lines(line), "{line:?}");
+    }
+    for line in [
+        "let s = \"wait…\";",
+        "    call(a, ...rest);",
+        "a.b.c",
+        "// see the docs",
+        "",
+    ] {
+        assert!(!super::stands_for_lines(line), "{line:?}");
+    }
+}
