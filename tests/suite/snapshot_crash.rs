@@ -188,6 +188,21 @@ struct Table {
     other: Vec<String>,
 }
 
+impl Table {
+    /// One line on standard error (`--nocapture` shows it): the table of `what`, whose
+    /// states before and after are named `pre-{run}` and `post-{run}`.
+    fn show(&self, what: &str, run: &str) {
+        eprintln!(
+            "kill-point table, {what}: tried {} / exact pre-{run} {} / exact post-{run} {} / \
+             other {}",
+            self.tried,
+            self.pre,
+            self.post,
+            self.other.len()
+        );
+    }
+}
+
 /// Kill an apply (with `args`) at each of its mutation points; recover with `log`; judge.
 fn apply_table(args: &[&str]) -> Table {
     apply_table_of(base, PATCH, args)
@@ -278,14 +293,7 @@ fn undo_table(args: &[&str]) -> Table {
 fn every_kill_point_of_an_apply_recovers_to_exactly_before_or_after_and_log_says_which() {
     for args in [&[][..], &["--index"][..]] {
         let t = apply_table(args);
-        eprintln!(
-            "kill-point table, apply {args:?}: tried {} / exact pre-apply {} / exact post-apply \
-             {} / other {}",
-            t.tried,
-            t.pre,
-            t.post,
-            t.other.len()
-        );
+        t.show(&format!("apply {args:?}"), "apply");
         assert!(t.tried > 20, "an apply of four files makes many mutations");
         assert!(t.other.is_empty(), "{args:?}:\n{}", t.other.join("\n"));
     }
@@ -295,14 +303,7 @@ fn every_kill_point_of_an_apply_recovers_to_exactly_before_or_after_and_log_says
 fn every_kill_point_of_an_undo_recovers_to_exactly_before_or_after_and_log_says_which() {
     for args in [&[][..], &["--index"][..]] {
         let t = undo_table(args);
-        eprintln!(
-            "kill-point table, undo of an apply {args:?}: tried {} / exact pre-undo {} / exact \
-             post-undo {} / other {}",
-            t.tried,
-            t.pre,
-            t.post,
-            t.other.len()
-        );
+        t.show(&format!("undo of an apply {args:?}"), "undo");
         assert!(t.tried > 20);
         assert!(t.other.is_empty(), "{args:?}:\n{}", t.other.join("\n"));
     }
@@ -496,14 +497,7 @@ fn every_kill_point_of_a_big_files_apply_recovers_and_leaves_no_object_file_behi
     // work-tree file.
     let patch = big().1;
     let t = apply_table_of(|| big().0, &patch, &[]);
-    eprintln!(
-        "kill-point table, apply of a big file: tried {} / exact pre-apply {} / exact \
-         post-apply {} / other {}",
-        t.tried,
-        t.pre,
-        t.post,
-        t.other.len()
-    );
+    t.show("apply of a big file", "apply");
     assert!(t.tried > 10, "{t:?}");
     assert!(t.other.is_empty(), "{}", t.other.join("\n"));
 }
