@@ -148,14 +148,9 @@ fn file_diff(
             omitted: None,
         };
     }
-    // Binary as git judges it: a NUL byte (a piece that is the old file's bytes was looked
-    // at with them).
-    let within_old = |c: &[u8]| {
-        let (o, c) = (old_all.as_ptr_range(), c.as_ptr_range());
-        o.start <= c.start && c.end <= o.end
-    };
-    let nul = |c: &&[u8]| !within_old(c) && memchr::memchr(0, c).is_some();
-    if memchr::memchr(0, old_all).is_some() || new.chunks().iter().any(nul) {
+    // Binary as git judges it: a NUL byte among either side's first 8000 bytes.
+    use crate::text::bytes::looks_binary;
+    if looks_binary([old_all]) || looks_binary(new.chunks().iter().copied()) {
         let a = before.map_or("/dev/null".to_string(), |_| format!("a/{old_path}"));
         let b = after.map_or("/dev/null".to_string(), |_| format!("b/{new_path}"));
         header.push(format!("Binary files {a} and {b} differ"));
@@ -519,6 +514,28 @@ mod tests {
             .map(|l| l.text.as_str())
             .collect();
         assert_eq!(text, [" a", "-b", "+B", " c"]);
+    }
+
+    #[test]
+    fn a_file_is_binary_as_git_judges_it_by_a_nul_in_its_first_8000_bytes() {
+        let lines: String = (0..1_500).map(|i| format!("line {i}\n")).collect();
+        assert!(lines.len() > 8_000);
+        let late = format!("{lines}nul\0here\n");
+        let changed = late.replacen("line 3\n", "LINE 3\n", 1);
+        let d = diffs(&[change("f", state(&late), state(&changed))], &[], None);
+        assert_eq!(d[0].hunks.len(), 1, "{:?}", d[0].header);
+        assert_eq!(d[0].hunks[0].header, "@@ -1,7 +1,7 @@");
+        for (old, new) in [
+            (format!("a\0\n{lines}"), format!("b\0\n{lines}")),
+            (lines.clone(), format!("\0{lines}")),
+        ] {
+            let d = diffs(&[change("f", state(&old), state(&new))], &[], None);
+            assert_eq!(
+                d[0].header.last().map(String::as_str),
+                Some("Binary files a/f and b/f differ")
+            );
+            assert!(d[0].hunks.is_empty());
+        }
     }
 
     #[test]

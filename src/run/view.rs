@@ -101,7 +101,7 @@ pub fn run(options: ViewOptions) -> Result<ViewReport, Box<Report>> {
         Ok(b) => b,
         Err(source) => return Err(ViewError::Read { rel, source }.report()),
     };
-    if memchr::memchr(0, &bytes[..bytes.len().min(8000)]).is_some() {
+    if crate::text::bytes::looks_binary([&bytes[..]]) {
         return Err(ViewError::Binary(rel).report());
     }
     Ok(file(&rel, &bytes, &request))

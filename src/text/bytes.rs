@@ -9,6 +9,27 @@ use std::borrow::Cow;
 
 const FIRST: u32 = 0x10FF00;
 
+/// How many of a file's first bytes git reads to judge it binary: a NUL among them makes it
+/// so (git's `FIRST_FEW_BYTES`).
+pub const BINARY_SNIFF: usize = 8000;
+
+/// Whether git takes a file whose bytes are `chunks`, in order, for binary: a NUL among its
+/// first [`BINARY_SNIFF`] bytes. Only those are read.
+pub fn looks_binary<'c>(chunks: impl IntoIterator<Item = &'c [u8]>) -> bool {
+    let mut left = BINARY_SNIFF;
+    for c in chunks {
+        if left == 0 {
+            break;
+        }
+        let part = &c[..c.len().min(left)];
+        if memchr::memchr(0, part).is_some() {
+            return true;
+        }
+        left -= part.len();
+    }
+    false
+}
+
 /// Whether `c` stands for a raw byte.
 fn is_escape(c: char) -> bool {
     (FIRST..=FIRST + 0xFF).contains(&(c as u32))
@@ -62,6 +83,23 @@ pub fn encode(text: &str) -> Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_is_a_nul_among_the_first_8000_bytes_whatever_the_chunks() {
+        let text = vec![b'a'; 9_000];
+        for (at, binary) in [(0, true), (7_999, true), (8_000, false), (8_999, false)] {
+            let mut bytes = text.clone();
+            bytes[at] = 0;
+            assert_eq!(looks_binary([&bytes[..]]), binary, "NUL at {at}");
+            // Cut anywhere, the same answer.
+            for cut in [1, 4_000, 7_999, 8_000, 8_500] {
+                let (a, b) = bytes.split_at(cut);
+                assert_eq!(looks_binary([a, b]), binary, "NUL at {at}, cut at {cut}");
+            }
+        }
+        assert!(!looks_binary([]));
+        assert!(!looks_binary([&b""[..], b"abc"]));
+    }
 
     #[test]
     fn every_byte_string_round_trips() {
