@@ -94,12 +94,13 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
 /// Advice as the CLI words it (`git llm-apply undo 11`), as tool calls (`call undo with
 /// id: 11`): what a client of this server can act on.
 pub fn as_tool_calls(text: &str) -> String {
+    let rules = tool_call_rules();
     let mut out = text.to_string();
-    // Every advice names the command or one of its flags: other text is not searched.
-    if !out.contains("git llm-apply") && !out.contains("--") {
+    // One pass finds whether any rule applies: most texts hold no advice.
+    if !rules.any.is_match(&out) {
         return out;
     }
-    for (re, with) in tool_call_rules() {
+    for (re, with) in &rules.each {
         // A text a rule leaves as it is is kept, not copied.
         if let std::borrow::Cow::Owned(changed) = re.replace_all(&out, *with) {
             out = changed;
@@ -108,11 +109,16 @@ pub fn as_tool_calls(text: &str) -> String {
     out
 }
 
-/// The rewrites [`as_tool_calls`] makes, compiled once per process (every call's result
-/// goes through them).
-fn tool_call_rules() -> &'static [(regex::Regex, &'static str)] {
-    static RULES: std::sync::OnceLock<Vec<(regex::Regex, &'static str)>> =
-        std::sync::OnceLock::new();
+/// The rewrites [`as_tool_calls`] makes, in order, and one pattern matching wherever any of
+/// them does.
+struct ToolCallRules {
+    any: regex::Regex,
+    each: Vec<(regex::Regex, &'static str)>,
+}
+
+/// [`ToolCallRules`], compiled once per process (every call's result goes through them).
+fn tool_call_rules() -> &'static ToolCallRules {
+    static RULES: std::sync::OnceLock<ToolCallRules> = std::sync::OnceLock::new();
     RULES.get_or_init(|| {
         let rules: [(&str, &str); 8] = [
             (
@@ -133,10 +139,15 @@ fn tool_call_rules() -> &'static [(regex::Regex, &'static str)] {
             (r"--partial\b", "partial: true"),
             (r"--force\b", "force: true"),
         ];
-        rules
-            .into_iter()
-            .map(|(pattern, with)| (regex::Regex::new(pattern).expect("a valid pattern"), with))
-            .collect()
+        let compile = |pattern: &str| regex::Regex::new(pattern).expect("a valid pattern");
+        let any = rules.map(|(pattern, _)| format!("(?:{pattern})")).join("|");
+        ToolCallRules {
+            any: compile(&any),
+            each: rules
+                .into_iter()
+                .map(|(pattern, with)| (compile(pattern), with))
+                .collect(),
+        }
     })
 }
 
@@ -485,5 +496,45 @@ impl ServerHandler for Server {
             ))])
         });
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_tool_calls;
+
+    /// Each rule rewrites the advice it is for (the one-pass check lets every one of them
+    /// through), in order; text with no advice in it is left as it is.
+    #[test]
+    fn every_rule_rewrites_its_advice_and_other_text_is_left_as_it_is() {
+        for (cli, tool) in [
+            (
+                "applied (undo with: git llm-apply undo 3)",
+                "applied (to take it back, call undo with id: 3)",
+            ),
+            (
+                "or: git llm-apply undo 4 --force",
+                "or: call undo with id: 4, force: true",
+            ),
+            (
+                "git llm-apply undo --session s1",
+                "call undo with session: s1",
+            ),
+            ("run git llm-apply undo 5", "run call undo with id: 5"),
+            ("git llm-apply log lists them", "the log tool lists them"),
+            ("see git llm-apply log", "see call log"),
+            ("retry with --partial", "retry with partial: true"),
+            ("add --force to go on", "add force: true to go on"),
+        ] {
+            assert_eq!(as_tool_calls(cli), tool, "{cli:?}");
+        }
+        for plain in [
+            "M f.txt (+1 -1) via exact",
+            "a -- b",
+            "git llm-applying",
+            "",
+        ] {
+            assert_eq!(as_tool_calls(plain), plain);
+        }
     }
 }
