@@ -648,12 +648,16 @@ pub fn create_with_nonce(
             Recorded::Absent => None,
         })
         .collect();
-    let pre_tree = edit_tree(
-        r,
-        base_tree,
-        records.iter().map(|p| (p.path.as_str(), p.before)),
-        &mut written,
-    )?;
+    // Files as HEAD has them (the first apply to them since the last commit) leave HEAD's
+    // tree as the pre-apply tree: found by looking the paths up, with no tree rebuilt, hashed
+    // and looked for in the store. (The post-apply tree differs from it wherever the apply
+    // changed something, so it is built whatever.)
+    let befores = records.iter().map(|p| (p.path.as_str(), p.before));
+    let pre_tree = if holds_already(r, base_tree, befores.clone()) {
+        base_tree
+    } else {
+        edit_tree(r, base_tree, befores, &mut written)?
+    };
     let post_tree = edit_tree(
         r,
         base_tree,
@@ -985,13 +989,8 @@ fn edit_tree<'p>(
     }
     for (path, state) in states {
         if let Recorded::Blob { id, mode } = state {
-            let kind = match mode {
-                MODE_EXEC => EntryKind::BlobExecutable,
-                MODE_LINK => EntryKind::Link,
-                _ => EntryKind::Blob,
-            };
             editor
-                .upsert(path.split('/'), kind, id)
+                .upsert(path.split('/'), entry_kind(mode), id)
                 .map_err(git_err(format!("put {path:?} into the snapshot tree")))?;
         }
     }
@@ -1004,6 +1003,77 @@ fn edit_tree<'p>(
             id
         })
         .map_err(git_err("write the snapshot tree"))
+}
+
+/// Whether tree `base` already holds each path in the state given, as the tree editor would
+/// leave it: a blob with that id and that mode (the editor writes 100644 for a plain file, so
+/// a legacy 100664 entry is not taken for one), or no file (no entry, a directory, which the
+/// editor leaves standing, or a path through a file or a missing directory). False when in
+/// doubt (a tree that cannot be read or parsed), so that the editor decides and reports.
+fn holds_already<'p>(
+    r: &gix::Repository,
+    base: ObjectId,
+    mut states: impl Iterator<Item = (&'p str, Recorded)>,
+) -> bool {
+    states.all(|(path, state)| {
+        let Some(entry) = entry_at(r, base, path) else {
+            return false;
+        };
+        match (state, entry) {
+            (Recorded::Absent, None) => true,
+            (Recorded::Absent, Some((mode, _))) => mode.is_tree(),
+            (Recorded::Blob { .. }, None) => false,
+            (Recorded::Blob { id, mode }, Some((entry_mode, entry_id))) => {
+                entry_id == id && entry_mode == gix::objs::tree::EntryMode::from(entry_kind(mode))
+            }
+        }
+    })
+}
+
+/// The entry at `path` in tree `root`: `Some(None)` where there is none (a component missing,
+/// or one on the way that is not a directory), `None` when a tree on the way cannot be read.
+/// Only the trees on the way are read.
+fn entry_at(
+    r: &gix::Repository,
+    root: ObjectId,
+    path: &str,
+) -> Option<Option<(gix::objs::tree::EntryMode, ObjectId)>> {
+    let mut tree_id = root;
+    let mut names = path.split('/').peekable();
+    while let Some(name) = names.next() {
+        if tree_id.is_empty_tree() {
+            return Some(None);
+        }
+        let tree = r.find_tree(tree_id).ok()?;
+        let mut found = None;
+        for entry in gix::objs::TreeRefIter::from_bytes(&tree.data, r.object_hash()) {
+            let entry = entry.ok()?;
+            if entry.filename == name.as_bytes() {
+                found = Some((entry.mode, entry.oid.to_owned()));
+                break;
+            }
+        }
+        let Some((mode, id)) = found else {
+            return Some(None);
+        };
+        if names.peek().is_none() {
+            return Some(Some((mode, id)));
+        }
+        if !mode.is_tree() {
+            return Some(None);
+        }
+        tree_id = id;
+    }
+    Some(None)
+}
+
+/// The tree entry kind a recorded mode is written as.
+fn entry_kind(mode: u32) -> EntryKind {
+    match mode {
+        MODE_EXEC => EntryKind::BlobExecutable,
+        MODE_LINK => EntryKind::Link,
+        _ => EntryKind::Blob,
+    }
 }
 
 /// Where small objects go uncompressed ([`crate::repo::write_stored_object`]): the loose
@@ -1796,6 +1866,104 @@ mod tests {
                 mode: MODE_FILE,
             }),
         }
+    }
+
+    /// The shortcut that keeps HEAD's tree says so exactly when gix's tree editor, given the
+    /// same states, would write HEAD's tree again: for files as they are (plain, executable,
+    /// link, nested), no file where there is none or a directory stands, and not for a
+    /// changed id or mode, a removed file or a new one.
+    #[test]
+    fn head_s_tree_is_kept_exactly_where_the_editor_would_rebuild_it_unchanged() {
+        use crate::git::run_for_test as git;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        std::fs::create_dir_all(d.join("d/e")).expect("mkdir");
+        for (path, text) in [
+            ("a.txt", "a\n"),
+            ("exec.sh", "run\n"),
+            ("d/e/f.txt", "f\n"),
+            ("d/g.txt", "g\n"),
+        ] {
+            std::fs::write(d.join(path), text).expect("write");
+        }
+        std::os::unix::fs::symlink("a.txt", d.join("link")).expect("symlink");
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(d.join("exec.sh"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        git(d, &["add", "."]);
+        git(
+            d,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "base",
+            ],
+        );
+        let repo = Repo::discover(d).expect("open").expect("a repository");
+        let r = &repo.repo;
+        let id =
+            |spec: &str| ObjectId::from_hex(git(d, &["rev-parse", spec]).as_bytes()).expect("id");
+        let base = id("HEAD^{tree}");
+        let blob = |path: &str, mode: u32| Recorded::Blob {
+            id: id(&format!("HEAD:{path}")),
+            mode,
+        };
+        let other = Recorded::Blob {
+            id: id("HEAD:d/g.txt"),
+            mode: MODE_FILE,
+        };
+        let cases: Vec<(Vec<(&str, Recorded)>, bool)> = vec![
+            (vec![("a.txt", blob("a.txt", MODE_FILE))], true),
+            (vec![("exec.sh", blob("exec.sh", MODE_EXEC))], true),
+            (vec![("link", blob("link", MODE_LINK))], true),
+            (
+                vec![
+                    ("d/e/f.txt", blob("d/e/f.txt", MODE_FILE)),
+                    ("d/g.txt", blob("d/g.txt", MODE_FILE)),
+                ],
+                true,
+            ),
+            (vec![("d", Recorded::Absent)], true),
+            (vec![("d/e", Recorded::Absent)], true),
+            (vec![("missing.txt", Recorded::Absent)], true),
+            (vec![("zz/q", Recorded::Absent)], true),
+            (vec![("a.txt/x", Recorded::Absent)], true),
+            (vec![("a.txt", other)], false),
+            (vec![("a.txt", blob("a.txt", MODE_EXEC))], false),
+            (vec![("exec.sh", blob("exec.sh", MODE_FILE))], false),
+            (vec![("link", blob("link", MODE_FILE))], false),
+            (vec![("a.txt", Recorded::Absent)], false),
+            (vec![("d/e/f.txt", Recorded::Absent)], false),
+            (vec![("new/x.txt", other)], false),
+            (
+                vec![
+                    ("d/e/f.txt", blob("d/e/f.txt", MODE_FILE)),
+                    ("d/e/h.txt", other),
+                ],
+                false,
+            ),
+            (vec![("a.txt/x", other)], false),
+        ];
+        for (states, kept) in cases {
+            let shortcut = holds_already(r, base, states.iter().copied());
+            let edited = edit_tree(r, base, states.iter().copied(), &mut Vec::new())
+                .expect("the editor writes the tree");
+            assert_eq!(shortcut, kept, "{states:?}");
+            assert_eq!(edited == base, kept, "{states:?}");
+        }
+        // With no HEAD the base is the empty tree: no file anywhere holds already.
+        let empty = ObjectId::empty_tree(r.object_hash());
+        assert!(holds_already(
+            r,
+            empty,
+            [("x/y", Recorded::Absent)].into_iter()
+        ));
+        assert!(!holds_already(r, empty, [("x", other)].into_iter()));
     }
 
     #[test]
