@@ -104,16 +104,22 @@ pub(super) fn plan_modify(
     }
 
     let Some((text, bom_moved)) = decoded(fp, &cur) else {
-        return Ok((
-            refused(
-                fp,
-                format!(
-                    "{} is not UTF-8 text; only text files are patched at text level",
-                    target.old
-                ),
-            ),
-            Vec::new(),
-        ));
+        let why = if crate::text::bytes::looks_binary([&cur.bytes[..]]) {
+            format!(
+                "{} is binary as git judges it (a NUL byte among its first {} bytes), and a \
+                 binary file is not changed at text level (a `git diff --binary` patch of it \
+                 applies where its blobs are stored)",
+                target.old,
+                crate::text::bytes::BINARY_SNIFF
+            )
+        } else {
+            format!(
+                "{} holds characters U+10FF00..U+10FFFF, which stand for raw bytes here, so \
+                 its text cannot be told from its bytes; it is not patched at text level",
+                target.old
+            )
+        };
+        return Ok((refused(fp, why), Vec::new()));
     };
     let placed = locate_and_place(fp, &text, &mut plan.warnings);
     plan.evidence.claims = claims(&placed);
@@ -235,7 +241,7 @@ fn missing_file(fp: &FilePatch, vfs: &Overlay, old: &str, new: &str) -> std::io:
 }
 
 /// The file's text as the patch sees it, and whether its byte-order mark was moved into the
-/// first line; `None` when the file is not UTF-8 text.
+/// first line; `None` where [`TextFile::decode`] has none (a binary file).
 fn decoded<'a>(fp: &FilePatch, cur: &'a FileState) -> Option<(TextFile<'a>, bool)> {
     // Decoded by two threads only where no thread is hashing the file meanwhile.
     let two = !cur.bytes.hashing_ahead();

@@ -77,17 +77,23 @@ fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Opti
 enum Survey<'t> {
     /// Plain UTF-8 (no byte that stands for a raw one), with this many newlines.
     Text(&'t str, usize),
-    /// A NUL byte: the file is binary.
+    /// A NUL byte where git looks for one: the file is binary.
     Binary,
     /// Bytes that need the closer look of [`crate::text::bytes::decode`].
     Other,
 }
 
-fn survey(b: &[u8]) -> Survey<'_> {
+/// Survey `b`, whose first `sniffed` bytes lie among the file's first
+/// [`crate::text::bytes::BINARY_SNIFF`] (where a NUL makes the file binary, as git judges
+/// it; a NUL after them is a character of the text).
+fn survey(b: &[u8], sniffed: usize) -> Survey<'_> {
     let mut escapes = false;
     for at in memchr::memchr2_iter(0, 0xF4, b) {
         if b[at] == 0 {
-            return Survey::Binary;
+            if at < sniffed {
+                return Survey::Binary;
+            }
+            continue;
         }
         escapes = true;
     }
@@ -112,7 +118,9 @@ fn decode_in_two(bytes: &[u8]) -> Option<Option<(TextFile<'_>, usize)>> {
         bytes
     };
     let (first, second) = body.split_at(middle_cut(body)?);
-    match both(|| survey(first), || survey(second))? {
+    let sniff = crate::text::bytes::BINARY_SNIFF.saturating_sub(bytes.len() - body.len());
+    let sniff_second = sniff.saturating_sub(first.len());
+    match both(|| survey(first, sniff), || survey(second, sniff_second))? {
         (Survey::Binary, _) | (_, Survey::Binary) => Some(None),
         (Survey::Text(t1, n1), Survey::Text(t2, n2)) => {
             let (lines, eols) = fill_two(t1, t2, n1, n2, &Cow::Borrowed)?;
@@ -203,7 +211,9 @@ pub struct TextFile<'a> {
 
 impl<'a> TextFile<'a> {
     /// Decode a text file's bytes, UTF-8 or not (bytes that are not UTF-8 are kept through
-    /// [`crate::text::bytes`]); `None` for binary content (a NUL byte).
+    /// [`crate::text::bytes`]); `None` for a file git takes for binary (a NUL among its first
+    /// [`crate::text::bytes::BINARY_SNIFF`] bytes: one further on is text, as in git's own
+    /// diffs), or for text that already holds the characters standing for raw bytes.
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
         TextFile::decode_counted(bytes, true).map(|(t, _)| t)
     }
@@ -224,13 +234,17 @@ impl<'a> TextFile<'a> {
     /// [`TextFile::decode_counted`] by one thread (the lines may still be split by two where
     /// `two` allows it).
     fn decode_in_one(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
-        // One scan for both bytes that need a closer look: NUL (binary) and 0xF4 (the first
-        // byte of the characters that stand for raw bytes). Without 0xF4, valid UTF-8 is
-        // the text itself.
+        // One scan for both bytes that need a closer look: NUL (binary among the first
+        // BINARY_SNIFF bytes, as git judges it; a character of the text after them) and 0xF4
+        // (the first byte of the characters that stand for raw bytes). Without 0xF4, valid
+        // UTF-8 is the text itself.
         let mut escapes = false;
         for at in memchr::memchr2_iter(0, 0xF4, bytes) {
             if bytes[at] == 0 {
-                return None;
+                if at < crate::text::bytes::BINARY_SNIFF {
+                    return None;
+                }
+                continue;
             }
             escapes = true;
         }
@@ -343,6 +357,56 @@ impl<'a> TextFile<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file is binary, and has no text, as git judges it: by a NUL among its first 8000
+    /// bytes (a byte-order mark counts among them). A NUL further on is a character of the
+    /// text, which comes back byte for byte, whether the file is decoded in one piece or, big,
+    /// in two halves at once.
+    #[test]
+    fn a_nul_makes_a_file_binary_only_among_its_first_8000_bytes() {
+        use crate::text::bytes::BINARY_SNIFF;
+        let with_nul_at = |at: usize, len: usize, bom: bool| {
+            let mut b: Vec<u8> = (0..len)
+                .map(|i| {
+                    if i % 40 == 39 {
+                        b'\n'
+                    } else {
+                        b'a' + (i % 7) as u8
+                    }
+                })
+                .collect();
+            if bom {
+                b.splice(0..3, BOM_BYTES.iter().copied());
+            }
+            b[at] = 0;
+            b
+        };
+        for bom in [false, true] {
+            for (at, binary) in [(3, true), (BINARY_SNIFF - 1, true), (BINARY_SNIFF, false)] {
+                let bytes = with_nul_at(at, 20_000, bom);
+                match TextFile::decode(&bytes) {
+                    None => assert!(binary, "NUL at {at}, bom {bom}: taken for binary"),
+                    Some(t) => {
+                        assert!(!binary, "NUL at {at}, bom {bom}: taken for text");
+                        assert_eq!(t.encode(), bytes, "NUL at {at}, bom {bom}");
+                    }
+                }
+            }
+        }
+        // Big enough to be decoded in two halves: a NUL in either half past the first 8000
+        // bytes is text, one among them is not.
+        let big = SPLIT_IN_TWO_AT_LEAST + 4096;
+        for (at, binary) in [(10, true), (BINARY_SNIFF + 7, false), (big - 100, false)] {
+            let bytes = with_nul_at(at, big, false);
+            match TextFile::decode_counted(&bytes, true) {
+                None => assert!(binary, "NUL at {at} of a big file: taken for binary"),
+                Some((t, _)) => {
+                    assert!(!binary, "NUL at {at} of a big file: taken for text");
+                    assert!(t.encode() == bytes, "NUL at {at} of a big file");
+                }
+            }
+        }
+    }
 
     #[test]
     fn decode_encode_round_trips_every_convention() {

@@ -46,3 +46,54 @@ fn a_binary_patch_to_other_bytes_is_refused_with_the_reason_and_nothing_changes(
     run.out_contains("binary patch does not apply");
     assert_eq!(r.state(), before, "the new file is not created either");
 }
+
+/// A file of text with a NUL byte past its first 8000 bytes: git takes it for text (its diff
+/// shows the NUL's line as a line) and `git apply` patches it. So does this tool, byte for
+/// byte, the NUL's own line included, and undo puts the file back.
+#[test]
+fn a_text_file_with_a_nul_past_git_s_first_8000_bytes_is_patched_as_git_patches_it() {
+    let r = TestRepo::with(&[]);
+    let mut file = crate::common::numbered("line ", 1000).into_bytes();
+    assert!(file.len() > 8000);
+    file.extend_from_slice(b"a \x00 in a line\nlast\n");
+    r.write("data.txt", &file);
+    r.commit_all("text with a NUL late");
+    let changed = String::from_utf8(file.clone())
+        .expect("utf-8")
+        .replace("line 2\n", "line two\n")
+        .replace("a \x00 in a line", "the \x00 in a line");
+    let patch = crate::common::diff_of(&r, |r| r.write("data.txt", changed.as_bytes()));
+    assert!(
+        !patch.contains("Binary files"),
+        "git diff shows it as text: {patch}"
+    );
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(r.read("data.txt"), changed.as_bytes());
+    assert_eq!(v["files"][0]["strategy"], "exact", "{v}");
+    r.cmd(&["undo"]).output().expect("undo runs");
+    assert_eq!(r.state(), before);
+}
+
+/// A text patch to a file with a NUL among its first 8000 bytes (binary, as git judges it) is
+/// refused with that reason, not as text that is not UTF-8 (a NUL is UTF-8), and nothing
+/// changes.
+#[test]
+fn a_text_patch_to_a_file_git_takes_for_binary_is_refused_naming_git_s_rule() {
+    let r = TestRepo::with(&[]);
+    r.write("early.bin", b"head\nab\x00cd\none\ntwo\n");
+    r.commit_all("binary");
+    let before = r.state();
+    let patch = "--- a/early.bin\n+++ b/early.bin\n@@ -3,2 +3,2 @@\n one\n-two\n+TWO\n";
+    let run = r.apply(&[], patch);
+    run.code(1);
+    run.out_contains(
+        "early.bin is binary as git judges it (a NUL byte among its first 8000 bytes)",
+    );
+    assert!(
+        !format!("{}{}", run.stdout, run.stderr).contains("not UTF-8"),
+        "the reason is the NUL"
+    );
+    assert_eq!(r.state(), before);
+}
