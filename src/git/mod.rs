@@ -163,7 +163,8 @@ fn shell_word(w: &str) -> String {
 }
 
 /// Test builds: run git in `dir` with no system or global config and no system attributes,
-/// and return what it printed, trimmed; a failure fails the test.
+/// as a fixed identity (for commits), and return what it printed, trimmed; a failure fails
+/// the test.
 #[cfg(test)]
 pub(crate) fn run_for_test(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(binary())
@@ -172,6 +173,11 @@ pub(crate) fn run_for_test(dir: &Path, args: &[&str]) -> String {
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_ATTR_NOSYSTEM", "1")
+        // No config names anyone: a test's commits are by this identity.
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
         .output()

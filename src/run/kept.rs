@@ -308,18 +308,7 @@ mod tests {
         assert!(kept, "a new index keeps the repository");
         assert!(index_has(&pending), "the run reads the new index");
         // A pack made: the object store is sized for the packs it found.
-        git(
-            &d,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "f",
-            ],
-        );
+        git(&d, &["commit", "-qm", "f"]);
         call(&d);
         assert_eq!(call(&d), (true, true));
         git(&d, &["repack", "-q"]);

@@ -1892,18 +1892,7 @@ mod tests {
         std::fs::set_permissions(d.join("exec.sh"), std::fs::Permissions::from_mode(0o755))
             .expect("chmod");
         git(d, &["add", "."]);
-        git(
-            d,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "base",
-            ],
-        );
+        git(d, &["commit", "-qm", "base"]);
         let repo = Repo::discover(d).expect("open").expect("a repository");
         let r = &repo.repo;
         let id =
