@@ -309,10 +309,10 @@ fn fit_bytes(fp: &FilePatch, bytes: &[u8], numbers: Numbers) -> bool {
 }
 
 /// The lines of UTF-8 text as [`TextFile`] sees them (no BOM, no terminators); `None` for
-/// anything else.
+/// anything else (a binary file by git's rule, which [`TextFile`] follows, included).
 fn lines_of(bytes: &[u8]) -> Option<Vec<Line<'_>>> {
     let text = std::str::from_utf8(bytes).ok()?;
-    if memchr::memchr(0, text.as_bytes()).is_some() {
+    if crate::text::bytes::looks_binary([text.as_bytes()]) {
         return None;
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -651,6 +651,22 @@ impl PathLookup {
 mod tests {
     use super::*;
     use crate::patch::Line;
+
+    /// A version of a file is searched as the planner reads the file: binary (no lines) only
+    /// for a NUL among its first 8000 bytes; one further on is a character of its text.
+    #[test]
+    fn a_version_is_binary_to_the_search_as_git_judges_it() {
+        assert!(lines_of(b"a\x00b\nc\n").is_none());
+        let mut late = "pad\n".repeat(2000).into_bytes();
+        late.extend_from_slice(b"x\x00y\n");
+        let lines = lines_of(&late).expect("text");
+        assert_eq!(lines.len(), 2001);
+        assert_eq!(lines[2000], "x\u{0}y");
+        assert!(
+            lines_of(b"\xff\n").is_none(),
+            "not UTF-8: no lines, as before"
+        );
+    }
 
     fn hunk(old_start: Option<usize>, lines: &[(char, &str)]) -> Hunk {
         Hunk {

@@ -651,9 +651,10 @@ pub fn create_with_nonce(
     // Files as HEAD has them (the first apply to them since the last commit) leave HEAD's
     // tree as the pre-apply tree: found by looking the paths up, with no tree rebuilt, hashed
     // and looked for in the store. (The post-apply tree differs from it wherever the apply
-    // changed something, so it is built whatever.)
+    // changed something, so it is built whatever.) Not on an unborn branch: the empty tree
+    // is one no object file may hold yet, and the editor writes it.
     let befores = records.iter().map(|p| (p.path.as_str(), p.before));
-    let pre_tree = if holds_already(r, base_tree, befores.clone()) {
+    let pre_tree = if head.is_some() && holds_already(r, base_tree, befores.clone()) {
         base_tree
     } else {
         edit_tree(r, base_tree, befores, &mut written)?

@@ -97,3 +97,30 @@ fn a_text_patch_to_a_file_git_takes_for_binary_is_refused_naming_git_s_rule() {
     );
     assert_eq!(r.state(), before);
 }
+
+/// A SEARCH/REPLACE block that names no file is matched to the tracked files that hold its
+/// text. A file with a NUL past its first 8000 bytes is text, which the planner patches, so it
+/// is looked in too: when it holds the text as well, the block is ambiguous and refused, not
+/// applied to the other file.
+#[test]
+fn a_block_naming_no_file_counts_a_text_file_with_a_late_nul_among_its_matches() {
+    let r = TestRepo::with(&[]);
+    let mut late = b"alpha unique\nbeta\n".to_vec();
+    late.extend_from_slice(crate::common::numbered("pad ", 1200).as_bytes());
+    late.extend_from_slice(b"x \x00 y\n");
+    r.write("a.txt", &late);
+    r.write("b.txt", b"alpha unique\nbeta\n");
+    r.commit_all("two files with the text");
+    let before = r.state();
+    let block = "<<<<<<< SEARCH\nalpha unique\n=======\nALPHA\n>>>>>>> REPLACE\n";
+    let run = r.apply(&[], block);
+    run.out_contains("its SEARCH text is in 2 tracked files");
+    assert_ne!(run.code, 0);
+    assert_eq!(r.state(), before);
+    // Only there, the block is the late-NUL file's.
+    r.write("b.txt", b"other\n");
+    r.commit_all("b.txt no longer holds it");
+    r.apply(&[], block).code(0);
+    assert!(r.read("a.txt").starts_with(b"ALPHA\nbeta\n"));
+    assert!(r.read("a.txt").ends_with(b"x \x00 y\n"));
+}

@@ -147,3 +147,26 @@ fn the_journal_is_gone_after_an_apply_and_nothing_temporary_is_left() {
         .collect();
     assert!(strays.is_empty(), "{strays:?}");
 }
+
+/// On an unborn branch the pre-apply tree of an apply that only creates files is the empty
+/// tree, which no object file holds until something writes it: the snapshot writes it, so
+/// git finds every object its commits name, and undo takes the new file away.
+#[test]
+fn a_snapshot_on_an_unborn_branch_leaves_no_object_missing() {
+    let t = TestRepo::empty();
+    assert!(
+        !t.abs(".git/objects/4b/825dc642cb6eb9a060e54bf8d69288fbee4904")
+            .exists(),
+        "the empty tree is not stored yet"
+    );
+    t.apply(&[], "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+new\n")
+        .code(0);
+    assert_eq!(t.read_str("new.txt"), "new\n");
+    assert_eq!(
+        t.git(&["rev-parse", "refs/llm-apply/1^{tree}"]).trim(),
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    );
+    fsck(&t);
+    t.run(&["undo", "1"]).code(0);
+    assert!(!t.exists("new.txt"));
+}

@@ -396,8 +396,10 @@ impl<'a> Parser<'a, '_> {
                     if total > SEARCHED_TOTAL_LIMIT {
                         return None;
                     }
-                    // A binary file is never the one a SEARCH text edits.
-                    if memchr::memchr(0, &bytes).is_some() {
+                    // A binary file is never the one a SEARCH text edits; binary as the
+                    // planner judges it (git's rule), so that every file it would patch is
+                    // looked in, and one that holds the text too makes the block ambiguous.
+                    if crate::text::bytes::looks_binary([&bytes[..]]) {
                         continue;
                     }
                     let lines = String::from_utf8_lossy(&bytes)
