@@ -103,8 +103,15 @@ pub(super) fn plan_modify(
         return Ok((plan, target.writes(cur.bytes.clone())));
     }
 
-    let Some((text, bom_moved)) = decoded(fp, &cur) else {
-        let why = if crate::text::bytes::looks_binary([&cur.bytes[..]]) {
+    // Binary or text as git judges the file on disk, before this apply: an earlier section
+    // of the patch for the same file may move a late NUL to its start, and the file is still
+    // the text it was (git applies both sections).
+    let binary = match vfs.original(&target.old)? {
+        Entry::File(f) => crate::text::bytes::looks_binary([&f.bytes[..]]),
+        _ => crate::text::bytes::looks_binary([&cur.bytes[..]]),
+    };
+    let Some((text, bom_moved)) = decoded(fp, &cur, binary) else {
+        let why = if binary {
             format!(
                 "{} is binary as git judges it (a NUL byte among its first {} bytes), and a \
                  binary file is not changed at text level (a `git diff --binary` patch of it \
@@ -241,11 +248,16 @@ fn missing_file(fp: &FilePatch, vfs: &Overlay, old: &str, new: &str) -> std::io:
 }
 
 /// The file's text as the patch sees it, and whether its byte-order mark was moved into the
-/// first line; `None` where [`TextFile::decode`] has none (a binary file).
-fn decoded<'a>(fp: &FilePatch, cur: &'a FileState) -> Option<(TextFile<'a>, bool)> {
-    // Decoded by two threads only where no thread is hashing the file meanwhile.
+/// first line; `None` for a `binary` file, or text that has no decoding (see
+/// [`TextFile::decode`]).
+fn decoded<'a>(fp: &FilePatch, cur: &'a FileState, binary: bool) -> Option<(TextFile<'a>, bool)> {
+    if binary {
+        return None;
+    }
+    // Decoded by two threads only where no thread is hashing the file meanwhile; judged text
+    // already, so a NUL anywhere is a character.
     let two = !cur.bytes.hashing_ahead();
-    let (mut text, counted) = TextFile::decode_counted(&cur.bytes, two)?;
+    let (mut text, counted) = TextFile::decode_sniffing(&cur.bytes, two, 0)?;
     if let Some(n) = counted {
         cur.bytes.know_text_lines(n);
     }

@@ -110,7 +110,7 @@ fn survey(b: &[u8], sniffed: usize) -> Survey<'_> {
 /// With the file, its lines as [`crate::repo::Content::text_lines`] counts them, which the
 /// survey has counted on the way.
 #[allow(clippy::type_complexity)]
-fn decode_in_two(bytes: &[u8]) -> Option<Option<(TextFile<'_>, usize)>> {
+fn decode_in_two(bytes: &[u8], sniff: usize) -> Option<Option<(TextFile<'_>, usize)>> {
     let bom = bytes.starts_with(BOM_BYTES);
     let body = if bom {
         &bytes[BOM_BYTES.len()..]
@@ -118,7 +118,7 @@ fn decode_in_two(bytes: &[u8]) -> Option<Option<(TextFile<'_>, usize)>> {
         bytes
     };
     let (first, second) = body.split_at(middle_cut(body)?);
-    let sniff = crate::text::bytes::BINARY_SNIFF.saturating_sub(bytes.len() - body.len());
+    let sniff = sniff.saturating_sub(bytes.len() - body.len());
     let sniff_second = sniff.saturating_sub(first.len());
     match both(|| survey(first, sniff), || survey(second, sniff_second))? {
         (Survey::Binary, _) | (_, Survey::Binary) => Some(None),
@@ -223,17 +223,32 @@ impl<'a> TextFile<'a> {
     /// big file may be decoded by two threads at once (not when another thread keeps the
     /// other core busy: the two halves would then wait for each other).
     pub fn decode_counted(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
+        TextFile::decode_sniffing(bytes, two, crate::text::bytes::BINARY_SNIFF)
+    }
+
+    /// [`TextFile::decode_counted`], with a NUL making the file binary only among its first
+    /// `sniff` bytes: 0 for bytes already judged text (a later state, in one apply, of a file
+    /// that was text when it was read, whatever an earlier edit moved to its start).
+    pub fn decode_sniffing(
+        bytes: &'a [u8],
+        two: bool,
+        sniff: usize,
+    ) -> Option<(TextFile<'a>, Option<usize>)> {
         if two && bytes.len() >= SPLIT_IN_TWO_AT_LEAST {
-            if let Some(decoded) = decode_in_two(bytes) {
+            if let Some(decoded) = decode_in_two(bytes, sniff) {
                 return decoded.map(|(t, n)| (t, Some(n)));
             }
         }
-        TextFile::decode_in_one(bytes, two)
+        TextFile::decode_in_one(bytes, two, sniff)
     }
 
     /// [`TextFile::decode_counted`] by one thread (the lines may still be split by two where
     /// `two` allows it).
-    fn decode_in_one(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
+    fn decode_in_one(
+        bytes: &'a [u8],
+        two: bool,
+        sniff: usize,
+    ) -> Option<(TextFile<'a>, Option<usize>)> {
         // One scan for both bytes that need a closer look: NUL (binary among the first
         // BINARY_SNIFF bytes, as git judges it; a character of the text after them) and 0xF4
         // (the first byte of the characters that stand for raw bytes). Without 0xF4, valid
@@ -241,7 +256,7 @@ impl<'a> TextFile<'a> {
         let mut escapes = false;
         for at in memchr::memchr2_iter(0, 0xF4, bytes) {
             if bytes[at] == 0 {
-                if at < crate::text::bytes::BINARY_SNIFF {
+                if at < sniff {
                     return None;
                 }
                 continue;
@@ -477,7 +492,7 @@ mod tests {
         ) {
             let mut bytes = if bom { BOM_BYTES.to_vec() } else { Vec::new() };
             bytes.extend(parts.concat());
-            let one = TextFile::decode_in_one(&bytes, false);
+            let one = TextFile::decode_in_one(&bytes, false, crate::text::bytes::BINARY_SNIFF);
             // What one thread counted on the way is what the content would count, too.
             if let Some((_, Some(counted))) = &one {
                 let lines = crate::text::textdiff::text_lines([&bytes[..]]);
@@ -486,7 +501,7 @@ mod tests {
             let one = one.map(|(t, _)| t);
             let plain = std::str::from_utf8(&bytes).is_ok() && !bytes.contains(&0xF4);
             let body = if bom { &bytes[3..] } else { &bytes[..] };
-            match decode_in_two(&bytes) {
+            match decode_in_two(&bytes, crate::text::bytes::BINARY_SNIFF) {
                 Some(two) => {
                     // What the survey counted on the way is what the content would count.
                     if let Some((_, counted)) = &two {

@@ -124,3 +124,45 @@ fn a_block_naming_no_file_counts_a_text_file_with_a_late_nul_among_its_matches()
     assert!(r.read("a.txt").starts_with(b"ALPHA\nbeta\n"));
     assert!(r.read("a.txt").ends_with(b"x \x00 y\n"));
 }
+
+/// Two sections of one patch for the same text file, the first deleting lines near its start
+/// so that a late NUL moves among the first 8000 bytes: the file is judged as it is on disk
+/// (text), so the second section applies too, as `git apply` applies both.
+#[test]
+fn a_later_section_for_the_same_file_is_planned_on_text_that_was_text_on_disk() {
+    let r = TestRepo::with(&[]);
+    let line = |i: usize| format!("line {i:04} some text here\n");
+    let mut file: Vec<u8> = (0..400).flat_map(|i| line(i).into_bytes()).collect();
+    file.extend_from_slice(b"the \x00 line\nend\n");
+    assert!(
+        !memchr_nul_before(&file, 8000),
+        "text on disk, as git judges it"
+    );
+    r.write("d.txt", &file);
+    r.commit_all("text with a NUL past 8000 bytes");
+    let deleted: String = (1..101).map(|i| format!("-{}", line(i))).collect();
+    let patch = format!(
+        "--- a/d.txt\n+++ b/d.txt\n@@ -1,103 +1,3 @@\n {}{deleted} {} {}\
+         --- a/d.txt\n+++ b/d.txt\n@@ -299,4 +299,4 @@\n {} {} the \x00 line\n-end\n+END\n",
+        line(0),
+        line(101),
+        line(102),
+        line(398),
+        line(399),
+    );
+    let mut expected: Vec<u8> = std::iter::once(0)
+        .chain(101..400)
+        .flat_map(|i| line(i).into_bytes())
+        .collect();
+    expected.extend_from_slice(b"the \x00 line\nEND\n");
+    assert!(
+        memchr_nul_before(&expected, 8000),
+        "the NUL moved among the first 8000 bytes"
+    );
+    r.apply(&[], &patch).code(0);
+    assert_eq!(r.read("d.txt"), expected);
+}
+
+fn memchr_nul_before(bytes: &[u8], n: usize) -> bool {
+    bytes[..n.min(bytes.len())].contains(&0)
+}
