@@ -110,22 +110,22 @@ pub(super) fn plan_modify(
         Entry::File(f) => crate::text::bytes::looks_binary([&f.bytes[..]]),
         _ => crate::text::bytes::looks_binary([&cur.bytes[..]]),
     };
-    let Some((text, bom_moved)) = decoded(fp, &cur, binary) else {
-        let why = if binary {
-            format!(
-                "{} is binary as git judges it (a NUL byte among its first {} bytes), and a \
-                 binary file is not changed at text level (a `git diff --binary` patch of it \
-                 applies where its blobs are stored)",
-                target.old,
-                crate::text::bytes::BINARY_SNIFF
-            )
-        } else {
-            format!(
-                "{} holds characters U+10FF00..U+10FFFF, which stand for raw bytes here, so \
-                 its text cannot be told from its bytes; it is not patched at text level",
-                target.old
-            )
-        };
+    if binary {
+        let why = format!(
+            "{} is binary as git judges it (a NUL byte among its first {} bytes), and a binary \
+             file is not changed at text level (a `git diff --binary` patch of it applies \
+             where its blobs are stored)",
+            target.old,
+            crate::text::bytes::BINARY_SNIFF
+        );
+        return Ok((refused(fp, why), Vec::new()));
+    }
+    let Some((text, bom_moved)) = decoded(fp, &cur) else {
+        let why = format!(
+            "{} holds characters U+10FF00..U+10FFFF, which stand for raw bytes here, so its \
+             text cannot be told from its bytes; it is not patched at text level",
+            target.old
+        );
         return Ok((refused(fp, why), Vec::new()));
     };
     let placed = locate_and_place(fp, &text, &mut plan.warnings);
@@ -247,17 +247,13 @@ fn missing_file(fp: &FilePatch, vfs: &Overlay, old: &str, new: &str) -> std::io:
     Ok(p)
 }
 
-/// The file's text as the patch sees it, and whether its byte-order mark was moved into the
-/// first line; `None` for a `binary` file, or text that has no decoding (see
-/// [`TextFile::decode`]).
-fn decoded<'a>(fp: &FilePatch, cur: &'a FileState, binary: bool) -> Option<(TextFile<'a>, bool)> {
-    if binary {
-        return None;
-    }
-    // Decoded by two threads only where no thread is hashing the file meanwhile; judged text
-    // already, so a NUL anywhere is a character.
+/// The text of a file judged text (a NUL in it is a character) as the patch sees it, and
+/// whether its byte-order mark was moved into the first line; `None` where
+/// [`TextFile::decode_counted`] has none.
+fn decoded<'a>(fp: &FilePatch, cur: &'a FileState) -> Option<(TextFile<'a>, bool)> {
+    // Decoded by two threads only where no thread is hashing the file meanwhile.
     let two = !cur.bytes.hashing_ahead();
-    let (mut text, counted) = TextFile::decode_sniffing(&cur.bytes, two, 0)?;
+    let (mut text, counted) = TextFile::decode_counted(&cur.bytes, two)?;
     if let Some(n) = counted {
         cur.bytes.know_text_lines(n);
     }

@@ -73,44 +73,31 @@ fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Opti
     }
 }
 
-/// What one half of a big file's bytes holds, as [`TextFile::decode`] tells it.
+/// What one half of a big file's bytes holds, as [`TextFile::decode_counted`] tells it.
 enum Survey<'t> {
     /// Plain UTF-8 (no byte that stands for a raw one), with this many newlines.
     Text(&'t str, usize),
-    /// A NUL byte where git looks for one: the file is binary.
-    Binary,
     /// Bytes that need the closer look of [`crate::text::bytes::decode`].
     Other,
 }
 
-/// Survey `b`, whose first `sniffed` bytes lie among the file's first
-/// [`crate::text::bytes::BINARY_SNIFF`] (where a NUL makes the file binary, as git judges
-/// it; a NUL after them is a character of the text).
-fn survey(b: &[u8], sniffed: usize) -> Survey<'_> {
-    let mut escapes = false;
-    for at in memchr::memchr2_iter(0, 0xF4, b) {
-        if b[at] == 0 {
-            if at < sniffed {
-                return Survey::Binary;
-            }
-            continue;
-        }
-        escapes = true;
-    }
+fn survey(b: &[u8]) -> Survey<'_> {
+    // 0xF4 is the first byte of the characters that stand for raw bytes: without it, valid
+    // UTF-8 is the text itself.
     match std::str::from_utf8(b) {
-        Ok(t) if !escapes => Survey::Text(t, memchr::memchr_iter(b'\n', b).count()),
+        Ok(t) if memchr::memchr(0xF4, b).is_none() => {
+            Survey::Text(t, memchr::memchr_iter(b'\n', b).count())
+        }
         _ => Survey::Other,
     }
 }
 
-/// [`TextFile::decode`] of a big file by two threads, each checking and counting its half
-/// and then filling its part of the line table. `None` when it cannot tell (no thread, no
-/// newline past the middle, bytes that are not plain UTF-8): the caller decodes it in one
-/// piece. `Some(None)`: the file is binary.
-/// With the file, its lines as [`crate::repo::Content::text_lines`] counts them, which the
-/// survey has counted on the way.
-#[allow(clippy::type_complexity)]
-fn decode_in_two(bytes: &[u8], sniff: usize) -> Option<Option<(TextFile<'_>, usize)>> {
+/// [`TextFile::decode_counted`] of a big file by two threads, each checking and counting its
+/// half and then filling its part of the line table. `None` when it cannot tell (no thread,
+/// no newline past the middle, bytes that are not plain UTF-8): the caller decodes it in one
+/// piece. With the file, its lines as [`crate::repo::Content::text_lines`] counts them, which
+/// the survey has counted on the way.
+fn decode_in_two(bytes: &[u8]) -> Option<(TextFile<'_>, usize)> {
     let bom = bytes.starts_with(BOM_BYTES);
     let body = if bom {
         &bytes[BOM_BYTES.len()..]
@@ -118,15 +105,12 @@ fn decode_in_two(bytes: &[u8], sniff: usize) -> Option<Option<(TextFile<'_>, usi
         bytes
     };
     let (first, second) = body.split_at(middle_cut(body)?);
-    let sniff = sniff.saturating_sub(bytes.len() - body.len());
-    let sniff_second = sniff.saturating_sub(first.len());
-    match both(|| survey(first, sniff), || survey(second, sniff_second))? {
-        (Survey::Binary, _) | (_, Survey::Binary) => Some(None),
+    match both(|| survey(first), || survey(second))? {
         (Survey::Text(t1, n1), Survey::Text(t2, n2)) => {
             let (lines, eols) = fill_two(t1, t2, n1, n2, &Cow::Borrowed)?;
             // The byte-order mark holds no newline; a last line without one counts too.
             let counted = n1 + n2 + usize::from(bytes.last() != Some(&b'\n'));
-            Some(Some((TextFile { bom, lines, eols }, counted)))
+            Some((TextFile { bom, lines, eols }, counted))
         }
         _ => None,
     }
@@ -215,55 +199,34 @@ impl<'a> TextFile<'a> {
     /// [`crate::text::bytes::BINARY_SNIFF`] bytes: one further on is text, as in git's own
     /// diffs), or for text that already holds the characters standing for raw bytes.
     pub fn decode(bytes: &'a [u8]) -> Option<TextFile<'a>> {
+        if crate::text::bytes::looks_binary([bytes]) {
+            return None;
+        }
         TextFile::decode_counted(bytes, true).map(|(t, _)| t)
     }
 
-    /// [`TextFile::decode`], and where the decoding has counted them on the way (UTF-8
-    /// text), the bytes' lines as [`crate::repo::Content::text_lines`] counts them. `two`: a
-    /// big file may be decoded by two threads at once (not when another thread keeps the
-    /// other core busy: the two halves would then wait for each other).
+    /// The text of any bytes, a NUL being a character like another (whether a file is binary
+    /// is its reader's to judge, by [`crate::text::bytes::looks_binary`], as
+    /// [`TextFile::decode`] does), and where the decoding has counted them on the way (UTF-8
+    /// text), the bytes' lines as [`crate::repo::Content::text_lines`] counts them. `None`
+    /// only for text that already holds the characters standing for raw bytes. `two`: a big
+    /// file may be decoded by two threads at once (not when another thread keeps the other
+    /// core busy: the two halves would then wait for each other).
     pub fn decode_counted(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
-        TextFile::decode_sniffing(bytes, two, crate::text::bytes::BINARY_SNIFF)
-    }
-
-    /// [`TextFile::decode_counted`], with a NUL making the file binary only among its first
-    /// `sniff` bytes: 0 for bytes already judged text (a later state, in one apply, of a file
-    /// that was text when it was read, whatever an earlier edit moved to its start).
-    pub fn decode_sniffing(
-        bytes: &'a [u8],
-        two: bool,
-        sniff: usize,
-    ) -> Option<(TextFile<'a>, Option<usize>)> {
         if two && bytes.len() >= SPLIT_IN_TWO_AT_LEAST {
-            if let Some(decoded) = decode_in_two(bytes, sniff) {
-                return decoded.map(|(t, n)| (t, Some(n)));
+            if let Some((t, n)) = decode_in_two(bytes) {
+                return Some((t, Some(n)));
             }
         }
-        TextFile::decode_in_one(bytes, two, sniff)
+        TextFile::decode_in_one(bytes, two)
     }
 
     /// [`TextFile::decode_counted`] by one thread (the lines may still be split by two where
     /// `two` allows it).
-    fn decode_in_one(
-        bytes: &'a [u8],
-        two: bool,
-        sniff: usize,
-    ) -> Option<(TextFile<'a>, Option<usize>)> {
-        // One scan for both bytes that need a closer look: NUL (binary among the first
-        // BINARY_SNIFF bytes, as git judges it; a character of the text after them) and 0xF4
-        // (the first byte of the characters that stand for raw bytes). Without 0xF4, valid
-        // UTF-8 is the text itself.
-        let mut escapes = false;
-        for at in memchr::memchr2_iter(0, 0xF4, bytes) {
-            if bytes[at] == 0 {
-                if at < sniff {
-                    return None;
-                }
-                continue;
-            }
-            escapes = true;
-        }
-        if !escapes {
+    fn decode_in_one(bytes: &'a [u8], two: bool) -> Option<(TextFile<'a>, Option<usize>)> {
+        // 0xF4 is the first byte of the characters that stand for raw bytes: without it,
+        // valid UTF-8 is the text itself.
+        if memchr::memchr(0xF4, bytes).is_none() {
             if let Ok(text) = std::str::from_utf8(bytes) {
                 // Plain UTF-8: its lines are the lines a report counts, and a byte-order mark
                 // with nothing after it is one more.
@@ -413,9 +376,9 @@ mod tests {
         let big = SPLIT_IN_TWO_AT_LEAST + 4096;
         for (at, binary) in [(10, true), (BINARY_SNIFF + 7, false), (big - 100, false)] {
             let bytes = with_nul_at(at, big, false);
-            match TextFile::decode_counted(&bytes, true) {
+            match TextFile::decode(&bytes) {
                 None => assert!(binary, "NUL at {at} of a big file: taken for binary"),
-                Some((t, _)) => {
+                Some(t) => {
                     assert!(!binary, "NUL at {at} of a big file: taken for text");
                     assert!(t.encode() == bytes, "NUL at {at} of a big file");
                 }
@@ -492,7 +455,7 @@ mod tests {
         ) {
             let mut bytes = if bom { BOM_BYTES.to_vec() } else { Vec::new() };
             bytes.extend(parts.concat());
-            let one = TextFile::decode_in_one(&bytes, false, crate::text::bytes::BINARY_SNIFF);
+            let one = TextFile::decode_in_one(&bytes, false);
             // What one thread counted on the way is what the content would count, too.
             if let Some((_, Some(counted))) = &one {
                 let lines = crate::text::textdiff::text_lines([&bytes[..]]);
@@ -501,14 +464,12 @@ mod tests {
             let one = one.map(|(t, _)| t);
             let plain = std::str::from_utf8(&bytes).is_ok() && !bytes.contains(&0xF4);
             let body = if bom { &bytes[3..] } else { &bytes[..] };
-            match decode_in_two(&bytes, crate::text::bytes::BINARY_SNIFF) {
-                Some(two) => {
+            match decode_in_two(&bytes) {
+                Some((two, counted)) => {
                     // What the survey counted on the way is what the content would count.
-                    if let Some((_, counted)) = &two {
-                        let lines = crate::text::textdiff::text_lines([&bytes[..]]);
-                        proptest::prop_assert_eq!(Some(*counted), lines);
-                    }
-                    proptest::prop_assert_eq!(two.map(|(t, _)| t), one)
+                    let lines = crate::text::textdiff::text_lines([&bytes[..]]);
+                    proptest::prop_assert_eq!(Some(counted), lines);
+                    proptest::prop_assert_eq!(Some(two), one)
                 }
                 None => proptest::prop_assert!(
                     !plain || !body[body.len() / 2..].contains(&b'\n'),
