@@ -50,8 +50,12 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
     if !recorded {
         eprintln!("git llm-apply mcp: {NOT_RECORDED}");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread runs the protocol and every call, one call at a time (a call is synchronous
+    // work on the files; the client waits for its answer). Two workers handed each call to
+    // whichever thread the scheduler picked: the cross-thread wake-ups, and a call landing on
+    // a thread whose kept config (`run/kept.rs`, per thread) was cold, cost a warm one-line
+    // `apply_patch` round trip 13-23% (interleaved runs, scripts/bench.sh row I's client).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
@@ -477,14 +481,13 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        // The call runs on this worker thread (the runtime moves its other tasks to the other
-        // worker meanwhile): handing it to a blocking-pool thread and back cost two thread
-        // wake-ups per call (a `view` round trip took 0.44 ms that way, 0.38 ms this way).
-        let result = tokio::task::block_in_place(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.finish(self.call(&name, arguments))
-            }))
-        })
+        // The call runs here, on the runtime's one thread: handing it to a blocking-pool
+        // thread and back cost two thread wake-ups per call (a `view` round trip took 0.44 ms
+        // that way, 0.38 ms on the worker). Standard input is read meanwhile by tokio's
+        // blocking pool, so a request that comes during a call waits for it in the pipe.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.finish(self.call(&name, arguments))
+        }))
         .unwrap_or_else(|e| {
             let what = e
                 .downcast_ref::<&str>()
