@@ -2,6 +2,7 @@
 //! into the same `run::*` options the CLI builds and run by the same driver; nothing here
 //! re-implements a step of the pipeline. Only protocol messages go to stdout.
 
+mod calls;
 pub mod tools;
 pub mod transport;
 
@@ -22,6 +23,8 @@ use crate::report::{self, Report, RunStatus};
 /// what it writes is recorded (so `undo` can take it back).
 #[derive(Debug, Clone)]
 pub struct Server {
+    /// The thread the tool calls run on.
+    calls: calls::Calls,
     dir: Option<PathBuf>,
     /// The directory is in a git repository (where snapshots are kept).
     in_repo: bool,
@@ -50,27 +53,29 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
     if !recorded {
         eprintln!("git llm-apply mcp: {NOT_RECORDED}");
     }
-    // One thread runs the protocol and every call, one call at a time (a call is synchronous
-    // work on the files; the client waits for its answer). Two workers handed each call to
-    // whichever thread the scheduler picked: the cross-thread wake-ups, and a call landing on
-    // a thread whose kept config (`run/kept.rs`, per thread) was cold, cost a warm one-line
-    // `apply_patch` round trip 13-23% (interleaved runs, scripts/bench.sh row I's client).
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // One thread runs the protocol, another every call, one at a time ([`calls`]). Two
+    // runtime workers, each running the calls it picked up, cost cross-thread wake-ups
+    // between the protocol's tasks and sent calls to threads whose kept config
+    // (`run/kept.rs`, per thread) was cold: a warm one-line `apply_patch` round trip took
+    // 1.25 ms that way and 1.0 ms this way (interleaved runs, scripts/bench.sh row I's client).
+    let started = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
+        .and_then(|runtime| Ok((runtime, calls::Calls::start()?)));
+    let (runtime, calls) = match started {
         Ok(r) => r,
         Err(e) => {
             eprintln!("git llm-apply mcp: cannot start: {e}");
             return RunStatus::Error;
         }
     };
-    runtime.block_on(async move {
-        let server = Server {
-            dir,
-            in_repo,
-            recorded,
-        };
+    let server = Server {
+        calls: calls.clone(),
+        dir,
+        in_repo,
+        recorded,
+    };
+    let code = runtime.block_on(async move {
         let (reads, writes, writer) = transport::start();
         // The library's own line limit is above ours: it sees only lines we passed.
         let io =
@@ -92,7 +97,10 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
         // The last answers are written before the process ends.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
         code
-    })
+    });
+    // A call still running (the client left without waiting for it) ends before the process.
+    calls.close();
+    code
 }
 
 /// Advice as the CLI words it (`git llm-apply undo 11`), as tool calls (`call undo with
@@ -481,14 +489,18 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        // The call runs here, on the runtime's one thread: handing it to a blocking-pool
-        // thread and back cost two thread wake-ups per call (a `view` round trip took 0.44 ms
-        // that way, 0.38 ms on the worker). Standard input is read meanwhile by tokio's
-        // blocking pool, so a request that comes during a call waits for it in the pipe.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.finish(self.call(&name, arguments))
-        }))
-        .unwrap_or_else(|e| {
+        let server = self.clone();
+        let ran = self
+            .calls
+            .run(move || server.finish(server.call(&name, arguments)))
+            .await;
+        let Some(ran) = ran else {
+            return Err(ErrorData::internal_error(
+                "the server is shutting down; the call was not run",
+                None,
+            ));
+        };
+        let result = ran.unwrap_or_else(|e| {
             let what = e
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

@@ -410,6 +410,72 @@ fn two_calls_racing_for_the_lock_one_is_told_to_retry() {
     second.finish();
 }
 
+/// A server whose calls hold the lock for `ms` milliseconds once they have it.
+fn slow_server(r: &TestRepo, ms: &str) -> Client {
+    let mut cmd = r.cmd(&["mcp"]);
+    cmd.env("GIT_LLM_APPLY_TEST_HOLD_LOCK_MS", ms);
+    Client::with_command(cmd)
+}
+
+/// A call that takes a while holds up neither the answer to a call that came before it
+/// nor a ping that comes while it runs: calls run one at a time, apart from the protocol.
+/// (With the calls on the protocol's thread, the `view` and the ping were both answered
+/// only when the slow apply was done.)
+#[test]
+fn a_slow_call_holds_up_neither_an_earlier_answer_nor_a_ping() {
+    let r = repo();
+    let mut c = slow_server(&r, "1500");
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 60, "method": "tools/call",
+               "params": {"name": "view", "arguments": {"path": "g.txt"}}}),
+        json!({"jsonrpc": "2.0", "id": 61, "method": "tools/call",
+               "params": {"name": "apply_patch", "arguments": {"patch": FIX_B}}}),
+    ] {
+        c.send_line(&line.to_string());
+    }
+    // The apply has the lock (so the view, queued before it, is done).
+    let lock = r.abs(".git/llm-apply/lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(lock.exists(), "the apply took the lock");
+    c.send_line(&json!({"jsonrpc": "2.0", "id": 62, "method": "ping"}).to_string());
+    let order: Vec<Value> = (0..3)
+        .map(|_| c.response_where(|v| v.get("id").is_some())["id"].clone())
+        .collect();
+    assert_eq!(order, [json!(60), json!(62), json!(61)]);
+    assert_eq!(r.read("f.txt"), b"a\nB\nc\n");
+    c.finish();
+}
+
+/// A client that leaves while a call runs: the call ends before the server does (the
+/// file is written whole, and the run's lock is gone), and the server exits 0.
+#[test]
+fn a_call_running_when_the_client_leaves_ends_before_the_server() {
+    let r = repo();
+    let mut c = slow_server(&r, "1000");
+    c.send_line(
+        &json!({"jsonrpc": "2.0", "id": 70, "method": "tools/call",
+                "params": {"name": "apply_patch", "arguments": {"patch": FIX_B}}})
+        .to_string(),
+    );
+    let lock = r.abs(".git/llm-apply/lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(lock.exists(), "the apply took the lock");
+    c.finish();
+    assert_eq!(r.read("f.txt"), b"a\nB\nc\n");
+    assert!(!lock.exists(), "the call released its lock");
+    let log = r.cmd(&["log"]).output().expect("log");
+    assert!(
+        String::from_utf8_lossy(&log.stdout).contains("f.txt"),
+        "the apply was recorded"
+    );
+}
+
 #[test]
 fn a_busy_lock_is_exit_status_4_on_the_cli() {
     let r = repo();
@@ -530,8 +596,8 @@ fn apply_patch_takes_a_hunk_with_context_on_one_side_only() {
 /// The server keeps its directory's git config between calls while no file it could come
 /// from changes (`src/run/kept.rs`): every change is read by the next calls, whether to the
 /// repository's config, to a global file that was not there, or to an included file that
-/// appears later (a config with includes is never kept). Each worker thread keeps its own,
-/// so every step makes several calls.
+/// appears later (a config with includes is never kept). Every step makes several calls (the
+/// first may read, the later ones use what it kept).
 #[test]
 fn a_server_reads_config_again_when_a_file_it_comes_from_changes() {
     let r = repo();
