@@ -386,11 +386,7 @@ fn two_calls_racing_for_the_lock_one_is_told_to_retry() {
         .to_string(),
     );
     // Wait until the first call holds the lock.
-    let lock = r.abs(".git/llm-apply/lock");
-    let start = std::time::Instant::now();
-    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_lock(&r);
     let mut second = Client::start(&r, &[]);
     let busy = second.call("apply_patch", json!({"patch": FIX_B}));
     assert_eq!(busy["isError"], true, "{busy}");
@@ -408,6 +404,17 @@ fn two_calls_racing_for_the_lock_one_is_told_to_retry() {
     );
     first.finish();
     second.finish();
+}
+
+/// Wait (up to 10 s) until a run holds `r`'s lock, and give the lock file's path.
+fn wait_for_lock(r: &TestRepo) -> std::path::PathBuf {
+    let lock = r.abs(".git/llm-apply/lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(lock.exists(), "a run took the lock");
+    lock
 }
 
 /// A server whose calls hold the lock for `ms` milliseconds once they have it.
@@ -434,12 +441,7 @@ fn a_slow_call_holds_up_neither_an_earlier_answer_nor_a_ping() {
         c.send_line(&line.to_string());
     }
     // The apply has the lock (so the view, queued before it, is done).
-    let lock = r.abs(".git/llm-apply/lock");
-    let start = std::time::Instant::now();
-    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    assert!(lock.exists(), "the apply took the lock");
+    wait_for_lock(&r);
     c.send_line(&json!({"jsonrpc": "2.0", "id": 62, "method": "ping"}).to_string());
     let order: Vec<Value> = (0..3)
         .map(|_| c.response_where(|v| v.get("id").is_some())["id"].clone())
@@ -460,12 +462,7 @@ fn a_call_running_when_the_client_leaves_ends_before_the_server() {
                 "params": {"name": "apply_patch", "arguments": {"patch": FIX_B}}})
         .to_string(),
     );
-    let lock = r.abs(".git/llm-apply/lock");
-    let start = std::time::Instant::now();
-    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    assert!(lock.exists(), "the apply took the lock");
+    let lock = wait_for_lock(&r);
     c.finish();
     assert_eq!(r.read("f.txt"), b"a\nB\nc\n");
     assert!(!lock.exists(), "the call released its lock");
@@ -493,11 +490,7 @@ fn a_busy_lock_is_exit_status_4_on_the_cli() {
         .unwrap()
         .write_all(FIX_B.as_bytes())
         .unwrap();
-    let lock = r.abs(".git/llm-apply/lock");
-    let start = std::time::Instant::now();
-    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_lock(&r);
     let (run, v) = r.apply_json(&[], FIX_B);
     assert_eq!(run.code, 4, "{run:?}");
     assert_eq!(v["status"], "busy");
