@@ -54,10 +54,11 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
         eprintln!("git llm-apply mcp: {NOT_RECORDED}");
     }
     // One thread runs the protocol, another every call, one at a time ([`calls`]). Two
-    // runtime workers, each running the calls it picked up, cost cross-thread wake-ups
-    // between the protocol's tasks and sent calls to threads whose kept config
-    // (`run/kept.rs`, per thread) was cold: a warm one-line `apply_patch` round trip took
-    // 1.25 ms that way and 1.0 ms this way (interleaved runs, scripts/bench.sh row I's client).
+    // runtime workers, each running the calls it picked up (`block_in_place`, which moves the
+    // worker to a new thread), sent calls to threads whose kept config (`run/kept.rs`, per
+    // thread) was cold: 40 warm calls opened the repository 7 times that way, once this way;
+    // a warm one-line `apply_patch` round trip took 1.29 ms that way and 1.22 ms this way on
+    // a quiet disk (interleaved runs, scripts/bench.sh row I's client).
     let started = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
