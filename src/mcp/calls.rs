@@ -4,8 +4,9 @@
 //! A call is synchronous work on the files, and calls run one at a time: one thread keeps
 //! what a call may use again (`run/kept.rs` keeps the config and repository per thread) warm
 //! for the next. The protocol is not on it, so a call that takes a while (a slow hook) does
-//! not hold up answers already made, pings, or the reading of a cancellation; a cancelled
-//! call runs to its end, as a call that has begun to write must, and its answer is dropped.
+//! not hold up answers already made, pings, or the reading of a cancellation. A call cancelled
+//! while it waits in the queue does not run; one cancelled after it began runs to its end, as
+//! a call that may be writing must, and its answer is dropped.
 //!
 //! When the session ends, [`Calls::close`] waits for the call that is running, and no call
 //! still queued begins: the process never ends in the middle of a write.
@@ -60,7 +61,11 @@ impl Calls {
     ) -> Option<std::thread::Result<T>> {
         let (answer, result) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move || {
-            // The caller may have gone (a cancelled request): the answer is then dropped.
+            // The caller is gone (the request was cancelled): the call is not made.
+            if answer.is_closed() {
+                return;
+            }
+            // The caller may go while it runs: the answer is then dropped.
             let _ = answer.send(catch_unwind(AssertUnwindSafe(f)));
         });
         self.queue.send(job).ok()?;
@@ -131,6 +136,29 @@ mod tests {
             assert!(failed.is_err());
             assert_eq!(calls.run(|| 7).await.unwrap().unwrap(), 7);
         });
+    }
+
+    /// A call whose caller went away (a cancelled request) while it waited is not made.
+    #[test]
+    fn a_call_cancelled_while_it_waits_is_not_made() {
+        let calls = Calls::start().expect("thread");
+        let made = Arc::new(AtomicUsize::new(0));
+        let rt = runtime();
+        let c = calls.clone();
+        let first = rt.spawn(async move {
+            c.run(|| std::thread::sleep(Duration::from_millis(300)))
+                .await
+        });
+        let (c, m) = (calls.clone(), Arc::clone(&made));
+        let second = rt.spawn(async move { c.run(move || m.fetch_add(1, Ordering::SeqCst)).await });
+        rt.block_on(async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            second.abort();
+            assert!(first.await.unwrap().is_some());
+            // A call queued after the cancelled one runs: the thread went on past it.
+            assert_eq!(calls.run(|| 5).await.unwrap().unwrap(), 5);
+        });
+        assert_eq!(made.load(Ordering::SeqCst), 0);
     }
 
     /// Closing waits for the running call, and a call queued behind it never begins.
