@@ -39,7 +39,7 @@ use crate::repo::stamp::{coarse_now, settled, Stamp};
 thread_local! {
     /// The config and repository of the last call on this thread, when they may be used
     /// again. Per thread: gix, built without its `parallel` feature, shares a repository
-    /// within one thread only. A server runs every call on its one runtime thread.
+    /// within one thread only. A server runs every call on its one call thread (`mcp/calls.rs`).
     static KEPT: RefCell<Option<Read>> = const { RefCell::new(None) };
 }
 
