@@ -76,28 +76,6 @@ fn a_text_file_with_a_nul_past_git_s_first_8000_bytes_is_patched_as_git_patches_
     assert_eq!(r.state(), before);
 }
 
-/// A text patch to a file with a NUL among its first 8000 bytes (binary, as git judges it) is
-/// refused with that reason, not as text that is not UTF-8 (a NUL is UTF-8), and nothing
-/// changes.
-#[test]
-fn a_text_patch_to_a_file_git_takes_for_binary_is_refused_naming_git_s_rule() {
-    let r = TestRepo::with(&[]);
-    r.write("early.bin", b"head\nab\x00cd\none\ntwo\n");
-    r.commit_all("binary");
-    let before = r.state();
-    let patch = "--- a/early.bin\n+++ b/early.bin\n@@ -3,2 +3,2 @@\n one\n-two\n+TWO\n";
-    let run = r.apply(&[], patch);
-    run.code(1);
-    run.out_contains(
-        "early.bin is binary as git judges it (a NUL byte among its first 8000 bytes)",
-    );
-    assert!(
-        !format!("{}{}", run.stdout, run.stderr).contains("not UTF-8"),
-        "the reason is the NUL"
-    );
-    assert_eq!(r.state(), before);
-}
-
 /// A SEARCH/REPLACE block that names no file is matched to the tracked files that hold its
 /// text. A file with a NUL past its first 8000 bytes is text, which the planner patches, so it
 /// is looked in too: when it holds the text as well, the block is ambiguous and refused, not

@@ -65,16 +65,24 @@ fn a_latin1_file_is_created_byte_for_byte() {
     assert_eq!(r.read("n.txt"), b"d\xe9j\xe0\nvu\n");
 }
 
+/// A text patch to a file with a NUL among its first 8000 bytes (binary, as git judges it;
+/// the patch's own context holds the NUL) is refused with that reason, not as text that is
+/// not UTF-8 (a NUL is UTF-8), and nothing changes.
 #[test]
 fn a_binary_file_with_a_nul_byte_is_still_refused_at_text_level() {
     let r = TestRepo::with(&[]);
     r.write("b.bin", b"a\0b\nc\n");
     r.commit_all("bin");
     let before = r.state();
-    r.apply_bytes(
+    let run = r.apply_bytes(
         &[],
         b"--- a/b.bin\n+++ b/b.bin\n@@ -1,2 +1,2 @@\n a\0b\n-c\n+d\n",
-    )
-    .code(1);
+    );
+    run.code(1);
+    run.out_contains("b.bin is binary as git judges it (a NUL byte among its first 8000 bytes)");
+    assert!(
+        !format!("{}{}", run.stdout, run.stderr).contains("not UTF-8"),
+        "the reason is the NUL"
+    );
     assert_eq!(r.state(), before);
 }
