@@ -350,7 +350,7 @@ fn configuration(r: &mut Roff) {
              #rrggbb; bold, dim, italic, ul, blink, reverse, strike, and no- before any):",
         )],
     );
-    for (_, key, default) in SLOTS {
+    for (_, key, default, _) in SLOTS {
         item(r, [bold(key)], &format!("default: {default}"));
     }
 }

@@ -32,26 +32,33 @@ pub enum Style {
     Strong,
 }
 
-/// Each slot: its style, its config key and git's default for it.
-pub const SLOTS: [(Style, &str, &str); 12] = [
-    (Style::FileHeader, "color.diff.meta", "bold"),
-    (Style::HunkHeader, "color.diff.frag", "cyan"),
-    (Style::Func, "color.diff.func", "normal"),
-    (Style::Added, "color.diff.new", "green"),
-    (Style::Removed, "color.diff.old", "red"),
-    (Style::Context, "color.diff.context", "normal"),
-    (Style::Whitespace, "color.diff.whitespace", "normal red"),
-    (Style::Dim, "color.llm-apply.secondary", "dim"),
-    (Style::Good, "color.llm-apply.applied", "green"),
-    (Style::Bad, "color.llm-apply.refused", "red"),
-    (Style::Warn, "color.llm-apply.warning", "yellow"),
-    (Style::Strong, "color.llm-apply.summary", "bold"),
+/// Each slot: its style, its config key, git's default for it, and that default's escape
+/// sequence ([`parse`] of the default, written out so that a report's colours cost no parsing
+/// unless the config sets a slot; a test checks each against [`parse`]).
+pub const SLOTS: [(Style, &str, &str, &str); 12] = [
+    (Style::FileHeader, "color.diff.meta", "bold", "\x1b[1m"),
+    (Style::HunkHeader, "color.diff.frag", "cyan", "\x1b[36m"),
+    (Style::Func, "color.diff.func", "normal", ""),
+    (Style::Added, "color.diff.new", "green", "\x1b[32m"),
+    (Style::Removed, "color.diff.old", "red", "\x1b[31m"),
+    (Style::Context, "color.diff.context", "normal", ""),
+    (
+        Style::Whitespace,
+        "color.diff.whitespace",
+        "normal red",
+        "\x1b[41m",
+    ),
+    (Style::Dim, "color.llm-apply.secondary", "dim", "\x1b[2m"),
+    (Style::Good, "color.llm-apply.applied", "green", "\x1b[32m"),
+    (Style::Bad, "color.llm-apply.refused", "red", "\x1b[31m"),
+    (Style::Warn, "color.llm-apply.warning", "yellow", "\x1b[33m"),
+    (Style::Strong, "color.llm-apply.summary", "bold", "\x1b[1m"),
 ];
 
 fn slot(style: Style) -> usize {
     SLOTS
         .iter()
-        .position(|(s, _, _)| *s == style)
+        .position(|(s, _, _, _)| *s == style)
         .expect("every style has a slot")
 }
 
@@ -60,17 +67,14 @@ const RESET: &str = "\x1b[m";
 /// The escape sequence of every slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Colors {
-    codes: Vec<String>,
+    codes: [std::borrow::Cow<'static, str>; SLOTS.len()],
 }
 
 impl Default for Colors {
     /// git's defaults.
     fn default() -> Colors {
         Colors {
-            codes: SLOTS
-                .iter()
-                .map(|(_, _, d)| parse(d).expect("the defaults parse"))
-                .collect(),
+            codes: SLOTS.map(|(_, _, _, code)| std::borrow::Cow::Borrowed(code)),
         }
     }
 }
@@ -107,13 +111,15 @@ impl Colors {
             } else {
                 key_lc
             };
-            let Some(i) = SLOTS.iter().position(|(_, k, _)| *k == key_lc) else {
+            let Some(i) = SLOTS.iter().position(|(_, k, _, _)| *k == key_lc) else {
                 continue;
             };
-            c.codes[i] = parse(value).ok_or_else(|| BadColor {
-                key: key.clone(),
-                value: value.clone(),
-            })?;
+            c.codes[i] = parse(value)
+                .ok_or_else(|| BadColor {
+                    key: key.clone(),
+                    value: value.clone(),
+                })?
+                .into();
         }
         Ok(c)
     }
@@ -332,6 +338,14 @@ mod tests {
             "BOLD Blue",
         ] {
             assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn each_default_escape_is_what_its_default_parses_to() {
+        for (style, key, default, code) in SLOTS {
+            assert_eq!(parse(default).as_deref(), Some(code), "{key}");
+            assert_eq!(Colors::default().code(style), code, "{key}");
         }
     }
 
