@@ -659,12 +659,11 @@ pub fn create_with_nonce(
     } else {
         edit_tree(r, base_tree, befores, &mut written)?
     };
-    let post_tree = edit_tree(
-        r,
-        base_tree,
-        records.iter().map(|p| (p.path.as_str(), p.after)),
-        &mut written,
-    )?;
+    let afters = records.iter().map(|p| (p.path.as_str(), p.after));
+    let post_tree = match splice_tree(r, base_tree, afters.clone(), &mut written)? {
+        Some(tree) => tree,
+        None => edit_tree(r, base_tree, afters, &mut written)?,
+    };
     let post_commit = write_commit(
         r,
         post_tree,
@@ -1004,6 +1003,171 @@ fn edit_tree<'p>(
             id
         })
         .map_err(git_err("write the snapshot tree"))
+}
+
+/// The tree [`edit_tree`] would write, made without the editor where every path names a file
+/// that `base` holds (a blob or link entry at the end of a path of trees) and that stays a
+/// file: each tree on the way is `base`'s own bytes with that entry's mode and id overwritten
+/// in place (every file mode is six bytes), then hashed and written. Nothing is parsed into
+/// entries, sorted or re-serialised, and no entry moves. `Ok(None)` where the editor is
+/// needed: a path new to `base`, a removal, a path through something that is not a tree, or
+/// a tree that cannot be read or parsed (the editor then decides, and reports).
+fn splice_tree<'p>(
+    r: &gix::Repository,
+    base: ObjectId,
+    states: impl Iterator<Item = (&'p str, Recorded)>,
+    written: &mut Vec<ObjectId>,
+) -> Result<Option<ObjectId>, SnapshotError> {
+    let mut changes = Vec::new();
+    for (path, state) in states {
+        let Recorded::Blob { id, mode } = state else {
+            return Ok(None);
+        };
+        changes.push((path.split('/').collect::<Vec<_>>(), id, mode));
+    }
+    if changes.is_empty() || base.is_empty_tree() {
+        return Ok(None);
+    }
+    let changes: Vec<SetFile<'_>> = changes
+        .iter()
+        .map(|(names, id, mode)| SetFile {
+            names,
+            id: *id,
+            mode: *mode,
+        })
+        .collect();
+    let stored = stored_objects(r);
+    splice_into(r, base, &changes, stored.as_deref(), written)
+}
+
+/// A file to set by [`splice_tree`]: the names of the path still to walk, its id and mode.
+struct SetFile<'n> {
+    names: &'n [&'n str],
+    id: ObjectId,
+    mode: u32,
+}
+
+fn splice_into(
+    r: &gix::Repository,
+    tree_id: ObjectId,
+    changes: &[SetFile<'_>],
+    stored: Option<&std::path::Path>,
+    written: &mut Vec<ObjectId>,
+) -> Result<Option<ObjectId>, SnapshotError> {
+    let Ok(mut tree) = r.find_tree(tree_id) else {
+        return Ok(None);
+    };
+    let mut data = std::mem::take(&mut tree.data);
+    // The changes by the name they continue with in this tree.
+    let mut by_name: BTreeMap<&[u8], Vec<&SetFile<'_>>> = BTreeMap::new();
+    for c in changes {
+        by_name.entry(c.names[0].as_bytes()).or_default().push(c);
+    }
+    let Some(entries) = tree_entries(&data, r.object_hash().len_in_bytes()) else {
+        return Ok(None);
+    };
+    let mut found = 0;
+    // (mode's range, id's range, what goes there)
+    let mut edits: Vec<(
+        std::ops::Range<usize>,
+        std::ops::Range<usize>,
+        &[u8],
+        ObjectId,
+    )> = Vec::new();
+    for e in &entries {
+        let Some(group) = by_name.get(&data[e.name.clone()]) else {
+            continue;
+        };
+        found += 1;
+        let mode = &data[e.mode.clone()];
+        if let [c] = group.as_slice() {
+            if c.names.len() == 1 {
+                // The file itself: it must be one in `base` too.
+                if !matches!(mode, b"100644" | b"100755" | b"100664" | b"120000") {
+                    return Ok(None);
+                }
+                let new_mode: &[u8] = match entry_kind(c.mode) {
+                    EntryKind::BlobExecutable => b"100755",
+                    EntryKind::Link => b"120000",
+                    _ => b"100644",
+                };
+                edits.push((e.mode.clone(), e.id.clone(), new_mode, c.id));
+                continue;
+            }
+        }
+        // A directory on the way: every change under this name goes on into it.
+        if mode != b"40000" || group.iter().any(|c| c.names.len() == 1) {
+            return Ok(None);
+        }
+        let below: Vec<SetFile<'_>> = group
+            .iter()
+            .map(|c| SetFile {
+                names: &c.names[1..],
+                id: c.id,
+                mode: c.mode,
+            })
+            .collect();
+        let child = ObjectId::from_bytes_or_panic(&data[e.id.clone()]);
+        let Some(new_child) = splice_into(r, child, &below, stored, written)? else {
+            return Ok(None);
+        };
+        edits.push((e.mode.clone(), e.id.clone(), b"40000", new_child));
+    }
+    if found != by_name.len() {
+        return Ok(None);
+    }
+    for (mode, id, new_mode, new_id) in edits {
+        data[mode].copy_from_slice(new_mode);
+        data[id].copy_from_slice(new_id.as_bytes());
+    }
+    fault::mutation("object: tree");
+    let id = match stored {
+        Some(objects) => {
+            crate::repo::write_stored_object(objects, r.object_hash(), Kind::Tree, &data)
+        }
+        None => {
+            use gix::objs::Write as _;
+            r.objects
+                .write_buf(Kind::Tree, &data)
+                .map_err(io::Error::other)
+        }
+    }
+    .map_err(git_err("write the snapshot tree"))?;
+    written.push(id);
+    Ok(Some(id))
+}
+
+/// Where each entry of a tree's bytes keeps its mode, name and id; `None` if the bytes are
+/// not a tree's (a mode that is not octal digits, a name with no end, an id cut short, an
+/// empty or duplicate name would all be the editor's to report).
+struct TreeEntry {
+    mode: std::ops::Range<usize>,
+    name: std::ops::Range<usize>,
+    id: std::ops::Range<usize>,
+}
+
+fn tree_entries(data: &[u8], id_len: usize) -> Option<Vec<TreeEntry>> {
+    let mut entries = Vec::new();
+    let mut at = 0;
+    while at < data.len() {
+        let space = at + memchr::memchr(b' ', &data[at..])?;
+        let nul = space + 1 + memchr::memchr(0, &data[space + 1..])?;
+        let end = nul + 1 + id_len;
+        if space == at
+            || nul == space + 1
+            || end > data.len()
+            || !data[at..space].iter().all(|b| (b'0'..=b'7').contains(b))
+        {
+            return None;
+        }
+        entries.push(TreeEntry {
+            mode: at..space,
+            name: space + 1..nul,
+            id: nul + 1..end,
+        });
+        at = end;
+    }
+    Some(entries)
 }
 
 /// Whether tree `base` already holds each path in the state given, as the tree editor would
@@ -1873,8 +2037,9 @@ mod tests {
     /// same states, would write HEAD's tree again: for files as they are (plain, executable,
     /// link, nested), no file where there is none or a directory stands, and not for a
     /// changed id or mode, a removed file or a new one.
-    #[test]
-    fn head_s_tree_is_kept_exactly_where_the_editor_would_rebuild_it_unchanged() {
+    /// A committed repository of a plain file, an executable, a link and nested files:
+    /// `a.txt`, `exec.sh`, `link`, `d/e/f.txt`, `d/g.txt`.
+    fn committed_tree() -> (tempfile::TempDir, Repo) {
         use crate::git::run_for_test as git;
         let dir = tempfile::tempdir().expect("tempdir");
         let d = dir.path();
@@ -1895,6 +2060,14 @@ mod tests {
         git(d, &["add", "."]);
         git(d, &["commit", "-qm", "base"]);
         let repo = Repo::discover(d).expect("open").expect("a repository");
+        (dir, repo)
+    }
+
+    #[test]
+    fn head_s_tree_is_kept_exactly_where_the_editor_would_rebuild_it_unchanged() {
+        use crate::git::run_for_test as git;
+        let (dir, repo) = committed_tree();
+        let d = dir.path();
         let r = &repo.repo;
         let id =
             |spec: &str| ObjectId::from_hex(git(d, &["rev-parse", spec]).as_bytes()).expect("id");
@@ -1954,6 +2127,134 @@ mod tests {
             [("x/y", Recorded::Absent)].into_iter()
         ));
         assert!(!holds_already(r, empty, [("x", other)].into_iter()));
+    }
+
+    /// The spliced post-apply tree is the editor's, id for id, wherever the splice takes the
+    /// states (files `base` holds that stay files: a new id, a new mode, nested, several in
+    /// one directory, a legacy 100664 entry made 100644 as the editor makes it), and it
+    /// leaves to the editor each case it cannot do in place.
+    #[test]
+    fn a_spliced_tree_is_the_one_the_editor_writes_and_the_rest_is_left_to_the_editor() {
+        use crate::git::run_for_test as git;
+        let (dir, repo) = committed_tree();
+        let d = dir.path();
+        let r = &repo.repo;
+        let id =
+            |spec: &str| ObjectId::from_hex(git(d, &["rev-parse", spec]).as_bytes()).expect("id");
+        let base = id("HEAD^{tree}");
+        let new = |text: &str| {
+            let mut hash = std::process::Command::new("git")
+                .args(["hash-object", "-w", "--stdin"])
+                .current_dir(d)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("git hash-object");
+            use std::io::Write as _;
+            hash.stdin
+                .take()
+                .expect("stdin")
+                .write_all(text.as_bytes())
+                .expect("write");
+            let out = hash.wait_with_output().expect("wait");
+            ObjectId::from_hex(
+                String::from_utf8(out.stdout)
+                    .expect("utf8")
+                    .trim()
+                    .as_bytes(),
+            )
+            .expect("id")
+        };
+        let file = |text: &str| Recorded::Blob {
+            id: new(text),
+            mode: MODE_FILE,
+        };
+        let exec = Recorded::Blob {
+            id: new("x\n"),
+            mode: MODE_EXEC,
+        };
+        let link = Recorded::Blob {
+            id: new("b.txt"),
+            mode: MODE_LINK,
+        };
+        // A tree with a legacy group-writable mode, as old gits wrote them.
+        let legacy_blob = id("HEAD:a.txt");
+        let legacy = {
+            let mut data = b"100664 old.txt\0".to_vec();
+            data.extend_from_slice(legacy_blob.as_bytes());
+            use gix::objs::Write as _;
+            r.objects.write_buf(Kind::Tree, &data).expect("write tree")
+        };
+        let spliced: Vec<(ObjectId, Vec<(&str, Recorded)>)> = vec![
+            (base, vec![("a.txt", file("a2\n"))]),
+            (base, vec![("a.txt", exec)]),
+            (base, vec![("exec.sh", file("run2\n"))]),
+            (base, vec![("link", link)]),
+            (base, vec![("a.txt", link)]),
+            (base, vec![("d/e/f.txt", file("f2\n"))]),
+            (
+                base,
+                vec![
+                    ("d/e/f.txt", file("f3\n")),
+                    ("d/g.txt", file("g3\n")),
+                    ("a.txt", file("a3\n")),
+                ],
+            ),
+            (
+                base,
+                vec![(
+                    "d/g.txt",
+                    Recorded::Blob {
+                        id: id("HEAD:d/g.txt"),
+                        mode: MODE_FILE,
+                    },
+                )],
+            ),
+            (legacy, vec![("old.txt", file("new\n"))]),
+            (
+                legacy,
+                vec![(
+                    "old.txt",
+                    Recorded::Blob {
+                        id: legacy_blob,
+                        mode: MODE_FILE,
+                    },
+                )],
+            ),
+        ];
+        for (tree, states) in spliced {
+            let mut written = Vec::new();
+            let splice = splice_tree(r, tree, states.iter().copied(), &mut written)
+                .expect("no error")
+                .unwrap_or_else(|| panic!("spliced: {states:?}"));
+            let edited = edit_tree(r, tree, states.iter().copied(), &mut Vec::new())
+                .expect("the editor writes the tree");
+            assert_eq!(splice, edited, "{states:?}");
+            assert_eq!(written.last(), Some(&splice), "{states:?}");
+            assert!(r.has_object(splice), "{states:?}");
+        }
+        let other = file("o\n");
+        for states in [
+            vec![("new.txt", other)],
+            vec![("d/new.txt", other)],
+            vec![("d/e/f.txt", other), ("d/e/new.txt", other)],
+            vec![("a.txt", Recorded::Absent)],
+            vec![("d", other)],
+            vec![("a.txt/x", other)],
+            vec![("zz/q", other)],
+            vec![("d/e/f.txt", other), ("missing", Recorded::Absent)],
+        ] {
+            assert_eq!(
+                splice_tree(r, base, states.iter().copied(), &mut Vec::new()).expect("no error"),
+                None,
+                "{states:?}"
+            );
+        }
+        let empty = ObjectId::empty_tree(r.object_hash());
+        assert_eq!(
+            splice_tree(r, empty, [("x", other)].into_iter(), &mut Vec::new()).expect("no error"),
+            None
+        );
     }
 
     #[test]
