@@ -1067,13 +1067,8 @@ fn splice_into(
         return Ok(None);
     };
     let mut found = 0;
-    // (mode's range, id's range, what goes there)
-    let mut edits: Vec<(
-        std::ops::Range<usize>,
-        std::ops::Range<usize>,
-        &[u8],
-        ObjectId,
-    )> = Vec::new();
+    // Each entry to overwrite: its new mode and id.
+    let mut edits: Vec<(&TreeEntry, &[u8], ObjectId)> = Vec::new();
     for e in &entries {
         let Some(group) = by_name.get(&data[e.name.clone()]) else {
             continue;
@@ -1091,7 +1086,7 @@ fn splice_into(
                     EntryKind::Link => b"120000",
                     _ => b"100644",
                 };
-                edits.push((e.mode.clone(), e.id.clone(), new_mode, c.id));
+                edits.push((e, new_mode, c.id));
                 continue;
             }
         }
@@ -1111,14 +1106,14 @@ fn splice_into(
         let Some(new_child) = splice_into(r, child, &below, stored, written)? else {
             return Ok(None);
         };
-        edits.push((e.mode.clone(), e.id.clone(), b"40000", new_child));
+        edits.push((e, b"40000", new_child));
     }
     if found != by_name.len() {
         return Ok(None);
     }
-    for (mode, id, new_mode, new_id) in edits {
-        data[mode].copy_from_slice(new_mode);
-        data[id].copy_from_slice(new_id.as_bytes());
+    for (e, mode, id) in edits {
+        data[e.mode.clone()].copy_from_slice(mode);
+        data[e.id.clone()].copy_from_slice(id.as_bytes());
     }
     fault::mutation("object: tree");
     let id = match stored {
