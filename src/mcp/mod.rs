@@ -366,10 +366,14 @@ impl Shape {
                 self.tool
             )
         };
-        let size = |b: &Report| {
-            summary(b).len() + serde_json::to_string(b).map_or(usize::MAX, |s| s.len())
+        let render = |b: &Report| {
+            let text = summary(b);
+            let value = serde_json::to_value(b).expect("a report always serializes");
+            let size = text.len() + serde_json::to_string(&value).map_or(usize::MAX, |s| s.len());
+            (size, (text, value))
         };
-        report_result(report::brief::brief(&r, BRIEF_BUDGET, &full, size))
+        let (b, (text, value)) = report::brief::brief(&r, BRIEF_BUDGET, &full, render);
+        result_of(b.status, text, value)
     }
 }
 
@@ -379,8 +383,13 @@ impl Shape {
 fn report_result(r: Report) -> CallToolResult {
     let text = summary(&r);
     let value = serde_json::to_value(&r).expect("a report always serializes");
+    result_of(r.status, text, value)
+}
+
+/// A tool result of a report's status, text and JSON.
+fn result_of(status: RunStatus, text: String, value: serde_json::Value) -> CallToolResult {
     let failed = matches!(
-        r.status,
+        status,
         RunStatus::Refused | RunStatus::Error | RunStatus::Busy
     );
     let mut result = if failed {

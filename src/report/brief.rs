@@ -117,9 +117,15 @@ const LEVELS: [(usize, usize, usize, bool); 5] = [
 /// Characters kept of one message.
 const MAX_MESSAGE: usize = 600;
 
-/// The brief form of `r` whose rendering (`size` says how many bytes it comes to) fits in
-/// `budget` bytes, or the tightest form there is. `full` names the call for the full report.
-pub fn brief(r: &Report, budget: usize, full: &str, size: impl Fn(&Report) -> usize) -> Report {
+/// The brief form of `r` whose rendering fits in `budget` bytes, or the tightest form there
+/// is, with that form's rendering: `render` renders a form and says how many bytes it comes
+/// to, so that the form returned is rendered once. `full` names the call for the full report.
+pub fn brief<T>(
+    r: &Report,
+    budget: usize,
+    full: &str,
+    render: impl Fn(&Report) -> (usize, T),
+) -> (Report, T) {
     let mut last = None;
     for (files, hunks, items, diff) in LEVELS {
         let mut b = cut(r, files, hunks, items, full);
@@ -130,10 +136,11 @@ pub fn brief(r: &Report, budget: usize, full: &str, size: impl Fn(&Report) -> us
         } else {
             b.changes.clear();
         }
-        if size(&b) <= budget {
-            return b;
+        let (size, rendered) = render(&b);
+        if size <= budget {
+            return (b, rendered);
         }
-        last = Some(b);
+        last = Some((b, rendered));
     }
     last.expect("there is at least one level")
 }
