@@ -16,7 +16,6 @@ mod undo;
 use crate::report::kinds::ErrorKind;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use crate::git::config::{Config, Pending};
 use crate::report::color::{Colors, Palette};
@@ -158,7 +157,7 @@ fn parse_args() -> Result<args::Args, clap::Error> {
 
 /// The command line's entry: parse the arguments, run the command, print, and give the
 /// exit status (DESIGN §2).
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     print_config_for_tests();
     let args = match parse_args() {
         Ok(a) => a,
@@ -340,7 +339,7 @@ fn wants_json(args: &args::Args) -> bool {
 }
 
 /// Print the outcome, each part on its stream, and end with its exit status.
-fn emit(o: Outcome, printing: &Printing<'_>) -> ExitCode {
+fn emit(o: Outcome, printing: &Printing<'_>) -> u8 {
     crate::run::progress::finish();
     let status = o.status();
     let palette =
@@ -412,6 +411,6 @@ fn write(stream: Stream, text: &str) {
     };
 }
 
-fn exit(status: RunStatus) -> ExitCode {
-    ExitCode::from(u8::try_from(status.exit_code()).expect("exit codes are 0 to 4"))
+fn exit(status: RunStatus) -> u8 {
+    u8::try_from(status.exit_code()).expect("exit codes are 0 to 4")
 }

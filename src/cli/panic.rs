@@ -5,7 +5,6 @@
 use crate::report::kinds::{ErrorKind, Kinded};
 use std::io::Write as _;
 use std::panic::{self, UnwindSafe};
-use std::process::ExitCode;
 use std::sync::Mutex;
 
 use crate::report::{self, Report};
@@ -25,7 +24,7 @@ impl Kinded for Panicked {
 static SEEN: Mutex<Option<String>> = Mutex::new(None);
 
 /// Run `main`, turning a panic into the error report (exit status 2).
-pub fn guard(main: impl FnOnce() -> ExitCode + UnwindSafe) -> ExitCode {
+pub fn guard(main: impl FnOnce() -> u8 + UnwindSafe) -> u8 {
     let json = std::env::args_os()
         .skip(1)
         .take_while(|a| a != "--")

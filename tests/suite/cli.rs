@@ -754,3 +754,64 @@ fn on_a_terminal_quiet_waits_silently_and_a_named_patch_needs_no_hint() {
     let t = Terminal::run(&r, &[path]);
     assert_eq!(t.finish(), (0, echoed(&piped.stdout)));
 }
+
+/// The binary starts at its own `main` (src/main.rs), which opens `/dev/null` on any of the
+/// standard streams that is closed, as Rust's start does, so that no file the run opens takes
+/// its number and gets the report. With all three closed the run applies, and every other
+/// file, the index and HEAD are as they were. (Today every file is closed again before
+/// anything is printed, so this passes without that step too: it guards the behaviour, and
+/// the step guards a later change in that order.)
+#[test]
+fn closed_standard_streams_are_no_files_the_report_lands_in() {
+    let r = repo();
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = dir.path().join("x.patch");
+    std::fs::write(&p, PATCH).expect("write");
+    let before = r.state();
+    let mut cmd = r.cmd(&["--json", p.to_str().expect("utf-8")]);
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: only close() runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for fd in 0..3 {
+                libc::close(fd);
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(r.read_str("f.txt"), expected());
+    let after = r.state();
+    let others = |t: &crate::common::Tree| {
+        let mut t = t.clone();
+        t.remove("f.txt");
+        t
+    };
+    assert_eq!(others(&after.tree), others(&before.tree));
+    assert_eq!(after.index, before.index);
+    assert_eq!(after.head, before.head);
+    assert_eq!(std::fs::read(&p).expect("patch"), PATCH.as_bytes());
+}
+
+/// A reader that goes away before the report is written (`| head -0`) does not kill the run
+/// with SIGPIPE: the apply is done, and its status is the apply's.
+#[test]
+fn a_reader_gone_before_the_report_does_not_kill_the_run() {
+    let r = repo();
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = dir.path().join("x.patch");
+    std::fs::write(&p, PATCH).expect("write");
+    let mut child = r
+        .cmd(&[p.to_str().expect("utf-8")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run");
+    drop(child.stdout.take());
+    let status = child.wait().expect("wait");
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(status.signal(), None, "{status:?}");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(r.read_str("f.txt"), expected());
+}
