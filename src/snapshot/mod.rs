@@ -1066,14 +1066,20 @@ fn splice_into(
     let Some(entries) = tree_entries(&data, r.object_hash().len_in_bytes()) else {
         return Ok(None);
     };
-    let mut found = 0;
+    // The names of `by_name` met in this tree. A name met twice (a tree git fsck rejects)
+    // leaves which entry is the path's to the editor, and cannot stand in for a name that is
+    // missing.
+    let mut found = BTreeSet::new();
     // Each entry to overwrite: its new mode and id.
     let mut edits: Vec<(&TreeEntry, &[u8], ObjectId)> = Vec::new();
     for e in &entries {
-        let Some(group) = by_name.get(&data[e.name.clone()]) else {
+        let name = &data[e.name.clone()];
+        let Some(group) = by_name.get(name) else {
             continue;
         };
-        found += 1;
+        if !found.insert(name) {
+            return Ok(None);
+        }
         let mode = &data[e.mode.clone()];
         if let [c] = group.as_slice() {
             if c.names.len() == 1 {
@@ -1108,7 +1114,7 @@ fn splice_into(
         };
         edits.push((e, b"40000", new_child));
     }
-    if found != by_name.len() {
+    if found.len() != by_name.len() {
         return Ok(None);
     }
     for (e, mode, id) in edits {
@@ -1133,8 +1139,9 @@ fn splice_into(
 }
 
 /// Where each entry of a tree's bytes keeps its mode, name and id; `None` if the bytes are
-/// not a tree's (a mode that is not octal digits, a name with no end, an id cut short, an
-/// empty or duplicate name would all be the editor's to report).
+/// not a tree's (a mode that is not octal digits, a name with no end, an id cut short or an
+/// empty name would all be the editor's to report). A name twice is [`splice_into`]'s to
+/// catch.
 struct TreeEntry {
     mode: std::ops::Range<usize>,
     name: std::ops::Range<usize>,
@@ -2250,6 +2257,29 @@ mod tests {
             splice_tree(r, empty, [("x", other)].into_iter(), &mut Vec::new()).expect("no error"),
             None
         );
+        // A tree that names a file twice (written as `git hash-object --literally` would):
+        // neither a change to that name nor a new file beside it is spliced. Counted by
+        // entries, the second `a.txt` stood in for the missing `b.txt`, and the snapshot's
+        // tree lacked the new file.
+        let twice = {
+            let mut data = Vec::new();
+            for name in ["a.txt", "z.txt", "a.txt"] {
+                data.extend_from_slice(format!("100644 {name}\0").as_bytes());
+                data.extend_from_slice(legacy_blob.as_bytes());
+            }
+            use gix::objs::Write as _;
+            r.objects.write_buf(Kind::Tree, &data).expect("write tree")
+        };
+        for states in [
+            vec![("a.txt", other)],
+            vec![("a.txt", other), ("b.txt", other)],
+        ] {
+            assert_eq!(
+                splice_tree(r, twice, states.iter().copied(), &mut Vec::new()).expect("no error"),
+                None,
+                "{states:?}"
+            );
+        }
     }
 
     #[test]
