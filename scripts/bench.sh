@@ -3,8 +3,8 @@
 # `git apply` on the same machine in the same run. Every row runs in a real git repository
 # (the file committed), as agents use the tool: ours runs plain `git-llm-apply PATCH` (which
 # writes a ghost-commit snapshot: part of the cost), git runs `git apply PATCH` in an identical
-# copy. Each run is the whole process's wall time (to 0.1 ms, from before its fork to after its
-# wait, as GNU time measures it but finer than its 10 ms) and peak RSS; a row shows
+# copy. Each run is the whole process's wall time (to the microsecond, from before its fork
+# to after its wait, as GNU time measures it but finer than its 10 ms) and peak RSS; a row shows
 # the median time and the largest peak RSS of its runs, and after every timed run the file's
 # bytes are compared with the expected result (a mismatch aborts, exit 1). Every run of ours
 # is a first apply: the result's blob, which the previous run stored, is removed first.
@@ -99,7 +99,7 @@ except OSError as e:
 _, status, usage = os.wait4(pid, 0)
 secs = time.perf_counter() - start
 with open(out, 'w') as f:
-    f.write(f'{secs:.4f} {usage.ru_maxrss}\n')
+    f.write(f'{secs:.6f} {usage.ru_maxrss}\n')
 sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 PY
 
@@ -287,7 +287,7 @@ row, d, args = sys.argv[1], sys.argv[2], [int(a) for a in sys.argv[3:]]
 PY
 
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 # A/B, with B floored at 0.001 s.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b < 0.001) b = 0.001; printf "%.2fx", a / b }'; }
@@ -611,7 +611,7 @@ for i in range(int(runs) + 1):
 srv.stdin.close()
 srv.wait()
 # The first call warms the server: not counted.
-print(f'{statistics.median(g[1:]):.4f} {statistics.median(o[1:]):.4f}')
+print(f'{statistics.median(g[1:]):.6f} {statistics.median(o[1:]):.6f}')
 PY
 
 row_I() {
