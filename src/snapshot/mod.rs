@@ -2065,14 +2065,17 @@ mod tests {
         (dir, repo)
     }
 
+    /// The id `git rev-parse` gives `spec` in the repository at `d`.
+    fn rev(d: &std::path::Path, spec: &str) -> ObjectId {
+        let out = crate::git::run_for_test(d, &["rev-parse", spec]);
+        ObjectId::from_hex(out.as_bytes()).expect("id")
+    }
+
     #[test]
     fn head_s_tree_is_kept_exactly_where_the_editor_would_rebuild_it_unchanged() {
-        use crate::git::run_for_test as git;
         let (dir, repo) = committed_tree();
-        let d = dir.path();
         let r = &repo.repo;
-        let id =
-            |spec: &str| ObjectId::from_hex(git(d, &["rev-parse", spec]).as_bytes()).expect("id");
+        let id = |spec: &str| rev(dir.path(), spec);
         let base = id("HEAD^{tree}");
         let blob = |path: &str, mode: u32| Recorded::Blob {
             id: id(&format!("HEAD:{path}")),
@@ -2137,36 +2140,11 @@ mod tests {
     /// leaves to the editor each case it cannot do in place.
     #[test]
     fn a_spliced_tree_is_the_one_the_editor_writes_and_the_rest_is_left_to_the_editor() {
-        use crate::git::run_for_test as git;
         let (dir, repo) = committed_tree();
-        let d = dir.path();
         let r = &repo.repo;
-        let id =
-            |spec: &str| ObjectId::from_hex(git(d, &["rev-parse", spec]).as_bytes()).expect("id");
+        let id = |spec: &str| rev(dir.path(), spec);
         let base = id("HEAD^{tree}");
-        let new = |text: &str| {
-            let mut hash = std::process::Command::new("git")
-                .args(["hash-object", "-w", "--stdin"])
-                .current_dir(d)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .expect("git hash-object");
-            use std::io::Write as _;
-            hash.stdin
-                .take()
-                .expect("stdin")
-                .write_all(text.as_bytes())
-                .expect("write");
-            let out = hash.wait_with_output().expect("wait");
-            ObjectId::from_hex(
-                String::from_utf8(out.stdout)
-                    .expect("utf8")
-                    .trim()
-                    .as_bytes(),
-            )
-            .expect("id")
-        };
+        let new = |text: &str| r.write_blob(text.as_bytes()).expect("write blob").detach();
         let file = |text: &str| Recorded::Blob {
             id: new(text),
             mode: MODE_FILE,

@@ -12,13 +12,20 @@ fn expected() -> String {
     numbered("l", 6).replace("l3\n", "L3\n")
 }
 
-#[test]
-fn a_patch_file_argument_is_read() {
-    let r = repo();
+/// PATCH in a file of its own (kept while the directory lives), and that file's path.
+fn patch_file() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().expect("tmp");
     let p = dir.path().join("x.patch");
     std::fs::write(&p, PATCH).expect("write");
-    let out = r.cmd(&[p.to_str().expect("utf-8")]).output().expect("run");
+    let path = p.to_str().expect("utf-8").to_string();
+    (dir, path)
+}
+
+#[test]
+fn a_patch_file_argument_is_read() {
+    let r = repo();
+    let (_dir, p) = patch_file();
+    let out = r.cmd(&[&p]).output().expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(r.read_str("f.txt"), expected());
 }
@@ -764,11 +771,9 @@ fn on_a_terminal_quiet_waits_silently_and_a_named_patch_needs_no_hint() {
 #[test]
 fn closed_standard_streams_are_no_files_the_report_lands_in() {
     let r = repo();
-    let dir = tempfile::tempdir().expect("tmp");
-    let p = dir.path().join("x.patch");
-    std::fs::write(&p, PATCH).expect("write");
+    let (_dir, p) = patch_file();
     let before = r.state();
-    let mut cmd = r.cmd(&["--json", p.to_str().expect("utf-8")]);
+    let mut cmd = r.cmd(&["--json", &p]);
     use std::os::unix::process::CommandExt as _;
     // SAFETY: only close() runs between fork and exec.
     unsafe {
@@ -799,11 +804,9 @@ fn closed_standard_streams_are_no_files_the_report_lands_in() {
 #[test]
 fn a_reader_gone_before_the_report_does_not_kill_the_run() {
     let r = repo();
-    let dir = tempfile::tempdir().expect("tmp");
-    let p = dir.path().join("x.patch");
-    std::fs::write(&p, PATCH).expect("write");
+    let (_dir, p) = patch_file();
     let mut child = r
-        .cmd(&[p.to_str().expect("utf-8")])
+        .cmd(&[&p])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
