@@ -185,7 +185,9 @@ impl WorkTree {
         }
         let mut file = std::fs::File::open(&abs)?;
         let mut want = state.bytes.reader();
-        let mut buf = vec![0u8; 1 << 16];
+        // No bigger than the file (and one byte more, to meet its end): zeroing 64 KiB to
+        // compare a small file cost more than the comparison.
+        let mut buf = vec![0u8; (state.bytes.len() + 1).min(1 << 16)];
         loop {
             let n = match file.read(&mut buf) {
                 Ok(0) => return Ok(want.is_done()),
