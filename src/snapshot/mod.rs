@@ -1138,16 +1138,16 @@ fn splice_into(
     Ok(Some(id))
 }
 
-/// Where each entry of a tree's bytes keeps its mode, name and id; `None` if the bytes are
-/// not a tree's (a mode that is not octal digits, a name with no end, an id cut short or an
-/// empty name would all be the editor's to report). A name twice is [`splice_into`]'s to
-/// catch.
+/// Where one entry of a tree's bytes keeps its mode, its name and its id.
 struct TreeEntry {
     mode: std::ops::Range<usize>,
     name: std::ops::Range<usize>,
     id: std::ops::Range<usize>,
 }
 
+/// The entries of a tree's bytes, in their order; `None` if the bytes are not a tree's (a
+/// mode that is not octal digits, a name with no end, an id cut short or an empty name are
+/// the editor's to report). A name twice is [`splice_into`]'s to catch.
 fn tree_entries(data: &[u8], id_len: usize) -> Option<Vec<TreeEntry>> {
     let mut entries = Vec::new();
     let mut at = 0;
