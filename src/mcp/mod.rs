@@ -367,8 +367,7 @@ impl Shape {
             )
         };
         let render = |b: &Report| {
-            let text = summary(b);
-            let value = serde_json::to_value(b).expect("a report always serializes");
+            let (text, value) = rendered(b);
             let size = text.len() + serde_json::to_string(&value).map_or(usize::MAX, |s| s.len());
             (size, (text, value))
         };
@@ -381,9 +380,14 @@ impl Shape {
 /// human report without colour (for a refusal, the diagnostic to act on). A run that wrote
 /// nothing because of the patch or the repository is a tool error.
 fn report_result(r: Report) -> CallToolResult {
-    let text = summary(&r);
-    let value = serde_json::to_value(&r).expect("a report always serializes");
+    let (text, value) = rendered(&r);
     result_of(r.status, text, value)
+}
+
+/// A report as a result carries it: its text ([`summary`]) and its JSON.
+fn rendered(r: &Report) -> (String, serde_json::Value) {
+    let value = serde_json::to_value(r).expect("a report always serializes");
+    (summary(r), value)
 }
 
 /// A tool result of a report's status, text and JSON.
