@@ -34,16 +34,9 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null LC_ALL=C
 work=$(mktemp -d "${TMPDIR:-/tmp}/llm-apply-instr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The repository of row H (bench.sh's generator): FILES files of 50 lines, 100 to a
-# directory; the patch changes line 20 of d05/e00/f5.txt.
-python3 scripts/bench_gen.py H "$work" "$files"
-git -c init.defaultBranch=main -C "$work/ours" init -q
-git -C "$work/ours" config user.name bench
-git -C "$work/ours" config user.email bench@example.invalid
-git -C "$work/ours" config gc.auto 0
-git -C "$work/ours" add -A
-git -C "$work/ours" commit -q -m 'bench: base'
-cp -a "$work/ours" "$work/git"
+# The repositories of row H (bench.sh's set-up): FILES files of 50 lines, 100 to a directory,
+# in $work/ours and a copy in $work/git; the patch changes line 20 of d05/e00/f5.txt.
+scripts/bench_setup.sh H "$work" "$files"
 file=d05/e00/f5.txt
 blob=$(git -C "$work/ours" hash-object -- "$work/expected")
 

@@ -103,9 +103,9 @@ with open(out, 'w') as f:
 sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 PY
 
-# The generator (DIR/ours, DIR/patch, DIR/expected of each row) and row I's MCP client are
-# scripts of their own, which scripts/bench-instructions.sh uses too.
-gen=$PWD/scripts/bench_gen.py
+# The set-up of each row's repositories (scripts/bench_setup.sh, which runs the generator,
+# scripts/bench_gen.py) and row I's MCP client are scripts of their own, which
+# scripts/bench-instructions.sh uses too.
 mcp=$PWD/scripts/bench_mcp.py
 
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
@@ -116,26 +116,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b < 0.001) b = 0.001; printf "%.2
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 size() { stat -c %s "$1"; }
 
-# setup ROW DIR ARGS...: generate the row's files, commit DIR/ours in a new repository,
-# copy that repository to DIR/git.
-setup() {
-  local row=$1 d=$2
-  shift 2
-  mkdir -p "$d/ours"
-  python3 "$gen" "$row" "$d" "$@"
-  git -c init.defaultBranch=main -C "$d/ours" init -q
-  git -C "$d/ours" config user.name bench
-  git -C "$d/ours" config user.email bench@example.invalid
-  # No automatic gc: the commit of row H's 100,000 files would start one in the background,
-  # packing the loose objects while they are copied below (and while runs are timed).
-  git -C "$d/ours" config gc.auto 0
-  git -C "$d/ours" add -A
-  git -C "$d/ours" commit -q -m 'bench: base'
-  cp -a "$d/ours" "$d/git"
-  git -C "$d/git" update-index -q --refresh >/dev/null || true
-  # The setup's own writes reach the disk before any run is timed, not during the first ones.
-  sync
-}
+# setup ROW DIR ARGS...: the row's files generated and committed (scripts/bench_setup.sh).
+setup() { "$PWD/scripts/bench_setup.sh" "$@"; }
 
 # restore REPO FILE MODE: put FILE back as committed (MODE new: remove it).
 restore() {
