@@ -361,6 +361,7 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> u8 {
                     stderr: palette(Stream::Stderr),
                     verbosity: printing.verbosity,
                     diff: printing.diff,
+                    advice: report::advice::Advice::Cli,
                 };
                 let shown = report::human::render_with(&r, &options);
                 (shown.stdout, shown.stderr)
@@ -368,7 +369,8 @@ fn emit(o: Outcome, printing: &Printing<'_>) -> u8 {
         }
         Shown::Log(l) if o.json => (report::json::render_log(&l), String::new()),
         Shown::Log(l) => {
-            let shown = report::human::render_log(&l, printing.verbosity);
+            let shown =
+                report::human::render_log(&l, printing.verbosity, report::advice::Advice::Cli);
             (shown.stdout, shown.stderr)
         }
         Shown::Text {

@@ -104,66 +104,6 @@ pub fn serve(dir: Option<PathBuf>, no_snapshot: bool) -> RunStatus {
     code
 }
 
-/// Advice as the CLI words it (`git llm-apply undo 11`), as tool calls (`call undo with
-/// id: 11`): what a client of this server can act on.
-pub fn as_tool_calls(text: &str) -> String {
-    let rules = tool_call_rules();
-    let mut out = text.to_string();
-    // One pass finds whether any rule applies: most texts hold no advice.
-    if !rules.any.is_match(&out) {
-        return out;
-    }
-    for (re, with) in &rules.each {
-        // A text a rule leaves as it is is kept, not copied.
-        if let std::borrow::Cow::Owned(changed) = re.replace_all(&out, *with) {
-            out = changed;
-        }
-    }
-    out
-}
-
-/// The rewrites [`as_tool_calls`] makes, in order, and one pattern matching wherever any of
-/// them does.
-struct ToolCallRules {
-    any: regex::Regex,
-    each: Vec<(regex::Regex, &'static str)>,
-}
-
-/// [`ToolCallRules`], compiled once per process (every call's result goes through them).
-fn tool_call_rules() -> &'static ToolCallRules {
-    static RULES: std::sync::OnceLock<ToolCallRules> = std::sync::OnceLock::new();
-    RULES.get_or_init(|| {
-        let rules: [(&str, &str); 8] = [
-            (
-                r"undo with: git llm-apply undo (\d+)",
-                "to take it back, call undo with id: $1",
-            ),
-            (
-                r"git llm-apply undo (\d+) --force",
-                "call undo with id: $1, force: true",
-            ),
-            (
-                r"git llm-apply undo --session (\S+)",
-                "call undo with session: $1",
-            ),
-            (r"git llm-apply undo (\d+)", "call undo with id: $1"),
-            (r"git llm-apply log lists them", "the log tool lists them"),
-            (r"git llm-apply (undo|log)\b", "call $1"),
-            (r"--partial\b", "partial: true"),
-            (r"--force\b", "force: true"),
-        ];
-        let compile = |pattern: &str| regex::Regex::new(pattern).expect("a valid pattern");
-        let any = rules.map(|(pattern, _)| format!("(?:{pattern})")).join("|");
-        ToolCallRules {
-            any: compile(&any),
-            each: rules
-                .into_iter()
-                .map(|(pattern, with)| (compile(pattern), with))
-                .collect(),
-        }
-    })
-}
-
 impl Server {
     /// The tools as this server offers them: outside a repository there is nothing to undo
     /// or list, and where nothing is recorded the descriptions do not promise `undo`.
@@ -185,16 +125,16 @@ impl Server {
             .collect()
     }
 
-    /// A call's result as the client reads it: advice as tool calls, and where nothing is
-    /// recorded, that said first.
+    /// A call's result as the client reads it: where nothing is recorded, that said first.
+    /// (Its advice is worded as tool calls where the report is rendered: a diff or a file the
+    /// result quotes is shown as it is.)
     fn finish(&self, mut result: CallToolResult) -> CallToolResult {
+        if self.recorded {
+            return result;
+        }
         for block in &mut result.content {
             if let Some(t) = block.as_text() {
-                let mut text = as_tool_calls(&t.text);
-                if !self.recorded {
-                    text = format!("{NOT_RECORDED}\n{text}");
-                }
-                *block = ContentBlock::text(text);
+                *block = ContentBlock::text(format!("{NOT_RECORDED}\n{}", t.text));
             }
         }
         result
@@ -432,7 +372,10 @@ fn summary(r: &Report) -> String {
         }
         RunStatus::Error | RunStatus::Planned => "error: nothing was written".to_string(),
     };
-    format!("{head}\n{}", report::human::render(r))
+    format!(
+        "{head}\n{}",
+        report::human::render_plain(r, report::advice::Advice::ToolCalls)
+    )
 }
 
 fn view_result(v: &crate::report::view::ViewReport) -> CallToolResult {
@@ -458,7 +401,11 @@ const LOG_SHOWN: usize = 50;
 
 fn log_result(l: &LogReport) -> CallToolResult {
     let value = serde_json::to_value(l).expect("a listing always serializes");
-    let shown = report::human::render_log(l, report::human::Verbosity::Normal);
+    let shown = report::human::render_log(
+        l,
+        report::human::Verbosity::Normal,
+        report::advice::Advice::ToolCalls,
+    );
     let mut result = CallToolResult::success(vec![ContentBlock::text(shown.stdout)]);
     result.structured_content = Some(value);
     result
@@ -525,45 +472,5 @@ impl ServerHandler for Server {
             ))])
         });
         Ok(result.into())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::as_tool_calls;
-
-    /// Each rule rewrites the advice it is for (the one-pass check lets every one of them
-    /// through), in order; text with no advice in it is left as it is.
-    #[test]
-    fn every_rule_rewrites_its_advice_and_other_text_is_left_as_it_is() {
-        for (cli, tool) in [
-            (
-                "applied (undo with: git llm-apply undo 3)",
-                "applied (to take it back, call undo with id: 3)",
-            ),
-            (
-                "or: git llm-apply undo 4 --force",
-                "or: call undo with id: 4, force: true",
-            ),
-            (
-                "git llm-apply undo --session s1",
-                "call undo with session: s1",
-            ),
-            ("run git llm-apply undo 5", "run call undo with id: 5"),
-            ("git llm-apply log lists them", "the log tool lists them"),
-            ("see git llm-apply log", "see call log"),
-            ("retry with --partial", "retry with partial: true"),
-            ("add --force to go on", "add force: true to go on"),
-        ] {
-            assert_eq!(as_tool_calls(cli), tool, "{cli:?}");
-        }
-        for plain in [
-            "M f.txt (+1 -1) via exact",
-            "a -- b",
-            "git llm-applying",
-            "",
-        ] {
-            assert_eq!(as_tool_calls(plain), plain);
-        }
     }
 }

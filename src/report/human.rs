@@ -5,6 +5,7 @@
 use super::kinds::NoticeKind;
 use std::fmt::Write as _;
 
+use super::advice::Advice;
 use super::color::{Palette, Style};
 use super::diff::{self, FileDiff, LineKind};
 use super::hooks::HookReport;
@@ -39,6 +40,8 @@ pub struct Options<'c> {
     pub verbosity: Verbosity,
     /// How much of the diff of what was written to show.
     pub diff: ShownDiff,
+    /// Whose words the advice is in (what the report quotes is shown as it is).
+    pub advice: Advice,
 }
 
 /// How much of the diff of what was written the report shows: a display choice, made by the
@@ -61,6 +64,13 @@ impl Options<'static> {
         stderr: Palette::PLAIN,
         verbosity: Verbosity::Normal,
         diff: ShownDiff::Cut(diff::SHOWN_LINES),
+        advice: Advice::Cli,
+    };
+
+    /// [`Options::PLAIN`] with the advice worded as MCP tool calls.
+    pub const TOOL_CALLS: Options<'static> = Options {
+        advice: Advice::ToolCalls,
+        ..Options::PLAIN
     };
 }
 
@@ -80,7 +90,18 @@ const RESULT_NOTICES: [NoticeKind; 2] = [NoticeKind::Undone, NoticeKind::UndoChe
 
 /// The report without colour, both streams in one text (stdout's part first).
 pub fn render(r: &Report) -> String {
-    let both = render_with(r, &Options::PLAIN);
+    render_plain(r, Advice::Cli)
+}
+
+/// [`render`], the advice in `advice`'s words.
+pub fn render_plain(r: &Report, advice: Advice) -> String {
+    let both = render_with(
+        r,
+        &Options {
+            advice,
+            ..Options::PLAIN
+        },
+    );
     format!("{}{}", both.stdout, both.stderr)
 }
 
@@ -97,7 +118,7 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         let _ = writeln!(
             err,
             "{}",
-            pe.paint(Style::Bad, &format!("error: {}", e.message))
+            pe.paint(Style::Bad, &format!("error: {}", o.advice.word(&e.message)))
         );
     }
     let limit = match o.diff {
@@ -122,7 +143,7 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         // Under a failed file, its reasons; an applied file's remarks name it.
         if !good {
             for pr in &f.problems {
-                let _ = writeln!(err, "    {pr}");
+                let _ = writeln!(err, "    {}", o.advice.word(pr));
             }
             if let Some(s) = &f.suggested_path {
                 let _ = writeln!(err, "    closest existing path: {s}");
@@ -138,7 +159,7 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             .filter(|h| matches!(h.status, HunkStatus::Ambiguous | HunkStatus::NotFound))
             .collect();
         for h in failed.iter().take(MAX_FAILED_HUNKS) {
-            failed_hunk(&mut err, h, pe);
+            failed_hunk(&mut err, h, pe, o.advice);
         }
         if failed.len() > MAX_FAILED_HUNKS {
             let _ = writeln!(
@@ -153,18 +174,18 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
             let _ = writeln!(
                 err,
                 "    {}",
-                pe.paint(Style::Bad, &format!("conflict: {c}"))
+                pe.paint(Style::Bad, &format!("conflict: {}", o.advice.word(&c)))
             );
         }
-        conflict_regions(&mut err, f, pe);
+        conflict_regions(&mut err, f, pe, o.advice);
         if quiet {
             continue;
         }
         for wa in &super::brief::fold_warnings(&f.warnings) {
             let text = if good {
-                format!("warning: {}: {}", f.path, wa.message)
+                format!("warning: {}: {}", f.path, o.advice.word(&wa.message))
             } else {
-                format!("    warning: {}", wa.message)
+                format!("    warning: {}", o.advice.word(&wa.message))
             };
             let _ = writeln!(err, "{}", pe.paint(Style::Warn, &text));
         }
@@ -174,9 +195,9 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
         .filter(|_| !quiet)
     {
         if RESULT_NOTICES.contains(&n.kind) {
-            let _ = writeln!(out, "{}", n.message);
+            let _ = writeln!(out, "{}", o.advice.word(&n.message));
         } else {
-            let _ = writeln!(err, "notice: {}", n.message);
+            let _ = writeln!(err, "notice: {}", o.advice.word(&n.message));
         }
     }
     for h in &r.hooks {
@@ -208,14 +229,12 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
     if let Some(s) = &r.snapshot {
         if !quiet {
             let id = s.rsplit('/').next().unwrap_or(s);
-            if r.undo {
-                let _ = writeln!(
-                    out,
-                    "snapshot: {s} (to take this undo back: git llm-apply undo {id})"
-                );
+            let advice = if r.undo {
+                format!("to take this undo back: git llm-apply undo {id}")
             } else {
-                let _ = writeln!(out, "snapshot: {s} (undo with: git llm-apply undo {id})");
-            }
+                format!("undo with: git llm-apply undo {id}")
+            };
+            let _ = writeln!(out, "snapshot: {s} ({})", o.advice.word(&advice));
         }
     }
     if r.status == RunStatus::Refused {
@@ -499,7 +518,7 @@ fn listed(lines: &[usize]) -> String {
 }
 
 /// A failed hunk: its one-line verdict, then its diagnostic (at most 40 lines in all).
-fn failed_hunk(out: &mut String, h: &HunkResult, p: Palette) {
+fn failed_hunk(out: &mut String, h: &HunkResult, p: Palette, advice: Advice) {
     let at = h
         .hint
         .map(|l| format!(" (@@ hint: line {l})"))
@@ -518,13 +537,13 @@ fn failed_hunk(out: &mut String, h: &HunkResult, p: Palette) {
         p.paint(Style::Bad, &format!("hunk {}{at}: {verdict}", h.index))
     );
     if let Some(d) = &h.diagnostic {
-        diagnostic(out, h, d, p);
+        diagnostic(out, h, d, p, advice);
     }
 }
 
 const IN: &str = "      ";
 
-fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette) {
+fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette, advice: Advice) {
     // Where the search started, unless the verdict's `@@ hint` already says it all.
     let mut searched = match (d.searched_from, h.hint) {
         (Some(s), Some(hint)) if s != hint => Some(format!(
@@ -598,7 +617,7 @@ fn diagnostic(out: &mut String, h: &HunkResult, d: &Diagnostic, p: Palette) {
         };
         let _ = writeln!(out, "{IN}{}", p.paint(Style::Warn, &line));
     }
-    let _ = writeln!(out, "{IN}advice: {}", d.advice);
+    let _ = writeln!(out, "{IN}advice: {}", advice.word(&d.advice));
 }
 
 /// Failed hunks whose diagnostics a file shows; the rest are counted.
@@ -608,7 +627,7 @@ const MAX_FAILED_HUNKS: usize = 10;
 const MAX_REGIONS: usize = 2;
 
 /// Both sides of the first conflicting regions, then one line of advice.
-fn conflict_regions(out: &mut String, f: &FileReport, p: Palette) {
+fn conflict_regions(out: &mut String, f: &FileReport, p: Palette, advice: Advice) {
     if f.conflict_regions.is_empty() {
         return;
     }
@@ -634,8 +653,9 @@ fn conflict_regions(out: &mut String, f: &FileReport, p: Palette) {
     }
     let _ = writeln!(
         out,
-        "{IN}advice: the file changed these lines since the patch was made: re-read {} there and resend the change against what it has now (--partial writes the markers)",
-        f.path
+        "{IN}advice: the file changed these lines since the patch was made: re-read {} there and resend the change against what it has now ({})",
+        f.path,
+        advice.word("--partial writes the markers")
     );
 }
 
@@ -785,12 +805,12 @@ fn total(out: &mut String, r: &Report, p: Palette) {
 /// The `log` listing: one line per snapshot, newest first —
 /// `<id>  <time>  <status>  <files> (+a -r)  <intent>`.
 /// Its notices (a recovered apply) go to standard error, as the apply report's do.
-pub fn render_log(log: &super::log::LogReport, verbosity: Verbosity) -> Rendered {
+pub fn render_log(log: &super::log::LogReport, verbosity: Verbosity, advice: Advice) -> Rendered {
     use super::log::LogStatus;
     let mut out = String::new();
     let mut err = String::new();
     for n in log.notices.iter().filter(|_| verbosity != Verbosity::Quiet) {
-        let _ = writeln!(err, "notice: {}", n.message);
+        let _ = writeln!(err, "notice: {}", advice.word(&n.message));
     }
     if log.snapshots.is_empty() {
         if verbosity != Verbosity::Quiet {

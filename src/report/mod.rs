@@ -1,6 +1,7 @@
 //! The one Report of a run, built from the plan and what was written, rendered in exactly two
 //! places: `human.rs` and `json.rs`.
 
+pub mod advice;
 pub mod brief;
 pub mod color;
 pub mod conflict;

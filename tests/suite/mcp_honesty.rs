@@ -240,3 +240,47 @@ fn advice_is_worded_as_tool_calls() {
     assert!(text.contains("force: true"), "{text}");
     c.finish();
 }
+
+/// What a result quotes is shown as it is, advice or not: the diff of what was written, a
+/// file `view` shows, a hook's output. Only the report's own advice is reworded, so a file
+/// that holds `rm --force` is never shown holding `rm force: true`.
+#[test]
+fn what_a_result_quotes_is_not_reworded_as_tool_calls() {
+    let quoted = "rm --force x\ngit llm-apply undo 3\nretry with --partial\n";
+    let r = TestRepo::with(&[("f.sh", &format!("a\n{quoted}b\n"))]);
+    super::hooks::hook(
+        &r,
+        "post-llm-apply",
+        "#!/bin/sh\necho 'hook says: git llm-apply undo 7 --force'\n",
+    );
+    let mut c = Client::start(&r, &[]);
+
+    let viewed = c.call("view", json!({"path": "f.sh"}));
+    let text = text_of(&viewed);
+    for line in quoted.lines() {
+        assert!(text.contains(line), "{line:?} not shown as it is:\n{text}");
+    }
+    assert!(!text.contains("force: true"), "{text}");
+    assert!(!text.contains("call undo"), "{text}");
+
+    let patch = "--- a/f.sh\n+++ b/f.sh\n@@ -1,5 +1,5 @@\n a\n rm --force x\n-git llm-apply undo 3\n+git llm-apply undo 4\n retry with --partial\n b\n";
+    let applied = c.call("apply_patch", json!({"patch": patch, "detail": true}));
+    assert_eq!(applied["isError"], false, "{applied}");
+    let text = text_of(&applied);
+    for line in [
+        " rm --force x",
+        "-git llm-apply undo 3",
+        "+git llm-apply undo 4",
+        " retry with --partial",
+        "    hook says: git llm-apply undo 7 --force",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "{line:?} not shown as it is:\n{text}"
+        );
+    }
+    // The report's own advice is in the client's words.
+    assert!(text.contains("call undo with id: 1"), "{text}");
+    assert!(!text.contains("undo with: git llm-apply"), "{text}");
+    c.finish();
+}

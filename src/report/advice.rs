@@ -1,0 +1,130 @@
+//! Whose words a report's advice is in: the command line's (`git llm-apply undo 11`) or an
+//! MCP client's (`call undo with id: 11`).
+//!
+//! Only the report's own prose is reworded: its errors, problems, warnings, notices, advice
+//! and snapshot line. What it quotes is shown as it is: the diff of what was written, the
+//! lines a diagnostic quotes from the file or the patch, a hook's output, a file that `view`
+//! shows. A file holding `rm --force` is shown holding `rm --force`.
+
+use std::borrow::Cow;
+
+/// Whose words the advice is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Advice {
+    /// The command line's: `git llm-apply undo 11`, `--partial`.
+    #[default]
+    Cli,
+    /// An MCP client's: `call undo with id: 11`, `partial: true`.
+    ToolCalls,
+}
+
+impl Advice {
+    /// `text` (one piece of the report's prose) in these words.
+    pub fn word(self, text: &str) -> Cow<'_, str> {
+        match self {
+            Advice::Cli => Cow::Borrowed(text),
+            Advice::ToolCalls => as_tool_calls(text),
+        }
+    }
+}
+
+/// The command line's advice in `text` as tool calls.
+fn as_tool_calls(text: &str) -> Cow<'_, str> {
+    let rules = tool_call_rules();
+    // One pass finds whether any rule applies: most pieces of prose hold no advice.
+    if !rules.any.is_match(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for (re, with) in &rules.each {
+        // A text a rule leaves as it is is kept, not copied.
+        if let Cow::Owned(changed) = re.replace_all(&out, *with) {
+            out = changed;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The rewrites [`as_tool_calls`] makes, in order, and one pattern matching wherever any of
+/// them does.
+struct ToolCallRules {
+    any: regex::Regex,
+    each: Vec<(regex::Regex, &'static str)>,
+}
+
+/// [`ToolCallRules`], compiled once per process (every tool call's report goes through them).
+fn tool_call_rules() -> &'static ToolCallRules {
+    static RULES: std::sync::OnceLock<ToolCallRules> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let rules: [(&str, &str); 8] = [
+            (
+                r"undo with: git llm-apply undo (\d+)",
+                "to take it back, call undo with id: $1",
+            ),
+            (
+                r"git llm-apply undo (\d+) --force",
+                "call undo with id: $1, force: true",
+            ),
+            (
+                r"git llm-apply undo --session (\S+)",
+                "call undo with session: $1",
+            ),
+            (r"git llm-apply undo (\d+)", "call undo with id: $1"),
+            (r"git llm-apply log lists them", "the log tool lists them"),
+            (r"git llm-apply (undo|log)\b", "call $1"),
+            (r"--partial\b", "partial: true"),
+            (r"--force\b", "force: true"),
+        ];
+        let compile = |pattern: &str| regex::Regex::new(pattern).expect("a valid pattern");
+        let any = rules.map(|(pattern, _)| format!("(?:{pattern})")).join("|");
+        ToolCallRules {
+            any: compile(&any),
+            each: rules
+                .into_iter()
+                .map(|(pattern, with)| (compile(pattern), with))
+                .collect(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Advice;
+
+    /// Each rule rewrites the advice it is for (the one-pass check lets every one of them
+    /// through), in order; text with no advice in it is left as it is; the command line's
+    /// words are left as they are.
+    #[test]
+    fn every_rule_rewrites_its_advice_and_other_text_is_left_as_it_is() {
+        for (cli, tool) in [
+            (
+                "applied (undo with: git llm-apply undo 3)",
+                "applied (to take it back, call undo with id: 3)",
+            ),
+            (
+                "or: git llm-apply undo 4 --force",
+                "or: call undo with id: 4, force: true",
+            ),
+            (
+                "git llm-apply undo --session s1",
+                "call undo with session: s1",
+            ),
+            ("run git llm-apply undo 5", "run call undo with id: 5"),
+            ("git llm-apply log lists them", "the log tool lists them"),
+            ("see git llm-apply log", "see call log"),
+            ("retry with --partial", "retry with partial: true"),
+            ("add --force to go on", "add force: true to go on"),
+        ] {
+            assert_eq!(Advice::ToolCalls.word(cli), tool, "{cli:?}");
+            assert_eq!(Advice::Cli.word(cli), cli);
+        }
+        for plain in [
+            "M f.txt (+1 -1) via exact",
+            "a -- b",
+            "git llm-applying",
+            "",
+        ] {
+            assert_eq!(Advice::ToolCalls.word(plain), plain);
+        }
+    }
+}
