@@ -8,6 +8,7 @@ use super::{undo, Outcome, UsageError};
 use crate::patch::Format;
 use crate::report::Report;
 use crate::run::{self, ApplyOptions, Patches};
+use crate::write::recorded::Prune;
 
 pub fn run(
     args: ApplyArgs,
@@ -82,6 +83,7 @@ pub fn run(
         session,
         dir,
         config,
+        prune: Prune::Now,
     };
     Outcome::run(run::apply::run(options), json)
 }

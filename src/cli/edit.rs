@@ -69,6 +69,7 @@ pub fn run(
         session,
         dir,
         config,
+        prune: crate::write::recorded::Prune::Now,
     }) {
         EditOutcome::Applied(r) => Outcome::run(r, json),
         EditOutcome::Viewed(Err(r)) => Outcome::run(*r, json),

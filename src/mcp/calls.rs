@@ -72,6 +72,15 @@ impl Calls {
         result.await.ok()
     }
 
+    /// Run `f` on the call thread after the calls queued before it, answering no one: work
+    /// that follows a call's answer (the answer is sent while it runs). It does not run once
+    /// the session has ended.
+    pub fn later(&self, f: impl FnOnce() + Send + 'static) {
+        let _ = self.queue.send(Box::new(move || {
+            let _ = catch_unwind(AssertUnwindSafe(f));
+        }));
+    }
+
     /// End the session's calls: wait for the one running, and let no other begin.
     pub fn close(&self) {
         self.gate.closed.store(true, Ordering::SeqCst);

@@ -32,6 +32,17 @@ pub struct Server {
     recorded: bool,
 }
 
+/// The config a call reads in `dir` (else the current directory): the last call's while
+/// nothing it came from changed (`run/kept.rs`).
+fn config_in(dir: &Option<PathBuf>) -> Option<crate::git::config::Pending> {
+    let here = match dir {
+        Some(d) => Some(d.clone()),
+        None => std::env::current_dir().ok(),
+    };
+    here.filter(|d| d.is_dir())
+        .map(|d| crate::run::kept::pending(&d))
+}
+
 /// What every result says first when nothing is recorded.
 const NOT_RECORDED: &str = "note: this server does not record applies or edits (not a git repository, or started with --no-snapshot): they cannot be undone.";
 
@@ -140,6 +151,22 @@ impl Server {
         result
     }
 
+    /// After a run that recorded a snapshot, once its answer is sent: drop the snapshots
+    /// beyond `llm-apply.keep`, which the run left to the server
+    /// ([`crate::write::recorded::Prune::Later`]). What stops it goes to standard error, the
+    /// server's log; the next apply's prune tries again.
+    fn prune_after(&self, r: &Report, dir: Option<PathBuf>) {
+        if !r.written || r.snapshot.is_none() {
+            return;
+        }
+        self.calls.later(move || {
+            let config = config_in(&dir);
+            if let Err(e) = crate::run::housekeeping::prune(dir, config) {
+                eprintln!("git-llm-apply mcp: old snapshots were not pruned: {e}");
+            }
+        });
+    }
+
     /// Run one call to the end on a blocking thread (the pipeline runs git and waits for
     /// locks): a failing call is a tool error, never the end of the server.
     fn call(&self, name: &str, mut arguments: serde_json::Value) -> CallToolResult {
@@ -154,15 +181,7 @@ impl Server {
             tools::coerce(&mut arguments, &t.input_schema);
         }
         let no_snapshot = !self.recorded;
-        // The config each call reads: the last call's while nothing it came from changed.
-        let config = || {
-            let here = match &dir {
-                Some(d) => Some(d.clone()),
-                None => std::env::current_dir().ok(),
-            };
-            here.filter(|d| d.is_dir())
-                .map(|d| crate::run::kept::pending(&d))
-        };
+        let config = || config_in(&dir);
         match name {
             tools::APPLY_PATCH => {
                 match serde_json::from_value::<tools::ApplyPatchArgs>(arguments) {
@@ -171,7 +190,9 @@ impl Server {
                         let mut options = a.options(dir.clone());
                         options.no_snapshot = no_snapshot;
                         options.config = config();
-                        view.result(crate::run::apply::run(options))
+                        let report = crate::run::apply::run(options);
+                        self.prune_after(&report, dir.clone());
+                        view.result(report)
                     }
                     Err(e) => bad_arguments(name, &e),
                 }
@@ -193,9 +214,14 @@ impl Server {
                         session: a.session,
                         dir: dir.clone(),
                         config: config(),
+                        // The server drops old snapshots once it has answered.
+                        prune: crate::write::recorded::Prune::Later,
                     });
                     match outcome {
-                        crate::run::edit::EditOutcome::Applied(r) => view.result(r),
+                        crate::run::edit::EditOutcome::Applied(r) => {
+                            self.prune_after(&r, dir.clone());
+                            view.result(r)
+                        }
                         crate::run::edit::EditOutcome::Viewed(Ok(v)) => view_result(&v),
                         crate::run::edit::EditOutcome::Viewed(Err(r)) => view.result(*r),
                     }

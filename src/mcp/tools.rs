@@ -448,6 +448,8 @@ impl ApplyPatchArgs {
             session,
             dir,
             config: None,
+            // The server drops old snapshots once it has answered.
+            prune: crate::write::recorded::Prune::Later,
         }
     }
 }

@@ -85,6 +85,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         session: tag,
         dir,
         config,
+        prune,
     } = options;
     check_usage(tag.as_deref(), index, &dir)?;
     let label = label.as_deref().and_then(snapshot::one_line);
@@ -155,6 +156,7 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             .flatten()
     });
     let mut request = SnapshotRequest::new(patch_sha256, intent, tag);
+    request.prune = prune;
     let history_depth = repo
         .as_ref()
         .map(plan::history::depth_from_config)

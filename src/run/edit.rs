@@ -39,6 +39,8 @@ pub struct EditOptions {
     pub dir: Option<PathBuf>,
     /// The git config as the caller reads it; `None` reads it.
     pub config: Option<crate::git::config::Pending>,
+    /// When the snapshots beyond `llm-apply.keep` are dropped.
+    pub prune: crate::write::recorded::Prune,
 }
 
 /// An apply's report, or what a `view` command shows.
@@ -59,6 +61,7 @@ pub fn run(options: EditOptions) -> EditOutcome {
         session,
         dir,
         config,
+        prune,
     } = options;
     let ops = match edit::request(&request) {
         Ok(Request::View(v)) => {
@@ -87,5 +90,6 @@ pub fn run(options: EditOptions) -> EditOutcome {
         session,
         dir,
         config,
+        prune,
     }))
 }

@@ -12,6 +12,7 @@ pub mod view;
 pub mod edit;
 pub mod progress;
 pub mod kept;
+pub mod housekeeping;
 
 pub use options::{ApplyOptions, LogOptions, Patches, UndoOptions};
 

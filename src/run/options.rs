@@ -45,6 +45,9 @@ pub struct ApplyOptions {
     /// The git config as the caller reads it there (the CLI starts reading it before
     /// anything else, to check it for every command); `None` reads it.
     pub config: Option<crate::git::config::Pending>,
+    /// When the snapshots beyond `llm-apply.keep` are dropped: before the run returns (the
+    /// CLI), or after the caller has answered (the MCP server).
+    pub prune: crate::write::recorded::Prune,
 }
 
 /// `git llm-apply undo [ID]`.

@@ -17,7 +17,7 @@ use crate::snapshot::{
     SnapshotId, Touched,
 };
 use crate::text::textdiff::LineCounts;
-use crate::write::recorded::{self, RecordError, Recording};
+use crate::write::recorded::{self, Prune, RecordError, Recording};
 use crate::write::restore::{self, RestoreError, RestorePlan};
 use crate::write::{self, WriteError};
 
@@ -617,6 +617,8 @@ pub struct SnapshotRequest {
     pub stage_with_write: bool,
     /// Per touched path, the lines the write adds and removes ([`super::lines::path_lines`]).
     pub lines: BTreeMap<String, LineCounts>,
+    /// When the snapshots beyond `llm-apply.keep` are dropped.
+    pub prune: Prune,
 }
 
 impl SnapshotRequest {
@@ -634,6 +636,7 @@ impl SnapshotRequest {
             index: Vec::new(),
             stage_with_write: false,
             lines: BTreeMap::new(),
+            prune: Prune::Now,
         }
     }
 }
@@ -718,6 +721,7 @@ pub fn write(
     let recording = Recording {
         repo: session.repo,
         lock,
+        prune: request.prune,
         stage: if request.stage_with_write {
             &request.index
         } else {

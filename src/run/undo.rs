@@ -384,6 +384,8 @@ fn write_undo(
         index: unstage.to_vec(),
         stage_with_write: true,
         lines: meta.lines,
+        // An undo drops old snapshots as it records its own, whichever front end runs it.
+        prune: crate::write::recorded::Prune::Now,
     };
     session::write(
         &u.repo.work_dir,

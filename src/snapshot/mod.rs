@@ -1474,6 +1474,18 @@ impl Listing {
         })
     }
 
+    /// The newest `keep` snapshots' numbers, and whether they are every number listed (undo
+    /// markers included): then a prune with `keep` drops nothing.
+    fn newest(&self, keep: usize) -> (HashSet<u64>, bool) {
+        let kept: HashSet<u64> = self.snapshots.iter().rev().take(keep).copied().collect();
+        let all = self
+            .snapshots
+            .iter()
+            .chain(self.undone.iter())
+            .all(|s| kept.contains(s));
+        (kept, all)
+    }
+
     /// The listing once this run's snapshot `seq` has its ref: the floor raised to it.
     fn taken(mut self, repo: &Repo, seq: u64) -> Listing {
         // Best effort: the ref is the record; the file only keeps numbers rising after every
@@ -1904,6 +1916,13 @@ pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError>
     prune_listed(repo, keep, Listing::read(repo)?)
 }
 
+/// Whether [`prune`] with `keep` would drop anything: a snapshot or an undo marker older
+/// than the newest `keep` snapshots. Only the refs' names are read.
+pub fn any_beyond(repo: &Repo, keep: usize) -> Result<bool, SnapshotError> {
+    let (_, all) = Listing::read(repo)?.newest(keep);
+    Ok(!all)
+}
+
 /// [`prune`] with the numbers as `listing` has them: read by this run under its lock, so
 /// only another worktree's run can have changed them since. A snapshot it made meanwhile is
 /// not in `listing`, so it is kept (the next prune counts it), and a ref it dropped
@@ -1916,6 +1935,7 @@ pub fn prune_listed(
     let r = &repo.repo;
     // Which to drop is told from the names; the refs are read (their targets, which their
     // deletion must match) only when there is one to drop.
+    let (mut kept, all) = listing.newest(keep);
     let Listing {
         snapshots,
         undone,
@@ -1925,12 +1945,7 @@ pub fn prune_listed(
     if let Some(highest) = snapshots.iter().chain(undone.iter()).max() {
         raise_sequence_floor(repo, *highest, Some(floor))?;
     }
-    let mut kept: HashSet<u64> = snapshots.iter().rev().take(keep).copied().collect();
-    if snapshots
-        .iter()
-        .chain(undone.iter())
-        .all(|s| kept.contains(s))
-    {
+    if all {
         return Ok(Vec::new());
     }
     kept.extend(

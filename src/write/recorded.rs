@@ -23,6 +23,21 @@ pub struct Recording<'a> {
     /// `--index`: the entries to stage once the files are written, still under the journal
     /// (a recovery puts them back with the files).
     pub stage: &'a [Staging],
+    /// When the snapshots beyond `llm-apply.keep` are dropped.
+    pub prune: Prune,
+}
+
+/// When a recorded write drops the snapshots beyond `llm-apply.keep`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Prune {
+    /// Before it returns.
+    #[default]
+    Now,
+    /// After the caller has answered, by the caller (the MCP server:
+    /// `run::housekeeping::prune`): dropping one costs a tenth of a warm call, which the
+    /// agent waiting for the answer need not wait for. A `llm-apply.keep` that cannot be read
+    /// is still said now.
+    Later,
 }
 
 /// A recorded write that went through.
@@ -173,12 +188,10 @@ pub fn write_recorded(
         snapshot: id,
         source,
     })?;
-    let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| {
-        if listed {
-            snapshot::prune_listed(rec.repo, keep, listing)
-        } else {
-            snapshot::prune(rec.repo, keep)
-        }
+    let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| match rec.prune {
+        Prune::Later => Ok(Vec::new()),
+        Prune::Now if listed => snapshot::prune_listed(rec.repo, keep, listing),
+        Prune::Now => snapshot::prune(rec.repo, keep),
     }) {
         Ok(p) => p,
         Err(e) => {

@@ -219,6 +219,53 @@ fn applies_logs_and_undoes_like_the_cli() {
     c.finish();
 }
 
+/// The server drops the snapshots beyond `llm-apply.keep` once it has answered an apply
+/// (the CLI, before it exits): a call made after it finds them gone, every apply and edit
+/// counted, and a snapshot the refs no longer hold is never handed out again.
+#[test]
+fn snapshots_beyond_keep_are_dropped_after_the_answer() {
+    let r = TestRepo::with(&[("f.txt", &crate::common::numbered("l", 6))]);
+    r.git(&["config", "llm-apply.keep", "2"]);
+    let refs = || r.git(&["for-each-ref", "--format=%(refname)", "refs/llm-apply/"]);
+    let mut c = Client::start(&r, &[]);
+    for i in 1..=4 {
+        let patch = format!("--- a/f.txt\n+++ b/f.txt\n@@ -{i},1 +{i},1 @@\n-l{i}\n+L{i}\n");
+        let applied = c.call("apply_patch", json!({"patch": patch}));
+        assert_eq!(applied["isError"], false, "{applied}");
+        assert_eq!(
+            applied["structuredContent"]["snapshot"],
+            format!("refs/llm-apply/{i}")
+        );
+        assert!(
+            applied["structuredContent"]["notices"]
+                .as_array()
+                .is_none_or(|n| n.is_empty()),
+            "{applied}"
+        );
+    }
+    let edited = c.call(
+        "edit",
+        json!({"path": "f.txt", "old_string": "l5\n", "new_string": "L5\n"}),
+    );
+    assert_eq!(edited["isError"], false, "{edited}");
+    // Calls run in order, so this one runs after the prune that followed the edit.
+    let log = c.call("log", json!({}));
+    let ids: Vec<u64> = log["structuredContent"]["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [5, 4], "{log}");
+    assert_eq!(refs(), "refs/llm-apply/4\nrefs/llm-apply/5\n");
+    c.finish();
+    assert_eq!(r.read_str("f.txt"), "L1\nL2\nL3\nL4\nL5\nl6\n");
+    // The CLI's next apply takes the next number.
+    r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -6,1 +6,1 @@\n-l6\n+L6\n")
+        .code(0);
+    assert_eq!(refs(), "refs/llm-apply/5\nrefs/llm-apply/6\n");
+}
+
 #[test]
 fn a_refusal_is_a_tool_error_with_the_human_diagnostic_and_changes_nothing() {
     let r = repo();

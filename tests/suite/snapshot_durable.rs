@@ -151,6 +151,7 @@ fn apply_here(t: &TestRepo, patch: &str) -> git_llm_apply::report::Report {
         session: None,
         dir: Some(t.path().to_path_buf()),
         config: None,
+        prune: git_llm_apply::write::recorded::Prune::Now,
     })
 }
 

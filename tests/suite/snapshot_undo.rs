@@ -709,6 +709,37 @@ fn a_run_that_cannot_get_the_lock_fails_clearly() {
     drop(lock);
 }
 
+/// The prune a server runs after its answer (`run::housekeeping::prune`) drops the
+/// snapshots beyond `llm-apply.keep` as an apply's own prune does, does nothing while another
+/// run holds the lock (that run prunes at its end), and nothing when none is beyond.
+#[test]
+fn a_deferred_prune_drops_what_is_beyond_keep_unless_the_lock_is_held() {
+    use git_llm_apply::run::housekeeping::{prune, Pruned};
+    let r = TestRepo::with(&[("f.txt", &numbered("l", 4))]);
+    for i in 1..=4 {
+        r.apply(
+            &[],
+            &format!("--- a/f.txt\n+++ b/f.txt\n@@ -{i} +{i} @@\n-l{i}\n+L{i}\n"),
+        )
+        .code(0);
+    }
+    r.git(&["config", "llm-apply.keep", "2"]);
+    let repo = git_llm_apply::repo::Repo::discover(r.path())
+        .expect("discover")
+        .expect("a repository");
+    let here = || Some(r.path().to_path_buf());
+    let lock = git_llm_apply::snapshot::Lock::acquire(&repo, Duration::ZERO).expect("free");
+    assert_eq!(prune(here(), None), Ok(Pruned::Busy));
+    // (`log` waits for the lock: the refs are read as git reads them.)
+    let refs = r.git(&["for-each-ref", "--format=%(refname)", "refs/llm-apply/"]);
+    assert_eq!(refs.lines().count(), 4, "{refs}");
+    drop(lock);
+    assert_eq!(prune(here(), None), Ok(Pruned::Dropped(2)));
+    assert_eq!(log_ids(&r), [4, 3]);
+    assert_eq!(prune(here(), None), Ok(Pruned::Nothing));
+    assert!(!r.exists(".git/llm-apply/lock"));
+}
+
 #[test]
 fn intent_and_counts_are_recorded_from_the_patch() {
     let r = TestRepo::with(&[("f.txt", &text(&["a", "b", "c"]))]);
