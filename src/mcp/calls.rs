@@ -8,19 +8,38 @@
 //! while it waits in the queue does not run; one cancelled after it began runs to its end, as
 //! a call that may be writing must, and its answer is dropped.
 //!
+//! Work that follows a call ([`Calls::later`]: the prune after an apply) waits until no call
+//! has come for a moment, so that it never takes a core from a call's answer on its way out.
+//!
 //! When the session ends, [`Calls::close`] waits for the call that is running, and no call
 //! still queued begins: the process never ends in the middle of a write.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 type Job = Box<dyn FnOnce() + Send>;
+
+/// What the call thread is given.
+enum Work {
+    /// A call, run in its turn.
+    Call(Job),
+    /// Work after a call ([`Calls::later`]).
+    Later(Job),
+}
+
+/// How long no call must have come before later work runs: longer than an answer takes to be
+/// written and read (a fraction of a millisecond), shorter than the pause an agent makes.
+const IDLE: Duration = Duration::from_millis(5);
+
+/// How long later work waits at most while calls keep coming: then it runs before the next.
+const LATER_AT_MOST: Duration = Duration::from_secs(1);
 
 /// The call thread's queue.
 #[derive(Debug, Clone)]
 pub struct Calls {
-    queue: mpsc::Sender<Job>,
+    queue: mpsc::Sender<Work>,
     gate: Arc<Gate>,
 }
 
@@ -34,22 +53,12 @@ struct Gate {
 impl Calls {
     /// Start the thread.
     pub fn start() -> std::io::Result<Calls> {
-        let (queue, jobs) = mpsc::channel::<Job>();
+        let (queue, work) = mpsc::channel::<Work>();
         let gate = Arc::new(Gate::default());
         let ours = Arc::clone(&gate);
         std::thread::Builder::new()
             .name("llm-apply call".into())
-            .spawn(move || {
-                for job in jobs {
-                    let running = ours.running.lock().unwrap_or_else(PoisonError::into_inner);
-                    // Read under the lock: `close` sets it before it waits for the lock.
-                    if ours.closed.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    job();
-                    drop(running);
-                }
-            })?;
+            .spawn(move || serve(&work, &ours))?;
         Ok(Calls { queue, gate })
     }
 
@@ -68,17 +77,19 @@ impl Calls {
             // The caller may go while it runs: the answer is then dropped.
             let _ = answer.send(catch_unwind(AssertUnwindSafe(f)));
         });
-        self.queue.send(job).ok()?;
+        self.queue.send(Work::Call(job)).ok()?;
         result.await.ok()
     }
 
-    /// Run `f` on the call thread after the calls queued before it, answering no one: work
-    /// that follows a call's answer (the answer is sent while it runs). It does not run once
+    /// Run `f` on the call thread once no call has come for a moment ([`IDLE`]), or before
+    /// the next call when calls have kept coming for [`LATER_AT_MOST`]; it answers no one. It
+    /// replaces later work given before and not yet run (the newest covers what an older one
+    /// would do: each prune drops everything beyond `llm-apply.keep`), and does not run once
     /// the session has ended.
     pub fn later(&self, f: impl FnOnce() + Send + 'static) {
-        let _ = self.queue.send(Box::new(move || {
+        let _ = self.queue.send(Work::Later(Box::new(move || {
             let _ = catch_unwind(AssertUnwindSafe(f));
-        }));
+        })));
     }
 
     /// End the session's calls: wait for the one running, and let no other begin.
@@ -90,6 +101,52 @@ impl Calls {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         );
+    }
+}
+
+/// The call thread: each call in its turn, later work when the calls pause.
+fn serve(work: &mpsc::Receiver<Work>, gate: &Gate) {
+    let mut later: Option<(Job, Instant)> = None;
+    loop {
+        let next = match &later {
+            None => work.recv().ok(),
+            Some((_, since)) => {
+                let wait = LATER_AT_MOST.saturating_sub(since.elapsed()).min(IDLE);
+                match work.recv_timeout(wait) {
+                    Ok(w) => Some(w),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        let (job, _) = later.take().expect("later work is waiting");
+                        Some(Work::Call(job))
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                }
+            }
+        };
+        let job = match next {
+            None => return,
+            Some(Work::Later(job)) => {
+                // The newest replaces the one waiting, and waits from when that one began.
+                let since = later.map_or_else(Instant::now, |(_, since)| since);
+                later = Some((job, since));
+                continue;
+            }
+            Some(Work::Call(job)) => job,
+        };
+        // Later work that has waited its longest goes first.
+        let overdue = later
+            .as_ref()
+            .is_some_and(|(_, since)| since.elapsed() >= LATER_AT_MOST);
+        let first = if overdue { later.take() } else { None };
+        let running = gate.running.lock().unwrap_or_else(PoisonError::into_inner);
+        // Read under the lock: `close` sets it before it waits for the lock.
+        if gate.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some((f, _)) = first {
+            f();
+        }
+        job();
+        drop(running);
     }
 }
 
@@ -134,6 +191,58 @@ mod tests {
             assert_eq!(ticks.load(Ordering::SeqCst), 5);
             ticker.await.unwrap();
         });
+    }
+
+    /// Later work waits for a pause in the calls: a call that comes at once runs first, and
+    /// of two later jobs given before a pause only the newer runs.
+    #[test]
+    fn later_work_runs_in_a_pause_and_only_the_newest() {
+        let calls = Calls::start().expect("thread");
+        let rt = runtime();
+        let ran = Arc::new(std::sync::Mutex::new(Vec::new()));
+        // A first call holds the thread while the later work and a second call are queued.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let c = calls.clone();
+        let first = rt.spawn(async move { c.run(move || wait.recv().unwrap()).await });
+        rt.block_on(async { tokio::time::sleep(Duration::from_millis(20)).await });
+        let (a, b) = (Arc::clone(&ran), Arc::clone(&ran));
+        calls.later(move || a.lock().unwrap().push("older"));
+        calls.later(move || b.lock().unwrap().push("newer"));
+        let (c, seen) = (calls.clone(), Arc::clone(&ran));
+        let second = rt.spawn(async move { c.run(move || seen.lock().unwrap().clone()).await });
+        rt.block_on(async { tokio::time::sleep(Duration::from_millis(20)).await });
+        go.send(()).unwrap();
+        assert!(rt.block_on(first).unwrap().is_some());
+        let at_call = rt.block_on(second).unwrap().unwrap().unwrap();
+        assert!(
+            at_call.is_empty(),
+            "later work ran before the call: {at_call:?}"
+        );
+        std::thread::sleep(super::IDLE * 10);
+        assert_eq!(*ran.lock().unwrap(), ["newer"]);
+    }
+
+    /// Later work does not wait for ever while calls keep coming: it runs before a call once
+    /// it has waited [`super::LATER_AT_MOST`] (or in a pause the machine makes between them).
+    #[test]
+    fn later_work_runs_while_calls_keep_coming_once_it_has_waited_its_longest() {
+        let calls = Calls::start().expect("thread");
+        let done = Arc::new(AtomicUsize::new(0));
+        let d = Arc::clone(&done);
+        calls.later(move || {
+            d.fetch_add(1, Ordering::SeqCst);
+        });
+        let rt = runtime();
+        let start = std::time::Instant::now();
+        while done.load(Ordering::SeqCst) == 0 {
+            assert!(
+                start.elapsed() < super::LATER_AT_MOST * 3,
+                "later work never ran"
+            );
+            rt.block_on(calls.run(|| std::thread::sleep(super::IDLE / 5)))
+                .unwrap()
+                .unwrap();
+        }
     }
 
     /// A panic is the caller's to report, and the thread takes the next call.

@@ -219,9 +219,9 @@ fn applies_logs_and_undoes_like_the_cli() {
     c.finish();
 }
 
-/// The server drops the snapshots beyond `llm-apply.keep` once it has answered an apply
-/// (the CLI, before it exits): a call made after it finds them gone, every apply and edit
-/// counted, and a snapshot the refs no longer hold is never handed out again.
+/// The server drops the snapshots beyond `llm-apply.keep` once it has answered an apply and
+/// the calls pause (the CLI, before it exits), every apply and edit counted; a snapshot the
+/// refs no longer hold is never handed out again.
 #[test]
 fn snapshots_beyond_keep_are_dropped_after_the_answer() {
     let r = TestRepo::with(&[("f.txt", &crate::common::numbered("l", 6))]);
@@ -248,7 +248,12 @@ fn snapshots_beyond_keep_are_dropped_after_the_answer() {
         json!({"path": "f.txt", "old_string": "l5\n", "new_string": "L5\n"}),
     );
     assert_eq!(edited["isError"], false, "{edited}");
-    // Calls run in order, so this one runs after the prune that followed the edit.
+    // The prune runs once the calls pause.
+    let start = std::time::Instant::now();
+    while refs().lines().count() > 2 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{}", refs());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let log = c.call("log", json!({}));
     let ids: Vec<u64> = log["structuredContent"]["snapshots"]
         .as_array()
