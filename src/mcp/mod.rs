@@ -156,7 +156,7 @@ impl Server {
     /// ([`crate::write::recorded::Prune::Later`]). What stops it goes to standard error, the
     /// server's log; the next apply's prune tries again.
     fn prune_after(&self, r: &Report, dir: Option<PathBuf>) {
-        if !r.written || r.snapshot.is_none() {
+        if !r.prune_pending {
             return;
         }
         self.calls.later(move || {

@@ -212,6 +212,9 @@ pub struct Report {
     /// `--partial`: files that apply are written when others do not. Only a planned
     /// report's exit status depends on it ([`Report::exit_code`]).
     pub partial: bool,
+    /// The run left the snapshots beyond `llm-apply.keep` for its caller to drop
+    /// ([`crate::write::recorded::Prune::Later`]), and there are some. Not in the JSON.
+    pub prune_pending: bool,
 }
 
 impl Report {
@@ -252,6 +255,7 @@ impl Report {
             changes: Vec::new(),
             undo: false,
             partial: false,
+            prune_pending: false,
         }
     }
 
@@ -296,6 +300,7 @@ impl Report {
             changes: plan.changes.clone(),
             undo: false,
             partial: false,
+            prune_pending: false,
         }
     }
 }

@@ -625,6 +625,7 @@ fn decide_and_write(
     };
     report.written = true;
     report.snapshot = done.snapshot.map(|id| id.ref_name());
+    report.prune_pending = done.prune_pending;
     report.notices.extend(done.notices);
     match hooks.run_post(&report) {
         Some(run) if !run.status.passed() && hooks.verify => {

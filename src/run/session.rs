@@ -666,6 +666,8 @@ pub struct Done {
     pub snapshot: Option<SnapshotId>,
     /// What the write wants said: no snapshot kept, housekeeping that failed.
     pub notices: Vec<Notice>,
+    /// Snapshots beyond `llm-apply.keep` are left for the caller to drop.
+    pub prune_pending: bool,
 }
 
 /// Write `token`'s changes: recorded in a snapshot under the session's lock when `record`
@@ -680,6 +682,7 @@ pub fn write(
         return Ok(write::write(root, token).map(|_| Done {
             snapshot: None,
             notices: Vec::new(),
+            prune_pending: false,
         })?);
     };
     // llm-apply.keep = 0 keeps no snapshot, so none is recorded: the write is the plain one
@@ -713,6 +716,7 @@ pub fn write(
         return Ok(Done {
             snapshot: None,
             notices: vec![Notice::new(NoticeKind::NoSnapshot, message)],
+            prune_pending: false,
         });
     }
     let Some(lock) = &session.lock else {
@@ -753,6 +757,7 @@ pub fn write(
     Ok(Done {
         snapshot: Some(done.snapshot),
         notices,
+        prune_pending: done.prune_pending,
     })
 }
 

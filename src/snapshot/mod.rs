@@ -1486,6 +1486,11 @@ impl Listing {
         (kept, all)
     }
 
+    /// Whether a prune with `keep` would drop anything ([`any_beyond`]).
+    pub fn beyond(&self, keep: usize) -> bool {
+        !self.newest(keep).1
+    }
+
     /// The listing once this run's snapshot `seq` has its ref: the floor raised to it.
     fn taken(mut self, repo: &Repo, seq: u64) -> Listing {
         // Best effort: the ref is the record; the file only keeps numbers rising after every
@@ -1919,8 +1924,7 @@ pub fn prune(repo: &Repo, keep: usize) -> Result<Vec<SnapshotId>, SnapshotError>
 /// Whether [`prune`] with `keep` would drop anything: a snapshot or an undo marker older
 /// than the newest `keep` snapshots. Only the refs' names are read.
 pub fn any_beyond(repo: &Repo, keep: usize) -> Result<bool, SnapshotError> {
-    let (_, all) = Listing::read(repo)?.newest(keep);
-    Ok(!all)
+    Ok(Listing::read(repo)?.beyond(keep))
 }
 
 /// [`prune`] with the numbers as `listing` has them: read by this run under its lock, so

@@ -49,6 +49,9 @@ pub struct RecordedWrite {
     pub snapshot: SnapshotId,
     /// Older snapshots dropped to keep `llm-apply.keep`.
     pub pruned: Vec<SnapshotId>,
+    /// With [`Prune::Later`]: there are snapshots beyond `llm-apply.keep` for the caller to
+    /// drop.
+    pub prune_pending: bool,
     /// Housekeeping that failed after the files were written (the write itself stands).
     pub warnings: Vec<String>,
 }
@@ -188,8 +191,14 @@ pub fn write_recorded(
         snapshot: id,
         source,
     })?;
+    let mut prune_pending = false;
     let pruned = match snapshot::keep_from_config(rec.repo).and_then(|keep| match rec.prune {
-        Prune::Later => Ok(Vec::new()),
+        Prune::Later => {
+            // Told from the numbers this run read (another worktree's run may have made
+            // more: its own prune counts them).
+            prune_pending = !listed || listing.beyond(keep);
+            Ok(Vec::new())
+        }
         Prune::Now if listed => snapshot::prune_listed(rec.repo, keep, listing),
         Prune::Now => snapshot::prune(rec.repo, keep),
     }) {
@@ -203,6 +212,7 @@ pub fn write_recorded(
         written,
         snapshot: id,
         pruned,
+        prune_pending,
         warnings,
     })
 }
