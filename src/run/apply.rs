@@ -103,7 +103,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
     let inputs = read_inputs(patches, &cwd, &config)?;
     let edits = edits.map(|ops| relative_paths(ops, &root));
     let looked_at = WorkTree::new(&root);
-    let (parsed, patch_sha256) = parse_and_digest(&inputs, edits.as_deref(), forced, &looked_at);
+    // The patch's digest is for its snapshot: a run that records none does not hash it.
+    let digest = !check && !no_snapshot;
+    let (parsed, patch_sha256) =
+        parse_and_digest(&inputs, edits.as_deref(), forced, &looked_at, digest);
     // One read of git config serves the whole run (the size limit, the hooks' settings); an
     // invalid one is the error, whatever the patch.
     let config = super::checked_config(&config).map_err(|e| failed(&e))?;
@@ -155,8 +158,10 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
             .then(|| inputs.iter().find_map(|i| input::intent(&i.text)))
             .flatten()
     });
-    let mut request = SnapshotRequest::new(patch_sha256, intent, tag);
-    request.prune = prune;
+    let mut request = patch_sha256.map(|sha| SnapshotRequest {
+        prune,
+        ..SnapshotRequest::new(sha, intent, tag)
+    });
     let history_depth = repo
         .as_ref()
         .map(plan::history::depth_from_config)
@@ -201,15 +206,17 @@ fn apply(options: ApplyOptions) -> Result<Report, Box<Report>> {
         },
         None => Vec::new(),
     };
-    request.index = staging.clone();
-    // The counts are for the snapshot's record: a check records nothing.
-    if session.is_some() && records {
-        request.lines = super::lines::path_lines(&plan);
+    if let Some(request) = &mut request {
+        request.index = staging.clone();
+        // The counts are for the snapshot's record: a check records nothing.
+        if session.is_some() && records {
+            request.lines = super::lines::path_lines(&plan);
+        }
+        // Under --verify the post hook may still reject the apply: stage once it passed.
+        request.stage_with_write = !hooks.verify;
     }
-    // Under --verify the post hook may still reject the apply: stage once it passed.
-    request.stage_with_write = !hooks.verify;
-    let record = match &session {
-        Some(s) if !no_snapshot => Some((s, &request)),
+    let record = match (&session, &request) {
+        (Some(s), Some(request)) if !no_snapshot => Some((s, request)),
         _ => None,
     };
     let (mut report, token) = decide_and_write(
@@ -287,7 +294,8 @@ fn run_notices(session: Option<&Session>, in_repo: bool) -> Vec<Notice> {
     notices
 }
 
-/// Parse the inputs, and take the patch's digest (the snapshot records it). A big patch's
+/// Parse the inputs, and with `digest` take the patch's digest (the snapshot records it; a
+/// run that records none, `--check` or `--no-snapshot`, does not hash it). A big patch's
 /// digest is taken on a second thread while the patch is parsed: hashing it costs no wall
 /// time. The parser only looks at the work tree (where a SEARCH/REPLACE block names no file);
 /// the plan reads it again.
@@ -296,18 +304,25 @@ fn parse_and_digest(
     edits: Option<&[crate::parse::edit::EditOp]>,
     forced: Option<Format>,
     looked_at: &WorkTree,
-) -> (Result<Patch, Box<Report>>, PatchDigest) {
+    digest: bool,
+) -> (Result<Patch, Box<Report>>, Option<PatchDigest>) {
     let digest_of = || PatchDigest::of_parts(inputs.iter().map(|i| i.text.as_bytes()));
     let size = inputs.iter().map(|i| i.text.len()).sum::<usize>();
     if size >= crate::sys::threads::BIG {
         crate::sys::threads::warm_for_big_work();
     }
+    if !digest {
+        return (parse_inputs(inputs, edits, forced, looked_at), None);
+    }
     if size < 1 << 18 {
-        return (parse_inputs(inputs, edits, forced, looked_at), digest_of());
+        return (
+            parse_inputs(inputs, edits, forced, looked_at),
+            Some(digest_of()),
+        );
     }
     match crate::sys::threads::join(|| parse_inputs(inputs, edits, forced, looked_at), digest_of) {
-        (parsed, Some(sha)) => (parsed, sha),
-        (parsed, None) => (parsed, digest_of()),
+        (parsed, Some(sha)) => (parsed, Some(sha)),
+        (parsed, None) => (parsed, Some(digest_of())),
     }
 }
 
