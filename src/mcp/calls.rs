@@ -12,7 +12,9 @@
 //! has come for a moment, so that it never takes a core from a call's answer on its way out.
 //!
 //! When the session ends, [`Calls::close`] waits for the call that is running, and no call
-//! still queued begins: the process never ends in the middle of a write.
+//! still queued begins: the process never ends in the middle of a write. Later work still
+//! waiting runs then, before the thread ends: a client that leaves at once after its last
+//! answer still has its snapshots beyond `llm-apply.keep` dropped.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +29,8 @@ enum Work {
     Call(Job),
     /// Work after a call ([`Calls::later`]).
     Later(Job),
+    /// The session has ended ([`Calls::close`]).
+    Close,
 }
 
 /// How long no call must have come before later work runs: longer than an answer takes to be
@@ -41,6 +45,8 @@ const LATER_AT_MOST: Duration = Duration::from_secs(1);
 pub struct Calls {
     queue: mpsc::Sender<Work>,
     gate: Arc<Gate>,
+    /// Disconnected when the thread has ended ([`Calls::close`] waits for that).
+    ended: Arc<Mutex<mpsc::Receiver<()>>>,
 }
 
 /// Held while a call runs; `closed` once the session has ended (no call begins after that).
@@ -54,12 +60,20 @@ impl Calls {
     /// Start the thread.
     pub fn start() -> std::io::Result<Calls> {
         let (queue, work) = mpsc::channel::<Work>();
+        let (alive, ended) = mpsc::channel::<()>();
         let gate = Arc::new(Gate::default());
         let ours = Arc::clone(&gate);
         std::thread::Builder::new()
             .name("llm-apply call".into())
-            .spawn(move || serve(&work, &ours))?;
-        Ok(Calls { queue, gate })
+            .spawn(move || {
+                serve(&work, &ours);
+                drop(alive);
+            })?;
+        Ok(Calls {
+            queue,
+            gate,
+            ended: Arc::new(Mutex::new(ended)),
+        })
     }
 
     /// Run `f` on the call thread after the calls queued before it, and give its result, or
@@ -81,30 +95,33 @@ impl Calls {
         result.await.ok()
     }
 
-    /// Run `f` on the call thread once no call has come for a moment ([`IDLE`]), or before
-    /// the next call when calls have kept coming for [`LATER_AT_MOST`]; it answers no one. It
-    /// replaces later work given before and not yet run (the newest covers what an older one
-    /// would do: each prune drops everything beyond `llm-apply.keep`), and does not run once
-    /// the session has ended.
+    /// Run `f` on the call thread once no call has come for a moment ([`IDLE`]), before the
+    /// next call when calls have kept coming for [`LATER_AT_MOST`], or when the session ends;
+    /// it answers no one. It replaces later work given before and not yet run (the newest
+    /// covers what an older one would do: each prune drops everything beyond
+    /// `llm-apply.keep`).
     pub fn later(&self, f: impl FnOnce() + Send + 'static) {
         let _ = self.queue.send(Work::Later(Box::new(move || {
             let _ = catch_unwind(AssertUnwindSafe(f));
         })));
     }
 
-    /// End the session's calls: wait for the one running, and let no other begin.
+    /// End the session's calls: wait for the one running and for later work still waiting,
+    /// and let no other call begin.
     pub fn close(&self) {
         self.gate.closed.store(true, Ordering::SeqCst);
-        drop(
-            self.gate
-                .running
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
+        let _ = self.queue.send(Work::Close);
+        // Nothing is ever sent on it: this returns when the thread has ended.
+        let _ = self
+            .ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .recv();
     }
 }
 
-/// The call thread: each call in its turn, later work when the calls pause.
+/// The call thread: each call in its turn, later work when the calls pause or the session
+/// ends.
 fn serve(work: &mpsc::Receiver<Work>, gate: &Gate) {
     let mut later: Option<(Job, Instant)> = None;
     loop {
@@ -115,15 +132,15 @@ fn serve(work: &mpsc::Receiver<Work>, gate: &Gate) {
                 match work.recv_timeout(wait) {
                     Ok(w) => Some(w),
                     Err(mpsc::RecvTimeoutError::Timeout) => {
-                        let (job, _) = later.take().expect("later work is waiting");
-                        Some(Work::Call(job))
+                        run_later(&mut later, gate);
+                        continue;
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => None,
                 }
             }
         };
         let job = match next {
-            None => return,
+            None | Some(Work::Close) => break,
             Some(Work::Later(job)) => {
                 // The newest replaces the one waiting, and waits from when that one began.
                 let since = later.map_or_else(Instant::now, |(_, since)| since);
@@ -133,20 +150,28 @@ fn serve(work: &mpsc::Receiver<Work>, gate: &Gate) {
             Some(Work::Call(job)) => job,
         };
         // Later work that has waited its longest goes first.
-        let overdue = later
+        if later
             .as_ref()
-            .is_some_and(|(_, since)| since.elapsed() >= LATER_AT_MOST);
-        let first = if overdue { later.take() } else { None };
-        let running = gate.running.lock().unwrap_or_else(PoisonError::into_inner);
-        // Read under the lock: `close` sets it before it waits for the lock.
-        if gate.closed.load(Ordering::SeqCst) {
-            return;
+            .is_some_and(|(_, since)| since.elapsed() >= LATER_AT_MOST)
+        {
+            run_later(&mut later, gate);
         }
-        if let Some((f, _)) = first {
-            f();
+        let running = gate.running.lock().unwrap_or_else(PoisonError::into_inner);
+        // Read under the lock: `close` sets it before it waits for the thread.
+        if gate.closed.load(Ordering::SeqCst) {
+            break;
         }
         job();
         drop(running);
+    }
+    run_later(&mut later, gate);
+}
+
+/// Run the later work waiting, if any.
+fn run_later(later: &mut Option<(Job, Instant)>, gate: &Gate) {
+    if let Some((job, _)) = later.take() {
+        let _running = gate.running.lock().unwrap_or_else(PoisonError::into_inner);
+        job();
     }
 }
 
@@ -218,7 +243,15 @@ mod tests {
             at_call.is_empty(),
             "later work ran before the call: {at_call:?}"
         );
-        std::thread::sleep(super::IDLE * 10);
+        let start = std::time::Instant::now();
+        while ran.lock().unwrap().is_empty() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "later work never ran"
+            );
+            std::thread::sleep(super::IDLE);
+        }
+        std::thread::sleep(super::IDLE * 4);
         assert_eq!(*ran.lock().unwrap(), ["newer"]);
     }
 
@@ -243,6 +276,22 @@ mod tests {
                 .unwrap()
                 .unwrap();
         }
+    }
+
+    /// Later work still waiting when the session ends runs before `close` returns (a client
+    /// that leaves at once after its answer still has its prune), and no queued call begins.
+    #[test]
+    fn later_work_waiting_when_the_session_ends_runs_before_close_returns() {
+        let calls = Calls::start().expect("thread");
+        let done = Arc::new(AtomicUsize::new(0));
+        let d = Arc::clone(&done);
+        calls.later(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            d.fetch_add(1, Ordering::SeqCst);
+        });
+        calls.close();
+        assert_eq!(done.load(Ordering::SeqCst), 1);
+        assert!(runtime().block_on(calls.run(|| 1)).is_none());
     }
 
     /// A panic is the caller's to report, and the thread takes the next call.

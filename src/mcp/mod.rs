@@ -162,7 +162,7 @@ impl Server {
         self.calls.later(move || {
             let config = config_in(&dir);
             if let Err(e) = crate::run::housekeeping::prune(dir, config) {
-                eprintln!("git-llm-apply mcp: old snapshots were not pruned: {e}");
+                eprintln!("git-llm-apply mcp: pruning old snapshots: {e}");
             }
         });
     }

@@ -5,6 +5,11 @@
 //! and snapshot line. What it quotes is shown as it is: the diff of what was written, the
 //! lines a diagnostic quotes from the file or the patch, a hook's output, a file that `view`
 //! shows. A file holding `rm --force` is shown holding `rm --force`.
+//!
+//! A piece of prose may quote too (a warning names a hunk's `@@` anchor, a notice lists
+//! paths), so the rules match the advice's own phrases (`git llm-apply undo 11`, `--partial
+//! keeps what applies`), never a bare option: quoted text is reworded only where it holds
+//! one of those phrases itself.
 
 use std::borrow::Cow;
 
@@ -72,8 +77,14 @@ fn tool_call_rules() -> &'static ToolCallRules {
             (r"git llm-apply undo (\d+)", "call undo with id: $1"),
             (r"git llm-apply log lists them", "the log tool lists them"),
             (r"git llm-apply (undo|log)\b", "call $1"),
-            (r"--partial\b", "partial: true"),
-            (r"--force\b", "force: true"),
+            (
+                r"--partial (keeps what applies|writes the markers)",
+                "partial: true $1",
+            ),
+            (
+                r"--force restores the pre-apply content",
+                "force: true restores the pre-apply content",
+            ),
         ];
         let compile = |pattern: &str| regex::Regex::new(pattern).expect("a valid pattern");
         let any = rules.map(|(pattern, _)| format!("(?:{pattern})")).join("|");
@@ -112,17 +123,30 @@ mod tests {
             ("run git llm-apply undo 5", "run call undo with id: 5"),
             ("git llm-apply log lists them", "the log tool lists them"),
             ("see git llm-apply log", "see call log"),
-            ("retry with --partial", "retry with partial: true"),
-            ("add --force to go on", "add force: true to go on"),
+            (
+                "(all or nothing; --partial keeps what applies)",
+                "(all or nothing; partial: true keeps what applies)",
+            ),
+            (
+                "resend it (--partial writes the markers)",
+                "resend it (partial: true writes the markers)",
+            ),
+            (
+                "since; --force restores the pre-apply content anyway",
+                "since; force: true restores the pre-apply content anyway",
+            ),
         ] {
             assert_eq!(Advice::ToolCalls.word(cli), tool, "{cli:?}");
             assert_eq!(Advice::Cli.word(cli), cli);
         }
+        // Options quoted in prose (an anchor, a path) are not advice.
         for plain in [
             "M f.txt (+1 -1) via exact",
             "a -- b",
             "git llm-applying",
             "",
+            "hunk 1: its @@ anchor \"parse --force handling\" is not in the file",
+            "scripts/--partial.sh cannot be taken back",
         ] {
             assert_eq!(Advice::ToolCalls.word(plain), plain);
         }

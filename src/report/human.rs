@@ -66,12 +66,6 @@ impl Options<'static> {
         diff: ShownDiff::Cut(diff::SHOWN_LINES),
         advice: Advice::Cli,
     };
-
-    /// [`Options::PLAIN`] with the advice worded as MCP tool calls.
-    pub const TOOL_CALLS: Options<'static> = Options {
-        advice: Advice::ToolCalls,
-        ..Options::PLAIN
-    };
 }
 
 /// The report split as git splits its output: what was written (the diff, the files that
@@ -88,12 +82,8 @@ pub struct Rendered {
 /// Notices that are the result itself rather than a remark about the run.
 const RESULT_NOTICES: [NoticeKind; 2] = [NoticeKind::Undone, NoticeKind::UndoChecked];
 
-/// The report without colour, both streams in one text (stdout's part first).
-pub fn render(r: &Report) -> String {
-    render_plain(r, Advice::Cli)
-}
-
-/// [`render`], the advice in `advice`'s words.
+/// The report without colour, both streams in one text (stdout's part first), the advice in
+/// `advice`'s words.
 pub fn render_plain(r: &Report, advice: Advice) -> String {
     let both = render_with(
         r,

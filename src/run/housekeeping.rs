@@ -13,7 +13,8 @@ use crate::snapshot::{self, Lock, LockError};
 pub enum Pruned {
     /// Nothing was beyond `llm-apply.keep` (or there is no repository).
     Nothing,
-    /// Another run holds this worktree's lock: it drops them at its own end.
+    /// Another run holds this worktree's lock: nothing was dropped now (the next apply's
+    /// prune, from either front end, drops them).
     Busy,
     /// These many snapshots were dropped.
     Dropped(usize),
@@ -22,7 +23,7 @@ pub enum Pruned {
 /// Drop the snapshots beyond `llm-apply.keep` in the repository around `dir` (read with
 /// `config`, else read anew), as an apply does at its end: only when a look at the refs' names
 /// finds one to drop, and only when this worktree's lock is free now. The error says why
-/// nothing could be dropped.
+/// nothing could be dropped (or, once they were, what went wrong after).
 pub fn prune(dir: Option<PathBuf>, config: Option<Pending>) -> Result<Pruned, String> {
     let cwd = super::session::start_dir(dir).map_err(|r| {
         r.errors.first().map_or_else(
@@ -45,6 +46,11 @@ pub fn prune(dir: Option<PathBuf>, config: Option<Pending>) -> Result<Pruned, St
         Err(e) => return Err(e.to_string()),
     };
     let dropped = snapshot::prune(&repo, keep).map_err(|e| e.to_string())?;
-    lock.release().map_err(|e| e.to_string())?;
+    lock.release().map_err(|e| {
+        format!(
+            "{} old snapshots were dropped, but the lock was not released: {e}",
+            dropped.len()
+        )
+    })?;
     Ok(Pruned::Dropped(dropped.len()))
 }

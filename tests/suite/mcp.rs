@@ -251,7 +251,11 @@ fn snapshots_beyond_keep_are_dropped_after_the_answer() {
     // The prune runs once the calls pause.
     let start = std::time::Instant::now();
     while refs().lines().count() > 2 {
-        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{}", refs());
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{}",
+            refs()
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let log = c.call("log", json!({}));
@@ -269,6 +273,24 @@ fn snapshots_beyond_keep_are_dropped_after_the_answer() {
     r.apply(&[], "--- a/f.txt\n+++ b/f.txt\n@@ -6,1 +6,1 @@\n-l6\n+L6\n")
         .code(0);
     assert_eq!(refs(), "refs/llm-apply/5\nrefs/llm-apply/6\n");
+}
+
+/// A client that leaves at once after its answer (one server per task, a script piping one
+/// call) still has the snapshots beyond `llm-apply.keep` dropped: the server prunes before it
+/// ends.
+#[test]
+fn a_session_that_ends_at_once_after_an_apply_still_prunes() {
+    let r = TestRepo::with(&[("f.txt", &crate::common::numbered("l", 4))]);
+    r.git(&["config", "llm-apply.keep", "1"]);
+    for i in 1..=3 {
+        let mut c = Client::start(&r, &[]);
+        let patch = format!("--- a/f.txt\n+++ b/f.txt\n@@ -{i},1 +{i},1 @@\n-l{i}\n+L{i}\n");
+        let applied = c.call("apply_patch", json!({"patch": patch}));
+        assert_eq!(applied["isError"], false, "{applied}");
+        c.finish();
+        let refs = r.git(&["for-each-ref", "--format=%(refname)", "refs/llm-apply/"]);
+        assert_eq!(refs, format!("refs/llm-apply/{i}\n"), "after session {i}");
+    }
 }
 
 #[test]

@@ -282,5 +282,12 @@ fn what_a_result_quotes_is_not_reworded_as_tool_calls() {
     // The report's own advice is in the client's words.
     assert!(text.contains("call undo with id: 1"), "{text}");
     assert!(!text.contains("undo with: git llm-apply"), "{text}");
+
+    // Prose that quotes the patch: a warning naming an `@@` anchor the file does not hold.
+    let codex = "*** Begin Patch\n*** Update File: f.sh\n@@ parse --force handling\n a\n-rm --force x\n+rm --force y\n*** End Patch\n";
+    let anchored = c.call("apply_patch", json!({"patch": codex, "detail": true}));
+    let text = text_of(&anchored);
+    assert!(text.contains("\"parse --force handling\""), "{text}");
+    assert!(!text.contains("force: true"), "{text}");
     c.finish();
 }
