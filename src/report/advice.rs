@@ -61,7 +61,7 @@ struct ToolCallRules {
 fn tool_call_rules() -> &'static ToolCallRules {
     static RULES: std::sync::OnceLock<ToolCallRules> = std::sync::OnceLock::new();
     RULES.get_or_init(|| {
-        let rules: [(&str, &str); 8] = [
+        let rules: [(&str, &str); 9] = [
             (
                 r"undo with: git llm-apply undo (\d+)",
                 "to take it back, call undo with id: $1",
@@ -84,6 +84,10 @@ fn tool_call_rules() -> &'static ToolCallRules {
             (
                 r"--force restores the pre-apply content",
                 "force: true restores the pre-apply content",
+            ),
+            (
+                r"--full-diff shows them",
+                "call view to read the files as they are now",
             ),
         ];
         let compile = |pattern: &str| regex::Regex::new(pattern).expect("a valid pattern");
@@ -134,6 +138,10 @@ mod tests {
             (
                 "since; --force restores the pre-apply content anyway",
                 "since; force: true restores the pre-apply content anyway",
+            ),
+            (
+                "not shown (--full-diff shows them)",
+                "not shown (call view to read the files as they are now)",
             ),
         ] {
             assert_eq!(Advice::ToolCalls.word(cli), tool, "{cli:?}");

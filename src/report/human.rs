@@ -118,7 +118,7 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
     };
     if let Some(limit) = limit.filter(|_| shows_diff(r) && !quiet) {
         for d in diffs(r, limit) {
-            file_diff(&mut out, &d, po);
+            file_diff(&mut out, &d, po, o.advice);
         }
     }
     for f in &r.files {
@@ -357,7 +357,7 @@ fn shows_diff(r: &Report) -> bool {
     r.written || (r.check && matches!(r.status, RunStatus::Checked | RunStatus::Partial))
 }
 
-fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
+fn file_diff(out: &mut String, d: &FileDiff, p: Palette, advice: Advice) {
     for h in &d.header {
         let _ = writeln!(out, "{}", p.paint(Style::FileHeader, h));
     }
@@ -408,8 +408,10 @@ fn file_diff(out: &mut String, d: &FileDiff, p: Palette) {
             p.paint(
                 Style::Context,
                 &format!(
-                    "... {} more diff lines in {} {hunks} not shown (--full-diff shows them)",
-                    o.lines, o.hunks
+                    "... {} more diff lines in {} {hunks} not shown ({})",
+                    o.lines,
+                    o.hunks,
+                    advice.word("--full-diff shows them")
                 )
             )
         );

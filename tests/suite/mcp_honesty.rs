@@ -291,3 +291,25 @@ fn what_a_result_quotes_is_not_reworded_as_tool_calls() {
     assert!(!text.contains("force: true"), "{text}");
     c.finish();
 }
+
+/// A diff too long to show in full says how an MCP client reads the rest (there is no
+/// `--full-diff` for it).
+#[test]
+fn a_cut_diff_says_how_a_client_reads_the_rest() {
+    let before = crate::common::numbered("l", 1000);
+    let r = TestRepo::with(&[("f.txt", &before)]);
+    let after = before.replace('l', "L");
+    r.write("f.txt", after.as_bytes());
+    let patch = r.git(&["diff"]);
+    r.git(&["checkout", "--", "f.txt"]);
+    let mut c = Client::start(&r, &[]);
+    let applied = c.call("apply_patch", json!({"patch": patch, "detail": true}));
+    assert_eq!(applied["isError"], false, "{applied}");
+    let text = text_of(&applied);
+    assert!(
+        text.contains("not shown (call view to read the files as they are now)"),
+        "{text}"
+    );
+    assert!(!text.contains("--full-diff"), "{text}");
+    c.finish();
+}
