@@ -151,9 +151,9 @@ impl Server {
         result
     }
 
-    /// After a run that recorded a snapshot, once its answer is sent: drop the snapshots
-    /// beyond `llm-apply.keep`, which the run left to the server
-    /// ([`crate::write::recorded::Prune::Later`]). What stops it goes to standard error, the
+    /// After a run that left the snapshots beyond `llm-apply.keep` to the server
+    /// ([`crate::write::recorded::Prune::Later`]): drop them once its answer is on its way and
+    /// the calls pause ([`calls::Calls::later`]). What stops it goes to standard error, the
     /// server's log; the next apply's prune tries again.
     fn prune_after(&self, r: &Report, dir: Option<PathBuf>) {
         if !r.prune_pending {
