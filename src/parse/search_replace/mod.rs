@@ -40,8 +40,8 @@ const REPLACE: &str = "REPLACE";
 /// that quotes a diff in its prose and then gives SEARCH/REPLACE blocks edits with the blocks.
 pub fn looks_like(text: &str) -> bool {
     // Most input has no SEARCH line at all: a marker line holds the word, so one substring
-    // search says so before any line is kept.
-    if !text.contains(SEARCH) {
+    // search (memchr's, vectorised) says so before any line is kept.
+    if memchr::memmem::find(text.as_bytes(), SEARCH.as_bytes()).is_none() {
         return false;
     }
     let lines: Vec<&str> = text.lines().collect();
