@@ -197,16 +197,18 @@ pub fn render_with(r: &Report, o: &Options<'_>) -> Rendered {
     }
     if let Some(o) = &r.omitted {
         let mut parts = Vec::new();
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         if o.files > 0 {
-            parts.push(format!("{} more files", o.files));
+            parts.push(plural(o.files, "more file", "more files"));
         }
         if o.hunks > 0 {
-            parts.push(format!("{} hunks", o.hunks));
+            parts.push(plural(o.hunks, "hunk", "hunks"));
         }
         if o.folded > 0 {
             parts.push(format!(
-                "{} notices and warnings folded into others",
-                o.folded
+                "{} folded into others",
+                plural(o.folded, "notice or warning", "notices and warnings")
             ));
         }
         let _ = writeln!(

@@ -191,6 +191,11 @@ fn applies_logs_and_undoes_like_the_cli() {
     assert_eq!(applied["structuredContent"]["status"], "applied");
     assert_eq!(applied["structuredContent"]["snapshot"], "refs/llm-apply/1");
     assert!(text_of(&applied).starts_with("applied: 1 file(s), +1 -1, snapshot 1\n"));
+    // A brief result leaves the applied hunk out, and says so in the singular.
+    assert!(
+        text_of(&applied).contains("brief report: 1 hunk left out; "),
+        "{applied}"
+    );
     assert_eq!(r.read_str("f.txt"), "a\nB\nc\n");
 
     let log = c.call("log", json!({}));
