@@ -24,12 +24,7 @@ files=${1:-100}
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "needs python3" >&2; exit 1; }
 cd "$(dirname "$0")/.."
-if [ -n "${GIT_LLM_APPLY_BENCH_BIN:-}" ]; then
-  bin=$(realpath "$GIT_LLM_APPLY_BENCH_BIN")
-else
-  cargo build --release --quiet
-  bin=$PWD/target/release/git-llm-apply
-fi
+source scripts/bench_bin.sh
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null LC_ALL=C
 work=$(mktemp -d "${TMPDIR:-/tmp}/llm-apply-instr.XXXXXX")
 trap 'rm -rf "$work"' EXIT

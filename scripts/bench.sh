@@ -69,12 +69,7 @@ done
 command -v python3 >/dev/null || die "needs python3"
 
 cd "$(dirname "$0")/.."
-if [ -n "${GIT_LLM_APPLY_BENCH_BIN:-}" ]; then
-  bin=$(realpath "$GIT_LLM_APPLY_BENCH_BIN")
-else
-  cargo build --release --quiet
-  bin=$PWD/target/release/git-llm-apply
-fi
+source scripts/bench_bin.sh
 [ -x "$bin" ] || die "no executable at $bin"
 
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null

@@ -57,21 +57,24 @@ def replace_block(d, size, seed):
     write(f'{d}/expected', lines[:s] + added + lines[s + 5000:])
     shutil.copyfile(f'{d}/ours/big.rs', f'{d}/orig')
 
-def stale(d, n, h):
-    """h one-line hunks spread over an n-line file, their line numbers 17-21 too high."""
-    rng = random.Random(7)
+def one_line_hunks(d, n, h, seed, at, shift=lambda k: 0):
+    """h one-line hunks over an n-line file, the k-th changing 0-based line at(k, n // h),
+    its @@ numbers shift(k) too high."""
+    rng = random.Random(seed)
     lines = [code_line(i, rng) for i in range(n)]
     out, new = list(HEADER), list(lines)
     step = n // h
     for k in range(h):
-        at = k * step + step // 2          # 0-based line to change
-        shift = 17 + (k % 5)               # stale numbers
-        new[at] = lines[at] + ' // edited'
-        out += hunk(at - 2 + shift, at - 2 + shift, lines[at - 3:at], [lines[at]], [new[at]],
-                    lines[at + 1:at + 4])
+        a, s = at(k, step), shift(k)
+        new[a] = lines[a] + ' // edited'
+        out += hunk(a - 2 + s, a - 2 + s, lines[a - 3:a], [lines[a]], [new[a]], lines[a + 1:a + 4])
     write(f'{d}/ours/big.rs', lines)
     write(f'{d}/patch', out)
     write(f'{d}/expected', new)
+
+def stale(d, n, h):
+    """h one-line hunks spread over an n-line file, their line numbers 17-21 too high."""
+    one_line_hunks(d, n, h, 7, lambda k, step: k * step + step // 2, lambda k: 17 + (k % 5))
 
 def huge(d, mb):
     """A file of mb MB: a 20,000-line block repeated, each copy under its own section header;
@@ -105,17 +108,7 @@ def new_file(d, mb):
 
 def many(d, n, h):
     """h one-line hunks with right numbers over an n-line file (one every n/h lines)."""
-    rng = random.Random(17)
-    lines = [code_line(i, rng) for i in range(n)]
-    out, new = list(HEADER), list(lines)
-    step = n // h
-    for k in range(h):
-        at = k * step + 4
-        new[at] = lines[at] + ' // edited'
-        out += hunk(at - 2, at - 2, lines[at - 3:at], [lines[at]], [new[at]], lines[at + 1:at + 4])
-    write(f'{d}/ours/big.rs', lines)
-    write(f'{d}/patch', out)
-    write(f'{d}/expected', new)
+    one_line_hunks(d, n, h, 17, lambda k, step: k * step + 4)
     shutil.copyfile(f'{d}/ours/big.rs', f'{d}/orig')
 
 def overlapping(d, n, pairs):

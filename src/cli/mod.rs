@@ -158,6 +158,7 @@ fn parse_args() -> Result<args::Args, clap::Error> {
 /// The command line's entry: parse the arguments, run the command, print, and give the
 /// exit status (DESIGN §2).
 pub fn main() -> u8 {
+    record_stdio_for_tests();
     print_config_for_tests();
     let args = match parse_args() {
         Ok(a) => a,
@@ -275,6 +276,26 @@ pub fn main() -> u8 {
         diff,
     };
     emit(outcome, &printing)
+}
+
+/// Test-only (documented in tests/README): `GIT_LLM_APPLY_TEST_STDIO=FILE` writes to FILE
+/// what standard input, output and error are as the CLI starts (`/proc/self/fd/N`'s target,
+/// or `closed`), one line each, so a test sees that the binary's start opened `/dev/null` on
+/// the closed ones. They are read before FILE is opened, which would take a closed one's
+/// number.
+fn record_stdio_for_tests() {
+    #[cfg(all(debug_assertions, target_os = "linux"))]
+    if let Some(file) = std::env::var_os("GIT_LLM_APPLY_TEST_STDIO") {
+        let seen: String = (0..3)
+            .map(
+                |fd| match std::fs::read_link(format!("/proc/self/fd/{fd}")) {
+                    Ok(target) => format!("{}\n", target.display()),
+                    Err(_) => "closed\n".to_string(),
+                },
+            )
+            .collect();
+        let _ = std::fs::write(file, seen);
+    }
 }
 
 /// Test-only (documented in tests/README): `GIT_LLM_APPLY_TEST_PRINT_CONFIG=1` prints the

@@ -255,27 +255,54 @@ mod tests {
         assert_eq!(*ran.lock().unwrap(), ["newer"]);
     }
 
-    /// Later work does not wait for ever while calls keep coming: it runs before a call once
-    /// it has waited [`super::LATER_AT_MOST`] (or in a pause the machine makes between them).
+    /// Later work does not wait for ever while calls keep coming: with calls queued back to
+    /// back (no pause for it to run in), it runs before one of them once it has waited
+    /// [`super::LATER_AT_MOST`], not after the last.
     #[test]
     fn later_work_runs_while_calls_keep_coming_once_it_has_waited_its_longest() {
+        const CALLS: usize = 1000;
         let calls = Calls::start().expect("thread");
-        let done = Arc::new(AtomicUsize::new(0));
-        let d = Arc::clone(&done);
-        calls.later(move || {
-            d.fetch_add(1, Ordering::SeqCst);
-        });
         let rt = runtime();
-        let start = std::time::Instant::now();
-        while done.load(Ordering::SeqCst) == 0 {
-            assert!(
-                start.elapsed() < super::LATER_AT_MOST * 3,
-                "later work never ran"
-            );
-            rt.block_on(calls.run(|| std::thread::sleep(super::IDLE / 5)))
-                .unwrap()
-                .unwrap();
+        // A first call holds the thread while the later work and the calls are queued.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let c = calls.clone();
+        let first = rt.spawn(async move { c.run(move || wait.recv().unwrap()).await });
+        rt.block_on(async { tokio::time::sleep(Duration::from_millis(20)).await });
+        let finished = Arc::new(AtomicUsize::new(0));
+        let at_later = Arc::new(std::sync::Mutex::new(None));
+        let (f, a) = (Arc::clone(&finished), Arc::clone(&at_later));
+        calls.later(move || {
+            *a.lock().unwrap() = Some((f.load(Ordering::SeqCst), std::time::Instant::now()));
+        });
+        let queued: Vec<_> = (0..CALLS)
+            .map(|_| {
+                let (c, f) = (calls.clone(), Arc::clone(&finished));
+                rt.spawn(async move {
+                    c.run(move || {
+                        std::thread::sleep(super::IDLE / 2);
+                        f.fetch_add(1, Ordering::SeqCst);
+                    })
+                    .await
+                })
+            })
+            .collect();
+        rt.block_on(async { tokio::time::sleep(Duration::from_millis(20)).await });
+        let released = std::time::Instant::now();
+        go.send(()).unwrap();
+        assert!(rt.block_on(first).unwrap().is_some());
+        for q in queued {
+            assert!(rt.block_on(q).unwrap().is_some());
         }
+        let (calls_done, when) = at_later.lock().unwrap().expect("later work ran");
+        assert!(
+            calls_done < CALLS,
+            "later work waited for every call to end ({calls_done})"
+        );
+        assert!(
+            when.duration_since(released) >= super::LATER_AT_MOST,
+            "later work ran after {:?}, with calls waiting",
+            when.duration_since(released)
+        );
     }
 
     /// Later work still waiting when the session ends runs before `close` returns (a client

@@ -764,16 +764,17 @@ fn on_a_terminal_quiet_waits_silently_and_a_named_patch_needs_no_hint() {
 
 /// The binary starts at its own `main` (src/main.rs), which opens `/dev/null` on any of the
 /// standard streams that is closed, as Rust's start does, so that no file the run opens takes
-/// its number and gets the report. With all three closed the run applies, and every other
-/// file, the index and HEAD are as they were. (Today every file is closed again before
-/// anything is printed, so this passes without that step too: it guards the behaviour, and
-/// the step guards a later change in that order.)
+/// its number and gets the report: the CLI starts with all three on `/dev/null`
+/// (`GIT_LLM_APPLY_TEST_STDIO`). With all three closed the run applies, and every other file,
+/// the index and HEAD are as they were.
 #[test]
 fn closed_standard_streams_are_no_files_the_report_lands_in() {
     let r = repo();
-    let (_dir, p) = patch_file();
+    let (dir, p) = patch_file();
+    let seen = dir.path().join("stdio");
     let before = r.state();
     let mut cmd = r.cmd(&["--json", &p]);
+    cmd.env("GIT_LLM_APPLY_TEST_STDIO", &seen);
     use std::os::unix::process::CommandExt as _;
     // SAFETY: only close() runs between fork and exec.
     unsafe {
@@ -786,6 +787,10 @@ fn closed_standard_streams_are_no_files_the_report_lands_in() {
     }
     let out = cmd.output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(&seen).expect("the run says what its streams are"),
+        "/dev/null\n/dev/null\n/dev/null\n"
+    );
     assert_eq!(r.read_str("f.txt"), expected());
     let after = r.state();
     let others = |t: &crate::common::Tree| {
