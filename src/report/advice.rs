@@ -41,8 +41,12 @@ fn as_tool_calls(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     let mut out = text.to_string();
-    for (re, with) in &rules.each {
-        // A text a rule leaves as it is is kept, not copied.
+    for (re, with, needle) in &rules.each {
+        // A rule whose literal the text lacks cannot match: its search (with captures, the
+        // slow kind) is not run. A text a rule leaves as it is is kept, not copied.
+        if !out.contains(needle) {
+            continue;
+        }
         if let Cow::Owned(changed) = re.replace_all(&out, *with) {
             out = changed;
         }
@@ -50,53 +54,69 @@ fn as_tool_calls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The rewrites [`as_tool_calls`] makes, in order, and one pattern matching wherever any of
-/// them does.
+/// The rewrites [`as_tool_calls`] makes, in order (each with a literal every match of it
+/// holds), and one pattern matching wherever any of them does.
 struct ToolCallRules {
     any: regex::Regex,
-    each: Vec<(regex::Regex, &'static str)>,
+    each: Vec<(regex::Regex, &'static str, &'static str)>,
 }
 
 /// [`ToolCallRules`], compiled once per process (every tool call's report goes through them).
 fn tool_call_rules() -> &'static ToolCallRules {
     static RULES: std::sync::OnceLock<ToolCallRules> = std::sync::OnceLock::new();
     RULES.get_or_init(|| {
-        let rules: [(&str, &str); 9] = [
+        let rules: [(&str, &str, &str); 9] = [
             (
                 r"undo with: git llm-apply undo (\d+)",
                 "to take it back, call undo with id: $1",
+                "undo with: git llm-apply undo ",
             ),
             (
                 r"git llm-apply undo (\d+) --force",
                 "call undo with id: $1, force: true",
+                " --force",
             ),
             (
                 r"git llm-apply undo --session (\S+)",
                 "call undo with session: $1",
+                "undo --session ",
             ),
-            (r"git llm-apply undo (\d+)", "call undo with id: $1"),
-            (r"git llm-apply log lists them", "the log tool lists them"),
-            (r"git llm-apply (undo|log)\b", "call $1"),
+            (
+                r"git llm-apply undo (\d+)",
+                "call undo with id: $1",
+                "git llm-apply undo ",
+            ),
+            (
+                r"git llm-apply log lists them",
+                "the log tool lists them",
+                "git llm-apply log lists them",
+            ),
+            (r"git llm-apply (undo|log)\b", "call $1", "git llm-apply "),
             (
                 r"--partial (keeps what applies|writes the markers)",
                 "partial: true $1",
+                "--partial ",
             ),
             (
                 r"--force restores the pre-apply content",
                 "force: true restores the pre-apply content",
+                "--force restores the pre-apply content",
             ),
             (
                 r"--full-diff shows them",
                 "call view to read the files as they are now",
+                "--full-diff shows them",
             ),
         ];
         let compile = |pattern: &str| regex::Regex::new(pattern).expect("a valid pattern");
-        let any = rules.map(|(pattern, _)| format!("(?:{pattern})")).join("|");
+        let any = rules
+            .map(|(pattern, ..)| format!("(?:{pattern})"))
+            .join("|");
         ToolCallRules {
             any: compile(&any),
             each: rules
                 .into_iter()
-                .map(|(pattern, with)| (compile(pattern), with))
+                .map(|(pattern, with, needle)| (compile(pattern), with, needle))
                 .collect(),
         }
     })
@@ -157,6 +177,31 @@ mod tests {
             "scripts/--partial.sh cannot be taken back",
         ] {
             assert_eq!(Advice::ToolCalls.word(plain), plain);
+        }
+    }
+
+    proptest::proptest! {
+        /// The literal each rule is skipped without changes nothing: texts made of the
+        /// rules' own pieces, run together in any order (so matches touch, nest and fall
+        /// short), come out as every rule's search run over them in order makes them.
+        #[test]
+        fn skipping_rules_by_their_literals_changes_nothing(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "undo with: ", "git llm-apply ", "git llm-apply undo ", "undo", "log",
+                    " lists them", "--session ", "s1", "12", "7", " --force", " ", "x", "é",
+                    "--partial ", "keeps what applies", "writes the markers",
+                    "--force restores the pre-apply content", "--full-diff shows them",
+                ]),
+                0..12,
+            )
+        ) {
+            let text = parts.concat();
+            let mut every = text.clone();
+            for (re, with, _) in &super::tool_call_rules().each {
+                every = re.replace_all(&every, *with).into_owned();
+            }
+            proptest::prop_assert_eq!(Advice::ToolCalls.word(&text).into_owned(), every);
         }
     }
 }

@@ -1363,18 +1363,16 @@ fn numbers(repo: &Repo, prefix: &str) -> Result<BTreeSet<u64>, SnapshotError> {
         path: dir.clone(),
         source,
     };
-    match std::fs::read_dir(&dir) {
-        Ok(entries) => {
-            for entry in entries {
-                let entry = entry.map_err(io_err)?;
-                let seq = entry.file_name().to_str().and_then(parse_sequence);
-                if let Some(seq) = seq {
-                    if !entry.file_type().map_err(io_err)?.is_dir() {
-                        found.insert(seq);
-                    }
-                }
-            }
+    // Read in place: most names are numbers, and no string is made for any of them.
+    let mut loose = Vec::new();
+    let listed = crate::sys::dir::each_name(&dir, |name, is_dir| {
+        let seq = std::str::from_utf8(name).ok().and_then(parse_sequence);
+        if let (Some(seq), false) = (seq, is_dir) {
+            loose.push(seq);
         }
+    });
+    match listed {
+        Ok(()) => found.extend(loose),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(e)),
     }
