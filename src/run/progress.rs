@@ -3,21 +3,27 @@
 //! it on for a terminal. The MCP server never turns it on (its stderr is a log), nor does a
 //! run whose stderr is a pipe: stages are then silent no-ops. While a patch is being typed or
 //! pasted into the terminal it is held off (`hold`), as it would be drawn into the text.
+//!
+//! Drawn here rather than by a progress-bar crate: one line, redrawn in place, is all it
+//! is, and the crate brought the maths library into every process's start (its `pow`).
 
+use std::io::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::time::{Duration, Instant};
 
 /// How long a run goes on before its progress is shown.
 const DELAY: Duration = Duration::from_secs(1);
 
+/// How often the line is drawn again once shown.
+const TICK: Duration = Duration::from_millis(120);
+
+/// The spinner's frames, one per tick.
+const FRAMES: [char; 8] = ['⠁', '⠂', '⠄', '⡀', '⢀', '⠠', '⠐', '⠈'];
+
 struct Progress {
-    bar: ProgressBar,
     state: Arc<Mutex<State>>,
 }
 
-#[derive(Default)]
 struct State {
     /// The run is done: a spinner must not appear after that.
     done: bool,
@@ -26,6 +32,12 @@ struct State {
     /// How many delays have begun: only the latest may draw, so a delay that a hold
     /// interrupted does not draw after the hold ends.
     delays: u32,
+    /// The stage being worked on.
+    stage: &'static str,
+    /// Since when the run has been working (the time a patch was being typed is not counted).
+    since: Instant,
+    /// The line is on the terminal, to be cleared when the run is done.
+    drawn: bool,
 }
 
 static PROGRESS: OnceLock<Progress> = OnceLock::new();
@@ -40,14 +52,15 @@ pub fn start() {
     if !std::io::stderr().is_terminal() || PROGRESS.get().is_some() {
         return;
     }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
-        bar.set_style(style);
-    }
-    bar.set_message("working");
     let progress = Progress {
-        bar,
-        state: Arc::default(),
+        state: Arc::new(Mutex::new(State {
+            done: false,
+            held: false,
+            delays: 0,
+            stage: "working",
+            since: Instant::now(),
+            drawn: false,
+        })),
     };
     if PROGRESS.set(progress).is_err() {
         return;
@@ -57,10 +70,10 @@ pub fn start() {
     }
 }
 
-/// Show the progress line once a delay has passed, unless the run is done, held, or a later
-/// delay has begun by then.
+/// Draw the progress line once a delay has passed, and again every tick, until the run is
+/// done, held, or a later delay has begun.
 fn delay(p: &Progress) {
-    let (shown, state) = (p.bar.clone(), Arc::clone(&p.state));
+    let state = Arc::clone(&p.state);
     let this = {
         let mut s = lock(&state);
         s.delays += 1;
@@ -68,12 +81,35 @@ fn delay(p: &Progress) {
     };
     std::thread::spawn(move || {
         std::thread::sleep(DELAY);
-        let s = lock(&state);
-        if !s.done && !s.held && s.delays == this {
-            shown.set_draw_target(ProgressDrawTarget::stderr());
-            shown.enable_steady_tick(Duration::from_millis(120));
+        for frame in FRAMES.iter().cycle() {
+            {
+                let mut s = lock(&state);
+                if s.done || s.held || s.delays != this {
+                    return;
+                }
+                let line = format!(
+                    "\r\x1b[2K{frame} {} ({})",
+                    s.stage,
+                    elapsed(s.since.elapsed())
+                );
+                // Written under the lock, so that `finish` clears it after, never before.
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(line.as_bytes()).and_then(|()| err.flush());
+                s.drawn = true;
+            }
+            std::thread::sleep(TICK);
         }
     });
+}
+
+/// `4s`, `1m 5s`.
+fn elapsed(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s}s")
+    } else {
+        format!("{}m {}s", s / 60, s % 60)
+    }
 }
 
 /// Draw nothing until the run names its next stage: the patch is being read from the
@@ -88,11 +124,17 @@ pub fn hold() {
 /// Name the stage the run is in now.
 pub fn stage(what: &'static str) {
     if let Some(p) = PROGRESS.get() {
-        p.bar.set_message(what);
-        let resumed = std::mem::take(&mut lock(&p.state).held);
+        let resumed = {
+            let mut s = lock(&p.state);
+            s.stage = what;
+            let resumed = std::mem::take(&mut s.held);
+            if resumed {
+                // The time spent typing the patch is not the run's.
+                s.since = Instant::now();
+            }
+            resumed
+        };
         if resumed {
-            // The time spent typing the patch is not the run's.
-            p.bar.reset_elapsed();
             delay(p);
         }
     }
@@ -101,8 +143,23 @@ pub fn stage(what: &'static str) {
 /// The run is done: take the progress line off the terminal before the report is printed.
 pub fn finish() {
     if let Some(p) = PROGRESS.get() {
-        let mut state = lock(&p.state);
-        state.done = true;
-        p.bar.finish_and_clear();
+        let mut s = lock(&p.state);
+        s.done = true;
+        if std::mem::take(&mut s.drawn) {
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(b"\r\x1b[2K").and_then(|()| err.flush());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::elapsed;
+    use std::time::Duration;
+
+    #[test]
+    fn elapsed_time_reads_in_seconds_then_minutes() {
+        assert_eq!(elapsed(Duration::from_millis(4_900)), "4s");
+        assert_eq!(elapsed(Duration::from_secs(65)), "1m 5s");
     }
 }

@@ -738,6 +738,42 @@ fn on_a_terminal_it_says_it_reads_standard_input_and_draws_nothing_into_the_past
     assert_eq!(r.read("f.txt"), expected().into_bytes());
 }
 
+/// A run that goes on past the delay shows one line on the terminal, a spinner and the
+/// stage, drawn again in place; it is gone (the line cleared) before the report is printed,
+/// which reads as it does without a terminal.
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
+    use std::os::unix::fs::PermissionsExt;
+    let slow = |r: &TestRepo| {
+        let hook = r.abs(".git/hooks/pre-llm-apply");
+        std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
+        std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\nsleep 1.6\n").expect("hook");
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
+    let (r, twin) = (repo(), repo());
+    slow(&r);
+    slow(&twin);
+    let (_dir, p) = patch_file();
+    let piped = Run::from(twin.cmd(&[&p]).output().expect("run"));
+    piped.code(0);
+    let (code, shown) = Terminal::run(&r, &[&p]).finish();
+    assert_eq!(code, 0, "{shown}");
+    let (drawn, report) = shown.rsplit_once("\r\x1b[2K").expect("the line cleared");
+    assert_eq!(report, echoed(&piped.stdout));
+    let frames: Vec<&str> = drawn.split("\r\x1b[2K").filter(|f| !f.is_empty()).collect();
+    assert!(frames.len() >= 2, "drawn again in place: {drawn:?}");
+    for f in frames {
+        let (spinner, rest) = f.split_at(f.chars().next().expect("a frame").len_utf8());
+        assert!(('\u{2800}'..='\u{28ff}').contains(&spinner.chars().next().expect("one")));
+        assert!(
+            rest.starts_with(" planning (") && rest.ends_with("s)"),
+            "{f:?}"
+        );
+    }
+    assert_eq!(r.read("f.txt"), expected().into_bytes());
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn on_a_terminal_quiet_waits_silently_and_a_named_patch_needs_no_hint() {
