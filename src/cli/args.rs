@@ -157,6 +157,20 @@ pub enum FormatArg {
     SearchReplace,
 }
 
+/// Every name the command line takes as a subcommand: each of [`Command`]'s, and clap's own
+/// `help` (a test checks the list against clap's).
+pub const SUBCOMMANDS: [&str; 9] = [
+    "log",
+    "undo",
+    "hooks",
+    "install-man",
+    "edit",
+    "mcp",
+    "tools",
+    "completions",
+    "help",
+];
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The recorded applies, newest first
