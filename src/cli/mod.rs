@@ -196,13 +196,11 @@ fn parse_with_clap(
 ) -> Result<args::Args, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
     let mut cmd = args::Args::command();
-    let parsed = cmd
-        .try_get_matches_from_mut(words)
-        .and_then(|mut matches| {
-            let args = args::Args::from_arg_matches_mut(&mut matches);
-            std::mem::forget(matches);
-            args.map_err(|e| e.format(&mut cmd))
-        });
+    let parsed = cmd.try_get_matches_from_mut(words).and_then(|mut matches| {
+        let args = args::Args::from_arg_matches_mut(&mut matches);
+        std::mem::forget(matches);
+        args.map_err(|e| e.format(&mut cmd))
+    });
     std::mem::forget(cmd);
     parsed
 }
@@ -507,6 +505,7 @@ mod tests {
             &["a.patch", "b.diff"],
             &["dir with space/x.patch", "é.patch"],
             &["a=b", "./undo", "logs"],
+            &[""],
         ] {
             let fast = only_patches(words(w).into_iter()).expect("patches alone");
             let mut argv = words(&["git-llm-apply"]);
