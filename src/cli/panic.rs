@@ -49,6 +49,8 @@ pub fn guard(main: impl FnOnce() -> u8 + UnwindSafe) -> u8 {
                 .unwrap_or_else(|e| e.into_inner())
                 .take()
                 .unwrap_or_else(|| "a panic without a message".to_string());
+            // The progress line, if one is drawn, goes before the error is written.
+            crate::run::progress::finish();
             let panicked = Panicked(text);
             let report = Report::failed(&panicked);
             // Written, not printed: a closed pipe must not panic again here.

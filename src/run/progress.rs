@@ -46,7 +46,8 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Turn progress on for this process when standard error is a terminal.
+/// Turn progress on for this process when standard error is a terminal (not under `-q`,
+/// which shows only errors: the caller does not call this then).
 pub fn start() {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() || PROGRESS.get().is_some() {
@@ -87,11 +88,10 @@ fn delay(p: &Progress) {
                 if s.done || s.held || s.delays != this {
                     return;
                 }
-                let line = format!(
-                    "\r\x1b[2K{frame} {} ({})",
-                    s.stage,
-                    elapsed(s.since.elapsed())
-                );
+                let text = format!("{frame} {} ({})", s.stage, elapsed(s.since.elapsed()));
+                // Cut to the terminal's width: a line that wrapped would not be cleared whole.
+                let text: String = text.chars().take(width().saturating_sub(1)).collect();
+                let line = format!("\r\x1b[2K{text}");
                 // Written under the lock, so that `finish` clears it after, never before.
                 let mut err = std::io::stderr().lock();
                 let _ = err.write_all(line.as_bytes()).and_then(|()| err.flush());
@@ -100,6 +100,29 @@ fn delay(p: &Progress) {
             std::thread::sleep(TICK);
         }
     });
+}
+
+/// The width of the terminal standard error is on (80 where it cannot be asked).
+fn width() -> usize {
+    #[cfg(unix)]
+    {
+        // SAFETY: winsize is plain integers, for which all zeroes is a value.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        // SAFETY: TIOCGWINSZ only fills the winsize it is given, which lives across the call.
+        let asked = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) };
+        if asked == 0 && size.ws_col > 0 {
+            return usize::from(size.ws_col);
+        }
+    }
+    80
+}
+
+/// Take the line off the terminal, where it was drawn.
+fn clear(s: &mut State) {
+    if std::mem::take(&mut s.drawn) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(b"\r\x1b[2K").and_then(|()| err.flush());
+    }
 }
 
 /// `4s`, `1m 5s`.
@@ -117,7 +140,10 @@ fn elapsed(d: Duration) -> String {
 /// [`start`], before its delay has passed.
 pub fn hold() {
     if let Some(p) = PROGRESS.get() {
-        lock(&p.state).held = true;
+        let mut s = lock(&p.state);
+        s.held = true;
+        // Drawn already (the run was slow to get here): not left above the text typed.
+        clear(&mut s);
     }
 }
 
@@ -145,10 +171,7 @@ pub fn finish() {
     if let Some(p) = PROGRESS.get() {
         let mut s = lock(&p.state);
         s.done = true;
-        if std::mem::take(&mut s.drawn) {
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(b"\r\x1b[2K").and_then(|()| err.flush());
-        }
+        clear(&mut s);
     }
 }
 

@@ -1363,18 +1363,34 @@ fn numbers(repo: &Repo, prefix: &str) -> Result<BTreeSet<u64>, SnapshotError> {
         path: dir.clone(),
         source,
     };
-    // Read in place: most names are numbers, and no string is made for any of them.
+    // Read in place: most names are numbers, and no string is made for any of them. Where
+    // the listing does not say what an entry is, a numbered one is asked about (one gone
+    // meanwhile, pruned by another run, is not a snapshot).
+    use crate::sys::dir::Kind;
     let mut loose = Vec::new();
-    let listed = crate::sys::dir::each_name(&dir, |name, is_dir| {
+    let mut unknown = Vec::new();
+    let listed = crate::sys::dir::each_name(&dir, |name, kind| {
         let seq = std::str::from_utf8(name).ok().and_then(parse_sequence);
-        if let (Some(seq), false) = (seq, is_dir) {
-            loose.push(seq);
+        match (seq, kind) {
+            (Some(seq), Kind::NotDir) => loose.push(seq),
+            (Some(seq), Kind::Unknown) => unknown.push(seq),
+            _ => {}
         }
     });
     match listed {
         Ok(()) => found.extend(loose),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(e)),
+    }
+    for seq in unknown {
+        match std::fs::symlink_metadata(dir.join(seq.to_string())) {
+            Ok(m) if !m.is_dir() => {
+                found.insert(seq);
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(e)),
+        }
     }
     let packed = repo
         .repo

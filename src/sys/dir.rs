@@ -9,27 +9,46 @@
 use std::io;
 use std::path::Path;
 
-/// Call `each` with the name of every entry of `dir` (not `.` and `..`) and whether the
-/// entry is a directory (a symbolic link is not one). `NotFound` when `dir` does not exist.
-pub fn each_name(dir: &Path, mut each: impl FnMut(&[u8], bool)) -> io::Result<()> {
-    #[cfg(target_os = "linux")]
+/// What the directory listing says an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A directory.
+    Dir,
+    /// Anything else (a symbolic link is not a directory).
+    NotDir,
+    /// The file system does not say (some network and FUSE file systems): ask it, with
+    /// `symlink_metadata`, where it matters; the entry may be gone by then.
+    Unknown,
+}
+
+/// Call `each` with the name of every entry of `dir` (not `.` and `..`) and what the listing
+/// says it is. `NotFound` when `dir` does not exist.
+pub fn each_name(dir: &Path, mut each: impl FnMut(&[u8], Kind)) -> io::Result<()> {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     {
         each_name_linux(dir, &mut each)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     {
         for entry in std::fs::read_dir(dir)? {
             let entry = entry?;
             let name = entry.file_name();
-            let is_dir = entry.file_type()?.is_dir();
-            each(name.to_string_lossy().as_bytes(), is_dir);
+            // std asks the file system itself where the listing does not say.
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_dir() => Kind::Dir,
+                Ok(_) => Kind::NotDir,
+                Err(_) => Kind::Unknown,
+            };
+            each(name.to_string_lossy().as_bytes(), kind);
         }
         Ok(())
     }
 }
 
-#[cfg(target_os = "linux")]
-fn each_name_linux(dir: &Path, each: &mut dyn FnMut(&[u8], bool)) -> io::Result<()> {
+/// On 64-bit Linux `readdir` reads 64-bit inode numbers and offsets (the C library's
+/// `readdir64`); a 32-bit build takes std's way, which asks for those.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn each_name_linux(dir: &Path, each: &mut dyn FnMut(&[u8], Kind)) -> io::Result<()> {
     use std::ffi::{CStr, CString};
     use std::os::unix::ffi::OsStrExt;
 
@@ -73,25 +92,21 @@ fn each_name_linux(dir: &Path, each: &mut dyn FnMut(&[u8], bool)) -> io::Result<
         if name == b"." || name == b".." {
             continue;
         }
-        let is_dir = match kind {
-            libc::DT_DIR => true,
-            // The file system does not say: ask it, without following a link.
-            libc::DT_UNKNOWN => {
-                std::fs::symlink_metadata(dir.join(std::ffi::OsStr::from_bytes(name)))
-                    .map(|m| m.is_dir())?
-            }
-            _ => false,
+        let kind = match kind {
+            libc::DT_DIR => Kind::Dir,
+            libc::DT_UNKNOWN => Kind::Unknown,
+            _ => Kind::NotDir,
         };
-        each(name, is_dir);
+        each(name, kind);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::each_name;
+    use super::{each_name, Kind};
 
-    /// Every entry is named once, with whether it is a directory; `.` and `..` are not;
-    /// a missing directory is `NotFound`.
+    /// Every entry is named once, with what it is (ext4 and tmpfs say, so no entry here is
+    /// `Unknown`); `.` and `..` are not; a missing directory is `NotFound`.
     #[test]
     fn names_every_entry_once_and_tells_directories() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -101,20 +116,20 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(dir.path().join("7"), dir.path().join("link")).expect("link");
         let mut seen = Vec::new();
-        each_name(dir.path(), |name, is_dir| {
-            seen.push((String::from_utf8_lossy(name).into_owned(), is_dir))
+        each_name(dir.path(), |name, kind| {
+            seen.push((String::from_utf8_lossy(name).into_owned(), kind))
         })
         .expect("read");
-        seen.sort();
+        seen.sort_by(|a, b| a.0.cmp(&b.0));
         let mut want = vec![
-            ("12".to_string(), false),
-            ("7".to_string(), true),
-            ("é name".to_string(), false),
+            ("12".to_string(), Kind::NotDir),
+            ("7".to_string(), Kind::Dir),
+            ("é name".to_string(), Kind::NotDir),
         ];
         if cfg!(unix) {
-            want.push(("link".to_string(), false));
+            want.push(("link".to_string(), Kind::NotDir));
         }
-        want.sort();
+        want.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(seen, want);
         let err = each_name(&dir.path().join("missing"), |_, _| {}).expect_err("missing");
         assert_eq!(err.kind(), std::io::ErrorKind::NotFound);

@@ -740,7 +740,7 @@ fn on_a_terminal_it_says_it_reads_standard_input_and_draws_nothing_into_the_past
 
 /// A run that goes on past the delay shows one line on the terminal, a spinner and the
 /// stage, drawn again in place; it is gone (the line cleared) before the report is printed,
-/// which reads as it does without a terminal.
+/// which reads as it does without a terminal. Under -q nothing is shown.
 #[test]
 #[cfg(target_os = "linux")]
 fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
@@ -772,6 +772,15 @@ fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
         );
     }
     assert_eq!(r.read("f.txt"), expected().into_bytes());
+
+    // -q shows only errors: not the line either.
+    let quiet = repo();
+    slow(&quiet);
+    assert_eq!(
+        Terminal::run(&quiet, &["-q", &p]).finish(),
+        (0, String::new())
+    );
+    assert_eq!(quiet.read("f.txt"), expected().into_bytes());
 }
 
 #[test]
