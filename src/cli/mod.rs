@@ -149,9 +149,9 @@ fn parse_args() -> Result<args::Args, clap::Error> {
 /// `git llm-apply PATCH...` and nothing else, the call agents make most, read without
 /// building the parser: clap builds every subcommand's arguments first (a one-line apply
 /// ran 1.87M instructions with it, 1.57M without, measured with callgrind; and about 80 KiB
-/// of heap, with massif). `None` for anything else (an option, `-`, a subcommand's name anywhere, a word
-/// that is not UTF-8, no word at all), which clap reads; a test checks that both read the
-/// same.
+/// of heap, with massif). `None` for anything else (an option, `-`, a subcommand's name
+/// anywhere, a word that is not UTF-8, no word at all), which clap reads; a test checks that
+/// both read the same.
 fn only_patches(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Args> {
     let mut patches = Vec::new();
     for word in words {
