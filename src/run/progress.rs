@@ -36,8 +36,9 @@ struct State {
     stage: &'static str,
     /// Since when the run has been working (the time a patch was being typed is not counted).
     since: Instant,
-    /// The line is on the terminal, to be cleared when the run is done.
-    drawn: bool,
+    /// How many characters of the line are on the terminal (0: none), to be written over
+    /// when it is drawn again or cleared.
+    shown: usize,
 }
 
 static PROGRESS: OnceLock<Progress> = OnceLock::new();
@@ -60,7 +61,7 @@ pub fn start() {
             delays: 0,
             stage: "working",
             since: Instant::now(),
-            drawn: false,
+            shown: 0,
         })),
     };
     if PROGRESS.set(progress).is_err() {
@@ -91,11 +92,12 @@ fn delay(p: &Progress) {
                 let text = format!("{frame} {} ({})", s.stage, elapsed(s.since.elapsed()));
                 // Cut to the terminal's width: a line that wrapped would not be cleared whole.
                 let text: String = text.chars().take(width().saturating_sub(1)).collect();
-                let line = format!("\r\x1b[2K{text}");
                 // Written under the lock, so that `finish` clears it after, never before.
                 let mut err = std::io::stderr().lock();
-                let _ = err.write_all(line.as_bytes()).and_then(|()| err.flush());
-                s.drawn = true;
+                let _ = err
+                    .write_all(redraw(s.shown, &text).as_bytes())
+                    .and_then(|()| err.flush());
+                s.shown = text.chars().count();
             }
             std::thread::sleep(TICK);
         }
@@ -119,10 +121,27 @@ fn width() -> usize {
 
 /// Take the line off the terminal, where it was drawn.
 fn clear(s: &mut State) {
-    if std::mem::take(&mut s.drawn) {
+    let shown = std::mem::take(&mut s.shown);
+    if shown > 0 {
         let mut err = std::io::stderr().lock();
-        let _ = err.write_all(b"\r\x1b[2K").and_then(|()| err.flush());
+        let _ = err
+            .write_all(erase(shown).as_bytes())
+            .and_then(|()| err.flush());
     }
+}
+
+/// `text` written over a line of `shown` characters: back to the line's start, and spaces
+/// over what the new text leaves. Plain characters, not a terminal's escape sequences, so
+/// that every console shows it alike (a Windows console takes no escapes unless asked to).
+fn redraw(shown: usize, text: &str) -> String {
+    let pad = shown.saturating_sub(text.chars().count());
+    format!("\r{text}{}", " ".repeat(pad))
+}
+
+/// A line of `shown` characters taken off the terminal: written over with spaces, the cursor
+/// back at its start for what is printed next.
+fn erase(shown: usize) -> String {
+    format!("\r{}\r", " ".repeat(shown))
 }
 
 /// `4s`, `1m 5s`.
@@ -177,8 +196,20 @@ pub fn finish() {
 
 #[cfg(test)]
 mod tests {
-    use super::elapsed;
+    use super::{elapsed, erase, redraw};
     use std::time::Duration;
+
+    /// A line drawn again covers the whole of the one before, and one taken off leaves
+    /// blanks over all of it with the cursor at the line's start.
+    #[test]
+    fn a_line_is_written_over_whole() {
+        assert_eq!(redraw(0, "⠁ planning (1s)"), "\r⠁ planning (1s)");
+        assert_eq!(
+            redraw(20, "⠂ writing (2s)"),
+            format!("\r⠂ writing (2s){}", " ".repeat(6))
+        );
+        assert_eq!(erase(3), "\r   \r");
+    }
 
     #[test]
     fn elapsed_time_reads_in_seconds_then_minutes() {

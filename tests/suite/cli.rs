@@ -738,19 +738,58 @@ fn on_a_terminal_it_says_it_reads_standard_input_and_draws_nothing_into_the_past
     assert_eq!(r.read("f.txt"), expected().into_bytes());
 }
 
+/// A pre-hook that takes 1.6 s: a run longer than the progress line's delay.
+#[cfg(target_os = "linux")]
+fn slow(r: &TestRepo) {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = r.abs(".git/hooks/pre-llm-apply");
+    std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
+    std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\nsleep 1.6\n").expect("hook");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// What a terminal shows before and after the progress line was last taken off it (written
+/// over with spaces, the cursor back at the line's start), and each line drawn before,
+/// without the spaces that cover a longer one.
+#[cfg(target_os = "linux")]
+fn progress_lines(shown: &str) -> (Vec<&str>, &str, &str) {
+    let erased = regex::Regex::new("\r +\r").expect("pattern");
+    let last = erased.find_iter(shown).last().expect("the line taken off");
+    let (before, after) = (&shown[..last.start()], &shown[last.end()..]);
+    // A line is drawn from the line's start, beginning with its spinner (a braille
+    // character); what comes before the first is what the terminal showed already (echoed
+    // lines end with CR LF, whose CR begins no line).
+    let line = regex::Regex::new("\r([\u{2800}-\u{28ff}][^\r]*)").expect("pattern");
+    let typed = &before[..line.find(before).map_or(before.len(), |m| m.start())];
+    let frames = line
+        .captures_iter(before)
+        .map(|c| c.get(1).expect("a line").as_str().trim_end())
+        .collect();
+    (frames, typed, after)
+}
+
+/// Each progress line: the spinner, the stage, and the run's time so far.
+#[cfg(target_os = "linux")]
+fn check_frames(frames: &[&str], seconds: &str) {
+    assert!(frames.len() >= 2, "drawn again in place: {frames:?}");
+    for f in frames {
+        let spinner = f.chars().next().expect("a frame");
+        assert!(('\u{2800}'..='\u{28ff}').contains(&spinner), "{f:?}");
+        let rest = &f[spinner.len_utf8()..];
+        assert!(
+            rest.starts_with(" planning (") && rest.ends_with("s)"),
+            "{f:?}"
+        );
+    }
+    assert!(frames[0].ends_with(&format!("({seconds})")), "{frames:?}");
+}
+
 /// A run that goes on past the delay shows one line on the terminal, a spinner and the
-/// stage, drawn again in place; it is gone (the line cleared) before the report is printed,
+/// stage, drawn again in place; it is gone (written over) before the report is printed,
 /// which reads as it does without a terminal. Under -q nothing is shown.
 #[test]
 #[cfg(target_os = "linux")]
 fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
-    use std::os::unix::fs::PermissionsExt;
-    let slow = |r: &TestRepo| {
-        let hook = r.abs(".git/hooks/pre-llm-apply");
-        std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
-        std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\nsleep 1.6\n").expect("hook");
-        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    };
     let (r, twin) = (repo(), repo());
     slow(&r);
     slow(&twin);
@@ -759,18 +798,10 @@ fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
     piped.code(0);
     let (code, shown) = Terminal::run(&r, &[&p]).finish();
     assert_eq!(code, 0, "{shown}");
-    let (drawn, report) = shown.rsplit_once("\r\x1b[2K").expect("the line cleared");
+    let (frames, typed, report) = progress_lines(&shown);
+    assert_eq!(typed, "", "nothing before the line");
+    check_frames(&frames, "1s");
     assert_eq!(report, echoed(&piped.stdout));
-    let frames: Vec<&str> = drawn.split("\r\x1b[2K").filter(|f| !f.is_empty()).collect();
-    assert!(frames.len() >= 2, "drawn again in place: {drawn:?}");
-    for f in frames {
-        let (spinner, rest) = f.split_at(f.chars().next().expect("a frame").len_utf8());
-        assert!(('\u{2800}'..='\u{28ff}').contains(&spinner.chars().next().expect("one")));
-        assert!(
-            rest.starts_with(" planning (") && rest.ends_with("s)"),
-            "{f:?}"
-        );
-    }
     assert_eq!(r.read("f.txt"), expected().into_bytes());
 
     // -q shows only errors: not the line either.
@@ -781,6 +812,33 @@ fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
         (0, String::new())
     );
     assert_eq!(quiet.read("f.txt"), expected().into_bytes());
+}
+
+/// A patch typed or pasted at the terminal holds the line off, and its time is not the
+/// run's: once the patch has been read, the line appears after the usual delay and counts
+/// from then (1 s, not the 2.5 s since the process started).
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_terminal_the_line_counts_from_when_the_typed_patch_was_read() {
+    let (r, twin) = (repo(), repo());
+    slow(&r);
+    slow(&twin);
+    let piped = twin.apply(&[], PATCH);
+    piped.code(0);
+    let mut t = Terminal::run(&r, &[]);
+    t.wait_for("Ctrl-D");
+    std::thread::sleep(PAST_THE_SPINNERS_DELAY);
+    t.type_in(PATCH);
+    t.type_in("\x04");
+    let (code, shown) = t.finish();
+    assert_eq!(code, 0, "{shown}");
+    let (frames, typed, report) = progress_lines(&shown);
+    assert!(
+        typed.ends_with(&echoed(PATCH)),
+        "only the hint and the patch before: {typed:?}"
+    );
+    check_frames(&frames, "1s");
+    assert_eq!(report, echoed(&piped.stdout));
 }
 
 #[test]
