@@ -582,13 +582,10 @@ pub fn create_with_nonce(
 
     let head = head_commit(r)?;
     let base_tree = match head {
-        Some(id) => r
-            .find_commit(id)
-            .and_then(|c| c.tree_id())
-            .map_err(git_err("read HEAD's tree"))?
-            .detach(),
+        Some((_, tree)) => tree,
         None => ObjectId::empty_tree(r.object_hash()),
     };
+    let head = head.map(|(commit, _)| commit);
 
     // Whether the work tree still holds each state the plan read, and that state's blob id,
     // are found on a second thread (for big files) while this one writes the post-states,
@@ -770,8 +767,8 @@ fn check_paths(touched: &[Touched]) -> Result<(), SnapshotError> {
     Ok(())
 }
 
-/// HEAD's commit, `None` on an unborn branch; detached HEAD is just a commit.
-fn head_commit(r: &gix::Repository) -> Result<Option<ObjectId>, SnapshotError> {
+/// HEAD's commit and its tree, `None` on an unborn branch; detached HEAD is just a commit.
+fn head_commit(r: &gix::Repository) -> Result<Option<(ObjectId, ObjectId)>, SnapshotError> {
     let mut head = r.head().map_err(git_err("read HEAD"))?;
     if head.is_unborn() {
         return Ok(None);
@@ -779,7 +776,8 @@ fn head_commit(r: &gix::Repository) -> Result<Option<ObjectId>, SnapshotError> {
     let commit = head
         .peel_to_commit()
         .map_err(git_err("resolve HEAD to a commit"))?;
-    Ok(Some(commit.id))
+    let tree = commit.tree_id().map_err(git_err("read HEAD's tree"))?;
+    Ok(Some((commit.id, tree.detach())))
 }
 
 /// What the work tree holds at `path`, as a snapshot records it (its blob written).
