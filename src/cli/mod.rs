@@ -137,37 +137,29 @@ enum Stream {
     Stderr,
 }
 
-/// The command line as [`clap::Parser::try_parse`] reads it, errors formatted alike: patches
-/// alone without clap ([`only_patches`]), anything else by clap ([`parse_with_clap`]).
+/// The command line as [`clap::Parser::try_parse`] reads it, errors formatted alike: an apply
+/// of patches with plain flags without clap ([`plain_apply`]), anything else by clap
+/// ([`parse_with_clap`]).
 fn parse_args() -> Result<args::Args, clap::Error> {
-    if let Some(args) = only_patches(std::env::args_os().skip(1)) {
+    if let Some(args) = plain_apply(std::env::args_os().skip(1)) {
         return Ok(args);
     }
     parse_with_clap(std::env::args_os())
 }
 
-/// `git llm-apply PATCH...` and nothing else, the call agents make most, read without
-/// building the parser: clap builds every subcommand's arguments first (a one-line apply
-/// ran 1.87M instructions with it, 1.57M without, measured with callgrind; and about 80 KiB
-/// of heap, with massif). `None` for anything else (an option, `-`, a subcommand's name
-/// anywhere, a word that is not UTF-8, no word at all), which clap reads; a test checks that
-/// both read the same.
-fn only_patches(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Args> {
-    let mut patches = Vec::new();
-    for word in words {
-        let word = word.into_string().ok()?;
-        if word.starts_with('-') || args::SUBCOMMANDS.contains(&word.as_str()) {
-            return None;
-        }
-        patches.push(word);
-    }
-    if patches.is_empty() {
-        return None;
-    }
-    Some(args::Args {
+/// `git llm-apply [FLAG...] PATCH...`, the calls agents make most (`--json` among them), read
+/// without building the parser: clap builds every subcommand's arguments first (a one-line
+/// apply ran 1.87M instructions with it, 1.57M without, measured with callgrind; and about
+/// 80 KiB of heap, with massif). Each FLAG is a switch that needs no other and excludes none
+/// (`--check`, `--json`, `--partial`, `--index`, `--no-snapshot`, `--verify`, `-q`, `--full-diff`), given at most once (clap refuses a switch given twice), before,
+/// between or after the patches. `None` for anything else (another option, `-`, a
+/// subcommand's name anywhere, a word that is not UTF-8, no patch), which clap reads; a test
+/// checks that both read every combination alike.
+fn plain_apply(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Args> {
+    let mut a = args::Args {
         command: None,
         apply: args::ApplyArgs {
-            patches,
+            patches: Vec::new(),
             check: false,
             json: false,
             partial: false,
@@ -186,7 +178,31 @@ fn only_patches(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args:
         verbose: false,
         full_diff: false,
         json_schema: false,
-    })
+    };
+    for word in words {
+        let word = word.into_string().ok()?;
+        if word.starts_with('-') {
+            let flag = match word.as_str() {
+                "--check" => &mut a.apply.check,
+                "--json" => &mut a.apply.json,
+                "--partial" => &mut a.apply.partial,
+                "--index" => &mut a.apply.index,
+                "--no-snapshot" => &mut a.apply.no_snapshot,
+                "--verify" => &mut a.apply.verify,
+                "-q" | "--quiet" => &mut a.quiet,
+                "--full-diff" => &mut a.full_diff,
+                _ => return None,
+            };
+            if std::mem::replace(flag, true) {
+                return None;
+            }
+        } else if args::SUBCOMMANDS.contains(&word.as_str()) {
+            return None;
+        } else {
+            a.apply.patches.push(word);
+        }
+    }
+    (!a.apply.patches.is_empty()).then_some(a)
 }
 
 /// Parsed by clap; the parser and its matches are not dropped (taking apart every
@@ -493,8 +509,21 @@ fn exit(status: RunStatus) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::{args, only_patches, parse_with_clap};
+    use super::{args, parse_with_clap, plain_apply};
     use std::ffi::OsString;
+
+    /// The switches [`plain_apply`] reads itself, as typed.
+    const PLAIN_FLAGS: [&str; 9] = [
+        "--check",
+        "--json",
+        "--partial",
+        "--index",
+        "--no-snapshot",
+        "--verify",
+        "-q",
+        "--quiet",
+        "--full-diff",
+    ];
 
     fn words(w: &[&str]) -> Vec<OsString> {
         w.iter().map(OsString::from).collect()
@@ -510,11 +539,50 @@ mod tests {
             &["a=b", "./undo", "logs"],
             &[""],
         ] {
-            let fast = only_patches(words(w).into_iter()).expect("patches alone");
+            let fast = plain_apply(words(w).into_iter()).expect("patches alone");
             let mut argv = words(&["git-llm-apply"]);
             argv.extend(words(w));
             let clap = parse_with_clap(argv).expect("clap reads it");
             assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{w:?}");
+        }
+    }
+
+    /// Every set of the plain switches, before, between and after the patches, is read as
+    /// clap reads it; where the fast reading declines (a switch given twice, as `-q` with
+    /// `--quiet`), clap refuses the command line.
+    #[test]
+    fn plain_switches_are_read_as_clap_reads_them() {
+        for set in 0u32..1 << PLAIN_FLAGS.len() {
+            let flags: Vec<&str> = (0..PLAIN_FLAGS.len())
+                .filter(|i| set & 1 << i != 0)
+                .map(|i| PLAIN_FLAGS[i])
+                .collect();
+            let (front, back) = flags.split_at(flags.len() / 2);
+            let layouts: [Vec<&str>; 3] = [
+                [&flags[..], &["a.patch", "b.patch"]].concat(),
+                [&["a.patch", "b.patch"], &flags[..]].concat(),
+                [front, &["a.patch"], back, &["b.patch"]].concat(),
+            ];
+            for w in layouts {
+                let mut argv = words(&["git-llm-apply"]);
+                argv.extend(words(&w));
+                let clap = parse_with_clap(argv);
+                match plain_apply(words(&w).into_iter()) {
+                    Some(fast) => {
+                        let clap = clap.unwrap_or_else(|e| panic!("{w:?}: clap refused: {e}"));
+                        assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{w:?}");
+                    }
+                    None => assert!(clap.is_err(), "{w:?}: declined, but clap reads it"),
+                }
+            }
+        }
+        // A switch twice is left to clap, which refuses it.
+        for flag in PLAIN_FLAGS {
+            let w = [flag, "a.patch", flag];
+            assert!(plain_apply(words(&w).into_iter()).is_none(), "{w:?}");
+            let mut argv = words(&["git-llm-apply"]);
+            argv.extend(words(&w));
+            assert!(parse_with_clap(argv).is_err(), "{w:?}");
         }
     }
 
@@ -525,20 +593,26 @@ mod tests {
         for w in [
             &[][..],
             &["-"],
-            &["--check", "a.patch"],
-            &["a.patch", "-q"],
+            &["--check"],
+            &["a.patch", "-v"],
+            &["-qv", "a.patch"],
+            &["--json=true", "a.patch"],
+            &["--revert", "a.patch"],
+            &["--format", "unified", "a.patch"],
+            &["--color", "a.patch"],
+            &["--", "a.patch"],
             &["-C", "dir", "a.patch"],
             &["log"],
             &["a.patch", "undo"],
             &["help"],
         ] {
-            assert!(only_patches(words(w).into_iter()).is_none(), "{w:?}");
+            assert!(plain_apply(words(w).into_iter()).is_none(), "{w:?}");
         }
         #[cfg(unix)]
         {
             use std::os::unix::ffi::OsStringExt;
             let bad = OsString::from_vec(vec![b'a', 0xff]);
-            assert!(only_patches([bad].into_iter()).is_none());
+            assert!(plain_apply([bad].into_iter()).is_none());
         }
     }
 
