@@ -147,14 +147,15 @@ fn parse_args() -> Result<args::Args, clap::Error> {
     parse_with_clap(std::env::args_os())
 }
 
-/// `git llm-apply [FLAG...] PATCH...`, the calls agents make most (`--json` among them), read
+/// `git llm-apply [FLAG...] [PATCH...]`, the calls agents make most (`--json` among them), read
 /// without building the parser: clap builds every subcommand's arguments first (a one-line
 /// apply ran 1.87M instructions with it, 1.57M without, measured with callgrind; and about
 /// 80 KiB of heap, with massif). Each FLAG is a switch that needs no other and excludes none
 /// (`--check`, `--json`, `--partial`, `--index`, `--no-snapshot`, `--verify`, `-q`, `--full-diff`), given at most once (clap refuses a switch given twice), before,
-/// between or after the patches. `None` for anything else (another option, `-`, a
-/// subcommand's name anywhere, a word that is not UTF-8, no patch), which clap reads; a test
-/// checks that both read every combination alike.
+/// between or after the patches (`-`, standard input, is a patch; with none, the patch is read
+/// from standard input too). `None` for anything else (another option, a subcommand's name
+/// anywhere, a word that is not UTF-8), which clap reads; a test checks that both read every
+/// combination alike.
 fn plain_apply(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Args> {
     let mut a = args::Args {
         command: None,
@@ -181,7 +182,7 @@ fn plain_apply(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::
     };
     for word in words {
         let word = word.into_string().ok()?;
-        if word.starts_with('-') {
+        if word.starts_with('-') && word != "-" {
             let flag = match word.as_str() {
                 "--check" => &mut a.apply.check,
                 "--json" => &mut a.apply.json,
@@ -202,7 +203,7 @@ fn plain_apply(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::
             a.apply.patches.push(word);
         }
     }
-    (!a.apply.patches.is_empty()).then_some(a)
+    Some(a)
 }
 
 /// Parsed by clap; the parser and its matches are not dropped (taking apart every
@@ -538,6 +539,9 @@ mod tests {
             &["dir with space/x.patch", "é.patch"],
             &["a=b", "./undo", "logs"],
             &[""],
+            &["-"],
+            &["-", "a.patch", "-"],
+            &[],
         ] {
             let fast = plain_apply(words(w).into_iter()).expect("patches alone");
             let mut argv = words(&["git-llm-apply"]);
@@ -558,10 +562,11 @@ mod tests {
                 .map(|i| PLAIN_FLAGS[i])
                 .collect();
             let (front, back) = flags.split_at(flags.len() / 2);
-            let layouts: [Vec<&str>; 3] = [
+            let layouts: [Vec<&str>; 4] = [
                 [&flags[..], &["a.patch", "b.patch"]].concat(),
-                [&["a.patch", "b.patch"], &flags[..]].concat(),
+                [&["a.patch", "-"], &flags[..]].concat(),
                 [front, &["a.patch"], back, &["b.patch"]].concat(),
+                flags.clone(),
             ];
             for w in layouts {
                 let mut argv = words(&["git-llm-apply"]);
@@ -586,15 +591,12 @@ mod tests {
         }
     }
 
-    /// Anything but patches goes to clap: options, `-`, a subcommand's name anywhere, no
-    /// word, a word that is not UTF-8.
+    /// Anything else goes to clap: other options (and switches written otherwise), `--`, a
+    /// subcommand's name anywhere, a word that is not UTF-8.
     #[test]
     fn anything_else_is_left_to_clap() {
         for w in [
-            &[][..],
-            &["-"],
-            &["--check"],
-            &["a.patch", "-v"],
+            &["a.patch", "-v"][..],
             &["-qv", "a.patch"],
             &["--json=true", "a.patch"],
             &["--revert", "a.patch"],
