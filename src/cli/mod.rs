@@ -138,25 +138,32 @@ enum Stream {
 }
 
 /// The command line as [`clap::Parser::try_parse`] reads it, errors formatted alike: an apply
-/// of patches with plain flags without clap ([`plain_apply`]), anything else by clap
+/// of patches with plain flags without clap ([`fast_args`]), anything else by clap
 /// ([`parse_with_clap`]).
 fn parse_args() -> Result<args::Args, clap::Error> {
-    if let Some(args) = plain_apply(std::env::args_os().skip(1)) {
+    if let Some(args) = fast_args(std::env::args_os().skip(1)) {
         return Ok(args);
     }
     parse_with_clap(std::env::args_os())
 }
 
-/// `git llm-apply [FLAG...] [PATCH...]`, the calls agents make most (`--json` among them), read
-/// without building the parser: clap builds every subcommand's arguments first (a one-line
-/// apply ran 1.87M instructions with it, 1.57M without, measured with callgrind; and about
-/// 80 KiB of heap, with massif). Each FLAG is a switch that needs no other and excludes none
-/// (`--check`, `--json`, `--partial`, `--index`, `--no-snapshot`, `--verify`, `-q`, `--full-diff`), given at most once (clap refuses a switch given twice), before,
-/// between or after the patches (`-`, standard input, is a patch; with none, the patch is read
-/// from standard input too). `None` for anything else (another option, a subcommand's name
-/// anywhere, a word that is not UTF-8), which clap reads; a test checks that both read every
+/// The calls agents make most, read without building the parser: `git llm-apply [SWITCH...]
+/// [PATCH...]` and `git llm-apply [SWITCH...] edit --json-input [SWITCH...]`. Clap builds every
+/// subcommand's arguments before it reads a word: a one-line apply ran 1.87M instructions with
+/// it and 1.57M without (callgrind), `--json` 1.92M and 1.65M, and it took about 80 KiB of heap
+/// (massif).
+///
+/// Each SWITCH takes no value, needs no other and excludes none: for an apply `--check`,
+/// `--json`, `--partial`, `--index`, `--no-snapshot`, `--verify`; for `edit` `--json-input`,
+/// `--json`, `--check`, `--no-snapshot`; anywhere `-q` (`--quiet`) and `--full-diff`. Each is
+/// taken at most once (clap refuses a switch given twice), before, between or after the
+/// patches. `-` is a patch (standard input), and with no patch the patch is read from standard
+/// input too.
+///
+/// `None` for anything else (another option, another subcommand, a word that is not UTF-8,
+/// `edit` without `--json-input`), which clap reads; a test checks that both read every
 /// combination alike.
-fn plain_apply(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Args> {
+fn fast_args(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Args> {
     let mut a = args::Args {
         command: None,
         apply: args::ApplyArgs {
@@ -180,28 +187,53 @@ fn plain_apply(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::
         full_diff: false,
         json_schema: false,
     };
+    // `edit`'s switches once its name has come.
+    let mut edit: Option<args::EditArgs> = None;
     for word in words {
         let word = word.into_string().ok()?;
-        if word.starts_with('-') && word != "-" {
-            let flag = match word.as_str() {
-                "--check" => &mut a.apply.check,
-                "--json" => &mut a.apply.json,
-                "--partial" => &mut a.apply.partial,
-                "--index" => &mut a.apply.index,
-                "--no-snapshot" => &mut a.apply.no_snapshot,
-                "--verify" => &mut a.apply.verify,
-                "-q" | "--quiet" => &mut a.quiet,
-                "--full-diff" => &mut a.full_diff,
-                _ => return None,
-            };
-            if std::mem::replace(flag, true) {
-                return None;
+        let flag = match (word.as_str(), edit.as_mut()) {
+            ("-q" | "--quiet", _) => &mut a.quiet,
+            ("--full-diff", _) => &mut a.full_diff,
+            ("--json-input", Some(e)) => &mut e.json_input,
+            ("--json", Some(e)) => &mut e.json,
+            ("--check", Some(e)) => &mut e.check,
+            ("--no-snapshot", Some(e)) => &mut e.no_snapshot,
+            (_, Some(_)) => return None,
+            ("--check", None) => &mut a.apply.check,
+            ("--json", None) => &mut a.apply.json,
+            ("--partial", None) => &mut a.apply.partial,
+            ("--index", None) => &mut a.apply.index,
+            ("--no-snapshot", None) => &mut a.apply.no_snapshot,
+            ("--verify", None) => &mut a.apply.verify,
+            ("edit", None) if !a.apply.any_given() => {
+                edit = Some(args::EditArgs {
+                    json_input: false,
+                    json: false,
+                    check: false,
+                    no_snapshot: false,
+                    label: None,
+                    session: None,
+                });
+                continue;
             }
-        } else if args::SUBCOMMANDS.contains(&word.as_str()) {
+            (w, None) if (w.starts_with('-') && w != "-") || args::SUBCOMMANDS.contains(&w) => {
+                return None
+            }
+            (_, None) => {
+                a.apply.patches.push(word);
+                continue;
+            }
+        };
+        if std::mem::replace(flag, true) {
             return None;
-        } else {
-            a.apply.patches.push(word);
         }
+    }
+    if let Some(e) = edit {
+        // Clap's to refuse: the request comes only as JSON.
+        if !e.json_input {
+            return None;
+        }
+        a.command = Some(args::Command::Edit(e));
     }
     Some(a)
 }
@@ -510,10 +542,10 @@ fn exit(status: RunStatus) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::{args, parse_with_clap, plain_apply};
+    use super::{args, fast_args, parse_with_clap};
     use std::ffi::OsString;
 
-    /// The switches [`plain_apply`] reads itself, as typed.
+    /// The switches [`fast_args`] reads itself, as typed.
     const PLAIN_FLAGS: [&str; 9] = [
         "--check",
         "--json",
@@ -543,11 +575,58 @@ mod tests {
             &["-", "a.patch", "-"],
             &[],
         ] {
-            let fast = plain_apply(words(w).into_iter()).expect("patches alone");
+            let fast = fast_args(words(w).into_iter()).expect("patches alone");
             let mut argv = words(&["git-llm-apply"]);
             argv.extend(words(w));
             let clap = parse_with_clap(argv).expect("clap reads it");
             assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{w:?}");
+        }
+    }
+
+    /// `w` is read by [`fast_args`] as clap reads it, or left to clap, which refuses it.
+    fn read_alike(w: &[&str]) {
+        let mut argv = words(&["git-llm-apply"]);
+        argv.extend(words(w));
+        let clap = parse_with_clap(argv);
+        match fast_args(words(w).into_iter()) {
+            Some(fast) => {
+                let clap = clap.unwrap_or_else(|e| panic!("{w:?}: clap refused: {e}"));
+                assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{w:?}");
+            }
+            None => assert!(clap.is_err(), "{w:?}: declined, but clap reads it"),
+        }
+    }
+
+    /// Every set of `edit`'s switches, with every set of the global ones before or after, is
+    /// read as clap reads it; `edit` without `--json-input` is left to clap, which refuses it.
+    #[test]
+    fn edit_switches_are_read_as_clap_reads_them() {
+        const EDIT: [&str; 4] = ["--json-input", "--json", "--check", "--no-snapshot"];
+        const GLOBAL: [&str; 3] = ["-q", "--quiet", "--full-diff"];
+        let pick = |all: &[&'static str], set: u32| -> Vec<&'static str> {
+            (0..all.len())
+                .filter(|i| set & 1 << i != 0)
+                .map(|i| all[i])
+                .collect()
+        };
+        for e in 0u32..1 << EDIT.len() {
+            for g in 0u32..1 << GLOBAL.len() {
+                let (e, g) = (pick(&EDIT, e), pick(&GLOBAL, g));
+                read_alike(&[&g[..], &["edit"], &e[..]].concat());
+                read_alike(&[&["edit"], &e[..], &g[..]].concat());
+                read_alike(&[&["edit"], &g[..], &e[..]].concat());
+            }
+        }
+        // Clap reads these, and the run refuses them (apply options before a subcommand),
+        // or they take what the fast reading does not: left to clap.
+        for w in [
+            &["--json", "edit", "--json-input"][..],
+            &["a.patch", "edit", "--json-input"],
+            &["edit", "--json-input", "a.patch"],
+            &["edit", "--json-input", "--label", "x"],
+            &["edit", "--json-input", "edit"],
+        ] {
+            assert!(fast_args(words(w).into_iter()).is_none(), "{w:?}");
         }
     }
 
@@ -569,22 +648,13 @@ mod tests {
                 flags.clone(),
             ];
             for w in layouts {
-                let mut argv = words(&["git-llm-apply"]);
-                argv.extend(words(&w));
-                let clap = parse_with_clap(argv);
-                match plain_apply(words(&w).into_iter()) {
-                    Some(fast) => {
-                        let clap = clap.unwrap_or_else(|e| panic!("{w:?}: clap refused: {e}"));
-                        assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{w:?}");
-                    }
-                    None => assert!(clap.is_err(), "{w:?}: declined, but clap reads it"),
-                }
+                read_alike(&w);
             }
         }
         // A switch twice is left to clap, which refuses it.
         for flag in PLAIN_FLAGS {
             let w = [flag, "a.patch", flag];
-            assert!(plain_apply(words(&w).into_iter()).is_none(), "{w:?}");
+            assert!(fast_args(words(&w).into_iter()).is_none(), "{w:?}");
             let mut argv = words(&["git-llm-apply"]);
             argv.extend(words(&w));
             assert!(parse_with_clap(argv).is_err(), "{w:?}");
@@ -608,13 +678,13 @@ mod tests {
             &["a.patch", "undo"],
             &["help"],
         ] {
-            assert!(plain_apply(words(w).into_iter()).is_none(), "{w:?}");
+            assert!(fast_args(words(w).into_iter()).is_none(), "{w:?}");
         }
         #[cfg(unix)]
         {
             use std::os::unix::ffi::OsStringExt;
             let bad = OsString::from_vec(vec![b'a', 0xff]);
-            assert!(plain_apply([bad].into_iter()).is_none());
+            assert!(fast_args([bad].into_iter()).is_none());
         }
     }
 
