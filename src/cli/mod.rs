@@ -138,7 +138,7 @@ enum Stream {
 }
 
 /// The command line as [`clap::Parser::try_parse`] reads it, errors formatted alike: an apply
-/// of patches with plain flags without clap ([`fast_args`]), anything else by clap
+/// or an `edit` with plain switches without clap ([`fast_args`]), anything else by clap
 /// ([`parse_with_clap`]).
 fn parse_args() -> Result<args::Args, clap::Error> {
     if let Some(args) = fast_args(std::env::args_os().skip(1)) {
@@ -156,9 +156,9 @@ fn parse_args() -> Result<args::Args, clap::Error> {
 /// Each SWITCH takes no value, needs no other and excludes none: for an apply `--check`,
 /// `--json`, `--partial`, `--index`, `--no-snapshot`, `--verify`; for `edit` `--json-input`,
 /// `--json`, `--check`, `--no-snapshot`; anywhere `-q` (`--quiet`) and `--full-diff`. Each is
-/// taken at most once (clap refuses a switch given twice), before, between or after the
-/// patches. `-` is a patch (standard input), and with no patch the patch is read from standard
-/// input too.
+/// taken before, between or after the patches, and at most once: a switch given twice is left
+/// to clap (which refuses it, but for a global one given once on each side of `edit`). `-` is
+/// a patch (standard input), and with no patch the patch is read from standard input too.
 ///
 /// `None` for anything else (another option, another subcommand, a word that is not UTF-8,
 /// `edit` without `--json-input`), which clap reads; a test checks that both read every
@@ -205,6 +205,8 @@ fn fast_args(words: impl Iterator<Item = std::ffi::OsString>) -> Option<args::Ar
             ("--index", None) => &mut a.apply.index,
             ("--no-snapshot", None) => &mut a.apply.no_snapshot,
             ("--verify", None) => &mut a.apply.verify,
+            // After a patch, clap reads `edit` as another patch (and refuses the switches
+            // after it); after an apply switch, the run refuses a subcommand.
             ("edit", None) if !a.apply.any_given() => {
                 edit = Some(args::EditArgs {
                     json_input: false,
@@ -583,7 +585,8 @@ mod tests {
         }
     }
 
-    /// `w` is read by [`fast_args`] as clap reads it, or left to clap, which refuses it.
+    /// `w` is read by [`fast_args`] as clap reads it, or left to clap, which refuses it (as it
+    /// does every command line these tests give here that the fast reading leaves).
     fn read_alike(w: &[&str]) {
         let mut argv = words(&["git-llm-apply"]);
         argv.extend(words(w));
@@ -617,16 +620,32 @@ mod tests {
                 read_alike(&[&["edit"], &g[..], &e[..]].concat());
             }
         }
-        // Clap reads these, and the run refuses them (apply options before a subcommand),
-        // or they take what the fast reading does not: left to clap.
+        // Global switches on both sides of `edit`, each once, are read alike.
+        read_alike(&["-q", "edit", "--json-input", "--full-diff"]);
+        read_alike(&["--full-diff", "edit", "-q", "--json-input"]);
+        // Clap refuses these: after a patch, `edit` is a patch and `--json-input` unknown;
+        // after `edit`, a patch or a second `edit` is unknown.
         for w in [
-            &["--json", "edit", "--json-input"][..],
-            &["a.patch", "edit", "--json-input"],
+            &["a.patch", "edit", "--json-input"][..],
             &["edit", "--json-input", "a.patch"],
-            &["edit", "--json-input", "--label", "x"],
             &["edit", "--json-input", "edit"],
         ] {
+            read_alike(w);
             assert!(fast_args(words(w).into_iter()).is_none(), "{w:?}");
+        }
+        // Clap reads these, and they are left to it: an apply switch before a subcommand
+        // (which the run then refuses), a global switch on both sides of `edit`, a switch
+        // with a value.
+        for w in [
+            &["--json", "edit", "--json-input"][..],
+            &["-q", "edit", "--json-input", "-q"],
+            &["--full-diff", "edit", "--json-input", "--full-diff"],
+            &["edit", "--json-input", "--label", "x"],
+        ] {
+            assert!(fast_args(words(w).into_iter()).is_none(), "{w:?}");
+            let mut argv = words(&["git-llm-apply"]);
+            argv.extend(words(w));
+            assert!(parse_with_clap(argv).is_ok(), "{w:?}");
         }
     }
 

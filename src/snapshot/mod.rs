@@ -580,12 +580,10 @@ pub fn create_with_nonce(
     let r = &repo.repo;
     let work = WorkTree::new(&repo.work_dir);
 
-    let head = head_commit(r)?;
-    let base_tree = match head {
-        Some((_, tree)) => tree,
-        None => ObjectId::empty_tree(r.object_hash()),
+    let (head, base_tree) = match head_commit(r)? {
+        Some((commit, tree)) => (Some(commit), tree),
+        None => (None, ObjectId::empty_tree(r.object_hash())),
     };
-    let head = head.map(|(commit, _)| commit);
 
     // Whether the work tree still holds each state the plan read, and that state's blob id,
     // are found on a second thread (for big files) while this one writes the post-states,
