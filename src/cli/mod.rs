@@ -564,6 +564,11 @@ mod tests {
         w.iter().map(OsString::from).collect()
     }
 
+    /// `w` (the words after the program's name) as clap reads it.
+    fn clap(w: &[&str]) -> Result<args::Args, clap::Error> {
+        parse_with_clap(words(&[&["git-llm-apply"], w].concat()))
+    }
+
     /// Patches alone are read as clap reads them, to the last field.
     #[test]
     fn patches_alone_are_read_as_clap_reads_them() {
@@ -578,9 +583,7 @@ mod tests {
             &[],
         ] {
             let fast = fast_args(words(w).into_iter()).expect("patches alone");
-            let mut argv = words(&["git-llm-apply"]);
-            argv.extend(words(w));
-            let clap = parse_with_clap(argv).expect("clap reads it");
+            let clap = clap(w).expect("clap reads it");
             assert_eq!(format!("{fast:?}"), format!("{clap:?}"), "{w:?}");
         }
     }
@@ -588,9 +591,7 @@ mod tests {
     /// `w` is read by [`fast_args`] as clap reads it, or left to clap, which refuses it (as it
     /// does every command line these tests give here that the fast reading leaves).
     fn read_alike(w: &[&str]) {
-        let mut argv = words(&["git-llm-apply"]);
-        argv.extend(words(w));
-        let clap = parse_with_clap(argv);
+        let clap = clap(w);
         match fast_args(words(w).into_iter()) {
             Some(fast) => {
                 let clap = clap.unwrap_or_else(|e| panic!("{w:?}: clap refused: {e}"));
@@ -643,9 +644,7 @@ mod tests {
             &["edit", "--json-input", "--label", "x"],
         ] {
             assert!(fast_args(words(w).into_iter()).is_none(), "{w:?}");
-            let mut argv = words(&["git-llm-apply"]);
-            argv.extend(words(w));
-            assert!(parse_with_clap(argv).is_ok(), "{w:?}");
+            assert!(clap(w).is_ok(), "{w:?}");
         }
     }
 
@@ -674,9 +673,7 @@ mod tests {
         for flag in PLAIN_FLAGS {
             let w = [flag, "a.patch", flag];
             assert!(fast_args(words(&w).into_iter()).is_none(), "{w:?}");
-            let mut argv = words(&["git-llm-apply"]);
-            argv.extend(words(&w));
-            assert!(parse_with_clap(argv).is_err(), "{w:?}");
+            assert!(clap(&w).is_err(), "{w:?}");
         }
     }
 

@@ -30,6 +30,9 @@ pub fn guard(main: impl FnOnce() -> u8 + UnwindSafe) -> u8 {
         .take_while(|a| a != "--")
         .any(|a| a == "--json");
     panic::set_hook(Box::new(|info| {
+        // The progress line, if one is drawn, goes before anything is written: the backtrace
+        // below, the error after.
+        crate::run::progress::finish_on_panic();
         let text = info.to_string().replace('\n', " ");
         let trace = std::backtrace::Backtrace::capture();
         if trace.status() == std::backtrace::BacktraceStatus::Captured {
@@ -49,8 +52,6 @@ pub fn guard(main: impl FnOnce() -> u8 + UnwindSafe) -> u8 {
                 .unwrap_or_else(|e| e.into_inner())
                 .take()
                 .unwrap_or_else(|| "a panic without a message".to_string());
-            // The progress line, if one is drawn, goes before the error is written.
-            crate::run::progress::finish();
             let panicked = Panicked(text);
             let report = Report::failed(&panicked);
             // Written, not printed: a closed pipe must not panic again here.

@@ -168,6 +168,12 @@ pub fn hold() {
 
 /// Name the stage the run is in now.
 pub fn stage(what: &'static str) {
+    // Test builds panic on request as a stage begins, so that a test sees what a panic does
+    // to a line drawn already.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("GIT_LLM_APPLY_TEST_PANIC_AT").is_some_and(|at| at == what) {
+        panic!("injected for a test at: {what}");
+    }
     if let Some(p) = PROGRESS.get() {
         let resumed = {
             let mut s = lock(&p.state);
@@ -188,9 +194,29 @@ pub fn stage(what: &'static str) {
 /// The run is done: take the progress line off the terminal before the report is printed.
 pub fn finish() {
     if let Some(p) = PROGRESS.get() {
-        let mut s = lock(&p.state);
-        s.done = true;
-        clear(&mut s);
+        finish_locked(&mut lock(&p.state));
+    }
+}
+
+fn finish_locked(s: &mut State) {
+    s.done = true;
+    clear(s);
+}
+
+/// [`finish`] from a panic hook: the lock is waited for a moment only, as the panicking
+/// thread may be the one holding it (then the line stays, rather than the process hanging).
+pub fn finish_on_panic() {
+    let Some(p) = PROGRESS.get() else { return };
+    let until = Instant::now() + Duration::from_millis(50);
+    loop {
+        match p.state.try_lock() {
+            Ok(mut s) => return finish_locked(&mut s),
+            Err(std::sync::TryLockError::Poisoned(e)) => return finish_locked(&mut e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        }
     }
 }
 

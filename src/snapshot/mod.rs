@@ -1363,18 +1363,19 @@ fn numbers(repo: &Repo, prefix: &str) -> Result<BTreeSet<u64>, SnapshotError> {
     // the listing does not say what an entry is, a numbered one is asked about (one gone
     // meanwhile, pruned by another run, is not a snapshot).
     use crate::sys::dir::Kind;
-    let mut loose = Vec::new();
     let mut unknown = Vec::new();
     let listed = crate::sys::dir::each_name(&dir, |name, kind| {
         let seq = std::str::from_utf8(name).ok().and_then(parse_sequence);
         match (seq, kind) {
-            (Some(seq), Kind::NotDir) => loose.push(seq),
+            (Some(seq), Kind::NotDir) => {
+                found.insert(seq);
+            }
             (Some(seq), Kind::Unknown) => unknown.push(seq),
             _ => {}
         }
     });
     match listed {
-        Ok(()) => found.extend(loose),
+        Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(e)),
     }

@@ -1,5 +1,5 @@
-//! What the process asks of the system: directory listings, helper threads, whether writes are flushed to disk,
-//! big files mapped into memory, and how the allocator keeps memory.
+//! What the process asks of the system: directory listings, helper threads, whether writes
+//! are flushed to disk, big files mapped into memory, and how the allocator keeps memory.
 
 pub mod alloc;
 pub mod dir;

@@ -606,9 +606,15 @@ struct Terminal {
 #[cfg(target_os = "linux")]
 impl Terminal {
     fn run(r: &TestRepo, args: &[&str]) -> Terminal {
+        Self::run_env(r, args, &[])
+    }
+
+    /// [`Terminal::run`] with these environment variables set.
+    fn run_env(r: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Terminal {
         use std::io::Read;
         let (master, slave) = Self::open();
         let mut cmd = r.cmd(args);
+        cmd.envs(env.iter().copied());
         cmd.stdin(slave.try_clone().expect("dup"))
             .stdout(slave.try_clone().expect("dup"))
             .stderr(slave);
@@ -812,6 +818,36 @@ fn on_a_terminal_a_slow_run_shows_its_stage_and_clears_it_before_the_report() {
         (0, String::new())
     );
     assert_eq!(quiet.read("f.txt"), expected().into_bytes());
+}
+
+/// A run that panics after its progress line was drawn takes the line off before anything
+/// else is written (the backtrace, asked for here, then the error), and writes nothing.
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_terminal_a_panic_clears_the_line_before_the_error() {
+    let r = repo();
+    slow(&r);
+    let (_dir, p) = patch_file();
+    let (code, shown) = Terminal::run_env(
+        &r,
+        &[&p],
+        &[
+            ("GIT_LLM_APPLY_TEST_PANIC_AT", "checking the plan"),
+            ("RUST_BACKTRACE", "1"),
+        ],
+    )
+    .finish();
+    assert_ne!(code, 0, "{shown}");
+    let (frames, typed, after) = progress_lines(&shown);
+    assert_eq!(typed, "", "nothing before the line");
+    check_frames(&frames, "1s");
+    assert!(
+        after.starts_with("   0: ")
+            && after.contains("error: internal error")
+            && after.contains("injected for a test at: checking the plan"),
+        "the backtrace and the error after the line is gone: {after:?}"
+    );
+    assert_eq!(r.read("f.txt"), numbered("l", 6).into_bytes());
 }
 
 /// A patch typed or pasted at the terminal holds the line off, and its time is not the
