@@ -68,7 +68,7 @@ mcp() {
   printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s %s "$@"\n' \
     "$work/mcp$n.cg" "$bin" >"$work/server$n"
   chmod +x "$work/server$n"
-  python3 scripts/bench_mcp.py "$work/server$n" "$work/ours" "$work/git" "$work/patch" "$file" \
+  BENCH_MCP_PING=0 python3 scripts/bench_mcp.py "$work/server$n" "$work/ours" "$work/git" "$work/patch" "$file" \
     "$work/expected" "$n" >/dev/null 2>"$work/mcp$n.log" || { cat "$work/mcp$n.log" >&2; exit 1; }
   awk '/^summary:/ { print $2 }' "$work/mcp$n.cg"
 }

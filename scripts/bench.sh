@@ -41,8 +41,10 @@
 #                                                         refuses these patches, so is not run]
 #   H  a one-line patch to one small file, snapshot included, in repositories of 100, 10,000
 #      and 100,000 files (the call agents make most)          [<= git apply's time, each size]
+#   H' the same with --no-snapshot, beside each size's H: what of H the snapshot is [no goal]
 #   I  the same through the MCP server: an `apply_patch` round trip (request written to reply
 #      read) on a warm server, against a whole `git apply` process  [<= 0.5x git apply's time]
+#   I' a `ping` round trip on the same server after each call: the transport's share [no goal]
 #   J  one hunk changing every other line of a file of N two-line functions (N groups of added
 #      lines), N = 10,000, 20,000, 40,000           [40,000: <= git apply's time; the time for
 #                                                    40,000 <= 5x that for 10,000: linear]
@@ -346,6 +348,15 @@ row_H() {
     GIT_CMD=(git apply "$d/patch") OURS_CMD=("$bin" "$d/patch")
     pairs "H $n files" "$runs_fast" "$d" d05/e00/f5.txt modify "$d/expected"
     time_goal "H" "one-line patch, snapshot included, $n-file repository" 1 "<= git apply's time"
+    local with=$OTM with_bad=$O_BAD
+    # The same without the snapshot: what of H is the snapshot's (no goal of its own).
+    OURS_CMD=("$bin" --no-snapshot "$d/patch")
+    pairs "H' $n files" "$runs_fast" "$d" d05/e00/f5.txt modify "$d/expected"
+    local share=-
+    if [ -z "$with_bad" ] && [ -z "$O_BAD" ]; then
+      share="snapshot: $(awk -v a="$with" -v b="$OTM" 'BEGIN { printf "%+.3f ms", (a - b) * 1000 }') over H'"
+    fi
+    add_row "H'" "H with --no-snapshot, $n-file repository" "$(git_cell)" "$(ours_cell)" "$(ratio_cell)" "$(rss_cell)" "- (tells H's snapshot share)" "$share" -
   done
 }
 
@@ -354,14 +365,16 @@ row_I() {
   local n d gt ot ok
   for n in $small_repos; do
     d=$(small_repo "$n")
-    read -r gt ot < <(python3 "$mcp" "$bin" "$d/ours" "$d/git" "$d/patch" d05/e00/f5.txt "$d/expected" "$runs_fast") ||
+    read -r gt ot pt < <(python3 "$mcp" "$bin" "$d/ours" "$d/git" "$d/patch" d05/e00/f5.txt "$d/expected" "$runs_fast") ||
       die "I $n files: the MCP round trip failed"
     git -C "$d/ours" checkout -q -- d05/e00/f5.txt
     git -C "$d/git" checkout -q -- d05/e00/f5.txt
-    echo "  I $n files: git apply ${gt} s, MCP apply_patch round trip ${ot} s"
+    echo "  I $n files: git apply ${gt} s, MCP apply_patch round trip ${ot} s, ping round trip ${pt} s"
     ok=false
     le "$ot" "$(awk -v g="$gt" 'BEGIN { print g * 0.5 }')" && ok=true
     add_row I "MCP apply_patch round trip (warm server), $n-file repository" "$gt s" "$ot s" "$(ratio "$ot" "$gt")" - "<= 0.5x a git apply process" "$(ratio "$ot" "$gt") git" "$(verdict $ok)"
+    # A ping on the same server: the transport's own share of each call (no goal of its own).
+    add_row "I'" "MCP ping round trip (the pipes, the MCP library, the client), $n-file repository" "$gt s" "$pt s" "$(ratio "$pt" "$gt")" - "- (tells I's transport share)" "$(ratio "$pt" "$gt") git" -
   done
 }
 

@@ -3,7 +3,10 @@
 untimed call (a warm server), then RUNS times: puts FILE back in both repositories (untimed,
 with the blob of the result removed as bench.sh's fresh_object does), times a `git apply
 PATCH` process in GIT and an `apply_patch` round trip in OURS (request written to reply
-read), and checks both results. Prints "GIT_MEDIAN OURS_MEDIAN" in seconds."""
+read), and checks both results; then times a `ping` round trip on the same server, the
+transport's own share of a call (the pipes, the MCP library, this client). Prints "GIT_MEDIAN
+OURS_MEDIAN PING_MEDIAN" in seconds. BENCH_MCP_PING=0 sends no ping (PING_MEDIAN is then 0):
+scripts/bench-instructions.sh counts the calls' instructions alone."""
 import json, os, statistics, subprocess, sys, time
 bin_, ours, git, patch, path, expected, runs = sys.argv[1:8]
 want = open(expected, 'rb').read()
@@ -38,7 +41,7 @@ def check(repo, who):
     if open(os.path.join(repo, path), 'rb').read() != want:
         sys.exit(f'mcp: {who}: {path} is not the expected result')
 args = {'name': 'apply_patch', 'arguments': {'patch': text}}
-g, o = [], []
+g, o, p = [], [], []
 for i in range(int(runs) + 1):
     fresh(git)
     null = os.open(os.devnull, os.O_RDWR)
@@ -56,7 +59,15 @@ for i in range(int(runs) + 1):
     if 'error' in reply or reply['result'].get('isError'):
         sys.exit(f'mcp: apply_patch failed: {json.dumps(reply)[:2000]}')
     check(ours, 'ours')
+    if os.environ.get('BENCH_MCP_PING') == '0':
+        p.append(0.0)
+        continue
+    t = time.perf_counter()
+    reply = call(f'ping{i}', 'ping')
+    p.append(time.perf_counter() - t)
+    if 'error' in reply:
+        sys.exit(f'mcp: ping failed: {json.dumps(reply)[:2000]}')
 srv.stdin.close()
 srv.wait()
 # The first call warms the server: not counted.
-print(f'{statistics.median(g[1:]):.6f} {statistics.median(o[1:]):.6f}')
+print(f'{statistics.median(g[1:]):.6f} {statistics.median(o[1:]):.6f} {statistics.median(p[1:]):.6f}')
