@@ -15,7 +15,7 @@
 #   GIT_LLM_APPLY_BENCH_BIN=PATH  measure this binary (otherwise: cargo build --release)
 #   BENCH_ROWS=ABCDEFGHIJ         run only these rows
 #   BENCH_RUNS=5                  timed runs per row (the median is reported)
-#   BENCH_RUNS_FAST=15            timed runs for rows A, A', H, I and J (at least BENCH_RUNS): their
+#   BENCH_RUNS_FAST=15            timed runs for rows A, A', H, H', I and J (at least BENCH_RUNS): their
 #                                 runs take some 30 ms, and a few milliseconds of the
 #                                 machine's noise would otherwise decide a median of 5
 #   BENCH_RUNS_HUGE=1             timed runs for row D
@@ -362,10 +362,10 @@ row_H() {
 
 
 row_I() {
-  local n d gt ot ok
+  local n d gt ot pt ok
   for n in $small_repos; do
     d=$(small_repo "$n")
-    read -r gt ot pt < <(python3 "$mcp" "$bin" "$d/ours" "$d/git" "$d/patch" d05/e00/f5.txt "$d/expected" "$runs_fast") ||
+    read -r gt ot pt < <(BENCH_MCP_PING=1 python3 "$mcp" "$bin" "$d/ours" "$d/git" "$d/patch" d05/e00/f5.txt "$d/expected" "$runs_fast") ||
       die "I $n files: the MCP round trip failed"
     git -C "$d/ours" checkout -q -- d05/e00/f5.txt
     git -C "$d/git" checkout -q -- d05/e00/f5.txt
