@@ -564,6 +564,15 @@ mod tests {
         w.iter().map(OsString::from).collect()
     }
 
+    /// The members of `all` whose bits are set in `set`, in order: every subset once as `set`
+    /// runs from 0 to `1 << all.len()`.
+    fn subset(all: &[&'static str], set: u32) -> Vec<&'static str> {
+        (0..all.len())
+            .filter(|i| set & 1 << i != 0)
+            .map(|i| all[i])
+            .collect()
+    }
+
     /// `w` (the words after the program's name) as clap reads it.
     fn clap(w: &[&str]) -> Result<args::Args, clap::Error> {
         parse_with_clap(words(&[&["git-llm-apply"], w].concat()))
@@ -607,15 +616,9 @@ mod tests {
     fn edit_switches_are_read_as_clap_reads_them() {
         const EDIT: [&str; 4] = ["--json-input", "--json", "--check", "--no-snapshot"];
         const GLOBAL: [&str; 3] = ["-q", "--quiet", "--full-diff"];
-        let pick = |all: &[&'static str], set: u32| -> Vec<&'static str> {
-            (0..all.len())
-                .filter(|i| set & 1 << i != 0)
-                .map(|i| all[i])
-                .collect()
-        };
         for e in 0u32..1 << EDIT.len() {
             for g in 0u32..1 << GLOBAL.len() {
-                let (e, g) = (pick(&EDIT, e), pick(&GLOBAL, g));
+                let (e, g) = (subset(&EDIT, e), subset(&GLOBAL, g));
                 read_alike(&[&g[..], &["edit"], &e[..]].concat());
                 read_alike(&[&["edit"], &e[..], &g[..]].concat());
                 read_alike(&[&["edit"], &g[..], &e[..]].concat());
@@ -653,11 +656,14 @@ mod tests {
     /// `--quiet`), clap refuses the command line.
     #[test]
     fn plain_switches_are_read_as_clap_reads_them() {
+        // The sets run from none of the switches to all of them.
+        assert_eq!(
+            subset(&PLAIN_FLAGS, (1 << PLAIN_FLAGS.len()) - 1),
+            PLAIN_FLAGS
+        );
+        assert!(subset(&PLAIN_FLAGS, 0).is_empty());
         for set in 0u32..1 << PLAIN_FLAGS.len() {
-            let flags: Vec<&str> = (0..PLAIN_FLAGS.len())
-                .filter(|i| set & 1 << i != 0)
-                .map(|i| PLAIN_FLAGS[i])
-                .collect();
+            let flags = subset(&PLAIN_FLAGS, set);
             let (front, back) = flags.split_at(flags.len() / 2);
             let layouts: [Vec<&str>; 4] = [
                 [&flags[..], &["a.patch", "b.patch"]].concat(),
