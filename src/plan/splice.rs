@@ -610,14 +610,16 @@ impl IndentMap {
             .collect();
         // Lines unindented on both sides say nothing about the indentation style (they must
         // not out-vote the indented lines' tabs or spaces), but they do say that a line at
-        // column 0 stays there: they count against a shift.
-        let at_zero = pairs
-            .iter()
-            .filter(|(a, b, _)| a.is_empty() && b.is_empty())
-            .count();
+        // column 0 stays there: they count against a shift. So do lines indented alike by a
+        // single space (a doc comment's ` * ` under `/**`): that is alignment, the same in a
+        // file indented with tabs and in one indented with spaces, and a patch that wrote
+        // the file's tabs as spaces leaves it as it was.
+        let neutral = |a: &str, b: &str| a == b && (a.is_empty() || a == " ");
+        let at_zero = pairs.iter().filter(|(a, b, _)| neutral(a, b)).count();
+        let at_column_0 = pairs.iter().any(|(a, b, _)| a.is_empty() && b.is_empty());
         let pairs: Vec<(&str, &str, bool)> = pairs
             .into_iter()
-            .filter(|(a, b, _)| !(a.is_empty() && b.is_empty()))
+            .filter(|(a, b, _)| !neutral(a, b))
             .collect();
         // Mostly identical: the few that differ are context the patch (or a drifted file)
         // indents differently, not a different indentation scheme.
@@ -684,7 +686,7 @@ impl IndentMap {
                 .map(|l| columns(indentation(&l.text), tab_width))
                 .collect();
             let adds_at_file_depth = add_depths.iter().all(|&d| match d {
-                0 => at_zero > 0,
+                0 => at_column_0,
                 _ => pairs.iter().any(|(_, fi, _)| columns(fi, tab_width) == d),
             });
             if offset > 0 && old_stripped && !add_depths.is_empty() && adds_at_file_depth {

@@ -78,6 +78,38 @@ fn unindented_context_does_not_outvote_the_indented_lines_style() {
     );
 }
 
+/// A doc comment's ` * ` lines are aligned by one space in a file indented with tabs as in
+/// one indented with spaces: they must not vote for keeping the patch's spaces when the one
+/// indented line the hunk shows says the file uses tabs (found on the debug package's
+/// src/node.js, its tabs written as four spaces).
+#[test]
+fn doc_comment_alignment_does_not_outvote_the_files_tabs() {
+    let file = text(&[
+        "/**",
+        " * Writes to stderr.",
+        " */",
+        "",
+        "function log(...args) {",
+        "\treturn write(format(...args));",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("node.js", &file)]);
+    let patch = "--- a/node.js\n+++ b/node.js\n@@ -1,7 +1,7 @@\n /**\n- * Writes to stderr.\n+ * Writes to stderr, with options.\n  */\n \n function log(...args) {\n-    return write(format(...args));\n+    return write(formatWith(opts, ...args));\n }\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("node.js"),
+        text(&[
+            "/**",
+            " * Writes to stderr, with options.",
+            " */",
+            "",
+            "function log(...args) {",
+            "\treturn write(formatWith(opts, ...args));",
+            "}",
+        ])
+    );
+}
+
 #[test]
 fn two_fuzzy_alignments_from_one_line_are_two_places() {
     let file = text(&[

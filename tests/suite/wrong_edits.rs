@@ -719,3 +719,43 @@ fn a_codex_hunk_does_not_fit_above_its_anchor() {
         file.replace("  a() {}\n\n  /**", "  a() {}\n\n  c() {}\n  /**")
     );
 }
+
+/// Two removed lines next to each other in the hunk are next to each other in the file when
+/// the file has them so: the fuzzy pass must not pair the second with a look-alike a few
+/// lines on, as if the patch had dropped context between them (picomatch's index.js: an
+/// elided hunk removed the blank line below `/*global navigator*/`, and the blank line after
+/// `'use strict';` went instead).
+#[test]
+fn removed_lines_together_in_the_hunk_are_removed_together_from_the_file() {
+    let file = text(&[
+        "/*global navigator*/",
+        "",
+        "'use strict';",
+        "",
+        "const pico = require('./lib/picomatch');",
+        "",
+        "const isWindows = () => {",
+        "  return process.platform === 'win32';",
+        "};",
+        "",
+        "function picomatch(glob, options) {",
+        "  return pico(glob, { ...options, windows: isWindows() });",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("index.js", &file)]);
+    let patch = "--- a/index.js\n+++ b/index.js\n@@ -1,13 +1,8 @@\n-/*global navigator*/\n-\n // ...\n-\n-const isWindows = () => {\n-  return process.platform === 'win32';\n-};\n+const utils = require('./lib/utils');\n \n function picomatch(glob, options) {\n-  return pico(glob, { ...options, windows: isWindows() });\n+  return pico(glob, { ...options, windows: utils.isWindows() });\n }\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("index.js"),
+        text(&[
+            "'use strict';",
+            "",
+            "const pico = require('./lib/picomatch');",
+            "const utils = require('./lib/utils');",
+            "",
+            "function picomatch(glob, options) {",
+            "  return pico(glob, { ...options, windows: utils.isWindows() });",
+            "}",
+        ])
+    );
+}

@@ -365,6 +365,7 @@ fn fuzzy_placements(
 ) -> FuzzyFits {
     let pass = Pass::Fuzzy;
     let n_old = ok.len();
+    let runs = removed_runs(q.hunk);
     let mut out = FuzzyFits {
         placements: Vec::new(),
         uncertain: Vec::new(),
@@ -413,31 +414,33 @@ fn fuzzy_placements(
             );
             keep_compact(&mut mapping, anchor_off, anchor_len);
 
-            let (validated, why) =
-                match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
-                    Ok(v) => (v, None),
-                    Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
-                    Err(Unfit::Lines(r)) => {
-                        out.last_reason = Some(r);
-                        continue;
-                    }
-                };
-            let (start, end, inserts, fuzz) = validated;
-            if q.hunk.at_eof && end != hay.len() {
-                continue;
-            }
-            if !out.placements.iter().any(|p| p.mapping == mapping) {
-                out.uncertain.push(why);
-                out.placements.push(Placement {
-                    start,
-                    end,
-                    mapping,
-                    inserts,
-                    pass,
-                    occurrences: 0,
-                    decided_by: DecidedBy::Unique,
-                    fuzz: Some(fuzz),
-                });
+            for mapping in close_removed_runs(ok, &runs, hay, mapping) {
+                let (validated, why) =
+                    match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
+                        Ok(v) => (v, None),
+                        Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
+                        Err(Unfit::Lines(r)) => {
+                            out.last_reason = Some(r);
+                            continue;
+                        }
+                    };
+                let (start, end, inserts, fuzz) = validated;
+                if q.hunk.at_eof && end != hay.len() {
+                    continue;
+                }
+                if !out.placements.iter().any(|p| p.mapping == mapping) {
+                    out.uncertain.push(why);
+                    out.placements.push(Placement {
+                        start,
+                        end,
+                        mapping,
+                        inserts,
+                        pass,
+                        occurrences: 0,
+                        decided_by: DecidedBy::Unique,
+                        fuzz: Some(fuzz),
+                    });
+                }
             }
         }
         if !out.placements.is_empty() {
@@ -523,6 +526,57 @@ fn by_fit(placements: &[Placement]) -> Option<(usize, DecidedBy)> {
         [(c1, s), (c2, _), ..] if *c2 >= 2 * c1 + 2 => Some((*s, DecidedBy::Fit)),
         _ => None,
     }
+}
+
+/// Most readings of one alignment [`close_removed_runs`] gives; past that the place is
+/// uncertain anyway, and more readings would only say so again.
+const MAX_READINGS: usize = 8;
+
+/// The alignment's readings with each run of removed lines together. An alignment may spread
+/// a run out, a file line left between two of its lines: context the patch dropped, which
+/// stays. Where the run's lines also lie together, line for line, within that stretch, that
+/// is the patch as written, and a repair of it is not a reading at all (picomatch's index.js:
+/// a removed blank line paired with the blank line two lines on, not the one right below the
+/// removed line above it). A run that lies together at several places there gives one
+/// reading each, which makes the place ambiguous; one that lies together nowhere stays
+/// spread out.
+fn close_removed_runs(
+    ok: &[std::borrow::Cow<str>],
+    runs: &[(usize, usize)],
+    hay: &Haystack,
+    mapping: Vec<Option<usize>>,
+) -> Vec<Vec<Option<usize>>> {
+    let mut readings = vec![mapping];
+    for &(s, len) in runs.iter().filter(|(_, len)| *len > 1) {
+        let mut next = Vec::new();
+        for m in readings {
+            let (Some(first), Some(last)) = (m[s], m[s + len - 1]) else {
+                next.push(m);
+                continue;
+            };
+            if last - first + 1 == len {
+                next.push(m);
+                continue;
+            }
+            let together: Vec<usize> = (first..=(last + 1).saturating_sub(len))
+                .filter(|&at| hay.matches_at(Pass::Fuzzy, &ok[s..s + len], at))
+                .collect();
+            if together.is_empty() {
+                next.push(m);
+                continue;
+            }
+            for at in together {
+                let mut closed = m.clone();
+                for (k, slot) in closed[s..s + len].iter_mut().enumerate() {
+                    *slot = Some(at + k);
+                }
+                next.push(closed);
+            }
+        }
+        next.truncate(MAX_READINGS);
+        readings = next;
+    }
+    readings
 }
 
 /// Runs of removed lines as (old-line index, length). Added lines end a run: removed lines
@@ -830,5 +884,63 @@ fn validate(
             place: (start, end, Vec::new(), fuzz),
             reason: reason.to_string(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    fn lines(t: &[&'static str]) -> Vec<Line<'static>> {
+        t.iter().map(|l| Cow::Borrowed(*l)).collect()
+    }
+
+    fn closed(
+        file: &[&'static str],
+        run: &[&'static str],
+        at: Vec<Option<usize>>,
+    ) -> Vec<Vec<Option<usize>>> {
+        let file = lines(file);
+        let hay = Haystack::new(&file);
+        let ok: Vec<Cow<str>> = run.iter().map(|l| key(Pass::Fuzzy, l)).collect();
+        close_removed_runs(&ok, &[(0, run.len())], &hay, at)
+    }
+
+    #[test]
+    fn a_spread_run_that_lies_together_in_its_stretch_is_read_together() {
+        // `a` at 0 and `b` at 3, with `a b` together at 0: the patch as written.
+        let got = closed(&["a", "b", "x", "b"], &["a", "b"], vec![Some(0), Some(3)]);
+        assert_eq!(got, vec![vec![Some(0), Some(1)]]);
+    }
+
+    #[test]
+    fn a_run_that_lies_together_twice_in_its_stretch_gives_two_readings() {
+        let got = closed(
+            &["a", "a", "b", "a", "a", "b"],
+            &["a", "a", "b"],
+            vec![Some(0), Some(3), Some(5)],
+        );
+        assert_eq!(
+            got,
+            vec![
+                vec![Some(0), Some(1), Some(2)],
+                vec![Some(3), Some(4), Some(5)]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_run_that_lies_together_nowhere_stays_spread_out_and_a_run_together_is_left_alone() {
+        let spread = vec![Some(0), Some(2)];
+        assert_eq!(
+            closed(&["a", "x", "b"], &["a", "b"], spread.clone()),
+            vec![spread]
+        );
+        let together = vec![Some(1), Some(2)];
+        assert_eq!(
+            closed(&["b", "a", "b", "a", "b"], &["a", "b"], together.clone()),
+            vec![together]
+        );
     }
 }
