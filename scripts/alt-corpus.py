@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -60,8 +60,23 @@ SETS['c'] = {
                       versions=['1.17.2', '1.18.0', '1.19.0', '1.20.1', '1.20.2']),
 }
 
+SETS['d'] = {
+    'pluggy': dict(kind='pypi', name='pluggy', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                   versions=['1.0.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0']),
+    'platformdirs': dict(kind='pypi', name='platformdirs', lang='python', code_ext=('.py',), indent=4,
+                         tabs=False, versions=['4.0.0', '4.1.0', '4.2.0', '4.2.1', '4.2.2', '4.3.2']),
+    'dotenv': dict(kind='npm', name='dotenv', lang='javascript', code_ext=('.js', '.ts'), indent=2, tabs=False,
+                   versions=['16.0.0', '16.0.1', '16.0.2', '16.0.3', '16.1.0', '16.3.0', '16.4.0']),
+    'minimist': dict(kind='npm', name='minimist', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                     versions=['1.2.5', '1.2.6', '1.2.7', '1.2.8']),
+    'either': dict(kind='crate', name='either', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                   versions=['1.8.0', '1.9.0', '1.10.0', '1.11.0', '1.12.0', '1.13.0']),
+    'smallvec': dict(kind='crate', name='smallvec', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                     versions=['1.10.0', '1.11.0', '1.11.1', '1.11.2', '1.12.0', '1.13.1', '1.13.2']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

@@ -635,7 +635,8 @@ impl IndentMap {
         // indented apart from a clear majority (at least two thirds, two lines or more) is
         // damage to that line, kept as the file has it; a removed line must agree.
         let total = pairs.len() + at_zero;
-        let fits: Vec<(usize, isize)> = [4usize, 8, 2, 3]
+        // (tab width, shift, whether every line agrees on it)
+        let fits: Vec<(usize, isize, bool)> = [4usize, 8, 2, 3]
             .into_iter()
             .filter_map(|w| {
                 let offsets: Vec<(isize, bool)> = pairs
@@ -645,7 +646,7 @@ impl IndentMap {
                     .collect();
                 let first = offsets[0].0;
                 if offsets.iter().all(|(o, _)| *o == first) {
-                    return Some((w, first));
+                    return Some((w, first, true));
                 }
                 let mut candidates: Vec<isize> = offsets.iter().map(|(o, _)| *o).collect();
                 candidates.sort_unstable();
@@ -653,11 +654,22 @@ impl IndentMap {
                 candidates.into_iter().find_map(|o| {
                     let agree = offsets.iter().filter(|(x, _)| *x == o).count();
                     let dissent_removed = offsets.iter().any(|(x, ctx)| *x != o && !ctx);
-                    (agree >= 2 && agree * 3 >= total * 2 && !dissent_removed).then_some((w, o))
+                    (agree >= 2 && agree * 3 >= total * 2 && !dissent_removed)
+                        .then_some((w, o, false))
                 })
             })
             .collect();
-        if let Some(&(tab_width, offset)) = fits.iter().find(|(_, o)| *o == 0).or(fits.first()) {
+        // A tab width under which every line agrees explains the patch; one under which a
+        // line dissents calls that line damaged. So the first is preferred, whatever its
+        // place in the order above (a patch that wrote each tab as eight spaces, its one
+        // indented line disagreeing under four: dotenv's lib/env-options.js).
+        let best = fits
+            .iter()
+            .find(|(_, o, all)| *all && *o == 0)
+            .or_else(|| fits.iter().find(|(_, _, all)| *all))
+            .or_else(|| fits.iter().find(|(_, o, _)| *o == 0))
+            .or(fits.first());
+        if let Some(&(tab_width, offset, _)) = best {
             // A shift that only one context line shows is as likely damage to that line as a
             // different indentation of the whole hunk: the added lines' depth is unknowable.
             let removed_tell = pairs.iter().any(|(_, _, ctx)| !ctx);

@@ -110,6 +110,38 @@ fn doc_comment_alignment_does_not_outvote_the_files_tabs() {
     );
 }
 
+/// A patch that wrote each tab as eight spaces: under a tab width of eight its indented line
+/// agrees with the file exactly, under four it would be a line indented apart. The width
+/// every line agrees on is the one taken, so the added line gets one tab, not two (found on
+/// dotenv's lib/env-options.js).
+#[test]
+fn the_tab_width_every_line_agrees_on_is_preferred() {
+    let file = text(&[
+        "if (env.OVERRIDE != null) {",
+        "\toptions.override = env.OVERRIDE",
+        "}",
+        "",
+        "module.exports = options",
+    ]);
+    let r = TestRepo::with(&[("env.js", &file)]);
+    let patch = "--- a/env.js\n+++ b/env.js\n@@ -2,4 +2,8 @@ if (env.OVERRIDE != null) {\n         options.override = env.OVERRIDE\n }\n \n+if (env.KEY != null) {\n+        options.key = env.KEY\n+}\n+\n module.exports = options\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("env.js"),
+        text(&[
+            "if (env.OVERRIDE != null) {",
+            "\toptions.override = env.OVERRIDE",
+            "}",
+            "",
+            "if (env.KEY != null) {",
+            "\toptions.key = env.KEY",
+            "}",
+            "",
+            "module.exports = options",
+        ])
+    );
+}
+
 #[test]
 fn two_fuzzy_alignments_from_one_line_are_two_places() {
     let file = text(&[

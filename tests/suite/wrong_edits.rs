@@ -759,3 +759,32 @@ fn removed_lines_together_in_the_hunk_are_removed_together_from_the_file() {
         ])
     );
 }
+
+/// Two blank lines in the file where the hunk shows one, with lines added next to it: the
+/// hunk's blank line is either of the two, so the added lines go above the other or below
+/// it, and nothing says which (fuzz seeds 911073 and 911160 put them on the wrong side).
+/// Refused; with both blank lines shown, the hunk applies.
+#[test]
+fn an_insertion_beside_one_of_two_blank_lines_is_refused() {
+    let file = text(&[
+        "def check():",
+        "    try:",
+        "        link()",
+        "        return True",
+        "    except OSError:",
+        "        return False",
+        "",
+        "",
+        "supported = check()",
+    ]);
+    let r = TestRepo::with(&[("conftest.py", &file)]);
+    let one = "--- a/conftest.py\n+++ b/conftest.py\n@@ -5,4 +5,5 @@ def check():\n     except OSError:\n         return False\n+pass\n \n supported = check()\n";
+    let v = refused(&r, one);
+    assert_ne!(v["files"][0]["hunks"][0]["status"], "applied", "{v}");
+    let both = "--- a/conftest.py\n+++ b/conftest.py\n@@ -5,5 +5,6 @@ def check():\n     except OSError:\n         return False\n \n+pass\n \n supported = check()\n";
+    r.apply(&[], both).code(0);
+    assert_eq!(
+        r.read_str("conftest.py"),
+        file.replace("False\n\n\n", "False\n\npass\n\n")
+    );
+}

@@ -64,7 +64,15 @@ pub fn insertion_points(
                 }
                 0
             }
-            _ => match insertion_point(prev, next, kinds, mapping, hunk.short_by > 0) {
+            _ => match insertion_point(prev, next, kinds, mapping, hunk.short_by > 0).and_then(
+                |at| match gaps
+                    .as_ref()
+                    .and_then(|g| twin_gap(prev, next, kinds, mapping, g.file))
+                {
+                    Some(gap) => Err(Some(gap)),
+                    None => Ok(at),
+                },
+            ) {
                 Ok(at) => at,
                 // A neighbour of the insertion is not in the file: no count of lines says
                 // where the added lines go.
@@ -235,6 +243,48 @@ fn insertion_point(
         // A neighbour that did not match: the place is unknown.
         _ => Err(None),
     }
+}
+
+/// An insertion between two context lines that are next to each other in the file, where
+/// one of them has a twin on its far side (the same line, one the hunk does not mention, the
+/// matched lines going on past it): the hunk's line is as likely that twin, and then the
+/// unmentioned line lies beside the insertion. Two blank lines between functions and a hunk
+/// that shows one: whether the added lines go above or below the other is not known from the
+/// alignment (fuzz seeds 911073 and 911160), so the gap that reading opens is judged as any
+/// other.
+fn twin_gap(
+    prev: Option<usize>,
+    next: Option<usize>,
+    kinds: &[LineKind],
+    mapping: &[Option<usize>],
+    file: &Haystack,
+) -> Option<Gap> {
+    let (p, n) = (prev?, next?);
+    if kinds[p] != LineKind::Context || kinds[n] != LineKind::Context {
+        return None;
+    }
+    let (a, b) = (mapping[p]?, mapping[n]?);
+    if b != a + 1 {
+        return None;
+    }
+    // (A line a windowed haystack does not hold reads as no key: no twin.)
+    let key = |i: usize| file.key_span(Pass::Fuzzy, i, i + 1).first().map(|k| &**k);
+    let twins = |x: usize, y: usize| key(x).is_some() && key(x) == key(y);
+    let below = mapping[n + 1..].iter().flatten().next();
+    if below.is_some_and(|&c| c > b + 1) && twins(b + 1, b) {
+        return Some(Gap {
+            after: a,
+            before: b + 1,
+        });
+    }
+    let above = mapping[..p].iter().rev().flatten().next();
+    if above.is_some_and(|&d| d + 1 < a) && twins(a - 1, a) {
+        return Some(Gap {
+            after: a - 1,
+            before: b,
+        });
+    }
+    None
 }
 
 /// The guarded last pass: removed lines must match (folded), drifted or missing context is
