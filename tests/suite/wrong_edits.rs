@@ -788,3 +788,29 @@ fn an_insertion_beside_one_of_two_blank_lines_is_refused() {
         file.replace("False\n\n\n", "False\n\npass\n\n")
     );
 }
+
+/// An insertion that is the hunk's first change, followed by context and then another
+/// change, where the file has a line the hunk lacks between the insertion's neighbours: that
+/// line is either leading context the patch dropped (the added line goes below it) or a line
+/// dropped from the context between the two changes (the added line goes above it). The
+/// leading context's being short does not tell which (fuzz seed 921288 dropped the inner
+/// line; picomatch's parse.js, the leading one), so the hunk is refused.
+#[test]
+fn a_line_missing_beside_an_insertion_before_inner_context_is_refused() {
+    let file = text(&[
+        "const parse = (tok, prev) => {",
+        "",
+        "    if (tok.value) append(tok);",
+        "    if (prev && prev.type === 'text') {",
+        "      prev.value += tok.value;",
+        "      prev.output = (prev.output || '') + tok.value;",
+        "      return;",
+        "    }",
+        "",
+        "};",
+    ]);
+    let r = TestRepo::with(&[("parse.js", &file)]);
+    let patch = "--- a/parse.js\n+++ b/parse.js\n@@ -2,7 +2,7 @@ const parse = (tok, prev) => {\n \n     if (tok.value) append(tok);\n+      prev.output = (prev.output || prev.value) + tok.value;\n       prev.value += tok.value;\n-      prev.output = (prev.output || '') + tok.value;\n       return;\n     }\n \n";
+    let v = refused(&r, patch);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "not-found", "{v}");
+}

@@ -100,9 +100,17 @@ pub fn insertion_points(
                             one == other && !already
                         }
                     });
-                    if commutes || (first_change && sf.lead >= gap && sf.trail == 0) {
+                    // A short side says where the line was lost only where the other side
+                    // of the gap is the hunk's own edge context, whose count is known: a
+                    // context line between this insertion and another change is one the
+                    // patch may have dropped too (fuzz seed 921288: an insertion, a blank
+                    // line, a removal, and two blank lines in the file).
+                    let inner = |i: Option<usize>| i.is_some_and(|i| kinds[i] == LineKind::Context);
+                    let lead_lost = first_change && (last_change || !inner(next));
+                    let trail_lost = last_change && (first_change || !inner(prev));
+                    if commutes || (lead_lost && sf.lead >= gap && sf.trail == 0) {
                         before
-                    } else if last_change && sf.trail >= gap && sf.lead == 0 {
+                    } else if trail_lost && sf.trail >= gap && sf.lead == 0 {
                         after + 1
                     } else {
                         return Err(gap_err(gap));
