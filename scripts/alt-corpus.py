@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -75,8 +75,23 @@ SETS['d'] = {
                      versions=['1.10.0', '1.11.0', '1.11.1', '1.11.2', '1.12.0', '1.13.1', '1.13.2']),
 }
 
+SETS['e'] = {
+    'markdown': dict(kind='pypi', name='markdown', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['3.4.1', '3.4.2', '3.4.3', '3.4.4', '3.5', '3.5.1', '3.5.2', '3.6']),
+    'wcwidth': dict(kind='pypi', name='wcwidth', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                    versions=['0.2.6', '0.2.8', '0.2.10', '0.2.12', '0.2.13']),
+    'qs': dict(kind='npm', name='qs', lang='javascript', code_ext=('.js',), indent=4, tabs=False,
+               versions=['6.11.0', '6.11.1', '6.11.2', '6.12.0', '6.12.1', '6.13.0']),
+    'cookie': dict(kind='npm', name='cookie', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                   versions=['0.5.0', '0.6.0', '0.7.0', '0.7.1', '0.7.2']),
+    'indexmap': dict(kind='crate', name='indexmap', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                     versions=['2.0.0', '2.0.1', '2.0.2', '2.1.0', '2.2.0', '2.2.6']),
+    'unicode-width': dict(kind='crate', name='unicode-width', lang='rust', code_ext=('.rs',), indent=4,
+                          tabs=False, versions=['0.1.10', '0.1.11', '0.1.12', '0.1.13', '0.1.14']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

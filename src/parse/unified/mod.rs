@@ -807,7 +807,7 @@ impl<'a> Parser<'a> {
 
     /// Whether the line at `pos` ends the hunk before it: the next file or hunk, a fence, or
     /// a mail's signature; `seen` is the body's (old, new) lines so far.
-    fn ends_hunk(&self, parsed: &HunkHeader, seen: (usize, usize)) -> bool {
+    fn ends_hunk(&mut self, parsed: &HunkHeader, seen: (usize, usize)) -> bool {
         let l = self.lines[self.pos];
         // Most lines are context or added lines, and those end nothing: every line that does
         // (below) starts with another character.
@@ -819,8 +819,23 @@ impl<'a> Parser<'a> {
             (Some(oc), Some(nc)) => old_seen < oc && new_seen < nc,
             _ => false,
         };
-        if l.starts_with("diff --git ") || l.starts_with("@@") || is_fence_in_hunk(l) {
+        if l.starts_with("diff --git ") || l.starts_with("@@") {
             return true;
+        }
+        // A fence in column 0 closes the markdown around the patch, unless the hunk's counts
+        // need more lines, the file has that very line, and the hunk goes on after it: then
+        // it is a context line of a file with markdown in it (a Rust doc comment's ```toml)
+        // whose leading space was dropped.
+        if is_fence_in_hunk(l) {
+            // Blank lines (blank context that lost its space, or the space after a closing
+            // fence) say nothing: the first line after them does.
+            let after = (self.pos + 1..self.lines.len())
+                .find(|&i| !self.lines[i].is_empty())
+                .unwrap_or(self.lines.len());
+            let next = self.lines.get(after).copied();
+            let goes_on = self.continues_hunk(after)
+                || next.is_some_and(|n| !is_fence(n) && self.target.has(self.probe, n));
+            return !(counts_need_more && goes_on && self.target.has(self.probe, l));
         }
         // A `---`/`+++` pair starts the next file once the counts are met, and whatever
         // they say when a hunk header follows it: a count one too large must not read

@@ -43,6 +43,35 @@ fn unprefixed_lines_are_context_only_when_the_file_has_them() {
     ));
 }
 
+/// A file with markdown in it (a crate's doc comment holds a ```toml block): its fence lines,
+/// written without their leading space inside a hunk whose counts need more, are context
+/// (bitflags' src/lib.rs); the fence that closes a reply after a complete hunk still ends it.
+#[test]
+fn an_unprefixed_fence_line_of_the_file_is_context_while_the_counts_need_more() {
+    let file = "Add it to Cargo.toml:\n\n```toml\n[dependencies.bitflags]\nversion = \"2.4.2\"\n```\n\n## Generating flags types\n";
+    let files = MemFiles::default().with("src/lib.rs", file);
+    let patch = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -2,7 +2,7 @@\n\n```toml\n[dependencies.bitflags]\n-version = \"2.4.2\"\n+version = \"2.5.0\"\n```\n\n## Generating flags types\n";
+    let p = parse(patch, &files).expect("parses");
+    assert_eq!(
+        texts(&p.files[0].hunks[0]),
+        vec![
+            (LineKind::Context, ""),
+            (LineKind::Context, "```toml"),
+            (LineKind::Context, "[dependencies.bitflags]"),
+            (LineKind::Remove, "version = \"2.4.2\""),
+            (LineKind::Add, "version = \"2.5.0\""),
+            (LineKind::Context, "```"),
+            (LineKind::Context, ""),
+            (LineKind::Context, "## Generating flags types"),
+        ]
+    );
+    // In a reply's fence, a hunk whose counts are met ends at the closing fence, the file's
+    // own ``` line or not.
+    let fenced = "```diff\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -4,2 +4,2 @@\n [dependencies.bitflags]\n-version = \"2.4.2\"\n+version = \"2.5.0\"\n```\n\n## Generating flags types\n";
+    let p = parse(fenced, &files).expect("parses");
+    assert_eq!(p.files[0].hunks[0].lines.len(), 3);
+}
+
 #[test]
 fn a_hunk_with_its_counts_met_ends_before_an_unprefixed_file_line() {
     let files = MemFiles::default().with("a.py", FILE);
