@@ -85,7 +85,7 @@ SETS['e'] = {
     'cookie': dict(kind='npm', name='cookie', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
                    versions=['0.5.0', '0.6.0', '0.7.0', '0.7.1', '0.7.2']),
     'indexmap': dict(kind='crate', name='indexmap', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
-                     versions=['2.0.0', '2.0.1', '2.0.2', '2.1.0', '2.2.0', '2.2.6']),
+                     versions=['2.0.0', '2.0.1', '2.0.2', '2.1.0', '2.2.1', '2.2.6']),
     'unicode-width': dict(kind='crate', name='unicode-width', lang='rust', code_ext=('.rs',), indent=4,
                           tabs=False, versions=['0.1.10', '0.1.11', '0.1.12', '0.1.13', '0.1.14']),
 }
