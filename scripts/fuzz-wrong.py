@@ -4,6 +4,10 @@ hunks...), the target optionally drifted, and the tool's result compared with gi
 
     GIT_LLM_APPLY_BIN=target/debug/git-llm-apply python3 scripts/fuzz-wrong.py START COUNT WORKDIR
 
+FUZZ_TABIFY=1 indents each file with tabs first (its smallest indentation made one tab), and
+adds a damage that writes every tab of the patch's lines as 2, 4 or 8 spaces; unset, the seeds
+give the cases they always gave.
+
 FUZZ_DIALECT=sr (aider SEARCH/REPLACE blocks), codex (a `*** Begin Patch` patch) or mixed (each
 case one of unified, sr, codex) re-expresses the damaged patch in that dialect; unset, it stays
 a unified diff. The same damage then reaches the dialect's parser and the same planner.
@@ -32,6 +36,17 @@ def files():
             out.append((p,t))
     return out
 FILES=files()
+TABIFY=bool(os.environ.get('FUZZ_TABIFY'))
+def tabify(text):
+    """The file indented with tabs: each whole unit of leading spaces (the file's smallest
+    indentation) made a tab, what is left kept as spaces (alignment)."""
+    ls=text.split('\n')
+    depths=[len(l)-len(l.lstrip(' ')) for l in ls if l.strip()]
+    unit=min([d for d in depths if d>0] or [4])
+    def one(l):
+        n=len(l)-len(l.lstrip(' '))
+        return '\t'*(n//unit)+' '*(n%unit)+l[n:]
+    return '\n'.join(one(l) for l in ls)
 def run(cmd,cwd,inp=None):
     return subprocess.run(cmd,cwd=cwd,input=inp,capture_output=True)
 def lines(t): return t.splitlines(keepends=True)
@@ -86,8 +101,11 @@ def damage(rng, patch):
     kinds=[]
     r=rng.random()
     def hunkidx(): return [i for i,l in enumerate(pl) if l.startswith('@@')]
-    choice=rng.choice(['none','shift','nonum','dropctx','ws','blank','reorder','indent','shift','dropctx',
-                       'cut','cut'])
+    choices=['none','shift','nonum','dropctx','ws','blank','reorder','indent','shift','dropctx',
+             'cut','cut']
+    # Under FUZZ_TABIFY (files indented with tabs) a third of the cases write the tabs as spaces.
+    if TABIFY: choices+=['tabs']*6
+    choice=rng.choice(choices)
     if choice=='shift':
         d=rng.choice([-30,-10,-5,-2,2,5,10,30,100])
         def f(m):
@@ -141,6 +159,14 @@ def damage(rng, patch):
             if nonum: head=re.sub(r'^@@ [^@]* @@','@@ @@',head)
             out+=[head]+body+tail
         pl=out
+    elif choice=='tabs':
+        # Every leading tab of every body line written as the same number of spaces.
+        w=rng.choice([2,4,8])
+        isbody=lambda l: l[:1] in (' ','-','+') and not l.startswith('---') and not l.startswith('+++')
+        def spaces(t):
+            n=len(t)-len(t.lstrip('\t'))
+            return ' '*(w*n)+t[n:]
+        pl=[l[0]+spaces(l[1:]) if isbody(l) else l for l in pl]
     elif choice=='indent':
         hs=hunkidx()+[len(pl)]
         isbody=lambda l: l[:1] in ' -+' and not l.startswith('---') and not l.startswith('+++') and l[1:].strip()
@@ -204,6 +230,7 @@ def state(d):
 def one(seed, workdir):
     rng=random.Random(seed)
     path,text=rng.choice(FILES)
+    if TABIFY: text=tabify(text)
     name='src/'+os.path.basename(path)
     base=lines(text)
     if rng.random()<0.15 and text.endswith('\n'): base[-1]=base[-1].rstrip('\n')

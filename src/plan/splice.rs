@@ -852,7 +852,10 @@ impl IndentMap {
         else {
             return Cow::Borrowed(line);
         };
-        if line.trim().is_empty() {
+        // An empty line stays empty; one of whitespace alone is indentation like any other
+        // (a blank line indented with a tab in a file indented with tabs, that the patch
+        // wrote as spaces).
+        if line.is_empty() {
             return Cow::Borrowed(line);
         }
         let ind = indentation(line);

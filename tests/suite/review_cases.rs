@@ -142,6 +142,29 @@ fn the_tab_width_every_line_agrees_on_is_preferred() {
     );
 }
 
+/// A line of whitespace alone is indentation too: in a file indented with tabs, the added
+/// blank line that the patch indents with four spaces gets the file's tab, as the lines
+/// around it do (fuzz-wrong under FUZZ_TABIFY: 34 of 600 cases before).
+#[test]
+fn an_indented_blank_line_takes_the_files_tabs_too() {
+    let file = text(&["func f() {", "\tif ok {", "\t\trun()", "\t}", "}"]);
+    let r = TestRepo::with(&[("f.go", &file)]);
+    let patch = "--- a/f.go\n+++ b/f.go\n@@ -1,5 +1,7 @@\n func f() {\n     if ok {\n         run()\n+        \n+        log()\n     }\n }\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("f.go"),
+        text(&[
+            "func f() {",
+            "\tif ok {",
+            "\t\trun()",
+            "\t\t",
+            "\t\tlog()",
+            "\t}",
+            "}"
+        ])
+    );
+}
+
 #[test]
 fn two_fuzzy_alignments_from_one_line_are_two_places() {
     let file = text(&[
