@@ -814,3 +814,30 @@ fn a_line_missing_beside_an_insertion_before_inner_context_is_refused() {
     let v = refused(&r, patch);
     assert_eq!(v["files"][0]["hunks"][0]["status"], "not-found", "{v}");
 }
+
+/// A deletion's new side is lines it keeps, there whether or not it was applied: with a line
+/// it removes still standing right below them (the hunk having lost the `}` between), it is
+/// not "already applied" but refused, in a unified diff and in a SEARCH/REPLACE block (fuzz
+/// seed 950740). Once the line is gone, the same hunk is already applied.
+#[test]
+fn a_deletion_whose_removed_line_still_stands_there_is_not_already_applied() {
+    let file = text(&[
+        "const cmp = (a, op, b) => {",
+        "  switch (op) {",
+        "    default:",
+        "      throw new TypeError(`Invalid operator: ${op}`)",
+        "  }",
+        "}",
+        "module.exports = cmp",
+    ]);
+    let r = TestRepo::with(&[("cmp.js", &file)]);
+    let unified = "--- a/cmp.js\n+++ b/cmp.js\n@@ -4,3 +4,2 @@\n       throw new TypeError(`Invalid operator: ${op}`)\n   }\n-module.exports = cmp\n";
+    refused(&r, unified);
+    let block = "cmp.js\n<<<<<<< SEARCH\n      throw new TypeError(`Invalid operator: ${op}`)\n  }\nmodule.exports = cmp\n=======\n      throw new TypeError(`Invalid operator: ${op}`)\n  }\n>>>>>>> REPLACE\n";
+    refused(&r, block);
+    // Applied: the removed line is nowhere near.
+    let r = TestRepo::with(&[("cmp.js", &file.replace("module.exports = cmp\n", ""))]);
+    let (run, v) = r.apply_json(&[], unified);
+    run.code(0);
+    assert_eq!(v["files"][0]["status"], "already-applied", "{v}");
+}

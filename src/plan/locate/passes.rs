@@ -9,7 +9,7 @@ use super::fuzzy::{fuzzy, insertion_points};
 use super::Haystack;
 use super::{keys, old_side, DecidedBy, Located, Old, Placement, Query};
 use crate::patch::{Hunk, LineKind};
-use crate::text::normalize::{is_trivial, Pass};
+use crate::text::normalize::{is_trivial, key, Pass};
 
 /// Where one hunk goes in `hay`. A hunk with no old lines goes where its numbers (or the end
 /// of the file) say; any other is looked up under the line passes, strictest first, then as
@@ -250,9 +250,29 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
         // lines as well as one whose header says so. And where the added lines say
         // nothing (a blank line, a brace), the line the body may lack is as likely the
         // one that shows the change is not made: such lines are beside most lines.
+        // A deletion's new side is lines its old side has too (its context, or a REPLACE
+        // that keeps part of its SEARCH), there whether or not the other lines went: where
+        // its old side fits there as well, or a line it removes still stands right there, the file
+        // says nothing of which (fuzz seed 950740: a dropped `}` between the kept lines and
+        // the removed `module.exports`).
         let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
         let old_fits = !matches!(old_fit, Located::NotFound { .. });
-        if maybe_short && (old_fits || !distinctive) {
+        let old_here = match &old_fit {
+            Located::Placed(p) => p.start < end + 3 && p.end + 3 > start,
+            Located::Ambiguous { starts, .. } => starts.iter().any(|&s| s.abs_diff(start) <= 3),
+            _ => false,
+        };
+        let unsure_deletion = removed_by_deletion(old, new_texts).is_some_and(|removed| {
+            old_here || {
+                let (lo, hi) = (start.saturating_sub(3), (end + 3).min(hay.len()));
+                let near = hay.key_span(pass, lo, hi);
+                removed
+                    .iter()
+                    .filter(|t| !is_trivial(t))
+                    .any(|t| near.iter().any(|k| **k == *key(pass, t)))
+            }
+        });
+        if (maybe_short && (old_fits || !distinctive)) || unsure_deletion {
             return Some(short_body_refusal(q.hunk, start, old_fits));
         }
         return Some(Located::AlreadyApplied { start, pass });
@@ -572,6 +592,22 @@ fn pinned_fits<S: AsRef<str>>(
     }
     let ruled_out = starts.len() < found;
     (starts, ruled_out)
+}
+
+/// The lines a hunk removes when its new side is only lines of its old side, in order (a
+/// deletion: its context kept, or a REPLACE that keeps part of its SEARCH); `None` when it
+/// adds a line of its own.
+fn removed_by_deletion<'t>(old: &Old<'t>, new_texts: &[&str]) -> Option<Vec<&'t str>> {
+    let mut kept = new_texts.iter().peekable();
+    let mut removed = Vec::new();
+    for &t in &old.texts {
+        if kept.peek().is_some_and(|&&k| k == t) {
+            kept.next();
+        } else {
+            removed.push(t);
+        }
+    }
+    (kept.peek().is_none() && !removed.is_empty()).then_some(removed)
 }
 
 /// A hunk whose trailing context ends in blank lines the file does not have, because the
