@@ -832,9 +832,25 @@ fn a_deletion_whose_removed_line_still_stands_there_is_not_already_applied() {
     ]);
     let r = TestRepo::with(&[("cmp.js", &file)]);
     let unified = "--- a/cmp.js\n+++ b/cmp.js\n@@ -4,3 +4,2 @@\n       throw new TypeError(`Invalid operator: ${op}`)\n   }\n-module.exports = cmp\n";
-    refused(&r, unified);
+    let v = refused(&r, unified);
+    let reason = v["files"][0]["hunks"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains("whether it is already made is uncertain"),
+        "{v}"
+    );
+    // A SEARCH is looked for whole, so nothing fits it: the removed line standing right
+    // below the kept ones is what says the change is not made.
     let block = "cmp.js\n<<<<<<< SEARCH\n      throw new TypeError(`Invalid operator: ${op}`)\n  }\nmodule.exports = cmp\n=======\n      throw new TypeError(`Invalid operator: ${op}`)\n  }\n>>>>>>> REPLACE\n";
-    refused(&r, block);
+    let v = refused(&r, block);
+    let reason = v["files"][0]["hunks"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains("a line it removes is still there, at line 7"),
+        "{v}"
+    );
     // Applied: the removed line is nowhere near.
     let r = TestRepo::with(&[("cmp.js", &file.replace("module.exports = cmp\n", ""))]);
     let (run, v) = r.apply_json(&[], unified);

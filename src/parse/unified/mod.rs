@@ -832,9 +832,16 @@ impl<'a> Parser<'a> {
             let after = (self.pos + 1..self.lines.len())
                 .find(|&i| !self.lines[i].is_empty())
                 .unwrap_or(self.lines.len());
-            let next = self.lines.get(after).copied();
-            let goes_on = self.continues_hunk(after)
-                || next.is_some_and(|n| !is_fence(n) && self.target.has(self.probe, n));
+            // The hunk goes on with a line the file has: unprefixed, or after a ` ` or `-`
+            // (a markdown bullet after a closing fence, `- Added …`, is not one).
+            let next = self.lines.get(after).copied().filter(|n| !is_fence(n));
+            let goes_on = next.is_some_and(|n| {
+                let text = match n.as_bytes().first() {
+                    Some(b' ' | b'-') => &n[1..],
+                    _ => n,
+                };
+                self.target.has(self.probe, text)
+            });
             return !(counts_need_more && goes_on && self.target.has(self.probe, l));
         }
         // A `---`/`+++` pair starts the next file once the counts are met, and whatever

@@ -70,6 +70,11 @@ fn an_unprefixed_fence_line_of_the_file_is_context_while_the_counts_need_more() 
     let fenced = "```diff\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -4,2 +4,2 @@\n [dependencies.bitflags]\n-version = \"2.4.2\"\n+version = \"2.5.0\"\n```\n\n## Generating flags types\n";
     let p = parse(fenced, &files).expect("parses");
     assert_eq!(p.files[0].hunks[0].lines.len(), 3);
+    // Nor does a closing fence followed by a markdown bullet go on, when the header counts
+    // one line too many.
+    let bullet = "```diff\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -4,3 +4,3 @@\n [dependencies.bitflags]\n-version = \"2.4.2\"\n+version = \"2.5.0\"\n```\n\n- Bumped the version.\n";
+    let p = parse(bullet, &files).expect("parses");
+    assert_eq!(p.files[0].hunks[0].lines.len(), 3);
 }
 
 #[test]

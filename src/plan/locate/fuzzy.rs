@@ -105,8 +105,11 @@ pub fn insertion_points(
                     // context line between this insertion and another change is one the
                     // patch may have dropped too (fuzz seed 921288: an insertion, a blank
                     // line, a removal, and two blank lines in the file).
+                    // A removed line right after the insertion is another change too (added
+                    // lines before removed ones are two changes), so the line may have been
+                    // lost between them; one right before it is a replacement in place.
                     let inner = |i: Option<usize>| i.is_some_and(|i| kinds[i] == LineKind::Context);
-                    let lead_lost = first_change && (last_change || !inner(next));
+                    let lead_lost = first_change && (last_change || next.is_none());
                     let trail_lost = last_change && (first_change || !inner(prev));
                     if commutes || (lead_lost && sf.lead >= gap && sf.trail == 0) {
                         before
@@ -275,7 +278,8 @@ fn twin_gap(
     if b != a + 1 {
         return None;
     }
-    // (A line a windowed haystack does not hold reads as no key: no twin.)
+    // (A line a windowed haystack does not hold reads as no key, no twin, and the window
+    // is given up: the search is run again on the whole file.)
     let key = |i: usize| file.key_span(Pass::Fuzzy, i, i + 1).first().map(|k| &**k);
     let twins = |x: usize, y: usize| key(x).is_some() && key(x) == key(y);
     let below = mapping[n + 1..].iter().flatten().next();
@@ -312,11 +316,17 @@ pub(super) fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     if runs.is_empty() && (q.hunk.at_eof || q.hunk.at_bof) {
         return fuzzy_at_edge(hay, q, old, &ok, slack);
     }
-    let anchors = match fuzzy_anchors(q, runs, n_old) {
+    let anchors = match fuzzy_anchors(q, runs.clone(), n_old) {
         Ok(anchors) => anchors,
         Err(refusal) => return refusal,
     };
-    let found = fuzzy_placements(hay, q, old, &ok, anchors, slack);
+    let found = fuzzy_placements(hay, q, old, &ok, anchors, &runs, slack);
+    if found.several_readings {
+        let mut starts: Vec<usize> = found.placements.iter().map(|p| p.start).collect();
+        starts.sort();
+        starts.dedup();
+        return Located::Ambiguous { pass, starts };
+    }
     if found.placements.is_empty() {
         return Located::NotFound {
             reason: found.last_reason,
@@ -409,6 +419,9 @@ struct FuzzyFits {
     uncertain: Vec<Option<String>>,
     /// Why the last fit tried was not one.
     last_reason: Option<String>,
+    /// One alignment read more than one way, each a fit ([`close_removed_runs`]): the
+    /// place is ambiguous, whatever would decide between other fits.
+    several_readings: bool,
 }
 
 /// Every loose fit around each occurrence of an anchor, the anchors tried in turn until one
@@ -419,15 +432,16 @@ fn fuzzy_placements(
     old: &Old,
     ok: &[std::borrow::Cow<str>],
     anchors: Vec<(usize, usize)>,
+    runs: &[(usize, usize)],
     slack: usize,
 ) -> FuzzyFits {
     let pass = Pass::Fuzzy;
     let n_old = ok.len();
-    let runs = removed_runs(q.hunk);
     let mut out = FuzzyFits {
         placements: Vec::new(),
         uncertain: Vec::new(),
         last_reason: None,
+        several_readings: false,
     };
     for (anchor_off, anchor_len) in anchors {
         let needle = &ok[anchor_off..anchor_off + anchor_len];
@@ -472,7 +486,9 @@ fn fuzzy_placements(
             );
             keep_compact(&mut mapping, anchor_off, anchor_len);
 
-            for mapping in close_removed_runs(ok, &runs, hay, mapping) {
+            let (readings, crowded) = close_removed_runs(ok, runs, hay, mapping);
+            let mut fits_here = 0;
+            for mapping in readings {
                 let (validated, why) =
                     match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
                         Ok(v) => (v, None),
@@ -486,6 +502,7 @@ fn fuzzy_placements(
                 if q.hunk.at_eof && end != hay.len() {
                     continue;
                 }
+                fits_here += 1;
                 if !out.placements.iter().any(|p| p.mapping == mapping) {
                     out.uncertain.push(why);
                     out.placements.push(Placement {
@@ -500,6 +517,7 @@ fn fuzzy_placements(
                     });
                 }
             }
+            out.several_readings |= fits_here > 1 || (crowded && fits_here > 0);
         }
         if !out.placements.is_empty() {
             break;
@@ -586,8 +604,8 @@ fn by_fit(placements: &[Placement]) -> Option<(usize, DecidedBy)> {
     }
 }
 
-/// Most readings of one alignment [`close_removed_runs`] gives; past that the place is
-/// uncertain anyway, and more readings would only say so again.
+/// Most readings of one alignment [`close_removed_runs`] gives; past that it says so, and
+/// the place is ambiguous.
 const MAX_READINGS: usize = 8;
 
 /// The alignment's readings with each run of removed lines together. An alignment may spread
@@ -596,15 +614,16 @@ const MAX_READINGS: usize = 8;
 /// is the patch as written, and a repair of it is not a reading at all (picomatch's index.js:
 /// a removed blank line paired with the blank line two lines on, not the one right below the
 /// removed line above it). A run that lies together at several places there gives one
-/// reading each, which makes the place ambiguous; one that lies together nowhere stays
-/// spread out.
+/// reading each, which the caller takes as an ambiguous place; one that lies together
+/// nowhere stays spread out. The flag: more than [`MAX_READINGS`] readings, some left out.
 fn close_removed_runs(
     ok: &[std::borrow::Cow<str>],
     runs: &[(usize, usize)],
     hay: &Haystack,
     mapping: Vec<Option<usize>>,
-) -> Vec<Vec<Option<usize>>> {
+) -> (Vec<Vec<Option<usize>>>, bool) {
     let mut readings = vec![mapping];
+    let mut crowded = false;
     for &(s, len) in runs.iter().filter(|(_, len)| *len > 1) {
         let mut next = Vec::new();
         for m in readings {
@@ -631,10 +650,11 @@ fn close_removed_runs(
                 next.push(closed);
             }
         }
+        crowded |= next.len() > MAX_READINGS;
         next.truncate(MAX_READINGS);
         readings = next;
     }
-    readings
+    (readings, crowded)
 }
 
 /// Runs of removed lines as (old-line index, length). Added lines end a run: removed lines
@@ -962,7 +982,7 @@ mod tests {
         let file = lines(file);
         let hay = Haystack::new(&file);
         let ok: Vec<Cow<str>> = run.iter().map(|l| key(Pass::Fuzzy, l)).collect();
-        close_removed_runs(&ok, &[(0, run.len())], &hay, at)
+        close_removed_runs(&ok, &[(0, run.len())], &hay, at).0
     }
 
     #[test]

@@ -262,18 +262,33 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
             Located::Ambiguous { starts, .. } => starts.iter().any(|&s| s.abs_diff(start) <= 3),
             _ => false,
         };
-        let unsure_deletion = removed_by_deletion(old, new_texts).is_some_and(|removed| {
-            old_here || {
-                let (lo, hi) = (start.saturating_sub(3), (end + 3).min(hay.len()));
-                let near = hay.key_span(pass, lo, hi);
+        if maybe_short && (old_fits || !distinctive) {
+            return Some(short_body_refusal(q.hunk, start, old_fits));
+        }
+        if let Some(removed) = removed_by_deletion(old, new_texts) {
+            // Beside the kept lines, not among them: a removed line may read as a kept one
+            // (a duplicate line deleted).
+            let (lo, hi) = (start.saturating_sub(3), (end + 3).min(hay.len()));
+            let beside = |k: usize| hay.key_span(pass, k, k + 1).first().map(|l| &**l);
+            let standing = (lo..start).chain(end..hi).find(|&k| {
                 removed
                     .iter()
-                    .filter(|t| !is_trivial(t))
-                    .any(|t| near.iter().any(|k| **k == *key(pass, t)))
+                    .any(|t| !is_trivial(t) && beside(k) == Some(&*key(pass, t)))
+            });
+            if old_here || standing.is_some() {
+                return Some(Located::NotFound {
+                    reason: Some(format!(
+                        "the lines this deletion keeps are at line {}, but {}, so whether it \
+                         is already made is uncertain; resend the hunk with all its context lines",
+                        start + 1,
+                        match standing {
+                            Some(k) =>
+                                format!("a line it removes is still there, at line {}", k + 1),
+                            None => "its old side fits there too".to_string(),
+                        }
+                    )),
+                });
             }
-        });
-        if (maybe_short && (old_fits || !distinctive)) || unsure_deletion {
-            return Some(short_body_refusal(q.hunk, start, old_fits));
         }
         return Some(Located::AlreadyApplied { start, pass });
     }
