@@ -857,3 +857,29 @@ fn a_deletion_whose_removed_line_still_stands_there_is_not_already_applied() {
     run.code(0);
     assert_eq!(v["files"][0]["status"], "already-applied", "{v}");
 }
+
+/// A SEARCH/REPLACE block that keeps its SEARCH's lines and adds a `}` adds a brace: its new
+/// side, found only with that brace matched by one at another depth, is no sign that it is
+/// already applied (fuzz seed 950764, the SEARCH having lost a `}` as well). Refused, where it
+/// was called already applied with exit 0.
+#[test]
+fn a_block_that_adds_a_brace_is_not_already_applied_by_a_brace_at_another_depth() {
+    let file = text(&[
+        "fn f(y: &[u32]) {",
+        "    if !y.is_empty() {",
+        "        for x in y {",
+        "            run(*x);",
+        "        }",
+        "    }",
+        "",
+        "    done();",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.rs", &file)]);
+    let block = "f.rs\n<<<<<<< SEARCH\n            run(*x);\n        }\n\n    done();\n=======\n            run(*x);\n        }\n        }\n\n    done();\n>>>>>>> REPLACE\n";
+    let v = refused(&r, block);
+    assert_ne!(
+        v["files"][0]["hunks"][0]["status"], "already-applied",
+        "{v}"
+    );
+}

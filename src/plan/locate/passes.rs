@@ -200,11 +200,9 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
     if !q.hunk.has_changes() {
         return None;
     }
-    let distinctive = q
-        .hunk
-        .lines
+    let distinctive = own_added_lines(q.hunk, old, new_texts)
         .iter()
-        .any(|l| l.kind == LineKind::Add && !is_trivial(&l.text));
+        .any(|t| !is_trivial(t));
     for pass in Pass::LINE_PASSES {
         if pass > Pass::Exact && !distinctive {
             break;
@@ -262,9 +260,6 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
             Located::Ambiguous { starts, .. } => starts.iter().any(|&s| s.abs_diff(start) <= 3),
             _ => false,
         };
-        if maybe_short && (old_fits || !distinctive) {
-            return Some(short_body_refusal(q.hunk, start, old_fits));
-        }
         if let Some(removed) = removed_by_deletion(old, new_texts) {
             // Beside the kept lines, not among them: a removed line may read as a kept one
             // (a duplicate line deleted).
@@ -289,6 +284,9 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
                     )),
                 });
             }
+        }
+        if maybe_short && (old_fits || !distinctive) {
+            return Some(short_body_refusal(q.hunk, start, old_fits));
         }
         return Some(Located::AlreadyApplied { start, pass });
     }
@@ -548,9 +546,9 @@ fn short_body_refusal(hunk: &Hunk, start: usize, old_fits: bool) -> Located {
          lost), so whether the change is already made is uncertain; resend the hunk with all its \
          context lines"
     } else {
-        "the lines it adds are blank or punctuation alone, and a context line the hunk may have \
-         lost could be what shows the change is not made yet; resend the hunk with all its \
-         context lines"
+        "the lines it adds say nothing of their own (blank lines or punctuation, if any), and a \
+         context line the hunk may have lost could be what shows the change is not made yet; \
+         resend the hunk with all its context lines"
     };
     Located::NotFound {
         reason: Some(format!(
@@ -607,6 +605,29 @@ fn pinned_fits<S: AsRef<str>>(
     }
     let ruled_out = starts.len() < found;
     (starts, ruled_out)
+}
+
+/// The lines a hunk adds of its own: its added lines, or, in a hunk without context lines (a
+/// SEARCH/REPLACE block, every line of which is removed or added), the REPLACE lines that the
+/// SEARCH does not have where they stand. A block that keeps its SEARCH's lines and adds a
+/// `}` adds a brace, not the lines it keeps (fuzz seed 950764: "already applied" where the
+/// file's `}` at another depth stood in for the added one).
+fn own_added_lines<'t>(hunk: &'t Hunk, old: &Old, new_texts: &[&'t str]) -> Vec<&'t str> {
+    if hunk.lines.iter().any(|l| l.kind == LineKind::Context) {
+        return (hunk.lines.iter())
+            .filter(|l| l.kind == LineKind::Add)
+            .map(|l| l.text.as_str())
+            .collect();
+    }
+    let (a, b): (Vec<&[u8]>, Vec<&[u8]>) = (
+        old.texts.iter().map(|l| l.as_bytes()).collect(),
+        new_texts.iter().map(|l| l.as_bytes()).collect(),
+    );
+    let ops = crate::text::textdiff::diff(&a, &b, crate::text::textdiff::TIMEOUT);
+    ops.iter()
+        .filter(|op| !matches!(op, similar::DiffOp::Equal { .. }))
+        .flat_map(|op| new_texts[op.new_range()].iter().copied())
+        .collect()
 }
 
 /// The lines a hunk removes when its new side is only lines of its old side, in order (a
