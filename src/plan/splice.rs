@@ -615,7 +615,7 @@ impl IndentMap {
         // file indented with tabs and in one indented with spaces, and a patch that wrote
         // the file's tabs as spaces leaves it as it was.
         let neutral = |a: &str, b: &str| a == b && (a.is_empty() || a == " ");
-        let at_zero = pairs.iter().filter(|(a, b, _)| neutral(a, b)).count();
+        let neutral_lines = pairs.iter().filter(|(a, b, _)| neutral(a, b)).count();
         let at_column_0 = pairs.iter().any(|(a, b, _)| a.is_empty() && b.is_empty());
         let pairs: Vec<(&str, &str, bool)> = pairs
             .into_iter()
@@ -634,7 +634,7 @@ impl IndentMap {
         // indentation character differs) is preferred over any other. A context line or two
         // indented apart from a clear majority (at least two thirds, two lines or more) is
         // damage to that line, kept as the file has it; a removed line must agree.
-        let total = pairs.len() + at_zero;
+        let total = pairs.len() + neutral_lines;
         // (tab width, shift, whether every line agrees on it)
         let fits: Vec<(usize, isize, bool)> = [4usize, 8, 2, 3]
             .into_iter()
@@ -642,7 +642,7 @@ impl IndentMap {
                 let offsets: Vec<(isize, bool)> = pairs
                     .iter()
                     .map(|(pa, fi, ctx)| (columns(fi, w) as isize - columns(pa, w) as isize, *ctx))
-                    .chain(std::iter::repeat_n((0, true), at_zero))
+                    .chain(std::iter::repeat_n((0, true), neutral_lines))
                     .collect();
                 let first = offsets[0].0;
                 if offsets.iter().all(|(o, _)| *o == first) {

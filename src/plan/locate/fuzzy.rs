@@ -107,9 +107,10 @@ pub fn insertion_points(
                     // line, a removal, and two blank lines in the file).
                     // A removed line right after the insertion is another change too (added
                     // lines before removed ones are two changes), so the line may have been
-                    // lost between them; one right before it is a replacement in place.
+                    // lost between them: the lead decides only for the hunk's one change. A
+                    // removed line right before it is a replacement in place.
                     let inner = |i: Option<usize>| i.is_some_and(|i| kinds[i] == LineKind::Context);
-                    let lead_lost = first_change && (last_change || next.is_none());
+                    let lead_lost = first_change && last_change;
                     let trail_lost = last_change && (first_change || !inner(prev));
                     if commutes || (lead_lost && sf.lead >= gap && sf.trail == 0) {
                         before

@@ -200,9 +200,10 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
     if !q.hunk.has_changes() {
         return None;
     }
-    let distinctive = own_added_lines(q.hunk, old, new_texts)
-        .iter()
-        .any(|t| !is_trivial(t));
+    let (removed, added) = own_change(q.hunk, old, new_texts);
+    let distinctive = added.iter().any(|t| !is_trivial(t));
+    // A deletion: the new side is only lines the old side has too.
+    let deletion = added.is_empty() && !removed.is_empty();
     for pass in Pass::LINE_PASSES {
         if pass > Pass::Exact && !distinctive {
             break;
@@ -248,11 +249,6 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
         // lines as well as one whose header says so. And where the added lines say
         // nothing (a blank line, a brace), the line the body may lack is as likely the
         // one that shows the change is not made: such lines are beside most lines.
-        // A deletion's new side is lines its old side has too (its context, or a REPLACE
-        // that keeps part of its SEARCH), there whether or not the other lines went: where
-        // its old side fits there as well, or a line it removes still stands right there, the file
-        // says nothing of which (fuzz seed 950740: a dropped `}` between the kept lines and
-        // the removed `module.exports`).
         let maybe_short = q.hunk.short_by > 0 || q.hunk.old_start.is_none();
         let old_fits = !matches!(old_fit, Located::NotFound { .. });
         let old_here = match &old_fit {
@@ -260,7 +256,12 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
             Located::Ambiguous { starts, .. } => starts.iter().any(|&s| s.abs_diff(start) <= 3),
             _ => false,
         };
-        if let Some(removed) = removed_by_deletion(old, new_texts) {
+        // A deletion's new side is lines its old side has too (its context, or a REPLACE
+        // that keeps part of its SEARCH), there whether or not the other lines went: where
+        // its old side fits there as well, or a line it removes still stands right there,
+        // the file says nothing of which (fuzz seed 950740: a dropped `}` between the kept
+        // lines and the removed `module.exports`).
+        if deletion {
             // Beside the kept lines, not among them: a removed line may read as a kept one
             // (a duplicate line deleted).
             let (lo, hi) = (start.saturating_sub(3), (end + 3).min(hay.len()));
@@ -607,43 +608,42 @@ fn pinned_fits<S: AsRef<str>>(
     (starts, ruled_out)
 }
 
-/// The lines a hunk adds of its own: its added lines, or, in a hunk without context lines (a
-/// SEARCH/REPLACE block, every line of which is removed or added), the REPLACE lines that the
-/// SEARCH does not have where they stand. A block that keeps its SEARCH's lines and adds a
-/// `}` adds a brace, not the lines it keeps (fuzz seed 950764: "already applied" where the
-/// file's `}` at another depth stood in for the added one).
-fn own_added_lines<'t>(hunk: &'t Hunk, old: &Old, new_texts: &[&'t str]) -> Vec<&'t str> {
+/// The lines a hunk removes and adds of its own, as (removed, added): its removed and added
+/// lines, or, in a hunk without context lines (a SEARCH/REPLACE block, every line of which is
+/// removed or added), what a line diff of its SEARCH against its REPLACE does not pair. A
+/// block that keeps its SEARCH's lines and adds a `}` adds a brace, not the lines it keeps
+/// (fuzz seed 950764: "already applied" where the file's `}` at another depth stood in for
+/// the added one); one whose REPLACE keeps part of its SEARCH is a deletion.
+fn own_change<'t>(
+    hunk: &'t Hunk,
+    old: &Old<'t>,
+    new_texts: &[&'t str],
+) -> (Vec<&'t str>, Vec<&'t str>) {
     if hunk.lines.iter().any(|l| l.kind == LineKind::Context) {
-        return (hunk.lines.iter())
-            .filter(|l| l.kind == LineKind::Add)
-            .map(|l| l.text.as_str())
-            .collect();
+        let of = |kind| {
+            (hunk.lines.iter())
+                .filter(move |l| l.kind == kind)
+                .map(|l| l.text.as_str())
+                .collect()
+        };
+        return (of(LineKind::Remove), of(LineKind::Add));
     }
     let (a, b): (Vec<&[u8]>, Vec<&[u8]>) = (
         old.texts.iter().map(|l| l.as_bytes()).collect(),
         new_texts.iter().map(|l| l.as_bytes()).collect(),
     );
     let ops = crate::text::textdiff::diff(&a, &b, crate::text::textdiff::TIMEOUT);
-    ops.iter()
-        .filter(|op| !matches!(op, similar::DiffOp::Equal { .. }))
-        .flat_map(|op| new_texts[op.new_range()].iter().copied())
-        .collect()
-}
-
-/// The lines a hunk removes when its new side is only lines of its old side, in order (a
-/// deletion: its context kept, or a REPLACE that keeps part of its SEARCH); `None` when it
-/// adds a line of its own.
-fn removed_by_deletion<'t>(old: &Old<'t>, new_texts: &[&str]) -> Option<Vec<&'t str>> {
-    let mut kept = new_texts.iter().peekable();
-    let mut removed = Vec::new();
-    for &t in &old.texts {
-        if kept.peek().is_some_and(|&&k| k == t) {
-            kept.next();
-        } else {
-            removed.push(t);
-        }
-    }
-    (kept.peek().is_none() && !removed.is_empty()).then_some(removed)
+    let changed = |op: &&similar::DiffOp| !matches!(op, similar::DiffOp::Equal { .. });
+    (
+        ops.iter()
+            .filter(changed)
+            .flat_map(|op| old.texts[op.old_range()].iter().copied())
+            .collect(),
+        ops.iter()
+            .filter(changed)
+            .flat_map(|op| new_texts[op.new_range()].iter().copied())
+            .collect(),
+    )
 }
 
 /// A hunk whose trailing context ends in blank lines the file does not have, because the
