@@ -585,12 +585,28 @@ impl IndentMap {
     /// `Err` when the matched lines disagree on how the indentation differs: then nobody can
     /// say how to indent the added lines, and guessing could change what code means.
     pub fn learn(hunk: &Hunk, p: &Placement, file: &TextFile) -> Result<IndentMap, IndentError> {
+        if !p.pass.ignores_indentation() {
+            return Ok(IndentMap::Same);
+        }
+        // The hunk's own added lines that say something. A line that repeats a removed line
+        // right above it word for word (a SEARCH line its REPLACE keeps) is written as the
+        // file has it, whatever the patch's indentation: it is not re-indented, so it says
+        // nothing about the depth of the lines that are.
+        let partners = unchanged_partners(hunk);
+        let own_adds: Vec<&Line> = add_groups(hunk)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(gi, g)| {
+                let ps = partners.get(gi);
+                g.iter()
+                    .enumerate()
+                    .filter(move |&(k, _)| ps.and_then(|ps| ps.get(k).copied().flatten()).is_none())
+                    .map(|(_, l)| l)
+            })
+            .filter(|l| !l.text.trim().is_empty())
+            .collect();
         // Without added lines that say something there is nothing to indent.
-        let adds = hunk
-            .lines
-            .iter()
-            .any(|l| l.kind == LineKind::Add && !l.text.trim().is_empty());
-        if !p.pass.ignores_indentation() || !adds {
+        if own_adds.is_empty() {
             return Ok(IndentMap::Same);
         }
         let pairs: Vec<(&str, &str, bool)> = hunk
@@ -691,10 +707,8 @@ impl IndentMap {
             // column 0 are as deep as an old line that stays there, which no shift of the
             // whole hunk explains.
             let old_stripped = pairs.iter().all(|(pa, _, _)| pa.is_empty());
-            let add_depths: Vec<usize> = hunk
-                .lines
+            let add_depths: Vec<usize> = own_adds
                 .iter()
-                .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
                 .map(|l| columns(indentation(&l.text), tab_width))
                 .collect();
             let adds_at_file_depth = add_depths.iter().all(|&d| match d {

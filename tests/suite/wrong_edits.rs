@@ -424,6 +424,41 @@ fn added_lines_as_deep_as_the_file_between_stripped_context_lines_are_refused() 
     );
 }
 
+/// The same two readings in a SEARCH/REPLACE block, whose REPLACE repeats the stripped
+/// SEARCH lines around the one it adds: the repeated lines are the file's own (kept as the
+/// file has them), so they say nothing of how deep the added line goes.
+#[test]
+fn a_replace_line_as_deep_as_the_file_between_stripped_search_lines_is_refused() {
+    let file = text(&[
+        "def bypass(url):",
+        "    if url:",
+        "        # check the host",
+        "        host = url.strip()",
+        "        return host",
+    ]);
+    let r = TestRepo::with(&[("u.py", &file)]);
+    let block = |added: &str| {
+        format!(
+            "u.py\n<<<<<<< SEARCH\n# check the host\nhost = url.strip()\n=======\n# check the host\n{added}\nhost = url.strip()\n>>>>>>> REPLACE\n"
+        )
+    };
+    let v = refused(&r, &block("        log(\"x\")"));
+    let hunk = &v["files"][0]["hunks"][0];
+    assert_ne!(hunk["status"], "applied", "{hunk}");
+    r.apply(&[], &block("log(\"x\")")).code(0);
+    assert_eq!(
+        r.read_str("u.py"),
+        text(&[
+            "def bypass(url):",
+            "    if url:",
+            "        # check the host",
+            "        log(\"x\")",
+            "        host = url.strip()",
+            "        return host",
+        ])
+    );
+}
+
 /// A Codex patch (hunks in file order) whose first hunk has only braces for context, which
 /// fit once, below the place of the second hunk: its lines do not say where it goes, and
 /// the place they fit contradicts the patch's order, so it is refused.
