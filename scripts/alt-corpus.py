@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -90,8 +90,23 @@ SETS['e'] = {
                           tabs=False, versions=['0.1.10', '0.1.11', '0.1.12', '0.1.13', '0.1.14']),
 }
 
+SETS['f'] = {
+    'pathspec': dict(kind='pypi', name='pathspec', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['0.11.0', '0.11.1', '0.11.2', '0.12.0', '0.12.1']),
+    'more-itertools': dict(kind='pypi', name='more-itertools', lang='python', code_ext=('.py',), indent=4,
+                           tabs=False, versions=['10.0.0', '10.1.0', '10.2.0', '10.3.0', '10.4.0', '10.5.0']),
+    'kleur': dict(kind='npm', name='kleur', lang='javascript', code_ext=('.js', '.mjs'), indent=1, tabs=True,
+                  versions=['4.1.0', '4.1.1', '4.1.2', '4.1.3', '4.1.4', '4.1.5']),
+    'ini': dict(kind='npm', name='ini', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                versions=['4.0.0', '4.1.0', '4.1.1', '4.1.2', '4.1.3', '5.0.0']),
+    'hex': dict(kind='crate', name='hex', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                versions=['0.4.0', '0.4.1', '0.4.2', '0.4.3']),
+    'arrayvec': dict(kind='crate', name='arrayvec', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                     versions=['0.7.0', '0.7.1', '0.7.2', '0.7.3', '0.7.4', '0.7.6']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')
