@@ -100,7 +100,7 @@ SETS['f'] = {
     'ini': dict(kind='npm', name='ini', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
                 versions=['4.0.0', '4.1.0', '4.1.1', '4.1.2', '4.1.3', '5.0.0']),
     'hex': dict(kind='crate', name='hex', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
-                versions=['0.4.0', '0.4.1', '0.4.2', '0.4.3']),
+                versions=['0.4.0', '0.4.2', '0.4.3']),
     'arrayvec': dict(kind='crate', name='arrayvec', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
                      versions=['0.7.0', '0.7.1', '0.7.2', '0.7.3', '0.7.4', '0.7.6']),
 }

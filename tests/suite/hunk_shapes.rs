@@ -236,3 +236,76 @@ fn a_no_newline_marker_still_pins_the_hunk_to_the_end_of_the_file() {
     r.apply(&[], &patch).code(0);
     assert_eq!(r.read_str("f.txt"), "a\nb\nc\nd\ne\nb\nC");
 }
+
+/// A hunk numbered at line 1 that adds lines above its context only, and lost a context line
+/// between two of its own (the corpus's missing-context damage, on an attribute added at the
+/// top of a file): its first context line is the file's first line, so nothing can stand
+/// between it and the added lines, and the top of the file it is, reported as a loose fit.
+/// A line above that context, or a second place the context fits, leaves the lost line's
+/// place open: refused.
+#[test]
+fn additions_at_the_top_above_context_that_lost_a_line_go_at_the_top() {
+    let file = text(&[
+        "#[test]",
+        "fn readme_deps() {",
+        "    version_sync::assert_markdown_deps_updated!(\"README.md\");",
+        "}",
+    ]);
+    let patch = diff(
+        "v.rs",
+        "@@ -1,2 +1,4 @@\n+#![allow(unused)]\n+\n #[test]\n     version_sync::assert_markdown_deps_updated!(\"README.md\");\n",
+    );
+    let r = TestRepo::with(&[("v.rs", &file)]);
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(r.read_str("v.rs"), format!("#![allow(unused)]\n\n{file}"));
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
+    // A line above the context: the lost line may be that one, the additions above it.
+    let r = TestRepo::with(&[("v.rs", &format!("// tests\n{file}"))]);
+    let before = r.state();
+    r.apply(&[], &patch).code(1);
+    assert_eq!(r.state(), before);
+    // The context fits again further down: two places.
+    let r = TestRepo::with(&[("v.rs", &format!("{file}{file}"))]);
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
+    assert_eq!(r.state(), before);
+}
+
+/// The same at the end of the file: lines added below context whose last line is the
+/// file's last, the context having lost a line between two of its own.
+#[test]
+fn additions_at_the_end_below_context_that_lost_a_line_go_at_the_end() {
+    let file = text(&["def a():", "    x = 1", "    return x"]);
+    let patch = diff(
+        "t.py",
+        "@@ -1,2 +1,5 @@\n def a():\n     return x\n+\n+\n+def b():\n+    return 2\n",
+    );
+    let r = TestRepo::with(&[("t.py", &file)]);
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("t.py"),
+        format!("{file}\n\ndef b():\n    return 2\n")
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
+    // The context fits a second time, earlier in the file: two places.
+    let twice = text(&[
+        "def a():",
+        "    y = 1",
+        "    return x",
+        "",
+        "",
+        "def a():",
+        "    x = 1",
+        "    return x",
+    ]);
+    let r = TestRepo::with(&[("t.py", &twice)]);
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(1);
+    assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
+    assert_eq!(r.state(), before);
+}

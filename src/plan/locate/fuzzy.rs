@@ -319,7 +319,7 @@ pub(super) fn fuzzy(hay: &Haystack, q: &Query, old: &Old) -> Located {
     }
     let anchors = match fuzzy_anchors(q, runs.clone(), n_old) {
         Ok(anchors) => anchors,
-        Err(refusal) => return refusal,
+        Err(refusal) => return fuzzy_edge_by_shape(hay, q, old, &ok, slack).unwrap_or(refusal),
     };
     let found = fuzzy_placements(hay, q, old, &ok, anchors, &runs, slack);
     if found.several_readings {
@@ -374,6 +374,90 @@ fn fuzzy_at_edge(
             reason: Some(r.reason()),
         },
     }
+}
+
+/// A pure insertion shaped as one at an end of the file (numbered at line 1 with context
+/// after it only, or with context before it only), whose context fits loosely at that end
+/// with the line beside the insertion being the file's first (or last) line: nothing lies
+/// between the insertion and the end, so no line the patch dropped can stand beside it, and
+/// the lines it lost are between its context lines. `None` where that is not so (the hunk
+/// is refused as before). Taken only where the context fits nowhere else: each of its lines
+/// is tried as an anchor, and a fit away from the end makes two places.
+fn fuzzy_edge_by_shape(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    ok: &[std::borrow::Cow<str>],
+    slack: usize,
+) -> Option<Located> {
+    let kinds: Vec<LineKind> = q.hunk.lines.iter().map(|l| l.kind).collect();
+    let first_ctx = kinds.iter().position(|k| *k == LineKind::Context)?;
+    let last_ctx = kinds.iter().rposition(|k| *k == LineKind::Context)?;
+    let all = |r: &[LineKind], k: LineKind| r.iter().all(|x| *x == k);
+    if !all(&kinds[first_ctx..=last_ctx], LineKind::Context) {
+        return None;
+    }
+    let (before, after) = (&kinds[..first_ctx], &kinds[last_ctx + 1..]);
+    let bof = q.hunk.bof_by_shape && !before.is_empty() && after.is_empty();
+    let eof = q.hunk.eof_by_shape && before.is_empty() && !after.is_empty();
+    if !(bof || eof) || !all(before, LineKind::Add) || !all(after, LineKind::Add) {
+        return None;
+    }
+    let mut pinned = q.hunk.clone();
+    pinned.at_bof = bof;
+    pinned.at_eof = eof;
+    let Located::Placed(edge) = fuzzy_at_edge(
+        hay,
+        &Query {
+            hunk: &pinned,
+            ..*q
+        },
+        old,
+        ok,
+        slack,
+    ) else {
+        return None;
+    };
+    let beside = if bof {
+        edge.mapping.first()
+    } else {
+        edge.mapping.last()
+    };
+    let edge_line = if bof { 0 } else { hay.len().checked_sub(1)? };
+    if beside.copied().flatten() != Some(edge_line) {
+        return None;
+    }
+    // Numbers that point elsewhere are a second opinion, as for any loose fit.
+    if q.hint
+        .is_some_and(|h| h.abs_diff(edge.start) > super::decide::NEAR)
+    {
+        return None;
+    }
+    let mut starts = vec![edge.start];
+    for j in 0..ok.len() {
+        let fits = fuzzy_placements(hay, q, old, ok, vec![(j, 1)], &[], slack);
+        starts.extend(
+            fits.placements
+                .iter()
+                .filter(|p| {
+                    if bof {
+                        p.start != 0
+                    } else {
+                        p.end != hay.len()
+                    }
+                })
+                .map(|p| p.start),
+        );
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    if starts.len() > 1 {
+        return Some(Located::Ambiguous {
+            pass: Pass::Fuzzy,
+            starts,
+        });
+    }
+    Some(Located::Placed(edge))
 }
 
 /// Anchors to try, best first, as (offset in the old side, length). A pure insertion tries
