@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -105,8 +105,23 @@ SETS['f'] = {
                      versions=['0.7.0', '0.7.1', '0.7.2', '0.7.3', '0.7.4', '0.7.6']),
 }
 
+SETS['g'] = {
+    'six': dict(kind='pypi', name='six', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                versions=['1.14.0', '1.15.0', '1.16.0', '1.17.0']),
+    'tabulate': dict(kind='pypi', name='tabulate', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['0.8.9', '0.8.10', '0.9.0']),
+    'ms': dict(kind='npm', name='ms', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+               versions=['2.0.0', '2.1.0', '2.1.1', '2.1.2', '2.1.3']),
+    'mime-types': dict(kind='npm', name='mime-types', lang='javascript', code_ext=('.js',), indent=2,
+                       tabs=False, versions=['2.1.33', '2.1.34', '2.1.35']),
+    'bytes': dict(kind='crate', name='bytes', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                  versions=['1.4.0', '1.5.0', '1.6.1', '1.7.1', '1.7.2']),
+    'fnv': dict(kind='crate', name='fnv', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                versions=['1.0.6', '1.0.7']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')
