@@ -338,12 +338,6 @@ fn walk<'a, 'h>(
         let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
         let group_maps = indent.per_group(hunk, p, file);
-        let spelled = match indent {
-            IndentMap::Columns { tab_width, .. } if group_maps.is_some() => {
-                spellings(hunk, p, file, tab_width)
-            }
-            _ => Vec::new(),
-        };
         // Per line of the placed region: whether the hunk removes it.
         let mut removed = vec![false; p.end - p.start];
         for (_, m) in hunk
@@ -396,7 +390,7 @@ fn walk<'a, 'h>(
                         emit(Out::Line(file.lines[f].clone(), e));
                         continue;
                     }
-                    emit(Out::Added(map.apply(&l.text, &spelled), e));
+                    emit(Out::Added(map.apply(&l.text), e));
                 }
             }
         };
@@ -533,34 +527,6 @@ fn add_groups(hunk: &Hunk) -> Vec<&[Line]> {
         groups.push(&hunk.lines[s..]);
     }
     groups
-}
-
-/// The file's own spelling of each depth (in columns, tabs `w` wide) that the hunk's matched
-/// old lines have in the file, where every such line at that depth is indented alike. A file
-/// that aligns with spaces after its tabs writes some depths with both.
-fn spellings<'f>(
-    hunk: &Hunk,
-    p: &Placement,
-    file: &'f TextFile,
-    w: usize,
-) -> Vec<(usize, &'f str)> {
-    let mut out: Vec<(usize, &'f str)> = Vec::new();
-    let mut clash: Vec<usize> = Vec::new();
-    for f in hunk.old_lines().zip(&p.mapping).filter_map(|(_, m)| *m) {
-        let line = &*file.lines[f];
-        if line.trim().is_empty() {
-            continue;
-        }
-        let ind = indentation(line);
-        let cols = columns(ind, w);
-        match out.iter().find(|(c, _)| *c == cols) {
-            Some(&(_, seen)) if seen != ind => clash.push(cols),
-            Some(_) => {}
-            None => out.push((cols, ind)),
-        }
-    }
-    out.retain(|(c, _)| !clash.contains(c));
-    out
 }
 
 /// How the file's indentation differs from the patch's, learnt from the lines that matched
@@ -891,10 +857,7 @@ impl IndentMap {
             .collect()
     }
 
-    /// `line` indented the file's way. `spelled` is the file's own spelling of depths the
-    /// hunk's matched lines show ([`spellings`]): a depth found there is written as the file
-    /// writes it (a tab and two spaces of alignment, say), not made up from tabs and spaces.
-    fn apply<'l>(&self, line: &'l str, spelled: &[(usize, &str)]) -> Cow<'l, str> {
+    fn apply<'l>(&self, line: &'l str) -> Cow<'l, str> {
         let IndentMap::Columns {
             offset,
             tab_width: w,
@@ -922,9 +885,7 @@ impl IndentMap {
             return Cow::Borrowed(line);
         }
         let cols = (columns(ind, w) as isize + offset).max(0) as usize;
-        let lead = if let Some(&(_, own)) = spelled.iter().find(|(c, _)| *c == cols) {
-            own.to_string()
-        } else if tabs {
+        let lead = if tabs {
             format!("{}{}", "\t".repeat(cols / w), " ".repeat(cols % w))
         } else {
             " ".repeat(cols)

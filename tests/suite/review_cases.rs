@@ -165,37 +165,6 @@ fn an_indented_blank_line_takes_the_files_tabs_too() {
     );
 }
 
-/// A file that aligns with spaces after its tabs writes some depths as a tab and spaces. An
-/// added line at the depth of a context line the hunk shows is written as the file writes
-/// that line, not made up of tabs and spaces anew (fuzz-wrong under FUZZ_TABIFY, seed
-/// 1500656: a docstring's example, its tabs written as two spaces each).
-#[test]
-fn an_added_line_takes_the_files_own_spelling_of_its_depth() {
-    let file = text(&[
-        "def get():",
-        "\t{",
-        "\t  \"form\": {",
-        "\t\t \"key1\": \"value1\",",
-        "\t  },",
-        "\t}",
-    ]);
-    let r = TestRepo::with(&[("g.py", &file)]);
-    let patch = "--- a/g.py\n+++ b/g.py\n@@ -3,4 +3,5 @@\n     \"form\": {\n      \"key1\": \"value1\",\n    },\n+    \"key2\": 2,\n   }\n";
-    r.apply(&[], patch).code(0);
-    assert_eq!(
-        r.read_str("g.py"),
-        text(&[
-            "def get():",
-            "\t{",
-            "\t  \"form\": {",
-            "\t\t \"key1\": \"value1\",",
-            "\t  },",
-            "\t  \"key2\": 2,",
-            "\t}",
-        ])
-    );
-}
-
 #[test]
 fn two_fuzzy_alignments_from_one_line_are_two_places() {
     let file = text(&[
