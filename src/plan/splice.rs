@@ -505,6 +505,20 @@ fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
     out
 }
 
+/// For each old line of a hunk (`n_old` of them), whether it is a removed line that the
+/// hunk adds back unchanged (`partners`, [`unchanged_partners`]): a SEARCH line its REPLACE
+/// keeps, context in all but name. Its indentation in the patch says no more than a context
+/// line's does.
+fn kept_removed(partners: &[Vec<Option<usize>>], n_old: usize) -> Vec<bool> {
+    let mut kept = vec![false; n_old];
+    for &oi in partners.iter().flatten().flatten() {
+        if let Some(k) = kept.get_mut(oi) {
+            *k = true;
+        }
+    }
+    kept
+}
+
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
 /// pairs, which only leaves more lines written as the patch has them.
 const PAIRING_TIME: std::time::Duration = std::time::Duration::from_millis(200);
@@ -588,10 +602,10 @@ impl IndentMap {
         if !p.pass.ignores_indentation() {
             return Ok(IndentMap::Same);
         }
-        // The hunk's own added lines that say something. A line that repeats a removed line
-        // right above it word for word (a SEARCH line its REPLACE keeps) is written as the
-        // file has it, whatever the patch's indentation: it is not re-indented, so it says
-        // nothing about the depth of the lines that are.
+        // The hunk's own added lines. A line that a line diff pairs with a removed line of
+        // the run just before its own run, word for word (a SEARCH line its REPLACE keeps),
+        // is written as the file has it, whatever the patch's indentation: it is not
+        // re-indented, so it says nothing about the depth of the lines that are.
         let partners = unchanged_partners(hunk);
         let own_adds: Vec<&Line> = add_groups(hunk)
             .into_iter()
@@ -603,21 +617,41 @@ impl IndentMap {
                     .filter(move |&(k, _)| ps.and_then(|ps| ps.get(k).copied().flatten()).is_none())
                     .map(|(_, l)| l)
             })
-            .filter(|l| !l.text.trim().is_empty())
+            .filter(|l| !l.text.is_empty())
             .collect();
-        // Without added lines that say something there is nothing to indent.
+        // Without added lines there is nothing to indent. Lines of whitespace alone are
+        // re-indented the file's way where that way is clear, but their depth is no reason
+        // to refuse a hunk.
         if own_adds.is_empty() {
             return Ok(IndentMap::Same);
         }
+        let learnt = Self::learn_from(hunk, p, file, &partners, &own_adds);
+        if own_adds.iter().all(|l| l.text.trim().is_empty()) {
+            return Ok(learnt.unwrap_or(IndentMap::Same));
+        }
+        learnt
+    }
+
+    /// [`IndentMap::learn`] once the hunk's own added lines are known (`own_adds`, none of
+    /// them empty) and which of its added lines repeat removed ones (`partners`).
+    fn learn_from(
+        hunk: &Hunk,
+        p: &Placement,
+        file: &TextFile,
+        partners: &[Vec<Option<usize>>],
+        own_adds: &[&Line],
+    ) -> Result<IndentMap, IndentError> {
+        let kept = kept_removed(partners, p.mapping.len());
         let pairs: Vec<(&str, &str, bool)> = hunk
             .old_lines()
             .zip(&p.mapping)
-            .filter_map(|(l, m)| {
+            .enumerate()
+            .filter_map(|(oi, (l, m))| {
                 m.map(|f| {
                     (
                         l.text.as_str(),
                         &*file.lines[f],
-                        l.kind == LineKind::Context,
+                        l.kind == LineKind::Context || kept.get(oi) == Some(&true),
                     )
                 })
             })
@@ -709,6 +743,7 @@ impl IndentMap {
             let old_stripped = pairs.iter().all(|(pa, _, _)| pa.is_empty());
             let add_depths: Vec<usize> = own_adds
                 .iter()
+                .filter(|l| !l.text.trim().is_empty())
                 .map(|l| columns(indentation(&l.text), tab_width))
                 .collect();
             let adds_at_file_depth = add_depths.iter().all(|&d| match d {
@@ -766,6 +801,7 @@ impl IndentMap {
             Vec::with_capacity(if shifted { hunk.lines.len() } else { 0 });
         // The same, before the majority's filter, and whether the file indents it with a tab.
         let mut raw_at: Vec<Option<(isize, bool)>> = Vec::with_capacity(hunk.lines.len());
+        let kept = kept_removed(&unchanged_partners(hunk), p.mapping.len());
         let mut oi = 0;
         let mut group_pos: Vec<usize> = Vec::new(); // old-line index each group precedes
         let mut in_group = false;
@@ -804,7 +840,8 @@ impl IndentMap {
             // A line indented apart from the majority that `learn` saw is damage to that
             // line: it tells nothing about its neighbours. Only a learnt shift reads these.
             if shifted {
-                shift_at.push(shift.filter(|&s| s == learnt || l.kind == LineKind::Remove));
+                let own_removed = l.kind == LineKind::Remove && kept.get(oi) != Some(&true);
+                shift_at.push(shift.filter(|&s| s == learnt || own_removed));
             }
             oi += 1;
         }

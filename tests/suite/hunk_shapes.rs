@@ -309,3 +309,39 @@ fn additions_at_the_end_below_context_that_lost_a_line_go_at_the_end() {
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous", "{v}");
     assert_eq!(r.state(), before);
 }
+
+/// The fit at an end of the file is held to the rules of any loose fit: matched lines more
+/// than five lines apart are no fit (else a stretch at the top would be taken where the same
+/// stretch further down is not even counted as a second place), and a context line too
+/// common to look for everywhere leaves the other places unknown. Both refused.
+#[test]
+fn a_fit_at_an_end_of_the_file_is_no_looser_than_any_other() {
+    let block = |p: &str| {
+        let mut lines = vec!["import os".to_string()];
+        lines.extend((1..=6).map(|k| format!("{p}{k} = {k}")));
+        lines.extend(["def helper():", "    return os.sep", ""].map(String::from));
+        lines
+    };
+    let mut lines = block("a");
+    lines.extend(["x = 0"; 3].map(String::from));
+    lines.extend(block("b"));
+    let file = lines.join("\n") + "\n";
+    let r = TestRepo::with(&[("g.py", &file)]);
+    let before = r.state();
+    let patch = diff(
+        "g.py",
+        "@@ -1,3 +1,4 @@\n+import sys\n import os\n def helper():\n     return os.sep\n",
+    );
+    r.apply(&[], &patch).code(1);
+    assert_eq!(r.state(), before);
+    let file =
+        "    assert check(alpha)\n    assert check(beta)\n    assert check(gamma)\n".repeat(600);
+    let r = TestRepo::with(&[("t.py", &file)]);
+    let before = r.state();
+    let patch = diff(
+        "t.py",
+        "@@ -1798,2 +1798,3 @@\n     assert check(alpha)\n     assert check(gamma)\n+    assert check(delta)\n",
+    );
+    r.apply(&[], &patch).code(1);
+    assert_eq!(r.state(), before);
+}

@@ -165,6 +165,22 @@ fn an_indented_blank_line_takes_the_files_tabs_too() {
     );
 }
 
+/// The same where the blank line is all a block adds: its REPLACE's other lines repeat the
+/// SEARCH (the file's own lines, kept), and the one line it adds still takes the file's tabs;
+/// so does the same change as a diff.
+#[test]
+fn a_blank_line_alone_added_takes_the_files_tabs() {
+    let file = text(&["func f() {", "\tif ok {", "\t\trun()", "\t}", "}"]);
+    let want = text(&["func f() {", "\tif ok {", "\t\trun()", "\t\t", "\t}", "}"]);
+    let block = "f.go\n<<<<<<< SEARCH\n    if ok {\n        run()\n    }\n=======\n    if ok {\n        run()\n        \n    }\n>>>>>>> REPLACE\n";
+    let diff = "--- a/f.go\n+++ b/f.go\n@@ -2,3 +2,4 @@\n     if ok {\n         run()\n+        \n     }\n";
+    for patch in [block, diff] {
+        let r = TestRepo::with(&[("f.go", &file)]);
+        r.apply(&[], patch).code(0);
+        assert_eq!(r.read_str("f.go"), want, "{patch}");
+    }
+}
+
 #[test]
 fn two_fuzzy_alignments_from_one_line_are_two_places() {
     let file = text(&[

@@ -424,6 +424,48 @@ fn added_lines_as_deep_as_the_file_between_stripped_context_lines_are_refused() 
     );
 }
 
+/// A SEARCH line that its REPLACE keeps is context in all but name. One such line stripped
+/// of its indentation is then the only sign of a shift, and the lines added after it are
+/// as likely written at the file's depth as relative to it: refused, as the same hunk in a
+/// unified diff is (fuzz-wrong sr seed 1700673). Where the block's other kept lines show no
+/// shift, the one stripped line is damage to that line alone: the added line stays at the
+/// depth written (seed 1700205), not shifted by it.
+#[test]
+fn a_kept_search_line_speaks_for_the_indentation_as_a_context_line_does() {
+    let file = text(&[
+        "def is_ascii(u):",
+        "\ttry:",
+        "\t\tu.encode(\"ascii\")",
+        "\t\treturn True",
+        "\texcept UnicodeEncodeError:",
+        "\t\treturn False",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let one = "a.py\n<<<<<<< SEARCH\nreturn False\n=======\nreturn False\n\texcept ValueError:\n\t\treturn False\n>>>>>>> REPLACE\n";
+    let v = refused(&r, one);
+    assert_ne!(v["files"][0]["hunks"][0]["status"], "applied", "{v}");
+    let file = text(&[
+        "const a = require('a')",
+        "",
+        "const inc = () => {",
+        "  if (x) {",
+        "    return 1",
+        "  }",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("inc.js", &file)]);
+    let block = "inc.js\n<<<<<<< SEARCH\nconst a = require('a')\n\nconst inc = () => {\nif (x) {\n=======\nconst a = require('a')\nconst b = require('b')\n\nconst inc = () => {\nif (x) {\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    assert_eq!(
+        r.read_str("inc.js"),
+        file.replacen(
+            "require('a')\n",
+            "require('a')\nconst b = require('b')\n",
+            1
+        )
+    );
+}
+
 /// The same two readings in a SEARCH/REPLACE block, whose REPLACE repeats the stripped
 /// SEARCH lines around the one it adds: the repeated lines are the file's own (kept as the
 /// file has them), so they say nothing of how deep the added line goes.

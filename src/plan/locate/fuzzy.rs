@@ -377,12 +377,14 @@ fn fuzzy_at_edge(
 }
 
 /// A pure insertion shaped as one at an end of the file (numbered at line 1 with context
-/// after it only, or with context before it only), whose context fits loosely at that end
-/// with the line beside the insertion being the file's first (or last) line: nothing lies
-/// between the insertion and the end, so no line the patch dropped can stand beside it, and
-/// the lines it lost are between its context lines. `None` where that is not so (the hunk
-/// is refused as before). Taken only where the context fits nowhere else: each of its lines
-/// is tried as an anchor, and a fit away from the end makes two places.
+/// after it only, or with context before it only), refused by the anchors' rule for want of
+/// context on its other side. Its context may still fit loosely at that end with the line
+/// beside the insertion being the file's first (or last) line: then nothing lies between
+/// the insertion and the end, so no line the patch dropped can stand beside it. That fit is
+/// taken when its matched lines lie no further apart than any loose fit's may, the hunk is
+/// small (a few lines of context, as damage leaves them), none of its lines is too common
+/// to look for, and the context fits nowhere else: each of its lines is tried as an anchor,
+/// and a fit away from the end makes two places. `None`: the hunk is refused as before.
 fn fuzzy_edge_by_shape(
     hay: &Haystack,
     q: &Query,
@@ -390,6 +392,11 @@ fn fuzzy_edge_by_shape(
     ok: &[std::borrow::Cow<str>],
     slack: usize,
 ) -> Option<Located> {
+    // Each context line is looked for as an anchor, around up to `MAX_ANCHORS` places.
+    const MOST_LINES: usize = 16;
+    if ok.len() > MOST_LINES {
+        return None;
+    }
     let kinds: Vec<LineKind> = q.hunk.lines.iter().map(|l| l.kind).collect();
     let first_ctx = kinds.iter().position(|k| *k == LineKind::Context)?;
     let last_ctx = kinds.iter().rposition(|k| *k == LineKind::Context)?;
@@ -401,6 +408,11 @@ fn fuzzy_edge_by_shape(
     let bof = q.hunk.bof_by_shape && !before.is_empty() && after.is_empty();
     let eof = q.hunk.eof_by_shape && before.is_empty() && !after.is_empty();
     if !(bof || eof) || !all(before, LineKind::Add) || !all(after, LineKind::Add) {
+        return None;
+    }
+    let common =
+        (0..ok.len()).any(|j| hay.find_all(Pass::Fuzzy, &ok[j..j + 1]).len() > MAX_ANCHORS);
+    if common {
         return None;
     }
     let mut pinned = q.hunk.clone();
@@ -427,35 +439,34 @@ fn fuzzy_edge_by_shape(
     if beside.copied().flatten() != Some(edge_line) {
         return None;
     }
-    // Numbers that point elsewhere are a second opinion, as for any loose fit.
+    // Matched lines further apart than a loose fit's may be (`MAX_GAP`) are no fit here.
+    let matched: Vec<usize> = edge.mapping.iter().flatten().copied().collect();
+    if matched.windows(2).any(|w| w[1] - w[0] > MAX_GAP + 1) {
+        return None;
+    }
+    // Numbers far from the end point elsewhere: no reason to prefer the end then.
     if q.hint
-        .is_some_and(|h| h.abs_diff(edge.start) > super::decide::NEAR)
+        .is_some_and(|h| h.abs_diff(edge.start) > FAR_FROM_HINT)
     {
         return None;
     }
-    let mut starts = vec![edge.start];
     for j in 0..ok.len() {
         let fits = fuzzy_placements(hay, q, old, ok, vec![(j, 1)], &[], slack);
-        starts.extend(
-            fits.placements
-                .iter()
-                .filter(|p| {
-                    if bof {
-                        p.start != 0
-                    } else {
-                        p.end != hay.len()
-                    }
-                })
-                .map(|p| p.start),
-        );
-    }
-    starts.sort_unstable();
-    starts.dedup();
-    if starts.len() > 1 {
-        return Some(Located::Ambiguous {
-            pass: Pass::Fuzzy,
-            starts,
+        let elsewhere = fits.placements.iter().find(|p| {
+            if bof {
+                p.start != 0
+            } else {
+                p.end != hay.len()
+            }
         });
+        if let Some(other) = elsewhere {
+            let mut starts = vec![edge.start, other.start];
+            starts.sort_unstable();
+            return Some(Located::Ambiguous {
+                pass: Pass::Fuzzy,
+                starts,
+            });
+        }
     }
     Some(Located::Placed(edge))
 }
@@ -496,6 +507,9 @@ fn fuzzy_anchors(
     })
 }
 
+/// Most places an anchor is looked for around: a line more common than this places nothing.
+const MAX_ANCHORS: usize = 512;
+
 /// The loose fits the first anchor that has any gives.
 struct FuzzyFits {
     placements: Vec<Placement>,
@@ -531,7 +545,6 @@ fn fuzzy_placements(
     for (anchor_off, anchor_len) in anchors {
         let needle = &ok[anchor_off..anchor_off + anchor_len];
         let occurrences = hay.find_all(pass, needle);
-        const MAX_ANCHORS: usize = 512;
         if occurrences.len() > MAX_ANCHORS {
             out.last_reason =
                 Some("the hunk's lines are too common in the file to place it by them".into());
