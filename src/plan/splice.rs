@@ -801,7 +801,11 @@ impl IndentMap {
             Vec::with_capacity(if shifted { hunk.lines.len() } else { 0 });
         // The same, before the majority's filter, and whether the file indents it with a tab.
         let mut raw_at: Vec<Option<(isize, bool)>> = Vec::with_capacity(hunk.lines.len());
-        let kept = kept_removed(&unchanged_partners(hunk), p.mapping.len());
+        let kept = if shifted {
+            kept_removed(&unchanged_partners(hunk), p.mapping.len())
+        } else {
+            Vec::new()
+        };
         let mut oi = 0;
         let mut group_pos: Vec<usize> = Vec::new(); // old-line index each group precedes
         let mut in_group = false;
