@@ -335,9 +335,18 @@ fn walk<'a, 'h>(
         if cursor < p.start {
             emit(Out::Kept(cursor..p.start));
         }
-        let indent = IndentMap::learn(hunk, p, file).unwrap_or(IndentMap::Same);
+        // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
+        // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
+        // patch's copy carries whatever whitespace damage the match forgave. Nor does its
+        // indentation say how to indent the lines that are the hunk's own.
+        let partners = if p.pass == crate::text::normalize::Pass::Exact {
+            Vec::new()
+        } else {
+            unchanged_partners(hunk)
+        };
+        let indent = IndentMap::learn_paired(hunk, p, file, &partners).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
-        let group_maps = indent.per_group(hunk, p, file);
+        let group_maps = indent.per_group(hunk, p, file, &partners);
         // Per line of the placed region: whether the hunk removes it.
         let mut removed = vec![false; p.end - p.start];
         for (_, m) in hunk
@@ -351,14 +360,6 @@ fn walk<'a, 'h>(
                 }
             }
         }
-        // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
-        // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
-        // patch's copy carries whatever whitespace damage the match forgave.
-        let partners = if p.pass == crate::text::normalize::Pass::Exact {
-            Vec::new()
-        } else {
-            unchanged_partners(hunk)
-        };
         // The groups in the order they are emitted (by position, then as the hunk has them),
         // taken in turn as the region is walked: each is looked at once, however many there
         // are (a hunk that changes every other line of a file has one per changed line).
@@ -602,11 +603,24 @@ impl IndentMap {
         if !p.pass.ignores_indentation() {
             return Ok(IndentMap::Same);
         }
+        Self::learn_paired(hunk, p, file, &unchanged_partners(hunk))
+    }
+
+    /// [`IndentMap::learn`] with the hunk's [`unchanged_partners`] worked out already (any
+    /// value where the pass compares indentation: it is not read then).
+    fn learn_paired(
+        hunk: &Hunk,
+        p: &Placement,
+        file: &TextFile,
+        partners: &[Vec<Option<usize>>],
+    ) -> Result<IndentMap, IndentError> {
+        if !p.pass.ignores_indentation() {
+            return Ok(IndentMap::Same);
+        }
         // The hunk's own added lines. A line that a line diff pairs with a removed line of
         // the run just before its own run, word for word (a SEARCH line its REPLACE keeps),
         // is written as the file has it, whatever the patch's indentation: it is not
         // re-indented, so it says nothing about the depth of the lines that are.
-        let partners = unchanged_partners(hunk);
         let own_adds: Vec<&Line> = add_groups(hunk)
             .into_iter()
             .enumerate()
@@ -625,7 +639,7 @@ impl IndentMap {
         if own_adds.is_empty() {
             return Ok(IndentMap::Same);
         }
-        let learnt = Self::learn_from(hunk, p, file, &partners, &own_adds);
+        let learnt = Self::learn_from(hunk, p, file, partners, &own_adds);
         if own_adds.iter().all(|l| l.text.trim().is_empty()) {
             return Ok(learnt.unwrap_or(IndentMap::Same));
         }
@@ -772,20 +786,33 @@ impl IndentMap {
     /// `None` when every group keeps its lines as written: a pass that compares indentation
     /// matched each line at the file's own (a blank one aside, which tells nothing), so no
     /// line shows a shift for a group to take.
-    fn per_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Option<Vec<IndentMap>> {
+    fn per_group(
+        &self,
+        hunk: &Hunk,
+        p: &Placement,
+        file: &TextFile,
+        partners: &[Vec<Option<usize>>],
+    ) -> Option<Vec<IndentMap>> {
         if *self == IndentMap::Same && !p.pass.ignores_indentation() {
             debug_assert!(
-                (self.each_group(hunk, p, file).iter()).all(|m| *m == IndentMap::Same),
+                (self.each_group(hunk, p, file, partners).iter()).all(|m| *m == IndentMap::Same),
                 "a {:?} placement matched a line at another indentation",
                 p.pass
             );
             return None;
         }
-        Some(self.each_group(hunk, p, file))
+        Some(self.each_group(hunk, p, file, partners))
     }
 
-    /// [`IndentMap::per_group`]'s maps, worked out from the lines.
-    fn each_group(&self, hunk: &Hunk, p: &Placement, file: &TextFile) -> Vec<IndentMap> {
+    /// [`IndentMap::per_group`]'s maps, worked out from the lines (`partners`: the hunk's
+    /// [`unchanged_partners`]).
+    fn each_group(
+        &self,
+        hunk: &Hunk,
+        p: &Placement,
+        file: &TextFile,
+        partners: &[Vec<Option<usize>>],
+    ) -> Vec<IndentMap> {
         // Mostly the same indentation (`Same`): no shift, but for a group both of whose
         // neighbours below show one.
         let (w, tabs, learnt, shifted) = match *self {
@@ -802,7 +829,7 @@ impl IndentMap {
         // The same, before the majority's filter, and whether the file indents it with a tab.
         let mut raw_at: Vec<Option<(isize, bool)>> = Vec::with_capacity(hunk.lines.len());
         let kept = if shifted {
-            kept_removed(&unchanged_partners(hunk), p.mapping.len())
+            kept_removed(partners, p.mapping.len())
         } else {
             Vec::new()
         };
@@ -1059,7 +1086,7 @@ mod tests {
                 fuzz: None,
             };
             let learnt = IndentMap::learn(&hunk, &placement, &file).expect("learnt");
-            let computed = learnt.each_group(&hunk, &placement, &file);
+            let computed = learnt.each_group(&hunk, &placement, &file, &unchanged_partners(&hunk));
             prop_assert!(computed.iter().all(|m| *m == IndentMap::Same), "{computed:?}");
         }
 
