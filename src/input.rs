@@ -136,8 +136,28 @@ fn read_file(path: &Path, name: &str, limit: u64) -> Result<Input, InputError> {
             limit,
         });
     }
-    let expected = size.and_then(|s| usize::try_from(s).ok()).unwrap_or(0);
-    let buf = read_at_most(f, name, limit, expected)?;
+    let buf = match size {
+        // A regular file is read whole, as a work-tree file is (a big one on two cores, into
+        // a buffer the kernel backs with big pages: most of a big read is faulting in fresh
+        // memory); one that grew past the limit meanwhile is refused after.
+        Some(size) => {
+            let buf = crate::text::scan::read_at_most(&f, size, limit).map_err(|source| {
+                InputError::Io {
+                    name: name.to_string(),
+                    source,
+                }
+            })?;
+            if buf.len() as u64 > limit {
+                return Err(InputError::TooLarge {
+                    name: name.to_string(),
+                    size: None,
+                    limit,
+                });
+            }
+            buf
+        }
+        None => read_at_most(f, name, limit, 0)?,
+    };
     decode(name.to_string(), buf)
 }
 

@@ -138,9 +138,15 @@ pub fn advise_huge<T>(v: &mut Vec<T>) {
 /// time is the kernel faulting in and filling the buffer's fresh pages, which two cores do in
 /// half the time. Where the file turns out shorter or longer than `len`, it is read again
 /// from the start, in one piece.
-pub fn read_all(mut file: &std::fs::File, len: u64) -> io::Result<Vec<u8>> {
+pub fn read_all(file: &std::fs::File, len: u64) -> io::Result<Vec<u8>> {
+    read_at_most(file, len, u64::MAX)
+}
+
+/// [`read_all`], stopping one byte past `most` bytes (a file that grew under the read beyond
+/// what its reader takes: the caller sees it is too long without reading all of it).
+pub fn read_at_most(mut file: &std::fs::File, len: u64, most: u64) -> io::Result<Vec<u8>> {
     if let Ok(n) = usize::try_from(len) {
-        if n >= TWO_HALVES_AT_LEAST {
+        if n >= TWO_HALVES_AT_LEAST && len <= most {
             if let Some(v) = read_halves(file, n)? {
                 return Ok(v);
             }
@@ -149,10 +155,14 @@ pub fn read_all(mut file: &std::fs::File, len: u64) -> io::Result<Vec<u8>> {
         }
     }
     let mut v = Vec::new();
-    v.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX).saturating_add(1))
-        .map_err(io::Error::other)?;
+    v.try_reserve_exact(
+        usize::try_from(len.min(most))
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+    )
+    .map_err(io::Error::other)?;
     advise_huge(&mut v);
-    file.read_to_end(&mut v)?;
+    file.take(most.saturating_add(1)).read_to_end(&mut v)?;
     Ok(v)
 }
 
@@ -282,5 +292,10 @@ mod tests {
         // A file that grew since its length was taken is read to its end.
         let f = std::fs::File::open(&path).expect("open");
         assert_eq!(read_all(&f, 10).expect("read"), data);
+        // A reader with a limit stops one byte past it, however long the file grew.
+        for len in [10, data.len() as u64] {
+            let f = std::fs::File::open(&path).expect("open");
+            assert_eq!(read_at_most(&f, len, 1000).expect("read"), &data[..1001]);
+        }
     }
 }
