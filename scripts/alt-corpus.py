@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -120,8 +120,23 @@ SETS['g'] = {
                 versions=['1.0.6', '1.0.7']),
 }
 
+SETS['h'] = {
+    'markupsafe': dict(kind='pypi', name='markupsafe', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                       versions=['2.1.0', '2.1.1', '2.1.2', '2.1.3', '2.1.5', '3.0.0', '3.0.2']),
+    'itsdangerous': dict(kind='pypi', name='itsdangerous', lang='python', code_ext=('.py',), indent=4,
+                         tabs=False, versions=['2.0.0', '2.0.1', '2.1.0', '2.1.2', '2.2.0']),
+    'camelcase': dict(kind='npm', name='camelcase', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                      versions=['6.0.0', '6.1.0', '6.2.0', '6.2.1', '6.3.0', '7.0.0', '7.0.1', '8.0.0']),
+    'p-limit': dict(kind='npm', name='p-limit', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                    versions=['3.0.0', '3.0.2', '3.1.0', '4.0.0', '5.0.0', '6.0.0', '6.1.0']),
+    'anyhow': dict(kind='crate', name='anyhow', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                   versions=['1.0.75', '1.0.79', '1.0.81', '1.0.83', '1.0.86', '1.0.89']),
+    'heck': dict(kind='crate', name='heck', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                 versions=['0.4.0', '0.4.1', '0.5.0']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

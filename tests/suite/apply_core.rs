@@ -469,3 +469,68 @@ fn trailing_blank_context_past_the_end_of_the_file_is_whitespace() {
     assert_eq!(r.read_str("v.py"), "__version__ = '1.1'\n");
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "whitespace");
 }
+
+/// The file of a loose fit far from the hunk's numbers (a class that moved 120 lines down):
+/// a common removed line (`)`), and above it the context of a message found once.
+fn moved_payload_file() -> String {
+    let mut lines: Vec<String> = vec![
+        "def other(e):".into(),
+        "    raise Other(".into(),
+        "        original_error=e,".into(),
+        "    )".into(),
+        "".into(),
+    ];
+    lines.extend((1..=120).map(|i| format!("filler_{i} = {i}")));
+    lines.extend(
+        [
+            "class Serializer:",
+            "    def load_payload(self, payload):",
+            "        try:",
+            "            return loads(payload)",
+            "        except Exception as e:",
+            "            raise BadPayload(",
+            "                \"Could not load the payload because an exception\"",
+            "                \" occurred on unserializing the data.\",",
+            "                original_error=e,",
+            "            )",
+            "",
+            "    def dump_payload(self, obj: t.Any) -> bytes:",
+            "        return dumps(obj)",
+        ]
+        .map(String::from),
+    );
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Far from the hunk's numbers, a loose fit stands when a line found once in the file holds
+/// its removed line in place: the two are joined by lines that fit one after another, so
+/// the one decides where the other is. Here the context drifted (`_t.Any` is now `t.Any`)
+/// and its blank line gained spaces, and the removed `)` occurs twice.
+#[test]
+fn a_far_loose_fit_stands_where_a_line_found_once_holds_the_removed_line() {
+    let file = moved_payload_file();
+    let r = TestRepo::with(&[("s.py", &file)]);
+    let patch = diff(
+        "s.py",
+        "@@ -9,7 +9,7 @@ class Serializer:\n                 \"Could not load the payload because an exception\"\n                 \" occurred on unserializing the data.\",\n                 original_error=e,\n-            )\n+            ) from e\n     \n     def dump_payload(self, obj: _t.Any) -> bytes:\n         return dumps(obj)\n",
+    );
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("s.py"),
+        file.replace("e,\n            )\n", "e,\n            ) from e\n")
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
+    // The line found once is parted from the removed one by a line that no longer fits:
+    // nothing holds the `)` in place, and so far from the numbers it is not taken.
+    let parted = diff(
+        "s.py",
+        "@@ -9,7 +9,7 @@ class Serializer:\n                 \"Could not load the payload because an exception\"\n                 \" occurred on unserializing the data.\",\n                 original_error=err,\n-            )\n+            ) from e\n     \n     def dump_payload(self, obj: _t.Any) -> bytes:\n         return dumps(obj)\n",
+    );
+    let r = TestRepo::with(&[("s.py", &file)]);
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], &parted);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    assert!(v.to_string().contains("too common to vouch for it"), "{v}");
+}

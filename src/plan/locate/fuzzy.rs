@@ -659,10 +659,11 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
             let mut p = placements.swap_remove(at);
             p.occurrences = n;
             p.decided_by = decided_by;
-            // Far from where the numbers point, a loose fit needs removed lines that are
-            // found nowhere else; a lone `}` or blank line there proves nothing.
+            // Far from where the numbers point, a loose fit needs removed lines held in
+            // place by a line found nowhere else; a lone `}` or blank line there proves
+            // nothing.
             let far = q.hint.is_some_and(|h| p.start.abs_diff(h) > FAR_FROM_HINT);
-            if far && !distinctive_removal(hay, q.hunk) {
+            if far && !pinned_removal(hay, q.hunk, &p.mapping) {
                 return Located::NotFound {
                     reason: Some(format!(
                         "the only loose fit is {} lines from the hunk's line numbers and its removed lines are too common to vouch for it",
@@ -676,14 +677,36 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
     }
 }
 
-/// Whether the hunk removes a line that says something and occurs once in the file.
-fn distinctive_removal(hay: &Haystack, hunk: &Hunk) -> bool {
-    hunk.lines.iter().any(|l| {
-        l.kind == LineKind::Remove && !is_trivial(&l.text) && {
-            let k = key(Pass::Fuzzy, &l.text);
-            hay.count(Pass::Fuzzy, &k) == 1
+/// Whether the fit `mapping` (a file line for each old-side line of `hunk`) holds a removed
+/// line in place by a line that says something and occurs once in the file: the two in one
+/// run of old-side lines that the fit maps to consecutive file lines, so that where the one
+/// line is decides where the other is. The removed line itself may be that line.
+fn pinned_removal(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> bool {
+    let old: Vec<_> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Add)
+        .collect();
+    let once =
+        |text: &str| !is_trivial(text) && hay.count(Pass::Fuzzy, &key(Pass::Fuzzy, text)) == 1;
+    let mut k = 0;
+    while k < old.len() {
+        let Some(mut at) = mapping.get(k).copied().flatten() else {
+            k += 1;
+            continue;
+        };
+        let start = k;
+        k += 1;
+        while k < old.len() && mapping.get(k).copied().flatten() == Some(at + 1) {
+            at += 1;
+            k += 1;
         }
-    })
+        let run = &old[start..k];
+        if run.iter().any(|l| l.kind == LineKind::Remove) && run.iter().any(|l| once(&l.text)) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Among loose placements, the one that fits far better than every other: fewer of the
