@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -135,8 +135,23 @@ SETS['h'] = {
                  versions=['0.4.0', '0.4.1', '0.5.0']),
 }
 
+SETS['i'] = {
+    'toml': dict(kind='pypi', name='toml', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                 versions=['0.9.6', '0.10.0', '0.10.1', '0.10.2']),
+    'filelock': dict(kind='pypi', name='filelock', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['3.12.0', '3.12.2', '3.12.4', '3.13.0', '3.13.1', '3.13.4', '3.14.0']),
+    'strip-ansi': dict(kind='npm', name='strip-ansi', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                       versions=['6.0.0', '6.0.1', '7.0.0', '7.0.1', '7.1.0']),
+    'ansi-styles': dict(kind='npm', name='ansi-styles', lang='javascript', code_ext=('.js',), indent=1,
+                        tabs=True, versions=['4.3.0', '5.0.0', '5.1.0', '5.2.0', '6.0.0', '6.1.0', '6.2.1']),
+    'scopeguard': dict(kind='crate', name='scopeguard', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                       versions=['1.1.0', '1.2.0']),
+    'base64': dict(kind='crate', name='base64', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                   versions=['0.21.0', '0.21.2', '0.21.5', '0.21.7', '0.22.0', '0.22.1']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

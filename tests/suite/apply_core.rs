@@ -470,6 +470,36 @@ fn trailing_blank_context_past_the_end_of_the_file_is_whitespace() {
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "whitespace");
 }
 
+/// Lines added right before the blank context the file lost at its end go at its end (alt
+/// corpus set i, toml-308b81c2-crlf-eol: refused before); added after a lost blank line,
+/// they would lose the blank line that parted them from the rest: refused.
+#[test]
+fn lines_added_before_trailing_blank_context_past_the_end_go_at_the_end() {
+    let file = "[egg_info]\ntag_svn_revision = 0\ntag_date = 0\ntag_build = \n";
+    let r = TestRepo::with(&[("setup.cfg", file)]);
+    let (run, v) = r.apply_json(
+        &[],
+        &diff(
+            "setup.cfg",
+            "@@ -1,5 +1,4 @@\n [egg_info]\n-tag_svn_revision = 0\n-tag_date = 0\n tag_build = \n+tag_date = 0\n \n",
+        ),
+    );
+    run.code(0);
+    assert_eq!(
+        r.read_str("setup.cfg"),
+        "[egg_info]\ntag_build = \ntag_date = 0\n"
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "whitespace");
+    let r = TestRepo::with(&[("setup.cfg", file)]);
+    let before = r.state();
+    let after_blank = diff(
+        "setup.cfg",
+        "@@ -3,3 +3,4 @@\n tag_date = 0\n tag_build = \n \n+[tool]\n",
+    );
+    r.apply(&[], &after_blank).code(1);
+    assert_eq!(r.state(), before);
+}
+
 /// The file of a loose fit far from the hunk's numbers (a class that moved 120 lines down):
 /// a common removed line (`)`), and above it the context of a message found once.
 fn moved_payload_file() -> String {
@@ -533,4 +563,49 @@ fn a_far_loose_fit_stands_where_a_line_found_once_holds_the_removed_line() {
     run.code(1);
     assert_eq!(r.state(), before);
     assert!(v.to_string().contains("too common to vouch for it"), "{v}");
+}
+
+/// A change that removes a line and adds it back (`-tag_date` … `+tag_date`) is not how a
+/// diff writes a replacement: it keeps such a line. So the hunk lost a line that stood between
+/// the two (the line moved past it), and the file's line after the removed ones (`tag_build`)
+/// may be that one: the added line goes before it or after it, and which is unknown. Placed
+/// right after the removed lines, it was a silent wrong edit (alt corpus set i,
+/// toml-308b81c2-missing-context: the line belongs after `tag_build`). A change that adds no
+/// removed line back is still a change in place, the file's next line after it.
+#[test]
+fn a_change_that_adds_back_a_removed_line_beside_a_line_the_hunk_lacks_is_refused() {
+    let file = text(&[
+        "[metadata]",
+        "license_file = LICENSE",
+        "",
+        "[egg_info]",
+        "tag_svn_revision = 0",
+        "tag_date = 0",
+        "tag_build = ",
+        "",
+        "[tool]",
+        "name = toml",
+        "",
+        "[bdist]",
+    ]);
+    let moved = diff(
+        "setup.cfg",
+        "@@ -2,7 +2,6 @@\n license_file = LICENSE\n \n [egg_info]\n-tag_svn_revision = 0\n-tag_date = 0\n+tag_date = 0\n \n [tool]\n name = toml\n",
+    );
+    let r = TestRepo::with(&[("setup.cfg", &file)]);
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], &moved);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    assert!(v.to_string().contains("the hunk does not"), "{v}");
+    // The same change adding a line of its own: the removed lines' place, as before.
+    let changed = moved.replace("+tag_date = 0\n", "+tag_date = 1\n");
+    let r = TestRepo::with(&[("setup.cfg", &file)]);
+    let (run, v) = r.apply_json(&[], &changed);
+    run.code(0);
+    assert_eq!(
+        r.read_str("setup.cfg"),
+        file.replace("tag_svn_revision = 0\ntag_date = 0\n", "tag_date = 1\n")
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
 }

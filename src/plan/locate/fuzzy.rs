@@ -33,6 +33,7 @@ pub fn insertion_points(
     // Read only where a gap is looked at: a hunk of thousands of groups placed without one
     // builds no vector per group.
     let texts = std::cell::OnceCell::new();
+    let re_added = std::cell::OnceCell::new();
     let n = groups.len();
     let sf = gaps.as_ref().map(|g| g.shortfall).unwrap_or_default();
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
@@ -64,15 +65,18 @@ pub fn insertion_points(
                 }
                 0
             }
-            _ => match insertion_point(prev, next, kinds, mapping, hunk.short_by > 0).and_then(
-                |at| match gaps
+            _ => match insertion_point(prev, next, kinds, mapping, || {
+                hunk.short_by > 0 || re_added.get_or_init(|| re_adds_removed(hunk))[gi]
+            })
+            .and_then(|at| {
+                match gaps
                     .as_ref()
                     .and_then(|g| twin_gap(prev, next, kinds, mapping, g.file))
                 {
                     Some(gap) => Err(Some(gap)),
                     None => Ok(at),
-                },
-            ) {
+                }
+            }) {
                 Ok(at) => at,
                 // A neighbour of the insertion is not in the file: no count of lines says
                 // where the added lines go.
@@ -176,6 +180,41 @@ fn group_texts(hunk: &Hunk) -> Vec<Vec<&str>> {
     out
 }
 
+/// For each run of added lines: whether it adds back one of the removed lines right before
+/// it. A diff never removes a line and adds it back in one change (it keeps the line), so
+/// where a hunk does, a line it lost may have stood between the two runs (a line moved past
+/// another: `-a -b  c +b` with ` c` lost reads as a change of `a b` into `b`).
+fn re_adds_removed(hunk: &Hunk) -> Vec<bool> {
+    let mut out = Vec::new();
+    let mut removed: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut in_group = false;
+    for l in &hunk.lines {
+        match l.kind {
+            LineKind::Add => {
+                if !in_group {
+                    in_group = true;
+                    out.push(false);
+                }
+                if removed.contains(&*l.text) {
+                    *out.last_mut().expect("a group was just pushed") = true;
+                }
+            }
+            LineKind::Remove => {
+                if in_group {
+                    removed.clear();
+                    in_group = false;
+                }
+                removed.insert(&l.text);
+            }
+            _ => {
+                removed.clear();
+                in_group = false;
+            }
+        }
+    }
+    out
+}
+
 /// For each run of added lines: the old-line index before it and after it.
 fn group_bounds(hunk: &Hunk, n_old: usize) -> Vec<(Option<usize>, Option<usize>)> {
     let mut out = Vec::new();
@@ -213,14 +252,14 @@ fn insertion_point(
     next: Option<usize>,
     kinds: &[LineKind],
     mapping: &[Option<usize>],
-    short: bool,
+    lost: impl Fn() -> bool,
 ) -> Result<usize, Option<Gap>> {
     let m = |i: Option<usize>| i.and_then(|i| mapping[i]);
     let kind = |i: Option<usize>| i.map(|i| kinds[i]);
     if kind(prev) == Some(LineKind::Remove) {
         if let Some(f) = m(prev) {
             return match m(next) {
-                Some(b) if short && b > f + 1 => Err(Some(Gap {
+                Some(b) if lost() && b > f + 1 => Err(Some(Gap {
                     after: f,
                     before: b,
                 })),

@@ -692,14 +692,19 @@ fn blank_lines_past_eof(
                         pass,
                     });
                 }
-                let mut mapping: Vec<Option<usize>> = (start..hay.len()).map(Some).collect();
-                mapping.extend(std::iter::repeat_n(None, k));
-                // Added lines next to the missing blank lines go at the end of the file.
-                let inserts = match insertion_points(q.hunk, &old.kinds, &mapping, hay.len(), None)
+                // Added lines right before the missing blank lines go at the end of the file:
+                // the blank lines are read as lines just past it, which no insertion may go
+                // beyond (added lines between or after them would lose the blank lines that
+                // parted them from the rest).
+                let past: Vec<Option<usize>> = (start..hay.len() + k).map(Some).collect();
+                let inserts = match insertion_points(q.hunk, &old.kinds, &past, hay.len() + k, None)
                 {
-                    Ok(i) => i,
-                    Err(_) => return None,
+                    Ok(i) if i.iter().all(|&at| at <= hay.len()) => i,
+                    _ => return None,
                 };
+                let mut mapping = past;
+                mapping.truncate(keep);
+                mapping.extend(std::iter::repeat_n(None, k));
                 return Some(Located::Placed(Placement {
                     start,
                     end: hay.len(),
