@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -150,8 +150,23 @@ SETS['i'] = {
                    versions=['0.21.0', '0.21.2', '0.21.5', '0.21.7', '0.22.0', '0.22.1']),
 }
 
+SETS['j'] = {
+    'cachetools': dict(kind='pypi', name='cachetools', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                       versions=['5.0.0', '5.1.0', '5.2.0', '5.3.0', '5.3.1', '5.3.2', '5.3.3', '5.4.0', '5.5.0']),
+    'python-slugify': dict(kind='pypi', name='python-slugify', lang='python', code_ext=('.py',), indent=4,
+                           tabs=False, versions=['8.0.0', '8.0.1', '8.0.2', '8.0.3', '8.0.4']),
+    'picocolors': dict(kind='npm', name='picocolors', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                       versions=['1.0.0', '1.0.1', '1.1.0', '1.1.1']),
+    'escape-string-regexp': dict(kind='npm', name='escape-string-regexp', lang='javascript', code_ext=('.js',),
+                                 indent=1, tabs=True, versions=['2.0.0', '4.0.0', '5.0.0']),
+    'lazy_static': dict(kind='crate', name='lazy_static', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                        versions=['1.3.0', '1.4.0', '1.5.0']),
+    'ryu': dict(kind='crate', name='ryu', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                versions=['1.0.15', '1.0.16', '1.0.17', '1.0.18']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h|i chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i|j chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')
