@@ -8,6 +8,9 @@ FUZZ_TABIFY=1 indents each file with tabs first (its smallest indentation made o
 adds a damage that writes every tab of the patch's lines as 2, 4 or 8 spaces; unset, the seeds
 give the cases they always gave.
 
+FUZZ_HALLUC=1 adds a damage that changes one word of one context line (a misremembered
+identifier, as the corpus's hallucinated-context cases have); unset, the seeds are unchanged.
+
 FUZZ_DIALECT=sr (aider SEARCH/REPLACE blocks), codex (a `*** Begin Patch` patch) or mixed (each
 case one of unified, sr, codex) re-expresses the damaged patch in that dialect; unset, it stays
 a unified diff. The same damage then reaches the dialect's parser and the same planner.
@@ -37,6 +40,7 @@ def files():
     return out
 FILES=files()
 TABIFY=bool(os.environ.get('FUZZ_TABIFY'))
+HALLUC=bool(os.environ.get('FUZZ_HALLUC'))
 def tabify(text):
     """The file indented with tabs: each whole unit of leading spaces (the file's smallest
     indentation) made a tab, what is left kept as spaces (alignment)."""
@@ -105,6 +109,9 @@ def damage(rng, patch):
              'cut','cut']
     # Under FUZZ_TABIFY (files indented with tabs) a third of the cases write the tabs as spaces.
     if TABIFY: choices+=['tabs']*6
+    # Under FUZZ_HALLUC a third of the cases get a context line the model misremembered: one
+    # word of it changed (an identifier renamed), as the corpus's hallucinated-context cases.
+    if HALLUC: choices+=['halluc']*6
     choice=rng.choice(choices)
     if choice=='shift':
         d=rng.choice([-30,-10,-5,-2,2,5,10,30,100])
@@ -159,6 +166,14 @@ def damage(rng, patch):
             if nonum: head=re.sub(r'^@@ [^@]* @@','@@ @@',head)
             out+=[head]+body+tail
         pl=out
+    elif choice=='halluc':
+        ctx=[i for i,l in enumerate(pl) if l.startswith(' ') and re.search(r'[A-Za-z_]{4,}',l)]
+        if ctx:
+            i=rng.choice(ctx)
+            words=list(re.finditer(r'[A-Za-z_]{4,}',pl[i]))
+            w=rng.choice(words)
+            new=w.group(0)+'s' if rng.random()<0.5 else w.group(0)[:-1]
+            pl[i]=pl[i][:w.start()]+new+pl[i][w.end():]
     elif choice=='tabs':
         # Every leading tab of every body line written as the same number of spaces.
         w=rng.choice([2,4,8])

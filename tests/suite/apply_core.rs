@@ -609,3 +609,45 @@ fn a_change_that_adds_back_a_removed_line_beside_a_line_the_hunk_lacks_is_refuse
     );
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
 }
+
+/// A removed line found once in the file, and saying something, is its own place: the hunk
+/// needs no other line of it to be there (alt corpus set h, heck-8cbdff12-hallucinated-
+/// context: the import below it misremembered, `transforms` for `transform`). Its other
+/// lines are kept as the file has them. A removed line found twice still needs its context.
+#[test]
+fn a_removed_line_found_once_needs_no_other_line_to_vouch_for_it() {
+    let file = text(&[
+        "use std::fmt;",
+        "",
+        "use crate::{capitalize, lowercase, transform};",
+        "",
+        "pub trait ToLowerCamelCase {}",
+    ]);
+    let patch = diff(
+        "src/lower_camel.rs",
+        "@@ -1,4 +1,5 @@\n-use std::fmt;\n+use core::fmt;\n+use alloc::string::String;\n \n use crate::{capitalize, lowercase, transforms};\n \n",
+    );
+    let r = TestRepo::with(&[("src/lower_camel.rs", &file)]);
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("src/lower_camel.rs"),
+        file.replace(
+            "use std::fmt;\n",
+            "use core::fmt;\nuse alloc::string::String;\n"
+        )
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
+    assert_eq!(
+        v["files"][0]["hunks"][0]["fuzz"]["context_mismatched"], 1,
+        "{v}"
+    );
+    // The same line twice in the file: the one misremembered line was the only other
+    // distinctive one, so nothing says which copy.
+    let twice =
+        format!("{file}\nmod inner {{\nuse std::fmt;\n\nuse crate::{{capitalize}};\n\n}}\n");
+    let r = TestRepo::with(&[("src/lower_camel.rs", &twice)]);
+    let before = r.state();
+    r.apply(&[], &patch).code(1);
+    assert_eq!(r.state(), before);
+}

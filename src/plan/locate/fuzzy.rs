@@ -1014,7 +1014,8 @@ fn shortfall(hunk: &Hunk, mapping: &[Option<usize>], file_len: usize, width: usi
 /// at least half the context, and some on each side of the change, still there; enough
 /// meaningful lines matched; every insertion point certain.
 /// `strong_anchor`: the hunk's removed lines occur once in the file and say something, so
-/// one more meaningful line of context is enough corroboration.
+/// they are their own place: no meaningful line of context needs to be there too (the rest
+/// of the guards still hold: half the context there, some on each side, certain insertions).
 fn validate(
     hunk: &Hunk,
     old: &Old,
@@ -1081,7 +1082,7 @@ fn validate(
         .zip(mapping)
         .filter(|(t, m)| m.is_some() && !is_trivial(t))
         .count();
-    let needed = if strong_anchor { 2 } else { 3 };
+    let needed = if strong_anchor { 1 } else { 3 };
     if meaningful < meaningful_total.min(needed) {
         return Err(Unfit::Lines(
             "too few distinctive lines of the hunk are in the file".into(),
