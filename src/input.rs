@@ -137,9 +137,9 @@ fn read_file(path: &Path, name: &str, limit: u64) -> Result<Input, InputError> {
         });
     }
     let buf = match size {
-        // A regular file is read whole, as a work-tree file is (a big one on two cores, into
-        // a buffer the kernel backs with big pages: most of a big read is faulting in fresh
-        // memory); one that grew past the limit meanwhile is refused after.
+        // A regular file is read whole, as a work-tree file is (one of 4 MiB or more on two
+        // cores, into a buffer advised for the kernel's big pages: most of a big read is
+        // faulting in fresh memory); one that grew past the limit meanwhile is refused after.
         Some(size) => {
             let buf = crate::text::scan::read_at_most(&f, size, limit).map_err(|source| {
                 InputError::Io {

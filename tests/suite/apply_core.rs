@@ -498,6 +498,17 @@ fn lines_added_before_trailing_blank_context_past_the_end_go_at_the_end() {
     );
     r.apply(&[], &after_blank).code(1);
     assert_eq!(r.state(), before);
+    // Lines added after context found elsewhere in the file too (a `}` ending each of two
+    // functions): the end of the file is one of its places, not the place.
+    let two = "fn a() {\n    run();\n}\nfn b() {\n    run();\n}\n";
+    let r = TestRepo::with(&[("f.rs", two)]);
+    let before = r.state();
+    let after_a = diff(
+        "f.rs",
+        "@@ -2,3 +2,5 @@\n     run();\n }\n+\n+fn added() {}\n \n",
+    );
+    r.apply(&[], &after_a).code(1);
+    assert_eq!(r.state(), before);
 }
 
 /// The file of a loose fit far from the hunk's numbers (a class that moved 120 lines down):
@@ -650,4 +661,59 @@ fn a_removed_line_found_once_needs_no_other_line_to_vouch_for_it() {
     let before = r.state();
     r.apply(&[], &patch).code(1);
     assert_eq!(r.state(), before);
+}
+
+/// A loose fit far from the hunk's numbers, where the numbers point at the same removed line
+/// under other context: two readings (the context's place, or the numbers' with the context
+/// misremembered), refused. Without that line near the numbers, the far fit stands.
+#[test]
+fn a_far_loose_fit_is_refused_where_the_numbers_point_at_its_removed_line_too() {
+    let alpha = [
+        "def alpha(items):",
+        "    total = 0",
+        "    # alpha: special handling",
+        "    result = process(items)",
+        "    total += result",
+        "    total = round(total)",
+        "    return total",
+        "",
+    ];
+    let consts: Vec<String> = (0..60).map(|i| format!("CONST_{i} = {i}")).collect();
+    let beta = [
+        "",
+        "def beta(items):",
+        "    count = 0",
+        "    # beta: reworked",
+        "    result = process(items)",
+        "    count += result",
+        "    return count",
+    ];
+    let lines: Vec<&str> = alpha
+        .iter()
+        .copied()
+        .chain(consts.iter().map(String::as_str))
+        .chain(beta.iter().copied())
+        .collect();
+    let file = text(&lines);
+    let patch = diff(
+        "f.py",
+        "@@ -72,5 +72,5 @@\n     total = 0\n     # alpha: special handling\n-    result = process(items)\n+    result = process_fast(items)\n     total += result\n     return total\n",
+    );
+    let r = TestRepo::with(&[("f.py", &file)]);
+    let before = r.state();
+    r.apply(&[], &patch).code(1);
+    assert_eq!(r.state(), before);
+    // beta changed its line: only alpha has it, and the fit there stands.
+    let file = file.replace(
+        "    # beta: reworked\n    result = process(items)\n",
+        "    # beta: reworked\n    result = measure(items)\n",
+    );
+    let r = TestRepo::with(&[("f.py", &file)]);
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("f.py"),
+        file.replacen("result = process(items)", "result = process_fast(items)", 1)
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
 }

@@ -181,9 +181,12 @@ fn group_texts(hunk: &Hunk) -> Vec<Vec<&str>> {
 }
 
 /// For each run of added lines: whether it adds back one of the removed lines right before
-/// it. A diff never removes a line and adds it back in one change (it keeps the line), so
-/// where a hunk does, a line it lost may have stood between the two runs (a line moved past
-/// another: `-a -b  c +b` with ` c` lost reads as a change of `a b` into `b`).
+/// it. A minimal diff (git's) never removes a line and adds it back in one change (it keeps
+/// the line), so where a hunk does, a line it lost may have stood between the two runs (a
+/// line moved past another: `-a -b  c +b` with ` c` lost reads as a change of `a b` into
+/// `b`). A model's hunk may rewrite a block so, lines kept and all: with a file line after
+/// its removed lines that the hunk does not mention, its added lines' place is then
+/// uncertain too (before or after that line), and it is refused rather than guessed.
 fn re_adds_removed(hunk: &Hunk) -> Vec<bool> {
     let mut out = Vec::new();
     let mut removed: std::collections::HashSet<&str> = std::collections::HashSet::new();
@@ -201,13 +204,17 @@ fn re_adds_removed(hunk: &Hunk) -> Vec<bool> {
             }
             LineKind::Remove => {
                 if in_group {
-                    removed.clear();
+                    // A new set, not a cleared one: clearing costs the set's whole capacity,
+                    // which the longest run set, for every run after it.
+                    removed = std::collections::HashSet::new();
                     in_group = false;
                 }
                 removed.insert(&l.text);
             }
             _ => {
-                removed.clear();
+                if !removed.is_empty() {
+                    removed = std::collections::HashSet::new();
+                }
                 in_group = false;
             }
         }
@@ -242,11 +249,15 @@ struct Gap {
     before: usize,
 }
 
+/// Where a run of added lines goes among the file's lines, from its neighbours' places (`Err`
+/// with the gap where file lines lie between them and nothing says on which side).
 ///
-/// `short`: the hunk's body lacks lines its header counts. Added lines right after removed
-/// ones replace them in place, even with file lines between them and the next line (the
-/// file grew there since the patch was made), unless the body is short: then those lines
-/// may be the context it lost, on either side of the additions.
+/// `lost`: whether the hunk may have lost a line next to these added lines (its body lacks
+/// lines its header counts, or the added lines add back a removed one: [`re_adds_removed`]).
+/// Added lines right after removed ones replace them in place, even with file lines between
+/// them and the next line (the file grew there since the patch was made), unless a line may
+/// be lost: then those file lines may be the context it lost, on either side of the
+/// additions.
 fn insertion_point(
     prev: Option<usize>,
     next: Option<usize>,
@@ -698,11 +709,19 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
             let mut p = placements.swap_remove(at);
             p.occurrences = n;
             p.decided_by = decided_by;
-            // Far from where the numbers point, a loose fit needs removed lines held in
-            // place by a line found nowhere else; a lone `}` or blank line there proves
-            // nothing.
+            // Far from where the numbers point, a loose fit needs a removed line found nowhere
+            // else, or one held in place by such a line while the numbers do not point at it
+            // elsewhere; a lone `}` or blank line there proves nothing.
             let far = q.hint.is_some_and(|h| p.start.abs_diff(h) > FAR_FROM_HINT);
-            if far && !pinned_removal(hay, q.hunk, &p.mapping) {
+            let numbers_name_another = || {
+                q.hint
+                    .is_some_and(|h| removal_near(hay, q.hunk, h, FAR_FROM_HINT, p.start..p.end))
+            };
+            let vouched = || {
+                distinctive_removal(hay, q.hunk)
+                    || (pinned_removal(hay, q.hunk, &p.mapping) && !numbers_name_another())
+            };
+            if far && !vouched() {
                 return Located::NotFound {
                     reason: Some(format!(
                         "the only loose fit is {} lines from the hunk's line numbers and its removed lines are too common to vouch for it",
@@ -716,10 +735,42 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
     }
 }
 
+/// Whether the hunk removes a line that says something and occurs once in the file.
+fn distinctive_removal(hay: &Haystack, hunk: &Hunk) -> bool {
+    hunk.lines.iter().any(|l| {
+        l.kind == LineKind::Remove && !is_trivial(&l.text) && {
+            let k = key(Pass::Fuzzy, &l.text);
+            hay.count(Pass::Fuzzy, &k) == 1
+        }
+    })
+}
+
+/// Whether a removed line of `hunk` that says something is in the file within `within` lines
+/// of line `at`, outside the fit `fit`: where the numbers point at such a line, a fit far
+/// from them is one of two readings (the context's place, or the numbers' with its context
+/// misremembered).
+fn removal_near(
+    hay: &Haystack,
+    hunk: &Hunk,
+    at: usize,
+    within: usize,
+    fit: std::ops::Range<usize>,
+) -> bool {
+    hunk.lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Remove && !is_trivial(&l.text))
+        .any(|l| {
+            hay.positions(Pass::Fuzzy, &key(Pass::Fuzzy, &l.text))
+                .iter()
+                .map(|&p| p as usize)
+                .any(|p| p.abs_diff(at) <= within && !fit.contains(&p))
+        })
+}
+
 /// Whether the fit `mapping` (a file line for each old-side line of `hunk`) holds a removed
 /// line in place by a line that says something and occurs once in the file: the two in one
 /// run of old-side lines that the fit maps to consecutive file lines, so that where the one
-/// line is decides where the other is. The removed line itself may be that line.
+/// line is decides where the other is.
 fn pinned_removal(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> bool {
     let old: Vec<_> = hunk
         .lines

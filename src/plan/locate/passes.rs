@@ -648,8 +648,8 @@ fn own_change<'t>(
 
 /// A hunk whose trailing context ends in blank lines the file does not have, because the
 /// file ends right before them (its last blank line lost with its final newline, or trimmed
-/// by an editor): blank lines at the end of a file are whitespace. The rest must match once,
-/// ending exactly at the end of the file.
+/// by an editor): blank lines at the end of a file are whitespace. The rest must occur once in
+/// the file, ending exactly at its end.
 fn blank_lines_past_eof(
     hay: &Haystack,
     q: &Query,
@@ -669,14 +669,17 @@ fn blank_lines_past_eof(
     let keep = old.texts.len() - k;
     for pass in Pass::LINE_PASSES {
         let needle = keys(pass, &old.texts[..keep]);
-        let starts: Vec<usize> = hay
-            .find_all(pass, &needle)
-            .into_iter()
+        let all = hay.find_all(pass, &needle);
+        let starts: Vec<usize> = all
+            .iter()
+            .copied()
             .filter(|&s| s + keep == hay.len() && free(q.taken, s, hay.len()))
             .collect();
         match starts.as_slice() {
             [] => continue,
-            [start] => {
+            // The rest found anywhere else too is a second place (where the blank lines may
+            // still be, or lost as well).
+            [start] if all.len() == 1 => {
                 let start = *start;
                 let new_keep = new_texts.len().saturating_sub(k);
                 if new_keep > 0
