@@ -140,22 +140,11 @@ fn read_file(path: &Path, name: &str, limit: u64) -> Result<Input, InputError> {
         // A regular file is read whole, as a work-tree file is (one of 4 MiB or more on two
         // cores, into a buffer advised for the kernel's big pages: most of a big read is
         // faulting in fresh memory); one that grew past the limit meanwhile is refused after.
-        Some(size) => {
-            let buf = crate::text::scan::read_at_most(&f, size, limit).map_err(|source| {
-                InputError::Io {
-                    name: name.to_string(),
-                    source,
-                }
-            })?;
-            if buf.len() as u64 > limit {
-                return Err(InputError::TooLarge {
-                    name: name.to_string(),
-                    size: None,
-                    limit,
-                });
-            }
-            buf
-        }
+        Some(size) => held_to(
+            crate::text::scan::read_at_most(&f, size, limit),
+            name,
+            limit,
+        )?,
         None => read_at_most(f, name, limit, 0)?,
     };
     decode(name.to_string(), buf)
@@ -170,12 +159,19 @@ fn read_at_most(
     expected: usize,
 ) -> Result<Vec<u8>, InputError> {
     let mut buf = Vec::with_capacity(expected);
-    from.take(limit.saturating_add(1))
+    let read = from
+        .take(limit.saturating_add(1))
         .read_to_end(&mut buf)
-        .map_err(|source| InputError::Io {
-            name: name.to_string(),
-            source,
-        })?;
+        .map(|_| buf);
+    held_to(read, name, limit)
+}
+
+/// The bytes a read gave, refused when it failed or gave more than `limit` of them.
+fn held_to(read: std::io::Result<Vec<u8>>, name: &str, limit: u64) -> Result<Vec<u8>, InputError> {
+    let buf = read.map_err(|source| InputError::Io {
+        name: name.to_string(),
+        source,
+    })?;
     if buf.len() as u64 > limit {
         return Err(InputError::TooLarge {
             name: name.to_string(),
