@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -165,8 +165,23 @@ SETS['j'] = {
                 versions=['1.0.15', '1.0.16', '1.0.17', '1.0.18']),
 }
 
+SETS['k'] = {
+    'humanize': dict(kind='pypi', name='humanize', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['4.6.0', '4.7.0', '4.8.0', '4.9.0', '4.10.0', '4.11.0']),
+    'click-default-group': dict(kind='pypi', name='click-default-group', lang='python', code_ext=('.py',),
+                                indent=4, tabs=False, versions=['1.2.2', '1.2.3', '1.2.4']),
+    'is-plain-obj': dict(kind='npm', name='is-plain-obj', lang='javascript', code_ext=('.js',), indent=1,
+                         tabs=True, versions=['2.1.0', '3.0.0', '4.0.0', '4.1.0']),
+    'dequal': dict(kind='npm', name='dequal', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                   versions=['2.0.0', '2.0.1', '2.0.2', '2.0.3']),
+    'static_assertions': dict(kind='crate', name='static_assertions', lang='rust', code_ext=('.rs',), indent=4,
+                              tabs=False, versions=['1.0.0', '1.1.0']),
+    'hashbrown': dict(kind='crate', name='hashbrown', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                      versions=['0.14.0', '0.14.1', '0.14.2', '0.14.3', '0.14.5']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h|i|j chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i|j|k chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

@@ -262,6 +262,24 @@ fn a_codex_patch_without_its_end_marker_at_the_end_of_the_input_is_refused() {
     assert_eq!(v["format"], "codex");
 }
 
+/// A fence indented past the begin marker, inside a patch that lacks its end marker, is a
+/// context line (a file's doc comment showing code), not the end of the wrapper: taken as
+/// the end, it cut the patch before its change, which then did nothing and exited 0 as
+/// "already applied" (alt corpus set k, is-plain-obj-1a003667-codex-damaged).
+#[test]
+fn a_fence_in_a_codex_context_line_does_not_end_the_wrapper() {
+    let doc = "/**\n@example\n```\nplain({});\n```\n*/\nexport = plain;\n";
+    let r = TestRepo::with(&[("index.d.ts", doc)]);
+    let patch = "```\n*** Begin Patch\n*** Update File: index.d.ts\n@@\n @example\n ```\n plain({});\n ```\n */\n-export = plain;\n+export default plain;\n```\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("index.d.ts"),
+        doc.replace("export = plain;", "export default plain;")
+    );
+    assert_eq!(v["notices"][0]["kind"], "end-marker-missing", "{v}");
+}
+
 #[test]
 fn a_codex_patch_without_its_end_marker_but_with_prose_after_it_applies() {
     // A paragraph after the last hunk: the sender finished and forgot the marker.

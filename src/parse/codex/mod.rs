@@ -168,10 +168,14 @@ fn find_segments(
             }
             None => {
                 // Only a closing fence or heredoc delimiter shows the sender finished; at
-                // the end of the text the patch may be cut short, so it is refused.
-                let close = window
-                    .clone()
-                    .find(|&i| is_bare_fence(lines[i]) || wrapper.closes_heredoc(lines[i]));
+                // the end of the text the patch may be cut short, so it is refused. A fence
+                // indented past the begin marker is a context line of the patch (` ```` in a
+                // file's doc comment), not the end of the wrapper around it.
+                let depth = |l: &str| l.len() - l.trim_start().len();
+                let close = window.clone().find(|&i| {
+                    (is_bare_fence(lines[i]) && depth(lines[i]) <= depth(lines[begin]))
+                        || wrapper.closes_heredoc(lines[i])
+                });
                 let prose = || trailing_prose(lines, window.clone(), probe);
                 let close = match close {
                     Some(close) => close,
