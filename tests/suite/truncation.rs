@@ -278,6 +278,20 @@ fn a_fence_in_a_codex_context_line_does_not_end_the_wrapper() {
         doc.replace("export = plain;", "export default plain;")
     );
     assert_eq!(v["notices"][0]["kind"], "end-marker-missing", "{v}");
+    // A fence at the begin marker's depth, followed by more of the patch: the patch went on
+    // past it, and only its first file would have been applied. Nothing is.
+    let r = repo();
+    let before = r.state();
+    let patch = "```\n*** Begin Patch\n*** Update File: g.txt\n@@\n g1\n-g2\n+G2\n```\nAnd the other file:\n*** Update File: f.txt\n@@\n-l1\n+L1\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(2);
+    assert_eq!(r.state(), before);
+    assert_eq!(
+        v["errors"][0]["message"],
+        "line 10: '*** Begin Patch' at line 2 has no '*** End Patch', and the fence at line 8 \
+         taken as its end is followed by more of the patch: where it ends is unclear, so nothing \
+         was applied (resend it whole, with '*** End Patch')"
+    );
 }
 
 #[test]

@@ -204,6 +204,24 @@ fn find_segments(
                         })
                     }
                 };
+                // A file operation after that close says the patch went on past it: where it
+                // ends is not known, and a patch cut short there is not applied.
+                let goes_on = (close + 1..limit).find(|&i| {
+                    matches!(
+                        marker(lines[i]),
+                        Some(Marker::Add(_) | Marker::Delete(_) | Marker::Update(_))
+                    )
+                });
+                if let Some(on) = goes_on {
+                    return Err(ParseError::Syntax {
+                        line: on + 1,
+                        message: format!(
+                            "'{BEGIN}' at line {} has no '{END}', and the fence at line {} taken as its end is followed by more of the patch: where it ends is unclear, so nothing was applied (resend it whole, with '{END}')",
+                            begin + 1,
+                            close + 1
+                        ),
+                    });
+                }
                 notes.add(
                     NoticeKind::EndMarkerMissing,
                     None,
