@@ -288,9 +288,9 @@ fn a_fence_in_a_codex_context_line_does_not_end_the_wrapper() {
     assert_eq!(r.state(), before);
     assert_eq!(
         v["errors"][0]["message"],
-        "line 10: '*** Begin Patch' at line 2 has no '*** End Patch', and the fence at line 8 \
-         taken as its end is followed by more of the patch: where it ends is unclear, so nothing \
-         was applied (resend it whole, with '*** End Patch')"
+        "line 10: '*** Begin Patch' at line 2 has no '*** End Patch', and the wrapper's close \
+         at line 8 taken as its end is followed by more of the patch: where it ends is unclear, \
+         so nothing was applied (resend it whole, with '*** End Patch')"
     );
 }
 

@@ -216,7 +216,7 @@ fn find_segments(
                     return Err(ParseError::Syntax {
                         line: on + 1,
                         message: format!(
-                            "'{BEGIN}' at line {} has no '{END}', and the fence at line {} taken as its end is followed by more of the patch: where it ends is unclear, so nothing was applied (resend it whole, with '{END}')",
+                            "'{BEGIN}' at line {} has no '{END}', and the wrapper's close at line {} taken as its end is followed by more of the patch: where it ends is unclear, so nothing was applied (resend it whole, with '{END}')",
                             begin + 1,
                             close + 1
                         ),
