@@ -241,7 +241,68 @@ pub struct Hunk {
     pub short_by: usize,
 }
 
+/// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
+/// pairs, which only leaves more lines written as the patch has them.
+pub const PAIRING_TIME: std::time::Duration = std::time::Duration::from_millis(200);
+
 impl Hunk {
+    /// For each run of added lines, for each of its lines: the old-line index of the removed line
+    /// of the run right before it that it repeats word for word, paired as a line diff of the two
+    /// runs pairs its unchanged lines (in order; a SEARCH block's REPLACE repeats most of it).
+    pub fn unchanged_partners(&self) -> Vec<Vec<Option<usize>>> {
+        let mut out = Vec::new();
+        let mut oi = 0usize;
+        let mut removed: Vec<(usize, &Line)> = Vec::new();
+        let lines = &self.lines;
+        let mut i = 0;
+        while i < lines.len() {
+            match lines[i].kind {
+                LineKind::Add => {
+                    let start = i;
+                    while i < lines.len() && lines[i].kind == LineKind::Add {
+                        i += 1;
+                    }
+                    let added = &lines[start..i];
+                    let mut pairs = vec![None; added.len()];
+                    if !removed.is_empty() {
+                        let old: Vec<&[u8]> =
+                            removed.iter().map(|(_, l)| l.text.as_bytes()).collect();
+                        let new: Vec<&[u8]> = added.iter().map(|l| l.text.as_bytes()).collect();
+                        for op in crate::text::textdiff::diff(&old, &new, PAIRING_TIME) {
+                            if let similar::DiffOp::Equal {
+                                old_index,
+                                new_index,
+                                len,
+                            } = op
+                            {
+                                for k in 0..len {
+                                    let (oi, r) = removed[old_index + k];
+                                    // `-x` then `+x` with another ending changes the ending.
+                                    if r.crlf == added[new_index + k].crlf {
+                                        pairs[new_index + k] = Some(oi);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    out.push(pairs);
+                    removed.clear();
+                }
+                LineKind::Remove => {
+                    removed.push((oi, &lines[i]));
+                    oi += 1;
+                    i += 1;
+                }
+                LineKind::Context => {
+                    removed.clear();
+                    oi += 1;
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
     /// The lines the file must hold before the hunk: context and removed lines.
     pub fn old_lines(&self) -> impl Iterator<Item = &Line> {
         self.lines.iter().filter(|l| l.kind != LineKind::Add)

@@ -342,7 +342,7 @@ fn walk<'a, 'h>(
         let partners = if p.pass == crate::text::normalize::Pass::Exact {
             Vec::new()
         } else {
-            unchanged_partners(hunk)
+            hunk.unchanged_partners()
         };
         let indent = IndentMap::learn_paired(hunk, p, file, &partners).unwrap_or(IndentMap::Same);
         let groups = add_groups(hunk);
@@ -439,7 +439,7 @@ fn deletes_tail(hunk: &Hunk) -> bool {
             .collect()
     };
     let (old, new) = (side(LineKind::Add), side(LineKind::Remove));
-    let ops = crate::text::textdiff::diff(&old, &new, PAIRING_TIME);
+    let ops = crate::text::textdiff::diff(&old, &new, crate::patch::PAIRING_TIME);
     matches!(
         ops.as_slice(),
         [
@@ -450,64 +450,8 @@ fn deletes_tail(hunk: &Hunk) -> bool {
     )
 }
 
-/// For each run of added lines, for each of its lines: the old-line index of the removed line
-/// of the run right before it that it repeats word for word, paired as a line diff of the two
-/// runs pairs its unchanged lines (in order; a SEARCH block's REPLACE repeats most of it).
-fn unchanged_partners(hunk: &Hunk) -> Vec<Vec<Option<usize>>> {
-    let mut out = Vec::new();
-    let mut oi = 0usize;
-    let mut removed: Vec<(usize, &Line)> = Vec::new();
-    let lines = &hunk.lines;
-    let mut i = 0;
-    while i < lines.len() {
-        match lines[i].kind {
-            LineKind::Add => {
-                let start = i;
-                while i < lines.len() && lines[i].kind == LineKind::Add {
-                    i += 1;
-                }
-                let added = &lines[start..i];
-                let mut pairs = vec![None; added.len()];
-                if !removed.is_empty() {
-                    let old: Vec<&[u8]> = removed.iter().map(|(_, l)| l.text.as_bytes()).collect();
-                    let new: Vec<&[u8]> = added.iter().map(|l| l.text.as_bytes()).collect();
-                    for op in crate::text::textdiff::diff(&old, &new, PAIRING_TIME) {
-                        if let similar::DiffOp::Equal {
-                            old_index,
-                            new_index,
-                            len,
-                        } = op
-                        {
-                            for k in 0..len {
-                                let (oi, r) = removed[old_index + k];
-                                // `-x` then `+x` with another ending changes the ending.
-                                if r.crlf == added[new_index + k].crlf {
-                                    pairs[new_index + k] = Some(oi);
-                                }
-                            }
-                        }
-                    }
-                }
-                out.push(pairs);
-                removed.clear();
-            }
-            LineKind::Remove => {
-                removed.push((oi, &lines[i]));
-                oi += 1;
-                i += 1;
-            }
-            LineKind::Context => {
-                removed.clear();
-                oi += 1;
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
 /// For each old line of a hunk (`n_old` of them), whether it is a removed line that the
-/// hunk adds back unchanged (`partners`, [`unchanged_partners`]): a SEARCH line its REPLACE
+/// hunk adds back unchanged (`partners`, [`Hunk::unchanged_partners`]): a SEARCH line its REPLACE
 /// keeps, context in all but name. Its indentation in the patch says no more than a context
 /// line's does.
 fn kept_removed(partners: &[Vec<Option<usize>>], n_old: usize) -> Vec<bool> {
@@ -519,10 +463,6 @@ fn kept_removed(partners: &[Vec<Option<usize>>], n_old: usize) -> Vec<bool> {
     }
     kept
 }
-
-/// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
-/// pairs, which only leaves more lines written as the patch has them.
-const PAIRING_TIME: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The added lines of a hunk, one slice of its lines per run (a run's lines stand together).
 fn add_groups(hunk: &Hunk) -> Vec<&[Line]> {
@@ -603,10 +543,10 @@ impl IndentMap {
         if !p.pass.ignores_indentation() {
             return Ok(IndentMap::Same);
         }
-        Self::learn_paired(hunk, p, file, &unchanged_partners(hunk))
+        Self::learn_paired(hunk, p, file, &hunk.unchanged_partners())
     }
 
-    /// [`IndentMap::learn`] with the hunk's [`unchanged_partners`] worked out already (any
+    /// [`IndentMap::learn`] with the hunk's [`Hunk::unchanged_partners`] worked out already (any
     /// value where the pass compares indentation: it is not read then).
     fn learn_paired(
         hunk: &Hunk,
@@ -805,7 +745,7 @@ impl IndentMap {
     }
 
     /// [`IndentMap::per_group`]'s maps, worked out from the lines (`partners`: the hunk's
-    /// [`unchanged_partners`]).
+    /// [`Hunk::unchanged_partners`]).
     fn each_group(
         &self,
         hunk: &Hunk,
@@ -1086,7 +1026,7 @@ mod tests {
                 fuzz: None,
             };
             let learnt = IndentMap::learn(&hunk, &placement, &file).expect("learnt");
-            let computed = learnt.each_group(&hunk, &placement, &file, &unchanged_partners(&hunk));
+            let computed = learnt.each_group(&hunk, &placement, &file, &hunk.unchanged_partners());
             prop_assert!(computed.iter().all(|m| *m == IndentMap::Same), "{computed:?}");
         }
 

@@ -66,7 +66,7 @@ pub fn insertion_points(
                 0
             }
             _ => match insertion_point(prev, next, kinds, mapping, || {
-                hunk.short_by > 0 || re_added.get_or_init(|| re_adds_removed(hunk))[gi]
+                hunk.short_by > 0 || re_adds(re_added.get_or_init(|| hunk.unchanged_partners()), gi)
             })
             .and_then(|at| {
                 match gaps
@@ -180,46 +180,18 @@ fn group_texts(hunk: &Hunk) -> Vec<Vec<&str>> {
     out
 }
 
-/// For each run of added lines: whether it adds back one of the removed lines right before
-/// it. A minimal diff (git's) never removes a line and adds it back in one change (it keeps
-/// the line), so where a hunk does, a line it lost may have stood between the two runs (a
-/// line moved past another: `-a -b  c +b` with ` c` lost reads as a change of `a b` into
-/// `b`). A model's hunk may rewrite a block so, lines kept and all: with a file line after
-/// its removed lines that the hunk does not mention, its added lines' place is then
-/// uncertain too (before or after that line), and it is refused rather than guessed.
-fn re_adds_removed(hunk: &Hunk) -> Vec<bool> {
-    let mut out = Vec::new();
-    let mut removed: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    let mut in_group = false;
-    for l in &hunk.lines {
-        match l.kind {
-            LineKind::Add => {
-                if !in_group {
-                    in_group = true;
-                    out.push(false);
-                }
-                if removed.contains(&*l.text) {
-                    *out.last_mut().expect("a group was just pushed") = true;
-                }
-            }
-            LineKind::Remove => {
-                if in_group {
-                    // A new set, not a cleared one: clearing costs the set's whole capacity,
-                    // which the longest run set, for every run after it.
-                    removed = std::collections::HashSet::new();
-                    in_group = false;
-                }
-                removed.insert(&l.text);
-            }
-            _ => {
-                if !removed.is_empty() {
-                    removed = std::collections::HashSet::new();
-                }
-                in_group = false;
-            }
-        }
-    }
-    out
+/// Whether the `gi`-th run of added lines adds back a line the removed lines right before it
+/// remove ([`Hunk::unchanged_partners`]). A minimal diff (git's) never removes a line and adds
+/// it back in one change (it keeps the line), so where a hunk does, a line it lost may have
+/// stood between the two runs (a line moved past another: `-a -b  c +b` with ` c` lost reads
+/// as a change of `a b` into `b`). A model's hunk may rewrite a block so, lines kept and all:
+/// with a file line after its removed lines that the hunk does not mention, its added lines'
+/// place is then uncertain too (before or after that line), and it is refused rather than
+/// guessed.
+fn re_adds(partners: &[Vec<Option<usize>>], gi: usize) -> bool {
+    partners
+        .get(gi)
+        .is_some_and(|p| p.iter().any(Option::is_some))
 }
 
 /// For each run of added lines: the old-line index before it and after it.
@@ -253,7 +225,7 @@ struct Gap {
 /// with the gap where file lines lie between them and nothing says on which side).
 ///
 /// `lost`: whether the hunk may have lost a line next to these added lines (its body lacks
-/// lines its header counts, or the added lines add back a removed one: [`re_adds_removed`]).
+/// lines its header counts, or the added lines add back a removed one: [`re_adds`]).
 /// Added lines right after removed ones replace them in place, even with file lines between
 /// them and the next line (the file grew there since the patch was made), unless a line may
 /// be lost: then those file lines may be the context it lost, on either side of the
