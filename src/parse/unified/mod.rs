@@ -1061,11 +1061,8 @@ struct HunkBody {
 
 impl HunkBody {
     fn with_capacity(n: usize) -> HunkBody {
-        let mut lines = Vec::with_capacity(n);
-        // A hunk of a hundred thousand lines: its table is faulted in a big page at a time.
-        crate::text::scan::advise_huge(&mut lines);
         HunkBody {
-            lines,
+            lines: Vec::with_capacity(n),
             empty: Vec::with_capacity(n),
             seen: (0, 0),
             repaired_tabs: 0,
