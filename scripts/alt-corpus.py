@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -180,8 +180,38 @@ SETS['k'] = {
                       versions=['0.14.0', '0.14.1', '0.14.2', '0.14.3', '0.14.5']),
 }
 
+SETS['l'] = {
+    'tenacity': dict(kind='pypi', name='tenacity', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['8.2.1', '8.2.2', '8.2.3', '8.3.0', '8.4.0', '8.4.1', '8.4.2', '8.5.0']),
+    'termcolor': dict(kind='pypi', name='termcolor', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                      versions=['2.1.0', '2.1.1', '2.2.0', '2.3.0', '2.4.0', '2.5.0']),
+    'ignore': dict(kind='npm', name='ignore', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                   versions=['5.2.0', '5.2.1', '5.2.2', '5.2.3', '5.2.4', '5.3.0', '5.3.1', '5.3.2']),
+    'ansi-escapes': dict(kind='npm', name='ansi-escapes', lang='javascript', code_ext=('.js',), indent=1,
+                         tabs=True, versions=['5.0.0', '6.0.0', '6.1.0', '6.2.0', '6.2.1', '7.0.0']),
+    'textwrap': dict(kind='crate', name='textwrap', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                     versions=['0.15.0', '0.15.2', '0.16.0', '0.16.1']),
+    'num-traits': dict(kind='crate', name='num-traits', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                       versions=['0.2.15', '0.2.16', '0.2.17', '0.2.18', '0.2.19']),
+}
+
+SETS['m'] = {
+    'tomlkit': dict(kind='pypi', name='tomlkit', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                    versions=['0.12.0', '0.12.1', '0.12.2', '0.12.3', '0.12.4', '0.12.5', '0.13.0']),
+    'blinker': dict(kind='pypi', name='blinker', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                    versions=['1.6.2', '1.6.3', '1.7.0', '1.8.0', '1.8.2']),
+    'deepmerge': dict(kind='npm', name='deepmerge', lang='javascript', code_ext=('.js',), indent=1, tabs=True,
+                      versions=['4.2.0', '4.2.1', '4.2.2', '4.3.0', '4.3.1']),
+    'ws': dict(kind='npm', name='ws', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+               versions=['8.14.0', '8.14.1', '8.14.2', '8.15.0', '8.15.1', '8.16.0', '8.17.0', '8.17.1']),
+    'tinyvec': dict(kind='crate', name='tinyvec', lang='rust', code_ext=('.rs',), indent=2, tabs=False,
+                    versions=['1.6.0', '1.6.1', '1.7.0', '1.8.0']),
+    'walkdir': dict(kind='crate', name='walkdir', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                    versions=['2.3.2', '2.3.3', '2.4.0', '2.5.0']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h|i|j|k chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i|j|k|l|m chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

@@ -242,7 +242,7 @@ fn insertion_point(
     if kind(prev) == Some(LineKind::Remove) {
         if let Some(f) = m(prev) {
             return match m(next) {
-                Some(b) if lost() && b > f + 1 => Err(Some(Gap {
+                Some(b) if b > f + 1 && lost() => Err(Some(Gap {
                     after: f,
                     before: b,
                 })),
