@@ -10,6 +10,9 @@ give the cases they always gave.
 
 FUZZ_HALLUC=1 adds a damage that changes one word of one context line (a misremembered
 identifier, as the corpus's hallucinated-context cases have); unset, the seeds are unchanged.
+FUZZ_HALLUC=2 changes that word in more ways: a letter more or less, its case style switched
+(snake_case and camelCase), a letter inside it replaced, or the whole word replaced by another
+name of the same file (a sibling the line may be confused with).
 
 FUZZ_DIALECT=sr (aider SEARCH/REPLACE blocks), codex (a `*** Begin Patch` patch) or mixed (each
 case one of unified, sr, codex) re-expresses the damaged patch in that dialect; unset, it stays
@@ -40,7 +43,8 @@ def files():
     return out
 FILES=files()
 TABIFY=bool(os.environ.get('FUZZ_TABIFY'))
-HALLUC=bool(os.environ.get('FUZZ_HALLUC'))
+HALLUC=os.environ.get('FUZZ_HALLUC', '')
+HALLUC=2 if HALLUC=='2' else bool(HALLUC)
 def tabify(text):
     """The file indented with tabs: each whole unit of leading spaces (the file's smallest
     indentation) made a tab, what is left kept as spaces (alignment)."""
@@ -99,6 +103,22 @@ def drift(rng, L, spans):
         a,b=rng.choice(spans); s=max(0,a-4); e=min(n,b+4)
         L[p:p]=L[s:e]
     return L, kind
+
+def misremember(rng, word, text):
+    """FUZZ_HALLUC=2: `word` written another way (see the header)."""
+    way=rng.choice(['more','less','style','letter','sibling'])
+    if way=='more': return word+rng.choice('se')
+    if way=='less': return word[:-1]
+    if way=='style':
+        if '_' in word.strip('_'):
+            head,*rest=word.split('_')
+            return head+''.join(r[:1].upper()+r[1:] for r in rest)
+        return re.sub(r'(?<=[a-z])([A-Z])', lambda m: '_'+m.group(1).lower(), word) if re.search(r'[a-z][A-Z]', word) else word.upper()
+    if way=='letter':
+        i=rng.randrange(1,len(word)-1)
+        return word[:i]+rng.choice([c for c in 'abcdefghijklmnopqrstuvwxyz' if c!=word[i]])+word[i+1:]
+    names=sorted(set(re.findall(r'[A-Za-z_]{4,}', text))-{word})
+    return rng.choice(names) if names else word+'s'
 
 def damage(rng, patch):
     pl=patch.split('\n')
@@ -173,6 +193,8 @@ def damage(rng, patch):
             words=list(re.finditer(r'[A-Za-z_]{4,}',pl[i]))
             w=rng.choice(words)
             new=w.group(0)+'s' if rng.random()<0.5 else w.group(0)[:-1]
+            if HALLUC==2:
+                new=misremember(rng, w.group(0), patch)
             pl[i]=pl[i][:w.start()]+new+pl[i][w.end():]
     elif choice=='tabs':
         # Every leading tab of every body line written as the same number of spaces.

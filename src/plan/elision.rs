@@ -200,6 +200,7 @@ fn place_in_order(
             ordered: k > 0,
             taken,
             context_width: 3,
+            in_turn: false,
         };
         let pl = match locate::locate(hay, &q) {
             Located::Placed(pl) => pl,
@@ -303,6 +304,7 @@ fn place_search_elided(
         ordered: false,
         taken,
         context_width: 3,
+        in_turn: false,
     };
     match locate::locate(hay, &q) {
         Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),

@@ -846,6 +846,7 @@ pub(crate) fn locate_hunks<'a>(
             ordered: fp.ordered,
             taken: &taken,
             context_width,
+            in_turn: current.is_some(),
         };
         let mut loc = match (&batch_hay, &mut current) {
             (Some(hay), _) => locate::locate(hay, &q),
@@ -956,6 +957,7 @@ fn numbers_against_neighbours(
                     ordered: fp.ordered,
                     taken: &taken[..taken_then],
                     context_width,
+                    in_turn: false,
                 };
                 match locate::locate(hay, &q) {
                     Located::Placed(other) if other.start != p.start => Some(other.start),

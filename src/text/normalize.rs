@@ -120,6 +120,100 @@ pub fn is_trivial(line: &str) -> bool {
     t.chars().filter(|c| c.is_alphanumeric()).count() < 3
 }
 
+/// Whether `written` reads as `actual` with one name misremembered: the same words and
+/// punctuation in the same order (whitespace aside, [`fold`]ed), except that one name, and
+/// only that one (wherever it recurs), is written another way: with other separators and
+/// the case to match (`testCargo` for `test_cargo`), or with one letter more or less (a
+/// plural, a dropped letter). A name another letter or digit replaced (`get_x` and `get_y`,
+/// `case_1` and `case_2`) is a sibling, not a slip, and names of fewer than four characters
+/// are too easily another one: neither counts. Lines that say little never do.
+pub fn misremembered(written: &str, actual: &str) -> bool {
+    if written == actual || is_trivial(written) || is_trivial(actual) {
+        return false;
+    }
+    let (w, a) = (fold(written), fold(actual));
+    let (tw, ta) = (tokens(&w), tokens(&a));
+    if tw.len() != ta.len() {
+        return false;
+    }
+    let mut pair: Option<(&str, &str)> = None;
+    for (x, y) in tw.iter().zip(&ta) {
+        if x == y {
+            continue;
+        }
+        match pair {
+            Some(p) if p != (*x, *y) => return false,
+            _ => pair = Some((x, y)),
+        }
+    }
+    pair.is_some_and(|(x, y)| {
+        let name = |t: &str| {
+            t.chars().count() >= 4
+                && t.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+        };
+        name(x) && name(y) && (same_but_style(x, y) || one_letter_apart(x, y))
+    })
+}
+
+/// Words (runs of letters, digits and `_`) and single other characters, whitespace left out.
+fn tokens(line: &str) -> Vec<&str> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        if word(c) {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            out.push(&line[s..i]);
+        }
+        if !c.is_whitespace() {
+            out.push(&line[i..i + c.len_utf8()]);
+        }
+    }
+    if let Some(s) = start {
+        out.push(&line[s..]);
+    }
+    out
+}
+
+/// The same name with other separators, its case to match: `fooBar` and `foo_bar`. A name
+/// only in another case (`line5` and `LINE5`) is as often a change made on purpose.
+fn same_but_style(x: &str, y: &str) -> bool {
+    let separators = |t: &str| t.matches('_').count();
+    if separators(x) == separators(y) {
+        return false;
+    }
+    let canon = |t: &str| -> String {
+        t.chars()
+            .filter(|c| *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    canon(x) == canon(y)
+}
+
+/// One name is the other with one letter more (not a digit, not `_`).
+fn one_letter_apart(x: &str, y: &str) -> bool {
+    let (short, long): (Vec<char>, Vec<char>) = if x.len() < y.len() {
+        (x.chars().collect(), y.chars().collect())
+    } else {
+        (y.chars().collect(), x.chars().collect())
+    };
+    if long.len() != short.len() + 1 {
+        return false;
+    }
+    let at = short
+        .iter()
+        .zip(&long)
+        .position(|(a, b)| a != b)
+        .unwrap_or(short.len());
+    long[at].is_alphabetic() && short[at..] == long[at + 1..]
+}
+
 /// The leading whitespace of a line.
 pub fn indentation(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
@@ -128,6 +222,56 @@ pub fn indentation(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_in_another_style_or_one_letter_off_is_misremembered() {
+        assert!(misremembered(
+            "fn testCargo3202() {",
+            "fn test_cargo3202() {"
+        ));
+        assert!(misremembered(
+            "    pub fn parses(text: &str) {",
+            "    pub fn parse(text: &str) {"
+        ));
+        assert!(misremembered(
+            "from .encoding import want_byte as want_byte",
+            "from .encoding import want_bytes as want_bytes"
+        ));
+        assert!(misremembered(
+            "\treadonly pendingCounts: number;",
+            "  readonly pendingCount:number;"
+        ));
+    }
+
+    #[test]
+    fn siblings_short_names_and_other_changes_are_not_misremembered() {
+        // Another letter or digit in place of one: a sibling.
+        assert!(!misremembered(
+            "fn get_x(&self) -> f64 {",
+            "fn get_y(&self) -> f64 {"
+        ));
+        assert!(!misremembered("fn case_1() {", "fn case_2() {"));
+        // Short names.
+        assert!(!misremembered(
+            "let abc = compute(a);",
+            "let abcd = compute(a);"
+        ));
+        // Two names changed, or one changed two ways.
+        assert!(!misremembered("call(alpha, betas)", "call(alphas, beta)"));
+        assert!(!misremembered("alpha = alphas", "alphas = alpha"));
+        // Punctuation or a word more.
+        assert!(!misremembered(
+            "call(alpha, beta)",
+            "call(alpha, beta, gamma)"
+        ));
+        assert!(!misremembered("if (ready) {", "if (!ready) {"));
+        // Another word altogether, and lines that say little.
+        assert!(!misremembered("time and space", "time or space"));
+        assert!(!misremembered("}", "};"));
+        // Only the case changed: as often a change made on purpose.
+        assert!(!misremembered("let line5 = read();", "let LINE5 = read();"));
+        assert!(!misremembered("same line", "same line"));
+    }
 
     #[test]
     fn fold_maps_typographic_substitutions_to_ascii() {

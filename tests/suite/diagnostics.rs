@@ -419,6 +419,28 @@ fn a_hunk_whose_lines_an_earlier_hunk_changes_is_an_overlap() {
     );
 }
 
+/// The same overlap where the earlier hunk's new line reads as the later hunk's context
+/// line with one letter more (`line5s` for `line5`): a line the patch wrote, not one the
+/// later hunk misremembered, so still an overlap. Counted as misremembered, hunk 2 would
+/// land on hunk 1's new line, a change neither hunk describes.
+#[test]
+fn a_context_line_an_earlier_hunk_rewrote_is_not_taken_as_misremembered() {
+    let r = TestRepo::with(&[("f.txt", &numbered("line", 20))]);
+    let before = r.state();
+    let patch = diff(
+        "f.txt",
+        "@@ -4,3 +4,3 @@\n line4\n-line5\n+line5s\n line6\n@@ -5,3 +5,3 @@\n line5\n-line6\n+LINE6\n line7\n",
+    );
+    let run = r.apply(&[], &patch);
+    run.code(1);
+    let b = block(&run, 2).join("\n");
+    assert!(
+        b.contains("its lines are at line 5, which hunk 1 already changes"),
+        "{b}"
+    );
+    assert_eq!(r.state(), before);
+}
+
 #[test]
 fn a_hunk_with_no_line_in_the_file_says_so() {
     let r = TestRepo::with(&[("f.txt", &numbered("line", 20))]);

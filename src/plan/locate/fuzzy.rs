@@ -6,7 +6,7 @@ use super::Haystack;
 use super::{keys, DecidedBy, Fuzz, Located, Old, Placement, Query};
 use crate::patch::{Hunk, LineKind};
 use crate::text::file::Line;
-use crate::text::normalize::{is_trivial, key, Pass};
+use crate::text::normalize::{is_trivial, key, misremembered, Pass};
 
 /// How many context lines a fuzzy-matched hunk lacks on each side, judged against the
 /// patch's context width: a side with fewer lines than the width, where the file has more
@@ -378,7 +378,7 @@ fn fuzzy_at_edge(
         let hi = (n_old + slack).min(hay.len());
         align(ok, hay.key_span(pass, 0, hi), 0, 0, &mut mapping, false);
     }
-    match validate(q.hunk, old, &mapping, hay, false, q.context_width) {
+    match validate(q, old, &mapping, hay, false) {
         Ok((start, end, inserts, fuzz)) if free(q.taken, start, end) => {
             Located::Placed(Placement {
                 start,
@@ -609,15 +609,14 @@ fn fuzzy_placements(
             let (readings, crowded) = close_removed_runs(ok, runs, hay, mapping);
             let mut fits_here = 0;
             for mapping in readings {
-                let (validated, why) =
-                    match validate(q.hunk, old, &mapping, hay, strong_anchor, q.context_width) {
-                        Ok(v) => (v, None),
-                        Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
-                        Err(Unfit::Lines(r)) => {
-                            out.last_reason = Some(r);
-                            continue;
-                        }
-                    };
+                let (validated, why) = match validate(q, old, &mapping, hay, strong_anchor) {
+                    Ok(v) => (v, None),
+                    Err(Unfit::Insertion { place, reason }) => (place, Some(reason)),
+                    Err(Unfit::Lines(r)) => {
+                        out.last_reason = Some(r);
+                        continue;
+                    }
+                };
                 let (start, end, inserts, fuzz) = validated;
                 if q.hunk.at_eof && end != hay.len() {
                     continue;
@@ -664,15 +663,17 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
         (None, b) => b,
     };
     match choice {
-        // Two different alignments from the same first line are still two places.
-        Some((start, _)) if placements.iter().filter(|p| p.start == start).count() > 1 => {
-            Located::Ambiguous { pass, starts }
-        }
         Some((start, decided_by)) => {
-            let at = placements
-                .iter()
-                .position(|p| p.start == start)
-                .expect("decide picks one of the starts");
+            // Two different alignments from the same first line are still two places, unless
+            // one of them fits far better than the others, as between places.
+            let same: Vec<usize> = (0..n).filter(|&i| placements[i].start == start).collect();
+            let at = match same.as_slice() {
+                [one] => *one,
+                _ => match best_fit(same.iter().map(|&i| &placements[i])) {
+                    Some(k) => same[k],
+                    None => return Located::Ambiguous { pass, starts },
+                },
+            };
             if let Some(reason) = uncertain.swap_remove(at) {
                 return Located::NotFound {
                     reason: Some(reason),
@@ -775,14 +776,20 @@ fn pinned_removal(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> boo
 /// hunk's context lines missing and fewer unmentioned file lines inside it. A close second
 /// decides nothing.
 fn by_fit(placements: &[Placement]) -> Option<(usize, DecidedBy)> {
+    best_fit(placements.iter()).map(|i| (placements[i].start, DecidedBy::Fit))
+}
+
+/// The index of [`by_fit`]'s placement among `placements`, if one fits far better.
+fn best_fit<'p>(placements: impl Iterator<Item = &'p Placement>) -> Option<usize> {
     let cost = |p: &Placement| {
         p.fuzz
             .map_or(0, |f| 2 * f.context_mismatched + f.extra_file_lines)
     };
-    let mut ranked: Vec<(usize, usize)> = placements.iter().map(|p| (cost(p), p.start)).collect();
+    let mut ranked: Vec<(usize, usize)> =
+        placements.enumerate().map(|(i, p)| (cost(p), i)).collect();
     ranked.sort();
     match ranked.as_slice() {
-        [(c1, s), (c2, _), ..] if *c2 >= 2 * c1 + 2 => Some((*s, DecidedBy::Fit)),
+        [(c1, i), (c2, _), ..] if *c2 >= 2 * c1 + 2 => Some(*i),
         _ => None,
     }
 }
@@ -994,6 +1001,51 @@ fn lcs_pairs<T: PartialEq + std::hash::Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec
     out
 }
 
+/// `mapping` with each context line that did not match, but whose line in the file the
+/// matched lines fix, mapped to that line where it reads as the hunk's line with one name
+/// misremembered ([`misremembered`]): `testCargo` written for `test_cargo`, a plural for a
+/// singular. The line's place is fixed when the matched lines on both sides of it are as
+/// far apart in the file as in the hunk (no line lost or added between them), or, at an
+/// edge of the hunk, by the matched line on its one side.
+fn misremembered_lines(
+    kinds: &[LineKind],
+    texts: &[&str],
+    mapping: &[Option<usize>],
+    file: &Haystack,
+) -> Vec<Option<usize>> {
+    let mut out = mapping.to_vec();
+    let mut prev: Option<usize> = None;
+    for i in 0..kinds.len() {
+        if mapping[i].is_some() {
+            prev = Some(i);
+            continue;
+        }
+        if kinds[i] != LineKind::Context || is_trivial(texts[i]) {
+            continue;
+        }
+        let next = (i + 1..kinds.len()).find(|&j| mapping[j].is_some());
+        let at = |p: usize| mapping[p].expect("a matched line");
+        let place = match (prev, next) {
+            (Some(p), Some(n)) => {
+                (at(n).checked_sub(at(p)) == Some(n - p)).then(|| at(p) + (i - p))
+            }
+            (Some(p), None) => Some(at(p) + (i - p)),
+            (None, Some(n)) => at(n).checked_sub(n - i),
+            (None, None) => None,
+        };
+        let Some(f) = place.filter(|&f| f < file.len()) else {
+            continue;
+        };
+        if file
+            .line_or_lack(f)
+            .is_some_and(|line| misremembered(texts[i], line))
+        {
+            out[i] = Some(f);
+        }
+    }
+    out
+}
+
 type Validated = (usize, usize, Vec<usize>, Fuzz);
 
 /// Why a fuzzy mapping gives no placement.
@@ -1040,13 +1092,13 @@ fn shortfall(hunk: &Hunk, mapping: &[Option<usize>], file_len: usize, width: usi
 /// they are their own place: no meaningful line of context needs to be there too (the rest
 /// of the guards still hold: half the context there, some on each side, certain insertions).
 fn validate(
-    hunk: &Hunk,
+    q: &Query,
     old: &Old,
     mapping: &[Option<usize>],
     file: &Haystack,
     strong_anchor: bool,
-    context_width: usize,
 ) -> Result<Validated, Unfit> {
+    let (hunk, context_width) = (q.hunk, q.context_width);
     let file_len = file.len();
     let kinds = &old.kinds;
     for (i, k) in kinds.iter().enumerate() {
@@ -1070,12 +1122,25 @@ fn validate(
             }
         }
     }
+    // The guards below count a misremembered context line as there; the placement and its
+    // fuzz do not (it stays unmatched, and mismatched).
+    let strict = mapping;
+    let filled;
+    let mapping = if q.in_turn {
+        strict
+    } else {
+        filled = misremembered_lines(kinds, &old.texts, strict, file);
+        &filled
+    };
     let ctx_total = kinds.iter().filter(|k| **k == LineKind::Context).count();
-    let ctx_matched = kinds
-        .iter()
-        .zip(mapping)
-        .filter(|(k, m)| **k == LineKind::Context && m.is_some())
-        .count();
+    let count_ctx = |m: &[Option<usize>]| {
+        kinds
+            .iter()
+            .zip(m)
+            .filter(|(k, m)| **k == LineKind::Context && m.is_some())
+            .count()
+    };
+    let ctx_matched = count_ctx(mapping);
     if ctx_matched * 2 < ctx_total {
         return Err(Unfit::Lines(format!(
             "only {ctx_matched} of {ctx_total} context lines are in the file"
@@ -1111,8 +1176,8 @@ fn validate(
             "too few distinctive lines of the hunk are in the file".into(),
         ));
     }
-    let shortfall = shortfall(hunk, mapping, file_len, context_width);
-    let matched: Vec<usize> = mapping.iter().flatten().copied().collect();
+    let shortfall = shortfall(hunk, strict, file_len, context_width);
+    let matched: Vec<usize> = strict.iter().flatten().copied().collect();
     let inserts = insertion_points(
         hunk,
         kinds,
@@ -1135,7 +1200,7 @@ fn validate(
         .max()
         .expect("removed or context lines matched");
     let fuzz = Fuzz {
-        context_mismatched: ctx_total - ctx_matched,
+        context_mismatched: ctx_total - count_ctx(strict),
         extra_file_lines: (end - start) - matched.len(),
     };
     match inserts {

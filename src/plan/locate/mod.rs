@@ -111,6 +111,10 @@ pub struct Query<'h> {
     pub taken: &'h [(usize, usize)],
     /// The patch's context width (`-U`), at least 3: the widest context side of its hunks.
     pub context_width: usize,
+    /// The text is the one earlier hunks of this patch left: a line of it that reads almost
+    /// as a context line of the hunk may be one they wrote (the hunk overlapping theirs), so
+    /// no line counts as the hunk's with a name misremembered.
+    pub in_turn: bool,
 }
 
 struct Old<'h> {

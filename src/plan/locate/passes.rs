@@ -466,6 +466,7 @@ pub fn anchor_missing_warning(lines: &Haystack, hunk: &Hunk) -> Option<String> {
         ordered: false,
         taken: &[],
         context_width: 3,
+        in_turn: false,
     };
     anchor_missing(lines, &q).map(|a| {
         format!(
