@@ -797,6 +797,57 @@ fn of_two_alignments_from_one_line_the_far_better_fit_is_the_place() {
     assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
 }
 
+/// A hunk that only adds lines, its numbers 30 lines off and a context line lost (alt corpus
+/// set m, ws-48d0a572-compound-2): its loose fit is far from the numbers, and a line of its
+/// context found once in the file (`const maskBuffer …`), next to the insertion with nothing
+/// between, holds the insertion there, as a removed line found once holds a change. Where
+/// every line next to the insertion is common in the file, nothing holds it, and the far
+/// fit is refused as before.
+#[test]
+fn a_far_loose_fit_of_an_insertion_stands_where_a_line_found_once_holds_it() {
+    let methods: Vec<String> = (0..40)
+        .map(|i| format!("  method{i}() {{\n    return {i};\n  }}\n"))
+        .collect();
+    let file = format!(
+        "'use strict';\nconst {{ toBuffer }} = require('./buffer-util');\n\nconst kByteLength = Symbol('kByteLength');\nconst maskBuffer = Buffer.alloc(4);\n\n/**\n * HyBi Sender implementation.\n */\nclass Sender {{\n{}}}\n",
+        methods.concat()
+    );
+    let patch = diff(
+        "sender.js",
+        "@@ -34,5 +34,6 @@ const { toBuffer } = require('./buffer-util');\n \n const maskBuffer = Buffer.alloc(4);\n+const RANDOM_POOL_SIZE = 8 * 1024;\n \n /**\n  * HyBi Sender implementation.\n",
+    );
+    let r = TestRepo::with(&[("sender.js", &file)]);
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("sender.js"),
+        file.replace(
+            "Buffer.alloc(4);\n",
+            "Buffer.alloc(4);\nconst RANDOM_POOL_SIZE = 8 * 1024;\n"
+        )
+    );
+    assert_eq!(v["files"][0]["hunks"][0]["pass"], "fuzzy", "{v}");
+    // The lines next to the insertion each found twice in the file (once more, apart, in
+    // the class): none holds the insertion, and the far fit is refused.
+    let file = file.replace(
+        "  method39() {\n",
+        "  method39() {\n    const maskBuffer = Buffer.alloc(4);\n    /*\n * HyBi Sender implementation.\n    */\n",
+    );
+    let common = patch.clone();
+    let r = TestRepo::with(&[("sender.js", &file)]);
+    let before = r.state();
+    let (run, v) = r.apply_json(&[], &common);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    assert!(
+        v["files"][0]["hunks"][0]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no line of its context found once in the file holds its insertion"),
+        "{v}"
+    );
+}
+
 /// A loose fit far from the hunk's numbers, where the numbers point at the same removed line
 /// under other context: two readings (the context's place, or the numbers' with the context
 /// misremembered), refused. Without that line near the numbers, the far fit stands.

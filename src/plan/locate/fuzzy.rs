@@ -690,16 +690,26 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
                 q.hint
                     .is_some_and(|h| removal_near(hay, q.hunk, h, FAR_FROM_HINT, p.start..p.end))
             };
+            let insertion = !old_has_removal(q.hunk);
             let vouched = || {
+                if insertion {
+                    return pinned_insertion(hay, q.hunk, &p.mapping);
+                }
                 distinctive_removal(hay, q.hunk)
                     || (pinned_removal(hay, q.hunk, &p.mapping) && !numbers_name_another())
             };
             if far && !vouched() {
+                let away = p.start.abs_diff(q.hint.unwrap_or(p.start));
                 return Located::NotFound {
-                    reason: Some(format!(
-                        "the only loose fit is {} lines from the hunk's line numbers and its removed lines are too common to vouch for it",
-                        p.start.abs_diff(q.hint.unwrap_or(p.start))
-                    )),
+                    reason: Some(if insertion {
+                        format!(
+                            "the only loose fit is {away} lines from the hunk's line numbers and no line of its context found once in the file holds its insertion there"
+                        )
+                    } else {
+                        format!(
+                            "the only loose fit is {away} lines from the hunk's line numbers and its removed lines are too common to vouch for it"
+                        )
+                    }),
                 };
             }
             Located::Placed(p)
@@ -770,6 +780,42 @@ fn pinned_removal(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> boo
         }
     }
     false
+}
+
+/// Whether the hunk removes any line.
+fn old_has_removal(hunk: &Hunk) -> bool {
+    hunk.lines.iter().any(|l| l.kind == LineKind::Remove)
+}
+
+/// For a hunk that only adds lines: whether the fit `mapping` holds an insertion in place by
+/// a context line that says something and occurs once in the file, in the run of context
+/// lines the fit maps to consecutive file lines through both of the insertion's neighbours
+/// (so that where that one line is decides where the insertion goes). The insertion's
+/// counterpart of [`pinned_removal`].
+fn pinned_insertion(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> bool {
+    let old: Vec<&str> = hunk.old_lines().map(|l| l.text.as_str()).collect();
+    let once =
+        |text: &str| !is_trivial(text) && hay.count(Pass::Fuzzy, &key(Pass::Fuzzy, text)) == 1;
+    let at = |i: usize| mapping.get(i).copied().flatten();
+    group_bounds(hunk, old.len()).into_iter().any(|bounds| {
+        let (Some(prev), Some(next)) = bounds else {
+            return false;
+        };
+        if !matches!((at(prev), at(next)), (Some(a), Some(b)) if b == a + 1) {
+            return false;
+        }
+        // The run through both neighbours: back from `prev` and on from `next`.
+        let mut lo = prev;
+        while lo > 0 && matches!((at(lo - 1), at(lo)), (Some(a), Some(b)) if b == a + 1) {
+            lo -= 1;
+        }
+        let mut hi = next;
+        while hi + 1 < old.len() && matches!((at(hi), at(hi + 1)), (Some(a), Some(b)) if b == a + 1)
+        {
+            hi += 1;
+        }
+        old[lo..=hi].iter().any(|t| once(t))
+    })
 }
 
 /// Among loose placements, the one that fits far better than every other: fewer of the
