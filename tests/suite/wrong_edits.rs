@@ -960,3 +960,69 @@ fn a_block_that_adds_a_brace_is_not_already_applied_by_a_brace_at_another_depth(
         "{v}"
     );
 }
+
+/// A context line with a name "misremembered" that is one of the file's own names: not a
+/// slip but another function the file has (a review of the misremembered-line rule). The
+/// hunk names `test_loads`, whose changed line has moved on in the file (`== 20`); read as
+/// `test_load` with a letter too many, the hunk landed in `test_load`, a function it does
+/// not name. Refused, as before that rule.
+#[test]
+fn a_sibling_the_file_has_is_not_a_misremembered_name() {
+    let file = text(&[
+        "import json",
+        "",
+        "SRC = '{\"b\": 2, \"c\": 3, \"d\": 4}'",
+        "",
+        "",
+        "def test_load():",
+        "    data = json.load(SRC)",
+        "    assert data[\"b\"] == 2",
+        "    assert data[\"c\"] == 3",
+        "    assert data[\"d\"] == 4",
+        "",
+        "",
+        "def test_loads():",
+        "    data = json.loads(SRC)",
+        "    assert data[\"b\"] == 20",
+        "    assert data[\"c\"] == 3",
+        "    assert data[\"d\"] == 4",
+    ]);
+    let r = TestRepo::with(&[("test_json.py", &file)]);
+    let patch = "--- a/test_json.py\n+++ b/test_json.py\n@@ -13,5 +13,5 @@\n def test_loads():\n     data = json.loads(SRC)\n-    assert data[\"b\"] == 2\n+    assert data[\"b\"] == 200\n     assert data[\"c\"] == 3\n     assert data[\"d\"] == 4\n";
+    refused(&r, patch);
+    refused(&r, &patch.replace("@@ -13,5 +13,5 @@", "@@ @@"));
+}
+
+/// Two functions the same but for a plural in their names, the hunk's context naming the
+/// second (`parse_items`) with two of its lines drifted: read as `parse_item` misremembered,
+/// the first fit as well and the numbers chose it. The name is the file's own, so only the
+/// second fits, as before that rule.
+#[test]
+fn a_plural_sibling_the_file_has_does_not_draw_the_edit() {
+    let body = [
+        "    let t = x.trim();",
+        "    let s = t.to_string();",
+        "    let v = t.len();",
+        "    log(v);",
+        "    check(v);",
+        "    Item::new(v)",
+        "}",
+    ];
+    let mut lines = vec!["fn parse_item(x: &str) -> Item {"];
+    lines.extend(body);
+    lines.push("");
+    lines.push("fn parse_items(x: &str) -> Item {");
+    lines.extend(body);
+    let file = text(&lines);
+    let r = TestRepo::with(&[("src/lib.rs", &file)]);
+    let patch = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -4,7 +4,7 @@\n fn parse_items(x: &str) -> Item {\n     let t = x.trim_end();\n     let s = t.to_owned();\n-    let v = t.len();\n+    let v = t.chars().count();\n     log(v);\n     check(v);\n     Item::new(v)\n";
+    let (run, _) = r.apply_json(&[], patch);
+    run.code(0);
+    let second = file.rfind("    let v = t.len();").expect("the second copy");
+    let mut want = file.clone();
+    want.replace_range(
+        second..second + "    let v = t.len();".len(),
+        "    let v = t.chars().count();",
+    );
+    assert_eq!(r.read_str("src/lib.rs"), want);
+}

@@ -1052,7 +1052,10 @@ fn lcs_pairs<T: PartialEq + std::hash::Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec
 /// misremembered ([`misremembered`]): `testCargo` written for `test_cargo`, a plural for a
 /// singular. The line's place is fixed when the matched lines on both sides of it are as
 /// far apart in the file as in the hunk (no line lost or added between them), or, at an
-/// edge of the hunk, by the matched line on its one side.
+/// edge of the hunk, by the line right beside it. A line the file has as written, or whose
+/// name as written is one of the file's own, is no slip: `test_loads` written beside a
+/// `test_load` is another function the file has (review of this rule: the edit landed in
+/// the sibling).
 fn misremembered_lines(
     kinds: &[LineKind],
     texts: &[&str],
@@ -1060,6 +1063,15 @@ fn misremembered_lines(
     file: &Haystack,
 ) -> Vec<Option<usize>> {
     let mut out = mapping.to_vec();
+    // For each line, the first matched line at or after it.
+    let mut next = vec![None; kinds.len() + 1];
+    for i in (0..kinds.len()).rev() {
+        next[i] = if mapping[i].is_some() {
+            Some(i)
+        } else {
+            next[i + 1]
+        };
+    }
     let mut prev: Option<usize> = None;
     for i in 0..kinds.len() {
         if mapping[i].is_some() {
@@ -1069,24 +1081,28 @@ fn misremembered_lines(
         if kinds[i] != LineKind::Context || is_trivial(texts[i]) {
             continue;
         }
-        let next = (i + 1..kinds.len()).find(|&j| mapping[j].is_some());
-        let at = |p: usize| mapping[p].expect("a matched line");
-        let place = match (prev, next) {
+        let at = |p: usize| out[p].expect("a line mapped");
+        let place = match (prev, next[i + 1]) {
             (Some(p), Some(n)) => {
                 (at(n).checked_sub(at(p)) == Some(n - p)).then(|| at(p) + (i - p))
             }
-            (Some(p), None) => Some(at(p) + (i - p)),
-            (None, Some(n)) => at(n).checked_sub(n - i),
-            (None, None) => None,
+            (Some(p), None) if p + 1 == i => Some(at(p) + 1),
+            (None, Some(n)) if n == i + 1 => at(n).checked_sub(1),
+            _ => None,
         };
         let Some(f) = place.filter(|&f| f < file.len()) else {
             continue;
         };
-        if file
+        let slip = file
             .line_or_lack(f)
-            .is_some_and(|line| misremembered(texts[i], line))
-        {
+            .and_then(|line| misremembered(texts[i], line));
+        let own = |name: &str| {
+            file.has_name(name) || file.count(Pass::Fuzzy, &key(Pass::Fuzzy, texts[i])) > 0
+        };
+        if slip.is_some_and(|name| !own(&name)) {
             out[i] = Some(f);
+            // A line mapped so fixes the place of the one after it at the hunk's end.
+            prev = Some(i);
         }
     }
     out

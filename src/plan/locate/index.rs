@@ -29,6 +29,8 @@ pub struct Haystack<'a> {
     scans: Cell<usize>,
     /// Set when the lines are a window of a bigger text: what it knows of the rest.
     pub(super) window: Option<&'a Window<'a>>,
+    /// Every name (word) of the text, once asked for ([`Haystack::has_name`]).
+    names: OnceCell<HashSet<&'a str>>,
 }
 
 /// Where a haystack's lines sit in a bigger text: runs of the text's lines, in order and
@@ -479,6 +481,7 @@ impl<'a> Haystack<'a> {
             full: Default::default(),
             scans: Cell::new(0),
             window: None,
+            names: OnceCell::new(),
         }
     }
 
@@ -569,6 +572,22 @@ impl<'a> Haystack<'a> {
             wanted: Some(Wanted::borrowed(wanted)),
             ..Haystack::new(lines)
         }
+    }
+
+    /// Whether `name` is a word of the text (a run of letters, digits and `_`, as
+    /// [`crate::text::normalize::words`] reads them). A window cannot say: it answers yes.
+    pub fn has_name(&self, name: &str) -> bool {
+        if self.window.is_some() {
+            return true;
+        }
+        self.names
+            .get_or_init(|| {
+                self.lines
+                    .iter()
+                    .flat_map(|l| crate::text::normalize::words(l))
+                    .collect()
+            })
+            .contains(name)
     }
 
     /// The text's length (a window's text's, not the window's).
