@@ -28,7 +28,7 @@ use std::collections::HashSet;
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::ObjectId;
 
-use super::locate::{insertion_points, DecidedBy, Haystack, Placement};
+use super::locate::{edge_additions, insertion_points, DecidedBy, Haystack, Placement};
 use super::merge::{self, Labels, MergeOutcome};
 use super::{splice, Base, MergeResult, Strategy, ThreeWay};
 use crate::patch::{FilePatch, Hunk, LineKind};
@@ -345,6 +345,16 @@ fn ambiguous_now(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> bool {
 fn fit(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> Option<Vec<Placement>> {
     let mut out: Vec<Placement> = Vec::with_capacity(fp.hunks.len());
     for h in &fp.hunks {
+        // A body short of its header, adding lines at an edge beside its context, does not
+        // say on which side of the missing lines they go: it sits in no version exactly,
+        // whatever its numbers (fuzz seed 2600307: a hunk appending at the end of the file
+        // that lost its last context line put the lines before it). The text passes, which
+        // refuse such a hunk where the two readings differ, decide.
+        // Nor does a body that changes nothing while its header counts more lines: the
+        // lines it changes are what it lost.
+        if edge_additions(h).is_some() || (!h.has_changes() && h.short_by > 0) {
+            return None;
+        }
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();
         let kinds: Vec<LineKind> = h.old_lines().map(|l| l.kind).collect();
         let (start, decided_by) = match h.old_start {

@@ -433,3 +433,27 @@ fn a_numberless_hunk_twice_in_the_file_stays_ambiguous_though_an_older_version_h
     assert_eq!(v["files"][0]["hunks"][0]["status"], "ambiguous");
     assert!(v["files"][0]["base"].is_null());
 }
+
+/// A hunk appending at the end of a file that lost its last context line (its header counts
+/// one line more than its body): in the committed version it sits exactly at its numbers,
+/// but whether the additions go before or after the line it lost, the body does not say.
+/// That version is no base for it (fuzz seed 2600307: the history merge put the lines before
+/// the file's last line), and the text passes refuse it in the file as it is now, as they do
+/// in that version.
+#[test]
+fn a_short_hunk_adding_at_its_edge_recognises_no_version() {
+    let base = "def test_multiple(runner):\n    runner.prepare()\n\n    result = runner.invoke(cli, [])\n    assert not result.exception\n    assert result.output == \"ok\"\n";
+    let r = TestRepo::with(&[("t.py", base)]);
+    // The work tree moved on: lines added at the top.
+    let now = format!("import click\nimport pytest\n\n{base}");
+    r.write("t.py", now.as_bytes());
+    let before = r.state();
+    let patch = llm_diff(
+        "t.py",
+        "@@ -2,5 +2,8 @@ def test_multiple(runner):\n     runner.prepare()\n \n     result = runner.invoke(cli, [])\n     assert not result.exception\n+    result = runner.invoke(cli, [])\n+    assert not result.exception\n+    assert result.output == \"ok\"\n",
+    );
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    assert_ne!(v["files"][0]["strategy"], "history-3way", "{v}");
+}

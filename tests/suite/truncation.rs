@@ -417,3 +417,38 @@ fn a_diff_git_line_with_spaces_and_custom_prefixes_splits_as_git_splits_it() {
     assert_eq!(r.tree()["my file.sh"], by_git.tree()["my file.sh"]);
     assert_eq!(r.tree()["my file.sh"].0 & 0o111, 0o111);
 }
+
+/// A unified hunk whose context lost its leading spaces has a fence of the file's own (a
+/// JSDoc example's close) right before its added lines: the fence is context, not the end
+/// of the hunk. Taken as the end, the hunk kept two context lines and no change, and
+/// exited 0 as "already applied" with its 2 added lines read as prose (alt corpus set o,
+/// execa-f169dacb-no-prefix-context).
+#[test]
+fn a_fence_of_the_file_before_added_lines_does_not_end_the_hunk() {
+    let doc = "/**\n@example\n```\nrun();\n```\n*/\nexport function run(): void;\n";
+    let r = TestRepo::with(&[("main.d.ts", doc)]);
+    let patch = "--- a/main.d.ts\n+++ b/main.d.ts\n@@ -3,5 +3,7 @@\n```\nrun();\n```\n+@see stop\n+@since 2\n*/\nexport function run(): void;\n";
+    let (run, _) = r.apply_json(&[], patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("main.d.ts"),
+        doc.replace("```\n*/", "```\n@see stop\n@since 2\n*/")
+    );
+}
+
+/// A hunk left with no change after its end was guessed, its header counting the lines it
+/// lost: refused, never "already applied" (the same damage where the file has no such
+/// fence, so that the fence does end the hunk).
+#[test]
+fn a_hunk_that_lost_its_changes_is_not_already_applied() {
+    let r = TestRepo::with(&[("f", "a\nb\nc\n")]);
+    let before = r.state();
+    let patch = "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n a\n b\n```\n+x\n+y\n```\n";
+    let (run, v) = r.apply_json(&[], patch);
+    run.code(1);
+    assert_eq!(r.state(), before);
+    let reason = v["files"][0]["hunks"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("the hunk changes nothing"), "{v}");
+}

@@ -833,11 +833,14 @@ impl<'a> Parser<'a> {
                 .find(|&i| !self.lines[i].is_empty())
                 .unwrap_or(self.lines.len());
             // The hunk goes on with a line the file has: unprefixed, or after a ` ` or `-`
-            // (a markdown bullet after a closing fence, `- Added …`, is not one).
+            // (a markdown bullet after a closing fence, `- Added …`, is not one); or with an
+            // added line, which the file need not have (alt corpus execa-f169dacb: a JSDoc
+            // example's closing fence, then the lines the hunk adds).
             let next = self.lines.get(after).copied().filter(|n| !is_fence(n));
             let goes_on = next.is_some_and(|n| {
                 let text = match n.as_bytes().first() {
                     Some(b' ' | b'-') => &n[1..],
+                    Some(b'+') if !n.starts_with("+++ ") => return true,
                     _ => n,
                 };
                 self.target.has(self.probe, text)

@@ -18,7 +18,7 @@ use crate::text::normalize::{key, Pass};
 pub use decide::says_nothing;
 pub use fuzzy::{insertion_points, Gaps, Shortfall};
 pub use index::{names, Census, Haystack, Lack, Layout, Whole, Window};
-pub use passes::{anchor_missing_warning, locate};
+pub use passes::{anchor_missing_warning, edge_additions, locate};
 
 /// Why a candidate was chosen among several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

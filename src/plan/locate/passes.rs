@@ -15,6 +15,9 @@ use crate::text::normalize::{is_trivial, key, Pass};
 /// of the file) say; any other is looked up under the line passes, strictest first, then as
 /// trailing blank lines past the file's end, then as a new side already there, last fuzzily.
 pub fn locate(hay: &Haystack, q: &Query) -> Located {
+    if let Some(refusal) = lost_its_changes(q.hunk) {
+        return refusal;
+    }
     let old = old_side(q.hunk);
     let new_texts: Vec<&str> = q.hunk.new_lines().map(|l| l.text.as_str()).collect();
 
@@ -36,6 +39,19 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
         return found;
     }
     fuzzy(hay, q, &old)
+}
+
+/// A body that changes nothing, short of a header that counts more lines: what it was to
+/// change is what it lost (alt corpus execa-f169dacb: a hunk cut at a fence in its context,
+/// its 28 added lines read as prose after it). Found, it would read as already applied.
+fn lost_its_changes(h: &crate::patch::Hunk) -> Option<Located> {
+    (!h.has_changes() && h.short_by > 0).then(|| Located::NotFound {
+        reason: Some(format!(
+            "the hunk changes nothing, but its header counts {} more line(s) than its body \
+             has: the lines it changes are missing from it; resend the hunk whole",
+            h.short_by
+        )),
+    })
 }
 
 /// The hunk's old side looked up under one line pass: `None` when it fits nowhere under it
@@ -306,22 +322,11 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
 /// after it.
 fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) -> Option<Located> {
     let (h, k) = (q.hunk, q.hunk.short_by);
-    let n = h.lines.len();
-    let is_add = |l: &&crate::patch::Line| l.kind == LineKind::Add;
-    let lead = h.lines.iter().take_while(is_add).count();
-    let trail = h.lines.iter().rev().take_while(is_add).count();
-    // An all-additions body is placed by other rules.
-    if k == 0 || trail == n {
-        return None;
-    }
-    // Only additions beside a context line: those right after (or before) removed lines
-    // replace them, wherever a dropped line was.
-    let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
+    let (first, last) = edge_additions(h)?;
     let texts = |r: std::ops::Range<usize>| -> Vec<&str> {
         h.lines[r].iter().map(|l| l.text.as_str()).collect()
     };
-    let last = (trail > 0 && beside_context(n - trail - 1)).then(|| texts(n - trail..n));
-    let first = (lead > 0 && beside_context(lead)).then(|| texts(0..lead));
+    let (first, last) = (first.map(texts), last.map(texts));
     let differs = |block: &[&str], lo: usize, hi: usize| reads_differently(hay, block, lo, hi);
     let after_ruled_out = q.hint.is_some_and(|s| start == s + k);
     let before_ruled_out = q.hint.is_some_and(|s| start == s);
@@ -350,6 +355,32 @@ fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) ->
             }
         )),
     })
+}
+
+/// The lines a hunk adds first and last (as ranges of its lines), where [`edge_additions`]
+/// finds them.
+pub type EdgeAdditions = (
+    Option<std::ops::Range<usize>>,
+    Option<std::ops::Range<usize>>,
+);
+
+/// A body short of its header (`short_by`), and the lines it adds first and last where they
+/// stand beside a context line (as ranges of its lines): a missing line may sit between such
+/// additions and the rest of the body, so that they go on its other side. `None` for a body
+/// not short, or all additions (placed by other rules), or without such additions. Lines
+/// right after (or before) removed lines replace them, wherever a dropped line was.
+pub fn edge_additions(h: &crate::patch::Hunk) -> Option<EdgeAdditions> {
+    let n = h.lines.len();
+    let is_add = |l: &&crate::patch::Line| l.kind == LineKind::Add;
+    let lead = h.lines.iter().take_while(is_add).count();
+    let trail = h.lines.iter().rev().take_while(is_add).count();
+    if h.short_by == 0 || trail == n {
+        return None;
+    }
+    let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
+    let last = (trail > 0 && beside_context(n - trail - 1)).then_some(n - trail..n);
+    let first = (lead > 0 && beside_context(lead)).then_some(0..lead);
+    (first.is_some() || last.is_some()).then_some((first, last))
 }
 
 /// Where `diff`'s one-sided shape (see [`Hunk::eof_by_shape`]) puts the additions of a hunk
