@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -210,8 +210,40 @@ SETS['m'] = {
                     versions=['2.3.2', '2.3.3', '2.4.0', '2.5.0']),
 }
 
+SETS['n'] = {
+    'pyflakes': dict(kind='pypi', name='pyflakes', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['3.0.0', '3.0.1', '3.1.0', '3.2.0', '3.3.0', '3.3.1', '3.3.2', '3.4.0']),
+    'natsort': dict(kind='pypi', name='natsort', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                    versions=['8.0.0', '8.0.1', '8.0.2', '8.1.0', '8.2.0', '8.3.0', '8.3.1', '8.4.0']),
+    'type-fest': dict(kind='npm', name='type-fest', lang='typescript', code_ext=('.ts',), indent=1, tabs=True,
+                      versions=['4.30.0', '4.30.1', '4.30.2', '4.31.0', '4.32.0', '4.33.0', '4.34.0', '4.34.1',
+                                '4.35.0']),
+    'fastq': dict(kind='npm', name='fastq', lang='javascript', code_ext=('.js', '.ts'), indent=2, tabs=False,
+                  versions=['1.15.0', '1.16.0', '1.17.0', '1.17.1', '1.18.0', '1.19.0', '1.19.1']),
+    'quote': dict(kind='crate', name='quote', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                  versions=['1.0.30', '1.0.31', '1.0.32', '1.0.33', '1.0.34', '1.0.35', '1.0.36', '1.0.37']),
+    'proc-macro2': dict(kind='crate', name='proc-macro2', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                        versions=['1.0.79', '1.0.80', '1.0.81', '1.0.82', '1.0.83', '1.0.84', '1.0.85', '1.0.86']),
+}
+
+SETS['o'] = {
+    'soupsieve': dict(kind='pypi', name='soupsieve', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                      versions=['2.4', '2.4.1', '2.5', '2.6', '2.7', '2.8']),
+    'sqlparse': dict(kind='pypi', name='sqlparse', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                     versions=['0.4.3', '0.4.4', '0.5.0', '0.5.1', '0.5.2', '0.5.3']),
+    'execa': dict(kind='npm', name='execa', lang='javascript', code_ext=('.js', '.ts'), indent=1, tabs=True,
+                  versions=['9.3.0', '9.3.1', '9.4.0', '9.4.1', '9.5.0', '9.5.1', '9.5.2']),
+    'pino': dict(kind='npm', name='pino', lang='javascript', code_ext=('.js', '.ts'), indent=2, tabs=False,
+                 versions=['9.0.0', '9.1.0', '9.2.0', '9.3.0', '9.3.1', '9.3.2', '9.4.0', '9.5.0']),
+    'thiserror': dict(kind='crate', name='thiserror', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                      versions=['1.0.55', '1.0.56', '1.0.57', '1.0.58', '1.0.59', '1.0.60', '1.0.61', '1.0.62',
+                                '1.0.63']),
+    'pin-project-lite': dict(kind='crate', name='pin-project-lite', lang='rust', code_ext=('.rs',), indent=4,
+                             tabs=False, versions=['0.2.9', '0.2.10', '0.2.11', '0.2.12', '0.2.13', '0.2.14']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h|i|j|k|l|m chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')

@@ -12,7 +12,8 @@ FUZZ_HALLUC=1 adds a damage that changes one word of one context line (a misreme
 identifier, as the corpus's hallucinated-context cases have); unset, the seeds are unchanged.
 FUZZ_HALLUC=2 changes that word in more ways: a letter more or less, its case style switched
 (snake_case and camelCase), a letter inside it replaced, or the whole word replaced by another
-name of the same file (a sibling the line may be confused with).
+name of the patch; and half the time, where the file has a twin of a context word (`load` and
+`loads`), the word is written as its twin, so that the context names another thing the file has.
 
 FUZZ_DIALECT=sr (aider SEARCH/REPLACE blocks), codex (a `*** Begin Patch` patch) or mixed (each
 case one of unified, sr, codex) re-expresses the damaged patch in that dialect; unset, it stays
@@ -104,6 +105,15 @@ def drift(rng, L, spans):
         L[p:p]=L[s:e]
     return L, kind
 
+TARGET_WORDS=set()
+
+def twins_of(word):
+    """The target file's words a letter longer or shorter than `word` (or a plural of it)."""
+    out=[]
+    for t in (word+'s', word+'es', word[:-1]):
+        if t!=word and t in TARGET_WORDS: out.append(t)
+    return out
+
 def misremember(rng, word, text):
     """FUZZ_HALLUC=2: `word` written another way (see the header)."""
     way=rng.choice(['more','less','style','letter','sibling'])
@@ -188,7 +198,13 @@ def damage(rng, patch):
         pl=out
     elif choice=='halluc':
         ctx=[i for i,l in enumerate(pl) if l.startswith(' ') and re.search(r'[A-Za-z_]{4,}',l)]
-        if ctx:
+        # FUZZ_HALLUC=2: half the time, a word the file has a twin of (a letter more or less)
+        # written as that twin: the context then names another thing the file has.
+        twins=[(i,w,t) for i in ctx for w in re.finditer(r'[A-Za-z_]{4,}',pl[i]) for t in twins_of(w.group(0))] if HALLUC==2 else []
+        if twins and rng.random()<0.5:
+            i,w,t=rng.choice(twins)
+            pl[i]=pl[i][:w.start()]+t+pl[i][w.end():]
+        elif ctx:
             i=rng.choice(ctx)
             words=list(re.finditer(r'[A-Za-z_]{4,}',pl[i]))
             w=rng.choice(words)
@@ -289,6 +305,8 @@ def one(seed, workdir):
         p=run(['git','diff','--no-index','-U%d'%ctxU,'a/'+name,'b/'+name],d).stdout.decode()
         p=p.replace('a/a/','a/').replace('b/b/','b/')
         p='\n'.join(l for l in p.split('\n') if not l.startswith('index '))
+        global TARGET_WORDS
+        TARGET_WORDS=set(re.findall(r'[A-Za-z_]{4,}', ''.join(target)))
         patch,dmg=damage(rng,p)
         dialect=os.environ.get('FUZZ_DIALECT','unified')
         if dialect=='mixed': dialect=rng.choice(['unified','sr','codex'])
