@@ -436,14 +436,15 @@ fn a_fence_of_the_file_before_added_lines_does_not_end_the_hunk() {
     );
 }
 
-/// A hunk left with no change after its end was guessed, its header counting the lines it
-/// lost: refused, never "already applied" (the same damage where the file has no such
-/// fence, so that the fence does end the hunk).
+/// A hunk left with no change after its end was guessed (at a fence the file does not
+/// have, text after it), its header counting the lines it lost: refused, never "already
+/// applied". Where added lines follow such a fence, whether they are the hunk's is unclear:
+/// the patch is refused whole (exit 2), rather than applied without them.
 #[test]
 fn a_hunk_that_lost_its_changes_is_not_already_applied() {
     let r = TestRepo::with(&[("f", "a\nb\nc\n")]);
     let before = r.state();
-    let patch = "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n a\n b\n```\n+x\n+y\n```\n";
+    let patch = "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n a\n b\n```\nx\ny\n```\n";
     let (run, v) = r.apply_json(&[], patch);
     run.code(1);
     assert_eq!(r.state(), before);
@@ -451,4 +452,18 @@ fn a_hunk_that_lost_its_changes_is_not_already_applied() {
         .as_str()
         .unwrap_or_default();
     assert!(reason.contains("the hunk changes nothing"), "{v}");
+    for patch in [
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n a\n b\n```\n+x\n+y\n```\n",
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n a\n+x\n```\n+y\n b\n",
+    ] {
+        let (run, v) = r.apply_json(&[], patch);
+        run.code(2);
+        assert_eq!(r.state(), before);
+        assert!(
+            v["errors"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("added lines follow the fence")),
+            "{v}"
+        );
+    }
 }

@@ -59,6 +59,7 @@ pub fn parse(shared: &Arc<String>, probe: &dyn PathProbe) -> Result<Patch, Parse
         last_hunk: None,
         hunkless_end: None,
         target: Target::default(),
+        cut_at_fence: None,
     };
     p.run()?;
     if let Some(cut) = p.truncation(text.ends_with('\n')) {
@@ -129,6 +130,9 @@ struct Parser<'a> {
     /// The file the section being read is about, for telling its unprefixed context lines
     /// from prose.
     target: Target,
+    /// A fence (0-based line) that ended the hunk being read while its header counted more
+    /// lines and added lines follow it: where that hunk ends is unclear.
+    cut_at_fence: Option<usize>,
 }
 
 /// The work-tree file a section's hunks are about, read only when a hunk needs it.
@@ -698,7 +702,19 @@ impl<'a> Parser<'a> {
         };
         header_notices(&parsed, header, header_line, notices);
         self.pos += 1;
+        self.cut_at_fence = None;
         let mut body = self.hunk_body(&parsed, &mut hunk);
+        if let Some(at) = self.cut_at_fence.take() {
+            return Err(ParseError::Syntax {
+                line: at + 1,
+                message: format!(
+                    "a fence ends hunk {number} (line {header_line}) before the lines its header \
+                     counts, and added lines follow the fence: whether they are the hunk's is \
+                     unclear, so nothing was applied (resend the patch without a fence inside \
+                     the hunk)"
+                ),
+            });
+        }
         // For telling a miscount from a cut: the body as written, blank lines included.
         let written = body.seen;
         body.drop_trailing_empty(&parsed);
@@ -845,7 +861,17 @@ impl<'a> Parser<'a> {
                 };
                 self.target.has(self.probe, text)
             });
-            return !(counts_need_more && goes_on && self.target.has(self.probe, l));
+            let context = counts_need_more && goes_on && self.target.has(self.probe, l);
+            // Added lines after a fence the file does not have, the new side's count still
+            // short: the hunk's own lines on both sides of it, or prose that looks like them.
+            let new_short = parsed.new_count.is_some_and(|nc| new_seen < nc);
+            if !context
+                && new_short
+                && next.is_some_and(|n| n.starts_with('+') && !n.starts_with("+++ "))
+            {
+                self.cut_at_fence = Some(self.pos);
+            }
+            return !context;
         }
         // A `---`/`+++` pair starts the next file once the counts are met, and whatever
         // they say when a hunk header follows it: a count one too large must not read
