@@ -239,6 +239,10 @@ pub struct Hunk {
     /// that tells an applied hunk from one not yet applied, so such a body is no proof of
     /// either; and a dropped leading line moves the body's start off the numbers.
     pub short_by: usize,
+    /// Of `short_by`, the lines the old side lacks (context or removed lines lost). Only a
+    /// lost old line can stand between the body's lines and the file's, beside an addition;
+    /// a new side that alone is short is most often a miscount.
+    pub old_short_by: usize,
 }
 
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
@@ -466,6 +470,8 @@ impl Hunk {
             bof_by_shape: self.bof_by_shape,
             reindent: self.reindent,
             short_by: self.short_by,
+            // The old side's shortfall is not known apart: as much as the body's.
+            old_short_by: self.short_by,
         }
     }
 }

@@ -136,6 +136,7 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
             reindent: h.reindent,
             // An elision stands for the lines the header counts; the parts are whole.
             short_by: 0,
+            old_short_by: 0,
         })
         .collect()
 }

@@ -457,3 +457,30 @@ fn a_short_hunk_adding_at_its_edge_recognises_no_version() {
     assert_eq!(r.state(), before);
     assert_ne!(v["files"][0]["strategy"], "history-3way", "{v}");
 }
+
+/// The same shape, a hunk adding at its end, where only its new side is short of the header
+/// (a miscount: no context line can be missing): the version it was written for is its base,
+/// and the additions go where the body puts them (review of the fix above).
+#[test]
+fn a_hunk_whose_new_side_alone_is_short_still_finds_its_version() {
+    let v1 =
+        "def load(path):\n    with open(path) as f:\n        data = f.read()\n    return data\n";
+    let r = TestRepo::with(&[("t.py", v1)]);
+    let v2 = "import os\n\n\ndef load(path):\n    with open(path, encoding=\"utf-8\") as f:\n        data = f.read()\n    return data\n";
+    r.write("t.py", v2.as_bytes());
+    r.commit_all("v2");
+    let patch = llm_diff(
+        "t.py",
+        "@@ -1,3 +1,6 @@\n def load(path):\n     with open(path) as f:\n         data = f.read()\n+    if not data:\n+        raise ValueError(path)\n",
+    );
+    let (run, v) = r.apply_json(&[], &patch);
+    run.code(0);
+    assert_eq!(
+        r.read_str("t.py"),
+        v2.replace(
+            "data = f.read()\n",
+            "data = f.read()\n    if not data:\n        raise ValueError(path)\n"
+        )
+    );
+    assert_eq!(v["files"][0]["strategy"], "history-3way", "{v}");
+}

@@ -467,3 +467,28 @@ fn a_hunk_that_lost_its_changes_is_not_already_applied() {
         );
     }
 }
+
+/// Inside a ```diff wrapper, a column-0 fence that the file also has may be the wrapper's
+/// close, and a `+ bullet` after it prose: under a header that merely overcounts, it is
+/// (review of the execa fix: the bullet was applied as an added line after the README's
+/// own fence). Where the header counts that bullet exactly, both readings are whole: the
+/// patch is refused (exit 2) rather than applied either way.
+#[test]
+fn a_bullet_after_a_wrapper_close_that_the_file_has_is_prose_or_unclear() {
+    let readme = "# Foo\n\nInstall:\n\n```bash\npip install foo\n```\n\nMore text.\n";
+    let patch = |header: &str| {
+        format!(
+            "Here is the change:\n\n```diff\n--- a/README.md\n+++ b/README.md\n{header}\n Install:\n \n ```bash\n-pip install foo\n+pip install foo[all]\n```\n+ Installs the optional extras too.\n\nThen run:\n\n```bash\npip install foo[all]\n```\n"
+        )
+    };
+    let r = TestRepo::with(&[("README.md", readme)]);
+    r.apply(&[], &patch("@@ -3,5 +3,5 @@")).code(0);
+    assert_eq!(
+        r.read_str("README.md"),
+        readme.replace("pip install foo\n", "pip install foo[all]\n")
+    );
+    let r = TestRepo::with(&[("README.md", readme)]);
+    let before = r.state();
+    r.apply(&[], &patch("@@ -3,5 +3,6 @@")).code(2);
+    assert_eq!(r.state(), before);
+}

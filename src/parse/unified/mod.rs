@@ -821,6 +821,49 @@ impl<'a> Parser<'a> {
         body
     }
 
+    /// Whether the lines from `pos` (a fence: a context line, or an added one with
+    /// `fence_added`) on, read as the hunk's (` `, `-` and `+` by their prefix, blank and
+    /// unprefixed lines the file has as context), meet the header's counts exactly after at
+    /// least one line past the fence. `seen`: the body's (old, new) lines before `pos`.
+    fn reads_on(&mut self, parsed: &HunkHeader, seen: (usize, usize), fence_added: bool) -> bool {
+        let (Some(oc), Some(nc)) = (parsed.old_count, parsed.new_count) else {
+            return false;
+        };
+        let (mut o, mut n) = seen;
+        if fence_added {
+            n += 1;
+        } else {
+            o += 1;
+            n += 1;
+        }
+        for i in self.pos + 1..self.lines.len() {
+            if o > oc || n > nc {
+                return false;
+            }
+            let l = self.lines[i];
+            match l.as_bytes().first() {
+                _ if l.starts_with("+++ ") || l.starts_with("--- ") || l.starts_with("@@") => {
+                    return false
+                }
+                Some(b'+') => n += 1,
+                Some(b'-') => o += 1,
+                Some(b' ') | None => {
+                    o += 1;
+                    n += 1;
+                }
+                _ if !is_fence(l) && self.target.has(self.probe, l) => {
+                    o += 1;
+                    n += 1;
+                }
+                _ => return false,
+            }
+            if (o, n) == (oc, nc) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether the line at `pos` ends the hunk before it: the next file or hunk, a fence, or
     /// a mail's signature; `seen` is the body's (old, new) lines so far.
     fn ends_hunk(&mut self, parsed: &HunkHeader, seen: (usize, usize)) -> bool {
@@ -849,25 +892,37 @@ impl<'a> Parser<'a> {
                 .find(|&i| !self.lines[i].is_empty())
                 .unwrap_or(self.lines.len());
             // The hunk goes on with a line the file has: unprefixed, or after a ` ` or `-`
-            // (a markdown bullet after a closing fence, `- Added …`, is not one); or with an
-            // added line, which the file need not have (alt corpus execa-f169dacb: a JSDoc
-            // example's closing fence, then the lines the hunk adds).
+            // (a markdown bullet after a closing fence, `- Added …`, is not one).
             let next = self.lines.get(after).copied().filter(|n| !is_fence(n));
             let goes_on = next.is_some_and(|n| {
                 let text = match n.as_bytes().first() {
                     Some(b' ' | b'-') => &n[1..],
-                    Some(b'+') if !n.starts_with("+++ ") => return true,
                     _ => n,
                 };
                 self.target.has(self.probe, text)
             });
-            let context = counts_need_more && goes_on && self.target.has(self.probe, l);
-            // Added lines after a fence the file does not have, the new side's count still
-            // short: the hunk's own lines on both sides of it, or prose that looks like them.
-            let new_short = parsed.new_count.is_some_and(|nc| new_seen < nc);
+            let has_fence = self.target.has(self.probe, l);
+            let body_next =
+                next.is_some_and(|n| matches!(n.as_bytes().first(), Some(b'+' | b'-' | b' ')));
+            let wrapped = self.open_fence.is_some();
+            // Without a fence open around the patch, the fence cannot close one: with the
+            // counts short and lines of the hunk's shape after it, it is a line of the hunk, a
+            // context line where the file has it (alt corpus execa-f169dacb: a JSDoc example's
+            // closing fence, then the 28 lines the hunk adds), else one the hunk does not
+            // describe: where the hunk ends is unclear.
+            if !wrapped && counts_need_more && body_next {
+                if !has_fence {
+                    self.cut_at_fence = Some(self.pos);
+                }
+                return !has_fence;
+            }
+            let context = counts_need_more && has_fence && goes_on;
+            // Inside a fence, the fence may be the wrapper's close, and a `+ bullet` after it
+            // prose (the header overcounting). Only where reading on from it as the hunk's
+            // meets the header's counts exactly are both readings whole: unclear.
             if !context
-                && new_short
-                && next.is_some_and(|n| n.starts_with('+') && !n.starts_with("+++ "))
+                && body_next
+                && (self.reads_on(parsed, seen, false) || self.reads_on(parsed, seen, true))
             {
                 self.cut_at_fence = Some(self.pos);
             }
@@ -1192,6 +1247,7 @@ fn place_by_shape(hunk: &mut Hunk, parsed: &HunkHeader) {
     let old_missing = short(parsed.old_count, hunk.old_len());
     let old_short = old_missing > 0;
     hunk.short_by = old_missing.max(short(parsed.new_count, hunk.new_len()));
+    hunk.old_short_by = old_missing;
     if hunk.has_changes() {
         let numbered = hunk.old_start.is_some();
         hunk.at_eof = hunk.old_no_newline || hunk.new_no_newline;

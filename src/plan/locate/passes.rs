@@ -321,7 +321,7 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
 /// start lacks no line before it, and one exactly `short_by` lines after it lacks none
 /// after it.
 fn edge_additions_unsure(hay: &Haystack, q: &Query, start: usize, end: usize) -> Option<Located> {
-    let (h, k) = (q.hunk, q.hunk.short_by);
+    let (h, k) = (q.hunk, q.hunk.old_short_by);
     let (first, last) = edge_additions(h)?;
     let texts = |r: std::ops::Range<usize>| -> Vec<&str> {
         h.lines[r].iter().map(|l| l.text.as_str()).collect()
@@ -364,7 +364,8 @@ pub type EdgeAdditions = (
     Option<std::ops::Range<usize>>,
 );
 
-/// A body short of its header (`short_by`), and the lines it adds first and last where they
+/// A body whose old side is short of its header (`old_short_by`: a context or removed line
+/// lost; a new side alone short is a miscount), and the lines it adds first and last where they
 /// stand beside a context line (as ranges of its lines): a missing line may sit between such
 /// additions and the rest of the body, so that they go on its other side. `None` for a body
 /// not short, or all additions (placed by other rules), or without such additions. Lines
@@ -374,7 +375,7 @@ pub fn edge_additions(h: &crate::patch::Hunk) -> Option<EdgeAdditions> {
     let is_add = |l: &&crate::patch::Line| l.kind == LineKind::Add;
     let lead = h.lines.iter().take_while(is_add).count();
     let trail = h.lines.iter().rev().take_while(is_add).count();
-    if h.short_by == 0 || trail == n {
+    if h.old_short_by == 0 || trail == n {
         return None;
     }
     let beside_context = |i: usize| h.lines[i].kind == LineKind::Context;
