@@ -492,3 +492,18 @@ fn a_bullet_after_a_wrapper_close_that_the_file_has_is_prose_or_unclear() {
     r.apply(&[], &patch("@@ -3,5 +3,6 @@")).code(2);
     assert_eq!(r.state(), before);
 }
+
+/// A plain diff whose header overcounts, followed by a fenced diff of another file: the
+/// fence and the file header after it start the next file, as they did before a fence in a
+/// hunk was read by whether one is open around the patch.
+#[test]
+fn a_fenced_diff_after_a_plain_one_that_overcounts_is_the_next_file() {
+    let r = repo();
+    let patch = "--- a/g.txt\n+++ b/g.txt\n@@ -1,4 +1,5 @@\n g1\n-g2\n+G2\n g3\n```diff\n--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-l1\n+L1\n l2\n```\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("g.txt"),
+        numbered("g", 10).replace("g2\n", "G2\n")
+    );
+    assert_eq!(r.read_str("f.txt"), file().replace("l1\n", "L1\n"));
+}

@@ -902,8 +902,12 @@ impl<'a> Parser<'a> {
                 self.target.has(self.probe, text)
             });
             let has_fence = self.target.has(self.probe, l);
-            let body_next =
-                next.is_some_and(|n| matches!(n.as_bytes().first(), Some(b'+' | b'-' | b' ')));
+            // (A file header after the fence starts the next file, not more of this hunk.)
+            let body_next = next.is_some_and(|n| {
+                matches!(n.as_bytes().first(), Some(b'+' | b'-' | b' '))
+                    && !n.starts_with("--- ")
+                    && !n.starts_with("+++ ")
+            });
             let wrapped = self.open_fence.is_some();
             // Without a fence open around the patch, the fence cannot close one: with the
             // counts short and lines of the hunk's shape after it, it is a line of the hunk, a
