@@ -462,7 +462,7 @@ fn a_hunk_that_lost_its_changes_is_not_already_applied() {
         assert!(
             v["errors"][0]["message"]
                 .as_str()
-                .is_some_and(|m| m.contains("added lines follow the fence")),
+                .is_some_and(|m| m.contains("lines shaped as the hunk's follow the fence")),
             "{v}"
         );
     }
@@ -506,4 +506,18 @@ fn a_fenced_diff_after_a_plain_one_that_overcounts_is_the_next_file() {
         numbered("g", 10).replace("g2\n", "G2\n")
     );
     assert_eq!(r.read_str("f.txt"), file().replace("l1\n", "L1\n"));
+}
+
+/// A plain diff whose context has a fence the file does not have (misremembered: ```sh for
+/// the README's ```bash), the hunk's lines going on after it: read as the end of the hunk,
+/// the change after it was dropped as prose and the rest applied, exit 0 (the second review
+/// of this session's fence rules). Refused whole.
+#[test]
+fn a_misremembered_fence_in_a_hunk_refuses_the_patch_rather_than_half_of_it() {
+    let readme = "# Foo\n\nOld intro\n\n```bash\npip install foo\n```\n";
+    let r = TestRepo::with(&[("README.md", readme)]);
+    let before = r.state();
+    let patch = "--- a/README.md\n+++ b/README.md\n@@ -1,7 +1,7 @@\n # Foo\n \n-Old intro\n+New intro\n \n```sh\n-pip install foo\n+pip install foo[all]\n ```\n";
+    r.apply(&[], patch).code(2);
+    assert_eq!(r.state(), before);
 }

@@ -709,9 +709,9 @@ impl<'a> Parser<'a> {
                 line: at + 1,
                 message: format!(
                     "a fence ends hunk {number} (line {header_line}) before the lines its header \
-                     counts, and added lines follow the fence: whether they are the hunk's is \
-                     unclear, so nothing was applied (resend the patch without a fence inside \
-                     the hunk)"
+                     counts, and lines shaped as the hunk's follow the fence: whether they are \
+                     the hunk's is unclear, so nothing was applied (resend the patch without a \
+                     fence inside the hunk)"
                 ),
             });
         }
