@@ -344,6 +344,12 @@ impl Hunk {
             .count()
     }
 
+    /// Whether the body changes nothing while its header counts more lines than it has:
+    /// what it was to change is what it lost (a hunk cut where its text looked like its end).
+    pub fn lost_its_changes(&self) -> bool {
+        !self.has_changes() && self.short_by > 0
+    }
+
     /// Whether the hunk adds or removes anything (a context-only hunk changes nothing).
     pub fn has_changes(&self) -> bool {
         self.lines.iter().any(|l| l.kind != LineKind::Context)

@@ -352,7 +352,7 @@ fn fit(fp: &FilePatch, lines: &Haystack, numbers: Numbers) -> Option<Vec<Placeme
         // refuse such a hunk where the two readings differ, decide.
         // Nor does a body that changes nothing while its header counts more lines: the
         // lines it changes are what it lost.
-        if edge_additions(h).is_some() || (!h.has_changes() && h.short_by > 0) {
+        if edge_additions(h).is_some() || h.lost_its_changes() {
             return None;
         }
         let old: Vec<&str> = h.old_lines().map(|l| l.text.as_str()).collect();

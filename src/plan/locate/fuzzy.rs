@@ -690,7 +690,7 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
                 q.hint
                     .is_some_and(|h| removal_near(hay, q.hunk, h, FAR_FROM_HINT, p.start..p.end))
             };
-            let insertion = !old_has_removal(q.hunk);
+            let insertion = q.hunk.old_lines().all(|l| l.kind == LineKind::Context);
             let vouched = || {
                 if insertion {
                     return pinned_insertion(hay, q.hunk, &p.mapping);
@@ -720,12 +720,9 @@ fn choose_fuzzy(hay: &Haystack, q: &Query, found: FuzzyFits) -> Located {
 
 /// Whether the hunk removes a line that says something and occurs once in the file.
 fn distinctive_removal(hay: &Haystack, hunk: &Hunk) -> bool {
-    hunk.lines.iter().any(|l| {
-        l.kind == LineKind::Remove && !is_trivial(&l.text) && {
-            let k = key(Pass::Fuzzy, &l.text);
-            hay.count(Pass::Fuzzy, &k) == 1
-        }
-    })
+    hunk.lines
+        .iter()
+        .any(|l| l.kind == LineKind::Remove && found_once(hay, &l.text))
 }
 
 /// Whether a removed line of `hunk` that says something is in the file within `within` lines
@@ -750,71 +747,58 @@ fn removal_near(
         })
 }
 
-/// Whether the fit `mapping` (a file line for each old-side line of `hunk`) holds a removed
-/// line in place by a line that says something and occurs once in the file: the two in one
-/// run of old-side lines that the fit maps to consecutive file lines, so that where the one
-/// line is decides where the other is.
-fn pinned_removal(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> bool {
-    let old: Vec<_> = hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind != LineKind::Add)
-        .collect();
-    let once =
-        |text: &str| !is_trivial(text) && hay.count(Pass::Fuzzy, &key(Pass::Fuzzy, text)) == 1;
+/// The runs of old-side lines (as ranges of their indices) that the fit `mapping` puts on
+/// consecutive file lines: within one, where one line is decides where the others are.
+fn mapped_runs(mapping: &[Option<usize>]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
     let mut k = 0;
-    while k < old.len() {
-        let Some(mut at) = mapping.get(k).copied().flatten() else {
+    while k < mapping.len() {
+        let Some(mut at) = mapping[k] else {
             k += 1;
             continue;
         };
         let start = k;
         k += 1;
-        while k < old.len() && mapping.get(k).copied().flatten() == Some(at + 1) {
+        while k < mapping.len() && mapping[k] == Some(at + 1) {
             at += 1;
             k += 1;
         }
-        let run = &old[start..k];
-        if run.iter().any(|l| l.kind == LineKind::Remove) && run.iter().any(|l| once(&l.text)) {
-            return true;
-        }
+        out.push(start..k);
     }
-    false
+    out
 }
 
-/// Whether the hunk removes any line.
-fn old_has_removal(hunk: &Hunk) -> bool {
-    hunk.lines.iter().any(|l| l.kind == LineKind::Remove)
+/// Whether `text` says something and occurs once in the file.
+fn found_once(hay: &Haystack, text: &str) -> bool {
+    !is_trivial(text) && hay.count(Pass::Fuzzy, &key(Pass::Fuzzy, text)) == 1
+}
+
+/// Whether the fit `mapping` (a file line for each old-side line of `hunk`) holds a removed
+/// line in place by a line that says something and occurs once in the file: the two in one
+/// of its [`mapped_runs`].
+fn pinned_removal(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> bool {
+    let old: Vec<_> = hunk.old_lines().collect();
+    mapped_runs(mapping).into_iter().any(|run| {
+        let run = &old[run];
+        run.iter().any(|l| l.kind == LineKind::Remove)
+            && run.iter().any(|l| found_once(hay, &l.text))
+    })
 }
 
 /// For a hunk that only adds lines: whether the fit `mapping` holds an insertion in place by
-/// a context line that says something and occurs once in the file, in the run of context
-/// lines the fit maps to consecutive file lines through both of the insertion's neighbours
-/// (so that where that one line is decides where the insertion goes). The insertion's
+/// a context line that says something and occurs once in the file, in the one of its
+/// [`mapped_runs`] that holds both of the insertion's neighbours. The insertion's
 /// counterpart of [`pinned_removal`].
 fn pinned_insertion(hay: &Haystack, hunk: &Hunk, mapping: &[Option<usize>]) -> bool {
     let old: Vec<&str> = hunk.old_lines().map(|l| l.text.as_str()).collect();
-    let once =
-        |text: &str| !is_trivial(text) && hay.count(Pass::Fuzzy, &key(Pass::Fuzzy, text)) == 1;
-    let at = |i: usize| mapping.get(i).copied().flatten();
+    let runs = mapped_runs(mapping);
     group_bounds(hunk, old.len()).into_iter().any(|bounds| {
         let (Some(prev), Some(next)) = bounds else {
             return false;
         };
-        if !matches!((at(prev), at(next)), (Some(a), Some(b)) if b == a + 1) {
-            return false;
-        }
-        // The run through both neighbours: back from `prev` and on from `next`.
-        let mut lo = prev;
-        while lo > 0 && matches!((at(lo - 1), at(lo)), (Some(a), Some(b)) if b == a + 1) {
-            lo -= 1;
-        }
-        let mut hi = next;
-        while hi + 1 < old.len() && matches!((at(hi), at(hi + 1)), (Some(a), Some(b)) if b == a + 1)
-        {
-            hi += 1;
-        }
-        old[lo..=hi].iter().any(|t| once(t))
+        runs.iter()
+            .find(|r| r.contains(&prev) && r.contains(&next))
+            .is_some_and(|r| old[r.clone()].iter().any(|t| found_once(hay, t)))
     })
 }
 

@@ -45,7 +45,7 @@ pub fn locate(hay: &Haystack, q: &Query) -> Located {
 /// change is what it lost (alt corpus execa-f169dacb: a hunk cut at a fence in its context,
 /// its 28 added lines read as prose after it). Found, it would read as already applied.
 fn lost_its_changes(h: &crate::patch::Hunk) -> Option<Located> {
-    (!h.has_changes() && h.short_by > 0).then(|| Located::NotFound {
+    h.lost_its_changes().then(|| Located::NotFound {
         reason: Some(format!(
             "the hunk changes nothing, but its header counts {} more line(s) than its body \
              has: the lines it changes are missing from it; resend the hunk whole",
