@@ -280,6 +280,11 @@ def state(d):
     head=run(['git','rev-parse','HEAD'],d).stdout
     return out,idx,head
 
+def blanked(b):
+    """The bytes with every whitespace-only line made empty."""
+    if b is None: return None
+    return b''.join(l if l.strip() else l[len(l.rstrip(b'\r\n')):] for l in b.splitlines(True))
+
 def one(seed, workdir):
     rng=random.Random(seed)
     path,text=rng.choice(FILES)
@@ -336,6 +341,10 @@ def one(seed, workdir):
         verdict='ok'
         if rc in (0,3):
             if clean and got!=expected: verdict='WRONG' if not (dkind=='copy' and dmg=='shift') else 'copy-shift'
+            # A dedented hunk says nothing of the indentation of its whitespace-only lines (the
+            # damage leaves them as they were): a result that differs from the expected one only
+            # there is the blank lines' whitespace, not an edit in the wrong place.
+            if verdict=='WRONG' and dmg=='indent' and blanked(got)==blanked(expected): verdict='indent-blank-ws'
             if not clean: verdict='applied-on-conflict'
         elif rc in (1,2):
             if after!=before: verdict='DAMAGED'
