@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -242,8 +242,38 @@ SETS['o'] = {
                              tabs=False, versions=['0.2.9', '0.2.10', '0.2.11', '0.2.12', '0.2.13', '0.2.14']),
 }
 
+SETS['p'] = {
+    'mistune': dict(kind='pypi', name='mistune', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                    versions=['3.0.0', '3.0.1', '3.0.2', '3.1.0', '3.1.1', '3.1.2', '3.1.3']),
+    'exceptiongroup': dict(kind='pypi', name='exceptiongroup', lang='python', code_ext=('.py',), indent=4,
+                           tabs=False, versions=['1.1.1', '1.1.2', '1.1.3', '1.2.0', '1.2.1', '1.2.2']),
+    'fs-extra': dict(kind='npm', name='fs-extra', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                     versions=['11.0.0', '11.1.0', '11.1.1', '11.2.0', '11.3.0', '11.3.1', '11.3.2']),
+    'luxon': dict(kind='npm', name='luxon', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                  versions=['3.3.0', '3.4.0', '3.4.1', '3.4.2', '3.4.3', '3.4.4']),
+    'getrandom': dict(kind='crate', name='getrandom', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                      versions=['0.2.10', '0.2.11', '0.2.12', '0.2.13', '0.2.14', '0.2.15']),
+    'paste': dict(kind='crate', name='paste', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                  versions=['1.0.9', '1.0.10', '1.0.11', '1.0.12', '1.0.13', '1.0.14', '1.0.15']),
+}
+
+SETS['q'] = {
+    'marshmallow': dict(kind='pypi', name='marshmallow', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                        versions=['3.20.0', '3.20.1', '3.20.2', '3.21.0', '3.21.1', '3.21.2', '3.21.3', '3.22.0']),
+    'structlog': dict(kind='pypi', name='structlog', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                      versions=['23.1.0', '23.2.0', '23.3.0', '24.1.0', '24.2.0', '24.3.0', '24.4.0']),
+    'nodemailer': dict(kind='npm', name='nodemailer', lang='javascript', code_ext=('.js',), indent=4, tabs=False,
+                       versions=['6.9.10', '6.9.11', '6.9.12', '6.9.13', '6.9.14', '6.9.15', '6.9.16']),
+    'mysql2': dict(kind='npm', name='mysql2', lang='javascript', code_ext=('.js',), indent=2, tabs=False,
+                   versions=['3.9.0', '3.9.1', '3.9.2', '3.9.3', '3.9.4', '3.9.5', '3.9.6', '3.9.7']),
+    'camino': dict(kind='crate', name='camino', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                   versions=['1.1.6', '1.1.7', '1.1.8', '1.1.9', '1.1.10', '1.1.11']),
+    'url': dict(kind='crate', name='url', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                versions=['2.4.0', '2.4.1', '2.5.0', '2.5.1', '2.5.2']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')
