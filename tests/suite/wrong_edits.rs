@@ -1026,3 +1026,37 @@ fn a_plural_sibling_the_file_has_does_not_draw_the_edit() {
     );
     assert_eq!(r.read_str("src/lib.rs"), want);
 }
+
+/// A change of whitespace within lines is no change under the passes that fold it: where the
+/// old side is not found as written (here a SEARCH with an elision), its new side found under such a
+/// pass is there whether or not the change was made, and is no sign that it was. Before, the
+/// block read as already applied: exit 0, nothing written (alt set q, camino-1c322ef4: a doc
+/// comment re-indented, its SEARCH with a `...` for two lines). Now the elided SEARCH is
+/// placed by its parts and applied.
+#[test]
+fn a_whitespace_only_change_is_not_read_as_already_applied() {
+    let file = text(&[
+        "impl Path {",
+        "    /// Whether the path is absolute.",
+        "    ///",
+        "    /// * On Unix, a path is absolute if it starts with the root, so",
+        "    /// `is_absolute` and `has_root` are equivalent.",
+        "    ///",
+        "    /// * On Windows, a path is absolute if it has a prefix and starts with the",
+        "    /// root: `c:\\windows` is absolute, while `c:temp` is not.",
+        "    ///",
+        "    /// # Examples",
+        "    pub fn is_absolute(&self) -> bool {",
+        "        self.0.is_absolute()",
+        "    }",
+        "}",
+    ]);
+    let want = file
+        .replace("    /// `is_absolute`", "    ///   `is_absolute`")
+        .replace("    /// root:", "    ///   root:");
+    let replace = "=======\n    /// * On Unix, a path is absolute if it starts with the root, so\n    ///   `is_absolute` and `has_root` are equivalent.\n    ///\n    /// * On Windows, a path is absolute if it has a prefix and starts with the\n    ///   root: `c:\\windows` is absolute, while `c:temp` is not.\n    ///\n    /// # Examples\n>>>>>>> REPLACE\n";
+    let elided = "path.rs\n<<<<<<< SEARCH\n    /// * On Unix, a path is absolute if it starts with the root, so\n    /// `is_absolute` and `has_root` are equivalent.\n...\n    /// root: `c:\\windows` is absolute, while `c:temp` is not.\n    ///\n    /// # Examples\n";
+    let r = TestRepo::with(&[("path.rs", &file)]);
+    r.apply(&[], &format!("{elided}{replace}")).code(0);
+    assert_eq!(r.read_str("path.rs"), want);
+}

@@ -221,7 +221,7 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
     // A deletion: the new side is only lines the old side has too.
     let deletion = added.is_empty() && !removed.is_empty();
     for pass in Pass::LINE_PASSES {
-        if pass > Pass::Exact && !distinctive {
+        if pass > Pass::Exact && !(distinctive && shows_change(pass, &removed, &added)) {
             break;
         }
         let needle = keys(pass, new_texts);
@@ -647,6 +647,20 @@ fn pinned_fits<S: AsRef<str>>(
 /// block that keeps its SEARCH's lines and adds a `}` adds a brace, not the lines it keeps
 /// (fuzz seed 950764: "already applied" where the file's `}` at another depth stood in for
 /// the added one); one whose REPLACE keeps part of its SEARCH is a deletion.
+/// Whether the new side found under `pass` tells that the hunk's change (`removed` and
+/// `added`, [`own_change`]) is made: some added line must read otherwise than every removed
+/// line under that pass. A change of whitespace within lines is no change under the passes
+/// that fold it, and its new side is found there whether or not it was made (alt set q,
+/// camino-1c322ef4: a doc comment re-indented, read as already applied). Nor does a removed
+/// `...` tell which added lines are new: they may be the lines it stands for.
+fn shows_change(pass: Pass, removed: &[&str], added: &[&str]) -> bool {
+    if removed.iter().any(|t| crate::patch::is_elision(t)) {
+        return false;
+    }
+    let was: std::collections::HashSet<_> = removed.iter().map(|t| key(pass, t)).collect();
+    added.iter().any(|t| !was.contains(&key(pass, t)))
+}
+
 fn own_change<'t>(
     hunk: &'t Hunk,
     old: &Old<'t>,
