@@ -128,7 +128,10 @@ pub(super) fn plan_modify(
         );
         return Ok((refused(fp, why), Vec::new()));
     };
-    let placed = locate_and_place(fp, &text, &mut plan.warnings);
+    let mut placed = locate_and_place(fp, &text, &mut plan.warnings);
+    if placed.sequential_text.is_none() {
+        retab_unshown(fp, &text, &mut placed);
+    }
     plan.evidence.claims = claims(&placed);
     plan.evidence.sequential = placed.sequential_text.is_some();
     plan.evidence.bom_in_text = bom_moved;
@@ -576,6 +579,30 @@ fn text_plan(
         return (plan, Vec::new());
     }
     (plan, target.writes(bytes))
+}
+
+/// Hunks placed as matched whose added lines the splice writes with the file's tabs, as the
+/// patch's other hunks show it wrote them as spaces ([`splice::unshown_indentation`]): placed
+/// as matched ignoring indentation, so that the report and the proof read them so.
+fn retab_unshown(fp: &FilePatch, text: &TextFile, placed: &mut Placed) {
+    // Hunks placed whole (not as parts around elisions, nor rebuilt from the file's lines).
+    let whole: Vec<usize> = (0..placed.located.len())
+        .filter(|&i| placed.elided[i].is_none() && placed.rebuilt[i].is_none())
+        .filter(|&i| matches!(placed.located[i], Located::Placed(_)))
+        .collect();
+    let pairs: Vec<(&Hunk, &Placement)> = whole
+        .iter()
+        .filter_map(|&i| match &placed.located[i] {
+            Located::Placed(p) => Some((&fp.hunks[i], p)),
+            _ => None,
+        })
+        .collect();
+    let unshown = splice::unshown_indentation(text, &pairs);
+    for (&i, retab) in whole.iter().zip(unshown) {
+        if let (true, Located::Placed(p)) = (retab, &mut placed.located[i]) {
+            p.pass = p.pass.max(Pass::Whitespace);
+        }
+    }
 }
 
 /// The hunks to splice, in patch order (an elided hunk as its parts), each with the patch

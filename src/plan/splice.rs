@@ -327,6 +327,15 @@ fn walk<'a, 'h>(
 ) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
+    // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
+    // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
+    // patch's copy carries whatever whitespace damage the match forgave. Nor does its
+    // indentation say how to indent the lines that are the hunk's own.
+    let learnt: Vec<(Vec<Vec<Option<usize>>>, IndentMap)> = placed
+        .iter()
+        .map(|&(hunk, p)| learnt_map(hunk, p, file))
+        .collect();
+    let patch_tabs = tabs_written_as_spaces(learnt.iter().map(|(_, m)| m));
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     let mut tail_deleted = false;
@@ -335,18 +344,24 @@ fn walk<'a, 'h>(
         if cursor < p.start {
             emit(Out::Kept(cursor..p.start));
         }
-        // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
-        // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
-        // patch's copy carries whatever whitespace damage the match forgave. Nor does its
-        // indentation say how to indent the lines that are the hunk's own.
-        let partners = if p.pass == crate::text::normalize::Pass::Exact {
-            Vec::new()
-        } else {
-            hunk.unchanged_partners()
+        let (partners, indent) = &learnt[i];
+        // A hunk that shows nothing of the patch's indentation, placed as one whose added
+        // lines may be re-indented ([`unshown_indentation`]), takes the other hunks' tabs.
+        let indent = match (indent, patch_tabs) {
+            (IndentMap::Same, Some(w))
+                if p.pass.ignores_indentation() && tells_no_indentation(hunk, p, file) =>
+            {
+                IndentMap::Columns {
+                    offset: 0,
+                    tab_width: w,
+                    tabs: true,
+                }
+            }
+            _ => indent.clone(),
         };
-        let indent = IndentMap::learn_paired(hunk, p, file, &partners).unwrap_or(IndentMap::Same);
+        let partners = partners.as_slice();
         let groups = add_groups(hunk);
-        let group_maps = indent.per_group(hunk, p, file, &partners);
+        let group_maps = indent.per_group(hunk, p, file, partners);
         // Per line of the placed region: whether the hunk removes it.
         let mut removed = vec![false; p.end - p.start];
         for (_, m) in hunk
@@ -424,6 +439,81 @@ fn walk<'a, 'h>(
         _ => file.ends_with_newline(),
     };
     Ends { final_newline, eol }
+}
+
+/// A placed hunk's unchanged partners (none after an exact match) and how its added lines
+/// are indented, as [`walk`] reads them.
+fn learnt_map(hunk: &Hunk, p: &Placement, file: &TextFile) -> (Vec<Vec<Option<usize>>>, IndentMap) {
+    let partners = if p.pass == crate::text::normalize::Pass::Exact {
+        Vec::new()
+    } else {
+        hunk.unchanged_partners()
+    };
+    let indent = IndentMap::learn_paired(hunk, p, file, &partners).unwrap_or(IndentMap::Same);
+    (partners, indent)
+}
+
+/// Which of a file's placed hunks show nothing of how the patch indents
+/// ([`tells_no_indentation`]) where the others show that it wrote each of the file's tabs
+/// as the same number of spaces: their added lines are written with tabs too, so the planner
+/// places them as matched ignoring indentation (the report says so, and the proof reads
+/// their added lines that way).
+pub fn unshown_indentation(file: &TextFile, placed: &[(&Hunk, &Placement)]) -> Vec<bool> {
+    let unshown: Vec<bool> = placed
+        .iter()
+        .map(|&(h, p)| tells_no_indentation(h, p, file))
+        .collect();
+    // The cheaper question first: most patches have no such hunk.
+    if !unshown.contains(&true) || !unshown.contains(&false) {
+        return vec![false; placed.len()];
+    }
+    let maps: Vec<IndentMap> = placed
+        .iter()
+        .map(|&(h, p)| learnt_map(h, p, file).1)
+        .collect();
+    match tabs_written_as_spaces(maps.iter()) {
+        Some(_) => unshown,
+        None => vec![false; placed.len()],
+    }
+}
+
+/// The tab width `w` where the hunks of one file that show how the patch indents all say it
+/// wrote the file's tabs as `w` spaces each, at the file's own depth (`None` where none
+/// shows it, or they differ). A hunk whose old lines sit at column 0 shows nothing, and
+/// its added lines are indented as the patch's others are ([`tells_no_indentation`]).
+fn tabs_written_as_spaces<'m>(maps: impl Iterator<Item = &'m IndentMap>) -> Option<usize> {
+    let mut width = None;
+    for m in maps {
+        match *m {
+            IndentMap::Same => {}
+            IndentMap::Columns {
+                offset: 0,
+                tab_width,
+                tabs: true,
+            } if width.is_none_or(|w| w == tab_width) => width = Some(tab_width),
+            IndentMap::Columns { .. } => return None,
+        }
+    }
+    width
+}
+
+/// Whether a placed hunk says nothing of how the patch indents: every old line it has in
+/// the file is at column 0 there and in the patch (a new function added after a closing
+/// brace), while its own added lines are indented with spaces alone. Such a hunk's added
+/// lines are written as the patch's other hunks show it writes the file's tabs.
+fn tells_no_indentation(hunk: &Hunk, p: &Placement, file: &TextFile) -> bool {
+    let old = hunk.old_lines().count();
+    let old_at_column_0 = old > 0
+        && p.mapping.len() == old
+        && hunk.old_lines().zip(&p.mapping).all(|(l, m)| {
+            m.is_none_or(|f| {
+                indentation(&l.text).is_empty() && indentation(&file.lines[f]).is_empty()
+            })
+        });
+    let adds = || hunk.lines.iter().filter(|l| l.kind == LineKind::Add);
+    old_at_column_0
+        && adds().all(|l| !indentation(&l.text).contains('\t'))
+        && adds().any(|l| indentation(&l.text).starts_with(' '))
 }
 
 /// Whether the hunk's change, read as a line diff of its sides, ends by deleting old lines

@@ -706,3 +706,57 @@ fn added_lines_between_lines_stripped_to_column_0_are_not_shifted_by_them() {
         file.replace("    b = 2;\n", "    c = 3;\n    b = 2;\n")
     );
 }
+
+/// A patch that wrote the file's tabs as four spaces, one of whose hunks adds a function
+/// after a closing brace: that hunk's context is all at column 0, so it shows nothing of how
+/// the patch indents, and its added body was written with the spaces as they came (a Go file
+/// indented with spaces in one function; fuzz-wrong seed 3100581 under FUZZ_TABIFY). The
+/// other hunk shows the patch writes each tab as four spaces, so the body gets tabs. Alone,
+/// with nothing to show the patch's way, the same hunk is written as it comes.
+#[test]
+fn a_hunk_at_column_0_indents_its_lines_as_the_patchs_other_hunks_show() {
+    let file = text(&[
+        "package p",
+        "",
+        "func a() {",
+        "\tx := 1",
+        "\ty := 2",
+        "\tz := 3",
+        "}",
+        "",
+        "func b() {",
+        "}",
+    ]);
+    let second = "@@ -9,2 +10,7 @@\n func b() {\n }\n+\n+func c() {\n+    if ok {\n+        run()\n+    }\n+}\n";
+    let first = "--- a/p.go\n+++ b/p.go\n@@ -4,3 +4,4 @@ func a() {\n     x := 1\n     y := 2\n+    w := 4\n     z := 3\n";
+    let both = format!("{first}{second}");
+    let r = TestRepo::with(&[("p.go", &file)]);
+    r.apply(&[], &both).code(0);
+    let tail = ["", "func c() {", "\tif ok {", "\t\trun()", "\t}", "}"];
+    let mut want = vec![
+        "package p",
+        "",
+        "func a() {",
+        "\tx := 1",
+        "\ty := 2",
+        "\tw := 4",
+    ];
+    want.extend(["\tz := 3", "}", "", "func b() {", "}"]);
+    want.extend(tail);
+    assert_eq!(r.read_str("p.go"), text(&want));
+
+    let r = TestRepo::with(&[("p.go", &file)]);
+    let alone = second.replace("@@ -9,2 +10,7 @@", "@@ -9,2 +9,7 @@");
+    r.apply(&[], &format!("--- a/p.go\n+++ b/p.go\n{alone}"))
+        .code(0);
+    let mut want: Vec<&str> = file.lines().collect();
+    want.extend([
+        "",
+        "func c() {",
+        "    if ok {",
+        "        run()",
+        "    }",
+        "}",
+    ]);
+    assert_eq!(r.read_str("p.go"), text(&want));
+}
