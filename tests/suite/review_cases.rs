@@ -760,3 +760,34 @@ fn a_hunk_at_column_0_indents_its_lines_as_the_patchs_other_hunks_show() {
     ]);
     assert_eq!(r.read_str("p.go"), text(&want));
 }
+
+/// A file indented with tabs that aligns continuation lines with spaces after the tab (as
+/// C in the kernel's style does), patched by a model that wrote each tab as four spaces: the
+/// re-indented line goes to the depth the file writes as a tab and five spaces, and takes
+/// that way, not two tabs and a space (fuzz-wrong seeds 3200554, 3200774 and 3200142 under
+/// FUZZ_TABIFY, with a tab written as two spaces).
+#[test]
+fn a_line_at_a_depth_the_file_aligns_with_spaces_is_aligned_so() {
+    let file = text(&[
+        "int f(void)",
+        "{",
+        "\tcall(a,",
+        "\t     b);",
+        "\treturn 0;",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.c", &file)]);
+    let patch = "--- a/f.c\n+++ b/f.c\n@@ -2,4 +2,4 @@ int f(void)\n {\n     call(a,\n-         b);\n+         b, c);\n     return 0;\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("f.c"),
+        text(&[
+            "int f(void)",
+            "{",
+            "\tcall(a,",
+            "\t     b, c);",
+            "\treturn 0;",
+            "}",
+        ])
+    );
+}
