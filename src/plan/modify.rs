@@ -129,7 +129,8 @@ pub(super) fn plan_modify(
         return Ok((refused(fp, why), Vec::new()));
     };
     let mut placed = locate_and_place(fp, &text, &mut plan.warnings);
-    if placed.sequential_text.is_none() {
+    let retab = placed.sequential_text.is_none() && !tabs_are_syntax(&target.new);
+    if retab {
         retab_unshown(fp, &text, &mut placed);
     }
     plan.evidence.claims = claims(&placed);
@@ -495,6 +496,7 @@ fn text_plan(
     exact_everywhere: bool,
 ) -> (FilePlan, Writes) {
     let sequential_text = placed.sequential_text.take();
+    let retab = sequential_text.is_none() && !tabs_are_syntax(&target.new);
     let results = hunk_results(fp, &text, &placed, &mut plan);
     plan.warnings
         .extend(diagnose::order_warnings(&placed.located));
@@ -563,7 +565,7 @@ fn text_plan(
     let bytes = match sequential_text {
         Some(t) => t.encode().into(),
         None => {
-            let pieces = splice::pieces(&text, &results.placed, fp.patch_eols, &cur.bytes);
+            let pieces = splice::pieces(&text, &results.placed, fp.patch_eols, &cur.bytes, retab);
             // The decoded lines go before the new bytes come.
             drop(text);
             pieces.content(&cur.bytes)
@@ -597,12 +599,23 @@ fn retab_unshown(fp: &FilePatch, text: &TextFile, placed: &mut Placed) {
             _ => None,
         })
         .collect();
-    let unshown = splice::unshown_indentation(text, &pairs);
+    let Some((_, unshown)) = splice::unshown_indentation(text, &pairs) else {
+        return;
+    };
     for (&i, retab) in whole.iter().zip(unshown) {
         if let (true, Located::Placed(p)) = (retab, &mut placed.located[i]) {
             p.pass = p.pass.max(Pass::Whitespace);
         }
     }
+}
+
+/// Whether the file at `path` is one whose tabs are its syntax, not its style: a Makefile,
+/// where a line indented with a tab is a recipe and one indented with spaces is not.
+fn tabs_are_syntax(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "Makefile" | "makefile" | "GNUmakefile")
+        || name.ends_with(".mk")
+        || name.ends_with(".make")
 }
 
 /// The hunks to splice, in patch order (an elided hunk as its parts), each with the patch

@@ -28,7 +28,7 @@ fn splice_ending_new_lines<'a>(
 ) -> TextFile<'a> {
     let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
     let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
-    let ends = walk(file, placed, patch_eols, eol, |out| match out {
+    let ends = walk(file, placed, patch_eols, eol, false, |out| match out {
         Out::Line(line, e) => {
             lines.push(line);
             eols.push(e);
@@ -182,11 +182,15 @@ impl Pieces {
 /// [`splice`] as [`Pieces`] of `original`, the bytes `file` was decoded from: a kept line
 /// that is a slice of `original` followed there by its ending is taken as that range, so
 /// runs of kept lines cost one piece, not a copy per line.
+/// `retab`: whether hunks that show nothing of the patch's indentation may take the tabs the
+/// others show ([`unshown_indentation`]); not in a file whose tabs are its syntax (a
+/// Makefile's recipes), where spaces are as likely meant.
 pub fn pieces(
     file: &TextFile,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
     original: &[u8],
+    retab: bool,
 ) -> Pieces {
     let base = original.as_ptr() as usize;
     // Where `line` followed by `eol` stands in `original`, if it does.
@@ -231,7 +235,7 @@ pub fn pieces(
         open.set(e == Eol::None);
         last_eol_len.set(e.as_str().len());
     };
-    let ends = walk(file, placed, patch_eols, dominant, |o| match o {
+    let ends = walk(file, placed, patch_eols, dominant, retab, |o| match o {
         Out::Line(line, e) => one(&mut out, &line, e),
         Out::Added(line, e) => one(&mut out, &line, e),
         Out::Kept(run) => {
@@ -323,6 +327,7 @@ fn walk<'a, 'h>(
     placed: &[(&'h Hunk, &Placement)],
     patch_eols: bool,
     eol: Eol,
+    retab: bool,
     mut emit: impl FnMut(Out<'a, 'h>),
 ) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
@@ -335,7 +340,7 @@ fn walk<'a, 'h>(
         .iter()
         .map(|&(hunk, p)| learnt_map(hunk, p, file))
         .collect();
-    let patch_tabs = tabs_written_as_spaces(learnt.iter().map(|(_, m)| m));
+    let unshown = retab.then(|| unshown_indentation(file, placed)).flatten();
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     let mut tail_deleted = false;
@@ -347,10 +352,9 @@ fn walk<'a, 'h>(
         let (partners, indent) = &learnt[i];
         // A hunk that shows nothing of the patch's indentation, placed as one whose added
         // lines may be re-indented ([`unshown_indentation`]), takes the other hunks' tabs.
-        let indent = match (indent, patch_tabs) {
-            (IndentMap::Same, Some(w))
-                if p.pass.ignores_indentation() && tells_no_indentation(hunk, p, file) =>
-            {
+        let indent = match (indent, &unshown) {
+            (IndentMap::Same, Some((w, these))) if p.pass.ignores_indentation() && these[i] => {
+                let w = *w;
                 IndentMap::Columns {
                     offset: 0,
                     tab_width: w,
@@ -522,26 +526,53 @@ fn learnt_map(hunk: &Hunk, p: &Placement, file: &TextFile) -> (Vec<Vec<Option<us
 
 /// Which of a file's placed hunks show nothing of how the patch indents
 /// ([`tells_no_indentation`]) where the others show that it wrote each of the file's tabs
-/// as the same number of spaces: their added lines are written with tabs too, so the planner
+/// as the same number of spaces, the file has no lines of its own indented with spaces, and
+/// the hunk's added lines are indented by whole tab widths: their added lines are written
+/// with tabs too, so the planner
 /// places them as matched ignoring indentation (the report says so, and the proof reads
 /// their added lines that way).
-pub fn unshown_indentation(file: &TextFile, placed: &[(&Hunk, &Placement)]) -> Vec<bool> {
+pub fn unshown_indentation(
+    file: &TextFile,
+    placed: &[(&Hunk, &Placement)],
+) -> Option<(usize, Vec<bool>)> {
     let unshown: Vec<bool> = placed
         .iter()
         .map(|&(h, p)| tells_no_indentation(h, p, file))
         .collect();
     // The cheaper question first: most patches have no such hunk.
     if !unshown.contains(&true) || !unshown.contains(&false) {
-        return vec![false; placed.len()];
+        return None;
     }
     let maps: Vec<IndentMap> = placed
         .iter()
         .map(|&(h, p)| learnt_map(h, p, file).1)
         .collect();
-    match tabs_written_as_spaces(maps.iter()) {
-        Some(_) => unshown,
-        None => vec![false; placed.len()],
+    let w = tabs_written_as_spaces(maps.iter())?;
+    // Spaces the file itself indents with (a raw string's lines, a Makefile's conditional,
+    // embedded YAML) may be what the patch's spaces are: then they are not the patch's way
+    // of writing tabs, and its lines at column 0 say which they are no more than before.
+    // Alignment after a tab, or by less than a tab (` * ` in a comment), is no such line.
+    let spaces_of_its_own = file.lines.iter().any(|l| {
+        let ind = indentation(l);
+        ind.starts_with(' ') && columns(ind, w) >= w && !l.trim().is_empty()
+    });
+    if spaces_of_its_own {
+        return None;
     }
+    // Nor are lines indented by steps other than the tab width (two-space YAML among
+    // four-space tabs) tabs written as spaces.
+    let by_tabs = |h: &Hunk| {
+        h.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
+            .all(|l| indentation(&l.text).len() % w == 0)
+    };
+    let these: Vec<bool> = placed
+        .iter()
+        .zip(unshown)
+        .map(|(&(h, _), u)| u && by_tabs(h))
+        .collect();
+    these.contains(&true).then_some((w, these))
 }
 
 /// The tab width `w` where the hunks of one file that show how the patch indents all say it
@@ -1237,7 +1268,7 @@ mod tests {
             }
             let placed: Vec<(&Hunk, &Placement)> = hs.iter().map(|(h, p)| (h, p)).collect();
             let want = splice(&file, &placed, patch_eols).encode();
-            let got = pieces(&file, &placed, patch_eols, &bytes).content(&bytes);
+            let got = pieces(&file, &placed, patch_eols, &bytes, false).content(&bytes);
             prop_assert_eq!(got.chunks().concat(), want);
             // Each hunk spliced in place (as overlapping hunks are, one after another) is
             // that hunk spliced into the whole file.

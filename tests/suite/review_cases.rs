@@ -791,3 +791,107 @@ fn a_line_at_a_depth_the_file_aligns_with_spaces_is_aligned_so() {
         ])
     );
 }
+
+/// Where a hunk at column 0 may not take the tabs the patch's other hunks show, its lines
+/// are written as they come (the review of the rule above, each an exit 0 with the spaces
+/// made tabs): the file indents lines of its own with spaces (a raw string's), the hunk's
+/// lines step by two spaces where a tab was written as four (YAML in a raw string), or the
+/// file is a Makefile, where a tab makes a line a recipe.
+#[test]
+fn a_hunk_at_column_0_keeps_its_spaces_where_they_may_be_meant() {
+    let go1 = text(&[
+        "package main",
+        "",
+        "const usage = `Usage:",
+        "    tool run",
+        "Flags:",
+        "`",
+        "",
+        "func main() {",
+        "\ta()",
+        "\tb()",
+        "\tc()",
+        "}",
+    ]);
+    let go1_patch = "--- a/main.go\n+++ b/main.go\n@@ -5,3 +5,4 @@\n Flags:\n+    -v  verbose\n `\n \n@@ -8,5 +9,6 @@\n func main() {\n     a()\n     b()\n+    d()\n     c()\n }\n";
+    let go1_want = go1
+        .replace("Flags:\n", "Flags:\n    -v  verbose\n")
+        .replace("\tb()\n", "\tb()\n\td()\n");
+    let go2 = text(&[
+        "package main",
+        "",
+        "import \"fmt\"",
+        "",
+        "func main() {",
+        "\ta()",
+        "\tb()",
+        "\tc()",
+        "}",
+    ]);
+    let go2_patch = "--- a/main.go\n+++ b/main.go\n@@ -1,4 +1,12 @@\n package main\n \n import \"fmt\"\n \n+const defaultConfig = `\n+server:\n+  port: 8080\n+  tls:\n+    enabled: false\n+`\n+\n@@ -5,5 +13,6 @@\n func main() {\n     a()\n     b()\n+    fmt.Println(defaultConfig)\n     c()\n }\n";
+    let go2_want = go2
+        .replace(
+            "import \"fmt\"\n\n",
+            "import \"fmt\"\n\nconst defaultConfig = `\nserver:\n  port: 8080\n  tls:\n    enabled: false\n`\n\n",
+        )
+        .replace("\tb()\n", "\tb()\n\tfmt.Println(defaultConfig)\n");
+    let mk = text(&[
+        "CC = cc",
+        "",
+        "all: prog",
+        "\t$(CC) -o prog main.c",
+        "",
+        "clean:",
+        "\trm -f prog",
+    ]);
+    let mk_patch = "--- a/Makefile\n+++ b/Makefile\n@@ -3,2 +3,3 @@\n all: prog\n     $(CC) -o prog main.c\n+    strip prog\n@@ -5,2 +6,6 @@\n \n+ifeq ($(DEBUG),1)\n+    CFLAGS += -g\n+endif\n+\n clean:\n";
+    let mk_want = mk.replace(
+        "main.c\n\nclean:",
+        "main.c\n\tstrip prog\n\nifeq ($(DEBUG),1)\n    CFLAGS += -g\nendif\n\nclean:",
+    );
+    for (path, file, patch, want) in [
+        ("main.go", &go1, go1_patch, go1_want),
+        ("main.go", &go2, go2_patch, go2_want),
+        ("Makefile", &mk, mk_patch, mk_want),
+    ] {
+        let r = TestRepo::with(&[(path, file)]);
+        r.apply(&[], patch).code(0);
+        assert_eq!(r.read_str(path), want, "{patch}");
+    }
+}
+
+/// The rule that a change a pass cannot see is no sign it was made leaves alone what such a
+/// pass does see: lines moved (their order differs under every pass), and a SEARCH whose
+/// `...` the REPLACE fills while changing a line the SEARCH shows. Both are already applied
+/// here, the file's trailing whitespace aside (the review of 96f0b95: both were refused).
+#[test]
+fn changes_a_loose_pass_sees_are_still_found_already_applied() {
+    let moved = text(&[
+        "import os",
+        "",
+        "",
+        "def main():",
+        "    load()  ",
+        "    setup()",
+        "    run()",
+        "    finish()",
+        "    cleanup()",
+    ]);
+    let moved_patch = "--- a/m.py\n+++ b/m.py\n@@ -4,6 +4,6 @@\n def main():\n-    setup()\n     load()\n+    setup()\n     run()\n     finish()\n     cleanup()\n";
+    let elided = text(&[
+        "def f():",
+        "    x = 1  ",
+        "    y = 2",
+        "    return x * y",
+        "",
+        "",
+        "def g():",
+        "    return 3",
+    ]);
+    let elided_patch = "m.py\n<<<<<<< SEARCH\ndef f():\n...\n    return x + y\n=======\ndef f():\n    x = 1\n    y = 2\n    return x * y\n>>>>>>> REPLACE\n";
+    for (file, patch) in [(&moved, moved_patch), (&elided, elided_patch)] {
+        let r = TestRepo::with(&[("m.py", file)]);
+        r.apply(&[], patch).code(0).out_contains("already applied");
+        assert_eq!(&r.read_str("m.py"), file);
+    }
+}

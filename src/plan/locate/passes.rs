@@ -221,7 +221,7 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
     // A deletion: the new side is only lines the old side has too.
     let deletion = added.is_empty() && !removed.is_empty();
     for pass in Pass::LINE_PASSES {
-        if pass > Pass::Exact && !(distinctive && shows_change(pass, &removed, &added)) {
+        if pass > Pass::Exact && !(distinctive && shows_change(pass, &old.texts, new_texts)) {
             break;
         }
         let needle = keys(pass, new_texts);
@@ -647,18 +647,45 @@ fn pinned_fits<S: AsRef<str>>(
 /// block that keeps its SEARCH's lines and adds a `}` adds a brace, not the lines it keeps
 /// (fuzz seed 950764: "already applied" where the file's `}` at another depth stood in for
 /// the added one); one whose REPLACE keeps part of its SEARCH is a deletion.
-/// Whether the new side found under `pass` tells that the hunk's change (`removed` and
-/// `added`, [`own_change`]) is made: some added line must read otherwise than every removed
-/// line under that pass. A change of whitespace within lines is no change under the passes
-/// that fold it, and its new side is found there whether or not it was made (alt set q,
-/// camino-1c322ef4: a doc comment re-indented, read as already applied). Nor does a removed
-/// `...` tell which added lines are new: they may be the lines it stands for.
-fn shows_change(pass: Pass, removed: &[&str], added: &[&str]) -> bool {
-    if removed.iter().any(|t| crate::patch::is_elision(t)) {
+/// Whether the new side found under `pass` tells that the hunk's change is made: the two
+/// sides must read otherwise under that pass. A change of whitespace within lines is no
+/// change under the passes that fold it, and its new side is found there whether or not it
+/// was made (alt set q, camino-1c322ef4: a doc comment re-indented, read as already
+/// applied). A `...` on the old side stands for any lines, so the sides read alike when the
+/// new side is the old side's pattern with some lines in place of each `...`. (Lines moved
+/// are a change under every pass: the sides are compared in order.)
+fn shows_change(pass: Pass, old: &[&str], new: &[&str]) -> bool {
+    let new: Vec<_> = new.iter().map(|t| key(pass, t)).collect();
+    let parts: Vec<Vec<_>> = old
+        .split(|t| crate::patch::is_elision(t))
+        .map(|part| part.iter().map(|t| key(pass, t)).collect())
+        .collect();
+    !fits_pattern(&parts, &new)
+}
+
+/// Whether `lines` are the runs of `parts` in order, the first at the start and the last at
+/// the end, with any lines between two runs (what the `...` between them stands for).
+fn fits_pattern<T: PartialEq>(parts: &[Vec<T>], lines: &[T]) -> bool {
+    let [first, middle @ .., last] = parts else {
+        return parts.first().is_some_and(|p| p.as_slice() == lines);
+    };
+    if first.len() + last.len() > lines.len() || !lines.starts_with(first) || !lines.ends_with(last)
+    {
         return false;
     }
-    let was: std::collections::HashSet<_> = removed.iter().map(|t| key(pass, t)).collect();
-    added.iter().any(|t| !was.contains(&key(pass, t)))
+    // Each middle run at its first place after the one before: the earliest leaves the most
+    // room for the rest.
+    let mut at = first.len();
+    let end = lines.len() - last.len();
+    for part in middle {
+        match (at..=end.saturating_sub(part.len()))
+            .find(|&i| i + part.len() <= end && lines[i..i + part.len()] == part[..])
+        {
+            Some(i) => at = i + part.len(),
+            None => return false,
+        }
+    }
+    true
 }
 
 fn own_change<'t>(
