@@ -609,13 +609,16 @@ fn retab_unshown(fp: &FilePatch, text: &TextFile, placed: &mut Placed) {
     }
 }
 
-/// Whether the file at `path` is one whose tabs are its syntax, not its style: a Makefile,
-/// where a line indented with a tab is a recipe and one indented with spaces is not.
+/// Whether the file at `path` is one whose tabs are its syntax, not its style: a makefile
+/// (`Makefile`, `Makefile.am`, `GNUmakefile`, `rules.mk`, `Kbuild`...), where a line
+/// indented with a tab is a recipe and one indented with spaces is not.
 fn tabs_are_syntax(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(name, "Makefile" | "makefile" | "GNUmakefile")
-        || name.ends_with(".mk")
-        || name.ends_with(".make")
+    let lower = name.to_ascii_lowercase();
+    ["makefile", "gnumakefile", "bsdmakefile", "kbuild"]
+        .iter()
+        .any(|m| lower.starts_with(m))
+        || [".mk", ".mak", ".make"].iter().any(|e| lower.ends_with(e))
 }
 
 /// The hunks to splice, in patch order (an elided hunk as its parts), each with the patch

@@ -364,7 +364,6 @@ fn walk<'a, 'h>(
             _ => indent.clone(),
         };
         let partners = partners.as_slice();
-        let depths = FileDepths::of(&indent, &file.lines[p.start..p.end]);
         let groups = add_groups(hunk);
         let group_maps = indent.per_group(hunk, p, file, partners);
         // Per line of the placed region: whether the hunk removes it.
@@ -411,7 +410,7 @@ fn walk<'a, 'h>(
                         emit(Out::Line(file.lines[f].clone(), e));
                         continue;
                     }
-                    emit(Out::Added(depths.restyle(map.apply(&l.text)), e));
+                    emit(Out::Added(map.apply(&l.text), e));
                 }
             }
         };
@@ -444,72 +443,6 @@ fn walk<'a, 'h>(
         _ => file.ends_with_newline(),
     };
     Ends { final_newline, eol }
-}
-
-/// How the file writes each depth of indentation among a hunk's region lines, where it
-/// indents with tabs and some of them align with spaces after the tabs (`\t  }`): an added
-/// line re-indented to a depth the region writes one way alone is written that way, not as
-/// tabs for every whole tab width (which would be `\t\t` under a width of two). Empty when
-/// no region line mixes them, or the hunk is not re-indented with tabs.
-struct FileDepths<'f> {
-    tab_width: usize,
-    /// Per depth in columns: the one indentation the region writes it with (`None`: several).
-    ways: std::collections::HashMap<usize, Option<&'f str>>,
-}
-
-impl<'f> FileDepths<'f> {
-    fn of(map: &IndentMap, region: &'f [TextLine<'_>]) -> FileDepths<'f> {
-        let mut out = FileDepths {
-            tab_width: 0,
-            ways: std::collections::HashMap::new(),
-        };
-        let IndentMap::Columns {
-            tab_width,
-            tabs: true,
-            ..
-        } = *map
-        else {
-            return out;
-        };
-        let mixed = |ind: &str| ind.starts_with('\t') && ind.ends_with(' ');
-        let inds = || {
-            region
-                .iter()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| indentation(l))
-        };
-        if !inds().any(mixed) {
-            return out;
-        }
-        out.tab_width = tab_width;
-        for ind in inds() {
-            out.ways
-                .entry(columns(ind, tab_width))
-                .and_modify(|w| {
-                    if *w != Some(ind) {
-                        *w = None;
-                    }
-                })
-                .or_insert(Some(ind));
-        }
-        out
-    }
-
-    /// `line` as re-indented ([`IndentMap::apply`]), its indentation written the region's one
-    /// way for its depth; a line kept as the patch wrote it stays so.
-    fn restyle<'h>(&self, line: Cow<'h, str>) -> Cow<'h, str> {
-        let Cow::Owned(text) = &line else {
-            return line;
-        };
-        if self.ways.is_empty() {
-            return line;
-        }
-        let ind = indentation(text);
-        match self.ways.get(&columns(ind, self.tab_width)) {
-            Some(Some(way)) if *way != ind => Cow::Owned(format!("{way}{}", &text[ind.len()..])),
-            _ => line,
-        }
-    }
 }
 
 /// A placed hunk's unchanged partners (none after an exact match) and how its added lines
@@ -560,12 +493,14 @@ pub fn unshown_indentation(
         return None;
     }
     // Nor are lines indented by steps other than the tab width (two-space YAML among
-    // four-space tabs) tabs written as spaces.
+    // four-space tabs) tabs written as spaces, nor those a backtick may open a raw string or
+    // template literal around (a Go usage text), whose spaces are its content.
     let by_tabs = |h: &Hunk| {
-        h.lines
-            .iter()
-            .filter(|l| l.kind == LineKind::Add && !l.text.trim().is_empty())
-            .all(|l| indentation(&l.text).len() % w == 0)
+        let adds = || h.lines.iter().filter(|l| l.kind == LineKind::Add);
+        !adds().any(|l| l.text.contains('`'))
+            && adds()
+                .filter(|l| !l.text.trim().is_empty())
+                .all(|l| indentation(&l.text).len() % w == 0)
     };
     let these: Vec<bool> = placed
         .iter()

@@ -761,37 +761,6 @@ fn a_hunk_at_column_0_indents_its_lines_as_the_patchs_other_hunks_show() {
     assert_eq!(r.read_str("p.go"), text(&want));
 }
 
-/// A file indented with tabs that aligns continuation lines with spaces after the tab (as
-/// C in the kernel's style does), patched by a model that wrote each tab as four spaces: the
-/// re-indented line goes to the depth the file writes as a tab and five spaces, and takes
-/// that way, not two tabs and a space (fuzz-wrong seeds 3200554, 3200774 and 3200142 under
-/// FUZZ_TABIFY, with a tab written as two spaces).
-#[test]
-fn a_line_at_a_depth_the_file_aligns_with_spaces_is_aligned_so() {
-    let file = text(&[
-        "int f(void)",
-        "{",
-        "\tcall(a,",
-        "\t     b);",
-        "\treturn 0;",
-        "}",
-    ]);
-    let r = TestRepo::with(&[("f.c", &file)]);
-    let patch = "--- a/f.c\n+++ b/f.c\n@@ -2,4 +2,4 @@ int f(void)\n {\n     call(a,\n-         b);\n+         b, c);\n     return 0;\n";
-    r.apply(&[], patch).code(0);
-    assert_eq!(
-        r.read_str("f.c"),
-        text(&[
-            "int f(void)",
-            "{",
-            "\tcall(a,",
-            "\t     b, c);",
-            "\treturn 0;",
-            "}",
-        ])
-    );
-}
-
 /// Where a hunk at column 0 may not take the tabs the patch's other hunks show, its lines
 /// are written as they come (the review of the rule above, each an exit 0 with the spaces
 /// made tabs): the file indents lines of its own with spaces (a raw string's), the hunk's
@@ -849,10 +818,45 @@ fn a_hunk_at_column_0_keeps_its_spaces_where_they_may_be_meant() {
         "main.c\n\nclean:",
         "main.c\n\tstrip prog\n\nifeq ($(DEBUG),1)\n    CFLAGS += -g\nendif\n\nclean:",
     );
+    // A second review: a makefile by another name, and a raw string the hunk itself adds.
+    let inc = text(&[
+        "prog: main.o",
+        "\t$(CC) -o prog main.o",
+        "",
+        ".PHONY: all clean",
+    ]);
+    let inc_patch = "--- a/Makefile.inc\n+++ b/Makefile.inc\n@@ -1,2 +1,3 @@\n prog: main.o\n+    @echo linking\n     $(CC) -o prog main.o\n@@ -4,1 +5,5 @@\n .PHONY: all clean\n+\n+ifeq ($(DEBUG),1)\n+    CFLAGS += -g\n+endif\n";
+    let inc_want = text(&[
+        "prog: main.o",
+        "\t@echo linking",
+        "\t$(CC) -o prog main.o",
+        "",
+        ".PHONY: all clean",
+        "",
+        "ifeq ($(DEBUG),1)",
+        "    CFLAGS += -g",
+        "endif",
+    ]);
+    let go3 = text(&[
+        "package main",
+        "",
+        "func a() {",
+        "\tprintln(\"a\")",
+        "}",
+        "",
+        "func main() {",
+        "\ta()",
+        "}",
+    ]);
+    let go3_patch = "--- a/main.go\n+++ b/main.go\n@@ -3,3 +3,4 @@\n func a() {\n     println(\"a\")\n+    println(usage)\n }\n@@ -9,1 +10,6 @@\n }\n+\n+const usage = `Usage:\n+    tool run [flags]\n+    tool help\n+`\n";
+    let go3_want = go3.replace("\tprintln(\"a\")\n", "\tprintln(\"a\")\n\tprintln(usage)\n")
+        + "\nconst usage = `Usage:\n    tool run [flags]\n    tool help\n`\n";
     for (path, file, patch, want) in [
         ("main.go", &go1, go1_patch, go1_want),
         ("main.go", &go2, go2_patch, go2_want),
         ("Makefile", &mk, mk_patch, mk_want),
+        ("Makefile.inc", &inc, inc_patch, inc_want),
+        ("main.go", &go3, go3_patch, go3_want),
     ] {
         let r = TestRepo::with(&[(path, file)]);
         r.apply(&[], patch).code(0);
@@ -894,4 +898,53 @@ fn changes_a_loose_pass_sees_are_still_found_already_applied() {
         r.apply(&[], patch).code(0).out_contains("already applied");
         assert_eq!(&r.read_str("m.py"), file);
     }
+    // A second review: a `...` that is code, not an elision (a spread the hunk keeps, a stub
+    // it replaced), read as one made the change look folded away; the hunk then went to the
+    // fuzzy pass and was applied a second time, or in the function that still has the stub.
+    let spread = text(&[
+        "const a = { ",
+        "  ...defaults,",
+        "  timeout: 5,",
+        "};",
+        "",
+        "const b = {",
+        "  ...defaults,",
+        "};",
+    ]);
+    let spread_patch = "--- a/c.js\n+++ b/c.js\n@@ -1,3 +1,4 @@\n const a = {\n   ...defaults,\n+  timeout: 5,\n };\n";
+    let stub = text(&[
+        "class A:",
+        "\tdef f(self):",
+        "\t\treturn 1",
+        "",
+        "\tdef g(self):",
+        "\t\t...",
+    ]);
+    let stub_patch = "--- a/m.py\n+++ b/m.py\n@@ -2,2 +2,2 @@ class A:\n     def f(self):\n-        ...\n+        return 1\n";
+    for (path, file, patch) in [("c.js", &spread, spread_patch), ("m.py", &stub, stub_patch)] {
+        let r = TestRepo::with(&[(path, file)]);
+        r.apply(&[], patch).code(0).out_contains("already applied");
+        assert_eq!(&r.read_str(path), file);
+    }
+}
+
+/// A line nested under an `if` after a continuation line aligned with spaces after the tab
+/// (BSD style): at the same depth as the continuation, it is still a tab deeper, not aligned
+/// as the continuation is (a second review's case against a rule, since withdrawn, that took
+/// the way the region writes a depth for every line re-indented to it).
+#[test]
+fn a_nested_line_beside_an_aligned_continuation_takes_tabs() {
+    let file = text(&[
+        "int f(int a)",
+        "{",
+        "\tint r = compute(a,",
+        "\t    a + 1);",
+        "\treturn r;",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("f.c", &file)]);
+    let patch = "--- a/f.c\n+++ b/f.c\n@@ -3,4 +3,6 @@ int f(int a)\n     int r = compute(a,\n         a + 1);\n+    if (r < 0)\n+        return -1;\n     return r;\n }\n";
+    r.apply(&[], patch).code(0);
+    let want = file.replace("\treturn r;", "\tif (r < 0)\n\t\treturn -1;\n\treturn r;");
+    assert_eq!(r.read_str("f.c"), want);
 }

@@ -647,20 +647,24 @@ fn pinned_fits<S: AsRef<str>>(
 /// block that keeps its SEARCH's lines and adds a `}` adds a brace, not the lines it keeps
 /// (fuzz seed 950764: "already applied" where the file's `}` at another depth stood in for
 /// the added one); one whose REPLACE keeps part of its SEARCH is a deletion.
-/// Whether the new side found under `pass` tells that the hunk's change is made: the two
-/// sides must read otherwise under that pass. A change of whitespace within lines is no
+/// Whether the new side found under `pass` tells that the hunk's change is made: the change
+/// must not be made only of what the pass folds. A change of whitespace within lines is no
 /// change under the passes that fold it, and its new side is found there whether or not it
 /// was made (alt set q, camino-1c322ef4: a doc comment re-indented, read as already
-/// applied). A `...` on the old side stands for any lines, so the sides read alike when the
-/// new side is the old side's pattern with some lines in place of each `...`. (Lines moved
-/// are a change under every pass: the sides are compared in order.)
+/// applied). The sides are compared in order (lines moved are a change under every pass),
+/// a `...` on the old side standing for any lines; where they read alike exactly too (a
+/// `...` that is code, a JavaScript spread or a Python stub, the REPLACE keeping it), what
+/// they share is no change this pass folds, and the new side found tells as before.
 fn shows_change(pass: Pass, old: &[&str], new: &[&str]) -> bool {
-    let new: Vec<_> = new.iter().map(|t| key(pass, t)).collect();
-    let parts: Vec<Vec<_>> = old
-        .split(|t| crate::patch::is_elision(t))
-        .map(|part| part.iter().map(|t| key(pass, t)).collect())
-        .collect();
-    !fits_pattern(&parts, &new)
+    let alike = |pass: Pass| {
+        let new: Vec<_> = new.iter().map(|t| key(pass, t)).collect();
+        let parts: Vec<Vec<_>> = old
+            .split(|t| crate::patch::is_elision(t))
+            .map(|part| part.iter().map(|t| key(pass, t)).collect())
+            .collect();
+        fits_pattern(&parts, &new)
+    };
+    !alike(pass) || alike(Pass::Exact)
 }
 
 /// Whether `lines` are the runs of `parts` in order, the first at the start and the last at
