@@ -54,6 +54,9 @@ struct Placed<'a> {
     rebuilt: Vec<Option<(Hunk, Placement, Vec<usize>)>>,
     /// The text the hunks left, when they were located one after another.
     sequential_text: Option<TextFile<'a>>,
+    /// The tab width the patch's other hunks show, and per hunk whether its added lines take
+    /// it ([`retab_unshown`]).
+    retab: Option<(usize, Vec<bool>)>,
 }
 
 pub(super) fn plan_modify(
@@ -129,8 +132,7 @@ pub(super) fn plan_modify(
         return Ok((refused(fp, why), Vec::new()));
     };
     let mut placed = locate_and_place(fp, &text, &mut plan.warnings);
-    let retab = placed.sequential_text.is_none() && !tabs_are_syntax(&target.new);
-    if retab {
+    if placed.sequential_text.is_none() && !tabs_are_syntax(&target.new) {
         retab_unshown(fp, &text, &mut placed);
     }
     plan.evidence.claims = claims(&placed);
@@ -308,6 +310,7 @@ fn locate_and_place<'a>(
         elided,
         rebuilt,
         sequential_text,
+        retab: None,
     }
 }
 
@@ -496,7 +499,6 @@ fn text_plan(
     exact_everywhere: bool,
 ) -> (FilePlan, Writes) {
     let sequential_text = placed.sequential_text.take();
-    let retab = sequential_text.is_none() && !tabs_are_syntax(&target.new);
     let results = hunk_results(fp, &text, &placed, &mut plan);
     plan.warnings
         .extend(diagnose::order_warnings(&placed.located));
@@ -565,6 +567,16 @@ fn text_plan(
     let bytes = match sequential_text {
         Some(t) => t.encode().into(),
         None => {
+            // Whether each hunk spliced (a hunk's parts never) takes the other hunks' tabs.
+            let retab = placed.retab.as_ref().map(|(w, by_hunk)| {
+                let each = results
+                    .placed_from
+                    .iter()
+                    .map(|&i| by_hunk[i])
+                    .collect::<Vec<_>>();
+                (*w, each)
+            });
+            let retab = retab.as_ref().map(|(w, each)| (*w, each.as_slice()));
             let pieces = splice::pieces(&text, &results.placed, fp.patch_eols, &cur.bytes, retab);
             // The decoded lines go before the new bytes come.
             drop(text);
@@ -599,14 +611,17 @@ fn retab_unshown(fp: &FilePatch, text: &TextFile, placed: &mut Placed) {
             _ => None,
         })
         .collect();
-    let Some((_, unshown)) = splice::unshown_indentation(text, &pairs) else {
+    let Some((w, unshown)) = splice::unshown_indentation(text, &pairs) else {
         return;
     };
+    let mut by_hunk = vec![false; placed.located.len()];
     for (&i, retab) in whole.iter().zip(unshown) {
         if let (true, Located::Placed(p)) = (retab, &mut placed.located[i]) {
             p.pass = p.pass.max(Pass::Whitespace);
+            by_hunk[i] = true;
         }
     }
+    placed.retab = Some((w, by_hunk));
 }
 
 /// Whether the file at `path` is one whose tabs are its syntax, not its style: a makefile

@@ -28,7 +28,7 @@ fn splice_ending_new_lines<'a>(
 ) -> TextFile<'a> {
     let mut lines: Vec<TextLine<'a>> = Vec::with_capacity(file.len() + 16);
     let mut eols: Vec<Eol> = Vec::with_capacity(file.len() + 16);
-    let ends = walk(file, placed, patch_eols, eol, false, |out| match out {
+    let ends = walk(file, placed, patch_eols, eol, None, |out| match out {
         Out::Line(line, e) => {
             lines.push(line);
             eols.push(e);
@@ -182,15 +182,15 @@ impl Pieces {
 /// [`splice`] as [`Pieces`] of `original`, the bytes `file` was decoded from: a kept line
 /// that is a slice of `original` followed there by its ending is taken as that range, so
 /// runs of kept lines cost one piece, not a copy per line.
-/// `retab`: whether hunks that show nothing of the patch's indentation may take the tabs the
-/// others show ([`unshown_indentation`]); not in a file whose tabs are its syntax (a
-/// Makefile's recipes), where spaces are as likely meant.
+/// `retab`: the tab width the patch's hunks show, and per hunk of `placed` whether its added
+/// lines take it though the hunk shows nothing of the patch's indentation (as the planner
+/// decided by [`unshown_indentation`]).
 pub fn pieces(
     file: &TextFile,
     placed: &[(&Hunk, &Placement)],
     patch_eols: bool,
     original: &[u8],
-    retab: bool,
+    retab: Option<(usize, &[bool])>,
 ) -> Pieces {
     let base = original.as_ptr() as usize;
     // Where `line` followed by `eol` stands in `original`, if it does.
@@ -327,20 +327,11 @@ fn walk<'a, 'h>(
     placed: &[(&'h Hunk, &Placement)],
     patch_eols: bool,
     eol: Eol,
-    retab: bool,
+    retab: Option<(usize, &[bool])>,
     mut emit: impl FnMut(Out<'a, 'h>),
 ) -> Ends {
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| (placed[i].1.start, placed[i].1.end, i));
-    // After a loose match, a line the hunk removes and adds back unchanged (a SEARCH
-    // block's first or last lines, repeated in its REPLACE) keeps the file's bytes: the
-    // patch's copy carries whatever whitespace damage the match forgave. Nor does its
-    // indentation say how to indent the lines that are the hunk's own.
-    let learnt: Vec<(Vec<Vec<Option<usize>>>, IndentMap)> = placed
-        .iter()
-        .map(|&(hunk, p)| learnt_map(hunk, p, file))
-        .collect();
-    let unshown = retab.then(|| unshown_indentation(file, placed)).flatten();
     let mut cursor = 0usize;
     let mut touches_end: Option<&Hunk> = None;
     let mut tail_deleted = false;
@@ -349,23 +340,19 @@ fn walk<'a, 'h>(
         if cursor < p.start {
             emit(Out::Kept(cursor..p.start));
         }
-        let (partners, indent) = &learnt[i];
-        // A hunk that shows nothing of the patch's indentation, placed as one whose added
-        // lines may be re-indented ([`unshown_indentation`]), takes the other hunks' tabs.
-        let indent = match (indent, &unshown) {
-            (IndentMap::Same, Some((w, these))) if p.pass.ignores_indentation() && these[i] => {
-                let w = *w;
-                IndentMap::Columns {
-                    offset: 0,
-                    tab_width: w,
-                    tabs: true,
-                }
-            }
-            _ => indent.clone(),
+        let (partners, indent) = learnt_map(hunk, p, file);
+        // A hunk that shows nothing of the patch's indentation takes the tabs its other
+        // hunks show, where the planner said so ([`unshown_indentation`]).
+        let indent = match retab {
+            Some((w, these)) if these[i] && indent == IndentMap::Same => IndentMap::Columns {
+                offset: 0,
+                tab_width: w,
+                tabs: true,
+            },
+            _ => indent,
         };
-        let partners = partners.as_slice();
         let groups = add_groups(hunk);
-        let group_maps = indent.per_group(hunk, p, file, partners);
+        let group_maps = indent.per_group(hunk, p, file, &partners);
         // Per line of the placed region: whether the hunk removes it.
         let mut removed = vec![false; p.end - p.start];
         for (_, m) in hunk
@@ -445,8 +432,11 @@ fn walk<'a, 'h>(
     Ends { final_newline, eol }
 }
 
-/// A placed hunk's unchanged partners (none after an exact match) and how its added lines
-/// are indented, as [`walk`] reads them.
+/// A placed hunk's unchanged partners and how its added lines are indented. After a loose
+/// match, a line the hunk removes and adds back unchanged (a SEARCH block's first or last
+/// lines, repeated in its REPLACE) keeps the file's bytes: the patch's copy carries whatever
+/// whitespace damage the match forgave. Nor does its indentation say how to indent the lines
+/// that are the hunk's own. After an exact match there are none to look for.
 fn learnt_map(hunk: &Hunk, p: &Placement, file: &TextFile) -> (Vec<Vec<Option<usize>>>, IndentMap) {
     let partners = if p.pass == crate::text::normalize::Pass::Exact {
         Vec::new()
@@ -459,11 +449,11 @@ fn learnt_map(hunk: &Hunk, p: &Placement, file: &TextFile) -> (Vec<Vec<Option<us
 
 /// Which of a file's placed hunks show nothing of how the patch indents
 /// ([`tells_no_indentation`]) where the others show that it wrote each of the file's tabs
-/// as the same number of spaces, the file has no lines of its own indented with spaces, and
-/// the hunk's added lines are indented by whole tab widths: their added lines are written
-/// with tabs too, so the planner
-/// places them as matched ignoring indentation (the report says so, and the proof reads
-/// their added lines that way).
+/// as the same number of spaces (that width, and per hunk whether it does), where the file
+/// has no lines of its own indented with spaces and the hunk's added lines are indented by
+/// whole tab widths. Their added lines are written with tabs too, so the planner places
+/// them as matched ignoring indentation (the report says so, and the proof reads their
+/// added lines that way).
 pub fn unshown_indentation(
     file: &TextFile,
     placed: &[(&Hunk, &Placement)],
@@ -1203,7 +1193,7 @@ mod tests {
             }
             let placed: Vec<(&Hunk, &Placement)> = hs.iter().map(|(h, p)| (h, p)).collect();
             let want = splice(&file, &placed, patch_eols).encode();
-            let got = pieces(&file, &placed, patch_eols, &bytes, false).content(&bytes);
+            let got = pieces(&file, &placed, patch_eols, &bytes, None).content(&bytes);
             prop_assert_eq!(got.chunks().concat(), want);
             // Each hunk spliced in place (as overlapping hunks are, one after another) is
             // that hunk spliced into the whole file.

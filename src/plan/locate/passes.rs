@@ -220,8 +220,19 @@ fn new_side_there(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str]) -> O
     let distinctive = added.iter().any(|t| !is_trivial(t));
     // A deletion: the new side is only lines the old side has too.
     let deletion = added.is_empty() && !removed.is_empty();
+    // The new side found under a looser pass tells that the change is made only when the
+    // change is not made of what that pass folds. A change of whitespace within lines is no
+    // change under the passes that fold it, and its new side is found there whether or not
+    // it was made (alt set q, camino-1c322ef4: a doc comment re-indented, read as already
+    // applied). Sides that read alike exactly too (a `...` that is code, a JavaScript spread
+    // or a Python stub the REPLACE keeps) share nothing a pass folds.
+    let alike_exactly = std::cell::OnceCell::new();
+    let folded = |pass: Pass| {
+        sides_alike(pass, &old.texts, new_texts)
+            && !*alike_exactly.get_or_init(|| sides_alike(Pass::Exact, &old.texts, new_texts))
+    };
     for pass in Pass::LINE_PASSES {
-        if pass > Pass::Exact && !(distinctive && shows_change(pass, &old.texts, new_texts)) {
+        if pass > Pass::Exact && (!distinctive || folded(pass)) {
             break;
         }
         let needle = keys(pass, new_texts);
@@ -641,30 +652,15 @@ fn pinned_fits<S: AsRef<str>>(
     (starts, ruled_out)
 }
 
-/// The lines a hunk removes and adds of its own, as (removed, added): its removed and added
-/// lines, or, in a hunk without context lines (a SEARCH/REPLACE block, every line of which is
-/// removed or added), what a line diff of its SEARCH against its REPLACE does not pair. A
-/// block that keeps its SEARCH's lines and adds a `}` adds a brace, not the lines it keeps
-/// (fuzz seed 950764: "already applied" where the file's `}` at another depth stood in for
-/// the added one); one whose REPLACE keeps part of its SEARCH is a deletion.
-/// Whether the new side found under `pass` tells that the hunk's change is made: the change
-/// must not be made only of what the pass folds. A change of whitespace within lines is no
-/// change under the passes that fold it, and its new side is found there whether or not it
-/// was made (alt set q, camino-1c322ef4: a doc comment re-indented, read as already
-/// applied). The sides are compared in order (lines moved are a change under every pass),
-/// a `...` on the old side standing for any lines; where they read alike exactly too (a
-/// `...` that is code, a JavaScript spread or a Python stub, the REPLACE keeping it), what
-/// they share is no change this pass folds, and the new side found tells as before.
-fn shows_change(pass: Pass, old: &[&str], new: &[&str]) -> bool {
-    let alike = |pass: Pass| {
-        let new: Vec<_> = new.iter().map(|t| key(pass, t)).collect();
-        let parts: Vec<Vec<_>> = old
-            .split(|t| crate::patch::is_elision(t))
-            .map(|part| part.iter().map(|t| key(pass, t)).collect())
-            .collect();
-        fits_pattern(&parts, &new)
-    };
-    !alike(pass) || alike(Pass::Exact)
+/// Whether the two sides of a hunk read alike under `pass`, compared in order, a `...` on the
+/// old side standing for any lines (the new side is the old side's pattern).
+fn sides_alike(pass: Pass, old: &[&str], new: &[&str]) -> bool {
+    let new: Vec<_> = new.iter().map(|t| key(pass, t)).collect();
+    let parts: Vec<Vec<_>> = old
+        .split(|t| crate::patch::is_elision(t))
+        .map(|part| part.iter().map(|t| key(pass, t)).collect())
+        .collect();
+    fits_pattern(&parts, &new)
 }
 
 /// Whether `lines` are the runs of `parts` in order, the first at the start and the last at
@@ -682,16 +678,53 @@ fn fits_pattern<T: PartialEq>(parts: &[Vec<T>], lines: &[T]) -> bool {
     let mut at = first.len();
     let end = lines.len() - last.len();
     for part in middle {
-        match (at..=end.saturating_sub(part.len()))
-            .find(|&i| i + part.len() <= end && lines[i..i + part.len()] == part[..])
-        {
-            Some(i) => at = i + part.len(),
+        match find_run(&lines[at..end], part) {
+            Some(i) => at += i + part.len(),
             None => return false,
         }
     }
     true
 }
 
+/// Where `run` first stands in `lines`, in time linear in both (Knuth-Morris-Pratt): a
+/// SEARCH of thousands of lines with a `...` costs its length, not its length squared.
+fn find_run<T: PartialEq>(lines: &[T], run: &[T]) -> Option<usize> {
+    if run.is_empty() {
+        return Some(0);
+    }
+    // For each prefix of `run`, the length of its longest proper border.
+    let mut border = vec![0usize; run.len()];
+    let mut k = 0;
+    for i in 1..run.len() {
+        while k > 0 && run[i] != run[k] {
+            k = border[k - 1];
+        }
+        if run[i] == run[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    let mut k = 0;
+    for (i, line) in lines.iter().enumerate() {
+        while k > 0 && *line != run[k] {
+            k = border[k - 1];
+        }
+        if *line == run[k] {
+            k += 1;
+        }
+        if k == run.len() {
+            return Some(i + 1 - k);
+        }
+    }
+    None
+}
+
+/// The lines a hunk removes and adds of its own, as (removed, added): its removed and added
+/// lines, or, in a hunk without context lines (a SEARCH/REPLACE block, every line of which is
+/// removed or added), what a line diff of its SEARCH against its REPLACE does not pair. A
+/// block that keeps its SEARCH's lines and adds a `}` adds a brace, not the lines it keeps
+/// (fuzz seed 950764: "already applied" where the file's `}` at another depth stood in for
+/// the added one); one whose REPLACE keeps part of its SEARCH is a deletion.
 fn own_change<'t>(
     hunk: &'t Hunk,
     old: &Old<'t>,
@@ -932,4 +965,36 @@ fn locate_bare_insertion(hay: &Haystack, q: &Query, new_texts: &[&str]) -> Locat
         },
         fuzz: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{find_run, fits_pattern};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The linear search finds a run where the plain one does, at the same first place.
+        #[test]
+        fn find_run_is_the_first_place_a_run_stands(
+            lines in prop::collection::vec(0u8..3, 0..40),
+            run in prop::collection::vec(0u8..3, 0..5),
+        ) {
+            let plain = (0..=lines.len().saturating_sub(run.len()))
+                .find(|&i| i + run.len() <= lines.len() && lines[i..i + run.len()] == run[..]);
+            prop_assert_eq!(find_run(&lines, &run), plain);
+        }
+    }
+
+    #[test]
+    fn a_pattern_takes_any_lines_for_each_elision_and_keeps_the_order() {
+        let parts = |p: &[&[u8]]| p.iter().map(|x| x.to_vec()).collect::<Vec<_>>();
+        assert!(fits_pattern(&parts(&[b"ab"]), b"ab"));
+        assert!(!fits_pattern(&parts(&[b"ab"]), b"ba"));
+        assert!(fits_pattern(&parts(&[b"a", b"c"]), b"abbc"));
+        assert!(fits_pattern(&parts(&[b"a", b"b", b"c"]), b"axbyc"));
+        assert!(!fits_pattern(&parts(&[b"a", b"b", b"c"]), b"acxb"));
+        // The runs around an elision may not overlap.
+        assert!(!fits_pattern(&parts(&[b"ab", b"bc"]), b"abc"));
+        assert!(fits_pattern(&parts(&[b"", b""]), b"anything"));
+    }
 }
