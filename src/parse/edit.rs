@@ -754,6 +754,16 @@ fn replace_occurrences(
         }
     }
     let all = all || expected.is_some_and(|n| n > 1);
+    // Each occurrence is a known place, not a guess, unless the file reads at every one of
+    // them as the edit already made there: then the edit may be a resent one, and the
+    // planner's rules for added lines beside their twin decide (refused where that reading
+    // and a second copy are both possible). One occurrence among several that only happens
+    // to sit beside its replacement's extra lines does not make the edit a resent one.
+    let known = !found.iter().all(|&i| made_around(&cur.text, i, old, new));
+    let placed = |group: &[usize]| Hunk {
+        known_place: known,
+        ..widened(&cur.text, group, old.len(), new)
+    };
     match found.len() {
         // Not there, but its replacement is, once, and tells: the edit as it would
         // read had it been made, so the planner finds it already applied (a resent
@@ -762,12 +772,10 @@ fn replace_occurrences(
             .hunks
             .push(widened(&cur.text, &done, new.len(), old).reversed()),
         0 => fp.hunks.push(search_block(old, new)),
-        1 => fp
-            .hunks
-            .push(widened(&cur.text, &[found[0]], old.len(), new)),
+        1 => fp.hunks.push(placed(&found)),
         k if all => {
             for group in groups(&cur.text, &found, old.len()) {
-                fp.hunks.push(widened(&cur.text, &group, old.len(), new));
+                fp.hunks.push(placed(&group));
             }
             notices.push(Notice::for_path(
                 NoticeKind::ReplacedAll,
@@ -786,6 +794,17 @@ fn replace_occurrences(
         }
     }
     Ok(())
+}
+
+/// Whether `old`, found at byte `i` of `text`, lies where it would in `new` had the edit
+/// been made there: `new` holds `old` at some offset `k`, and `text` holds `new` from
+/// `i - k` (`a` → `a\nb`, at a place the file reads `a\nb` already).
+fn made_around(text: &str, i: usize, old: &str, new: &str) -> bool {
+    let offsets = 0..=new.len().saturating_sub(old.len());
+    new.len() >= old.len()
+        && offsets
+            .filter(|&k| new.get(k..).is_some_and(|n| n.starts_with(old)))
+            .any(|k| i >= k && text.get(i - k..).is_some_and(|t| t.starts_with(new)))
 }
 
 /// Whether `new`, found once at byte `i` of `text` where `old` is not, says the edit was

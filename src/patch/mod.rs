@@ -243,6 +243,12 @@ pub struct Hunk {
     /// lost old line can stand between the body's lines and the file's, beside an addition;
     /// a new side that alone is short is most often a miscount.
     pub old_short_by: usize,
+    /// Made from a structured edit whose old text was found exactly, at `old_start`, in the
+    /// file as it was read, which does not read there as the edit made already: the place
+    /// is known, not guessed. Found there exactly, the hunk is placed there; the rules that
+    /// weigh a guess (added lines beside their twin: applied already, or a repeat?) are for
+    /// hunks whose place is inferred.
+    pub known_place: bool,
 }
 
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
@@ -478,6 +484,8 @@ impl Hunk {
             short_by: self.short_by,
             // The old side's shortfall is not known apart: as much as the body's.
             old_short_by: self.short_by,
+            // The new side was never found where the numbers say.
+            known_place: false,
         }
     }
 }

@@ -137,6 +137,8 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
             // An elision stands for the lines the header counts; the parts are whole.
             short_by: 0,
             old_short_by: 0,
+            // A part's place is found, not known.
+            known_place: false,
         })
         .collect()
 }

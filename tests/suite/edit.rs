@@ -421,3 +421,30 @@ fn a_missing_old_string_whose_replacement_is_only_a_fragment_of_a_line_is_refuse
     run.code(0);
     assert_eq!(v["status"], "already-applied", "{v}");
 }
+
+/// An edit that adds lines after its `old_string`, sent again once made, finds the file
+/// reading as the edit made: its one occurrence sits before the very lines it adds. Applying
+/// it again would repeat them (a second `import b`), so it is refused, and nothing changes.
+/// With `replace_all`, one occurrence among several that only happens to sit beside such a
+/// line is no resent edit: every occurrence is replaced, as `str.replace` would.
+#[test]
+fn a_resent_edit_that_adds_lines_is_refused_but_a_coincidence_among_several_is_not() {
+    let r = TestRepo::with(&[("m.py", "import a\nimport b\n\nrun()\n")]);
+    let before = r.state();
+    let (run, v) = edit_cli(
+        &r,
+        &json!({"path": "m.py", "old_string": "import a\n", "new_string": "import a\nimport b\n"}),
+    );
+    run.code(1);
+    assert_eq!(v["status"], "refused", "{v}");
+    assert_eq!(r.state(), before);
+
+    let text = "}\n\nx\n}\n\n\ny\n}\n\nz\n";
+    let r = TestRepo::with(&[("s.txt", text)]);
+    let (run, _) = edit_cli(
+        &r,
+        &json!({"path": "s.txt", "old_string": "}\n\n", "new_string": "}\n\n\n", "replace_all": true}),
+    );
+    run.code(0);
+    assert_eq!(r.read_str("s.txt"), text.replace("}\n\n", "}\n\n\n"));
+}

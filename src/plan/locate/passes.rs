@@ -136,62 +136,13 @@ fn at_fit(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str], fit: Fit) ->
         occurrences,
         decided_by,
     } = fit;
-    if already_at(hay, q.hunk, pass, start, old.texts.len(), new_texts) {
-        if q.hunk.short_by > 0 {
-            return short_body_refusal(q.hunk, start, true);
-        }
-        // `diff`'s shape says the hunk reaches that end of the file, and its new
-        // side does: as git reads it, applied already.
-        let (n_old, n_new) = (old.texts.len(), new_texts.len());
-        let ends = q.hunk.eof_by_shape && start + n_new == hay.len();
-        let starts = q.hunk.bof_by_shape && start + n_old == n_new;
-        if ends || starts {
-            return Located::AlreadyApplied {
-                start: if ends { start } else { 0 },
-                pass,
-            };
-        }
-        return repeat_or_applied_refusal(q.hunk, start);
-    }
-    // The old side matched only loosely where the new side is there more strictly:
-    // a change of whitespace or punctuation that has already been made. Only a
-    // new side that covers the very region the old side matched says so: a
-    // shorter one (a deletion's context) is there whether or not it was applied.
-    if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
-        if new_texts.len() == old.texts.len()
-            && hay.matches_at(stricter, &keys(stricter, new_texts), start)
-        {
-            return Located::AlreadyApplied {
-                start,
-                pass: stricter,
-            };
-        }
-    }
-    if let Some(rival) = nearer_loose_fit(hay, q, old, pass, start, decided_by) {
-        let mut starts = vec![start, rival];
-        starts.sort();
-        return Located::Ambiguous {
-            pass: Pass::Fuzzy,
-            starts,
-        };
-    }
-    if let Some(refusal) = edge_additions_unsure(hay, q, start, end) {
-        return refusal;
-    }
-    match edge_by_shape(hay, q, start, end) {
-        EdgeReading::BesideContext => {}
-        EdgeReading::AtEdge(pinned) => {
-            let pq = Query {
-                hunk: &pinned,
-                ..*q
-            };
-            return match fuzzy(hay, &pq, old) {
-                placed @ Located::Placed(_) => placed,
-                _ => two_edge_readings(hay, &pinned, start, end),
-            };
-        }
-        EdgeReading::Both(pinned) => {
-            return two_edge_readings(hay, &pinned, start, end);
+    // A structured edit that found its old text exactly here knows its place: the readings
+    // that weigh a guess (added lines beside their twin: applied already, or a repeat?) are
+    // not asked.
+    let known = q.hunk.known_place && pass == Pass::Exact && !q.in_turn && q.hint == Some(start);
+    if !known {
+        if let Some(other) = other_reading(hay, q, old, new_texts, &fit) {
+            return other;
         }
     }
     let mapping: Vec<Option<usize>> = (start..end).map(Some).collect();
@@ -207,6 +158,84 @@ fn at_fit(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str], fit: Fit) ->
         decided_by,
         fuzz: None,
     })
+}
+
+/// What refuses, or reads otherwise, a fit whose place is inferred: its new side already
+/// there, a nearer loose fit, additions at an edge that another reading explains as well.
+/// `None`: the hunk is placed at the fit.
+fn other_reading(
+    hay: &Haystack,
+    q: &Query,
+    old: &Old,
+    new_texts: &[&str],
+    fit: &Fit,
+) -> Option<Located> {
+    let &Fit {
+        pass,
+        start,
+        end,
+        decided_by,
+        ..
+    } = fit;
+    if already_at(hay, q.hunk, pass, start, old.texts.len(), new_texts) {
+        if q.hunk.short_by > 0 {
+            return Some(short_body_refusal(q.hunk, start, true));
+        }
+        // `diff`'s shape says the hunk reaches that end of the file, and its new
+        // side does: as git reads it, applied already.
+        let (n_old, n_new) = (old.texts.len(), new_texts.len());
+        let ends = q.hunk.eof_by_shape && start + n_new == hay.len();
+        let starts = q.hunk.bof_by_shape && start + n_old == n_new;
+        if ends || starts {
+            return Some(Located::AlreadyApplied {
+                start: if ends { start } else { 0 },
+                pass,
+            });
+        }
+        return Some(repeat_or_applied_refusal(q.hunk, start));
+    }
+    // The old side matched only loosely where the new side is there more strictly:
+    // a change of whitespace or punctuation that has already been made. Only a
+    // new side that covers the very region the old side matched says so: a
+    // shorter one (a deletion's context) is there whether or not it was applied.
+    if let Some(stricter) = Pass::LINE_PASSES.into_iter().find(|p| *p < pass) {
+        if new_texts.len() == old.texts.len()
+            && hay.matches_at(stricter, &keys(stricter, new_texts), start)
+        {
+            return Some(Located::AlreadyApplied {
+                start,
+                pass: stricter,
+            });
+        }
+    }
+    if let Some(rival) = nearer_loose_fit(hay, q, old, pass, start, decided_by) {
+        let mut starts = vec![start, rival];
+        starts.sort();
+        return Some(Located::Ambiguous {
+            pass: Pass::Fuzzy,
+            starts,
+        });
+    }
+    if let Some(refusal) = edge_additions_unsure(hay, q, start, end) {
+        return Some(refusal);
+    }
+    match edge_by_shape(hay, q, start, end) {
+        EdgeReading::BesideContext => {}
+        EdgeReading::AtEdge(pinned) => {
+            let pq = Query {
+                hunk: &pinned,
+                ..*q
+            };
+            return Some(match fuzzy(hay, &pq, old) {
+                placed @ Located::Placed(_) => placed,
+                _ => two_edge_readings(hay, &pinned, start, end),
+            });
+        }
+        EdgeReading::Both(pinned) => {
+            return Some(two_edge_readings(hay, &pinned, start, end));
+        }
+    }
+    None
 }
 
 /// The old side is nowhere: maybe the new side is already there — where the hunk would
