@@ -2,7 +2,7 @@
 """Build a second damaged-patch corpus from other projects' releases, with the shared corpus's
 own derivation (../shared/corpus), to check that a change generalises beyond the public sample.
 
-    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q] --out /tmp/alt-corpus [--per-cat 30]
+    python3 scripts/alt-corpus.py [--set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q|r|s] --out /tmp/alt-corpus [--per-cat 30]
     python3 ../shared/corpus/run.py --cases-dir /tmp/alt-corpus --tool mine --cmd 'git llm-apply {patch}'
 """
 import sys
@@ -272,8 +272,40 @@ SETS['q'] = {
                 versions=['2.4.0', '2.4.1', '2.5.0', '2.5.1', '2.5.2']),
 }
 
+SETS['r'] = {
+    'jinja2': dict(kind='pypi', name='jinja2', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                   versions=['3.1.0', '3.1.1', '3.1.2', '3.1.3', '3.1.4', '3.1.5', '3.1.6']),
+    'cattrs': dict(kind='pypi', name='cattrs', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                   versions=['23.1.2', '23.2.0', '23.2.1', '23.2.2', '23.2.3', '24.1.0']),
+    'eslint-plugin-unicorn': dict(kind='npm', name='eslint-plugin-unicorn', lang='javascript', code_ext=('.js',),
+                                  indent=1, tabs=True,
+                                  versions=['50.0.1', '51.0.0', '51.0.1', '52.0.0', '53.0.0', '54.0.0']),
+    'axios': dict(kind='npm', name='axios', lang='javascript', code_ext=('.js', '.ts', '.cts'), indent=2,
+                  tabs=False, versions=['1.6.0', '1.6.1', '1.6.2', '1.6.3', '1.6.4', '1.6.5', '1.6.6']),
+    'serde_json': dict(kind='crate', name='serde_json', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                       versions=['1.0.115', '1.0.116', '1.0.117', '1.0.118', '1.0.119', '1.0.120']),
+    'tempfile': dict(kind='crate', name='tempfile', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                     versions=['3.8.1', '3.9.0', '3.10.0', '3.10.1', '3.11.0', '3.12.0']),
+}
+
+SETS['s'] = {
+    'h11': dict(kind='pypi', name='h11', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                versions=['0.11.0', '0.12.0', '0.13.0', '0.14.0', '0.15.0', '0.16.0']),
+    'anyio': dict(kind='pypi', name='anyio', lang='python', code_ext=('.py',), indent=4, tabs=False,
+                  versions=['4.0.0', '4.1.0', '4.2.0', '4.3.0', '4.4.0', '4.5.0']),
+    'globby': dict(kind='npm', name='globby', lang='javascript', code_ext=('.js', '.ts'), indent=1, tabs=True,
+                   versions=['13.2.0', '13.2.1', '13.2.2', '14.0.0', '14.0.1', '14.0.2', '14.1.0']),
+    'body-parser': dict(kind='npm', name='body-parser', lang='javascript', code_ext=('.js',), indent=2,
+                        tabs=False, versions=['1.19.0', '1.19.1', '1.19.2', '1.20.0', '1.20.1', '1.20.2',
+                                              '1.20.3']),
+    'itertools': dict(kind='crate', name='itertools', lang='rust', code_ext=('.rs',), indent=4, tabs=False,
+                      versions=['0.11.0', '0.12.0', '0.12.1', '0.13.0', '0.14.0']),
+    'aho-corasick': dict(kind='crate', name='aho-corasick', lang='rust', code_ext=('.rs',), indent=4,
+                         tabs=False, versions=['1.0.4', '1.0.5', '1.1.0', '1.1.1', '1.1.2', '1.1.3']),
+}
+
 if __name__ == '__main__':
-    # --set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q chooses the package set (default a); the remaining options are make_corpus.py's.
+    # --set a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q|r|s chooses the package set (default a); the remaining options are make_corpus.py's.
     chosen = 'a'
     if '--set' in sys.argv:
         i = sys.argv.index('--set')
