@@ -543,17 +543,7 @@ fn same_run<'l, S: Side<'l>>(
 fn in_step<'l, S: Side<'l>>(a: &mut S, x: usize, b: &mut S, y: usize, to: (usize, usize)) -> bool {
     let run = RESYNC_RUN.min(to.0 - x).min(to.1 - y);
     let whole = run == RESYNC_RUN || (to.0 - x == to.1 - y);
-    if run == 0 {
-        return false;
-    }
-    // One line that is the same bytes in memory on both sides is a line a splice kept where
-    // it was: the sides are in step there, however short the run (a hunk that changes every
-    // other line keeps one line at a time).
-    let (p, q) = (a.line(x), b.line(y));
-    if p.as_ptr() == q.as_ptr() && p.len() == q.len() {
-        return true;
-    }
-    whole && p == q && (1..run).all(|k| a.line(x + k) == b.line(y + k))
+    run > 0 && whole && (0..run).all(|k| a.line(x + k) == b.line(y + k))
 }
 
 /// Lines added and removed going from `old` to `new`, as [`diff`] counts them, the matching
@@ -1062,9 +1052,7 @@ mod tests {
                 let run = RESYNC_RUN.min(a.len() - i).min(b.len() - j);
                 // Near the end only the whole rest of both sides counts.
                 let whole = run == RESYNC_RUN || (a.len() - i == b.len() - j);
-                // A line that is the same bytes in memory on both sides is in step alone.
-                let kept = run > 0 && a[i].as_ptr() == b[j].as_ptr() && a[i].len() == b[j].len();
-                kept || (run > 0 && whole && a[i..i + run] == b[j..j + run])
+                run > 0 && whole && a[i..i + run] == b[j..j + run]
             };
             let (mut i, mut j) = (0usize, 0usize);
             while i < a.len() && j < b.len() {
@@ -1191,43 +1179,6 @@ mod tests {
         }
         assert_eq!((x, y), (old.len(), new.len()));
         out
-    }
-
-    /// The diff from `base` to `new` (each line with the line of `base` it is, where kept)
-    /// three ways: over split lines, read in pieces, and by the split model. The kept lines
-    /// are `base`'s own bytes in memory on every way, as a splice leaves them. The three
-    /// give the same operations, and those rebuild the new side; they are returned.
-    fn sparse_diffs_agree(
-        base: &[Vec<u8>],
-        new: &[(Option<usize>, Vec<u8>)],
-    ) -> Result<Vec<DiffOp>, TestCaseError> {
-        let old = base.concat();
-        let mut starts = vec![0];
-        for l in base {
-            starts.push(starts.last().unwrap() + l.len());
-        }
-        let a: Vec<&[u8]> = (0..base.len())
-            .map(|i| &old[starts[i]..starts[i + 1]])
-            .collect();
-        let b: Vec<&[u8]> = new
-            .iter()
-            .map(|(k, l)| match k {
-                Some(i) => a[*i],
-                None => &l[..],
-            })
-            .collect();
-        let ops = diff(&a, &b, TIMEOUT);
-        let lines: Vec<Vec<u8>> = new.iter().map(|(_, l)| l.clone()).collect();
-        prop_assert_eq!(replay(&a, &b, &ops), lines);
-        prop_assert_eq!(unmerged(&ops), None);
-        let pieces = diff_pieces(
-            &Pieces::new([&old[..]]),
-            &pieces_of(&old, &starts, new),
-            far(),
-        );
-        prop_assert_eq!(&pieces, &ops);
-        prop_assert_eq!(&split::diff_until(&a, &b, far()), &ops);
-        Ok(ops)
     }
 
     #[test]
@@ -1388,33 +1339,22 @@ mod tests {
                     }
                 }
             }
-            sparse_diffs_agree(&base, &new)?;
-        }
-
-        /// A hunk that changes every other line (or one in two or three) keeps no run of
-        /// lines long enough to resync on by content: the lines it kept, the same bytes in
-        /// memory on both sides, are where the walk falls back in step, each one an equal
-        /// line of the diff.
-        #[test]
-        fn kept_lines_alone_keep_a_big_diff_in_step(
-            every in 2usize..4,
-            lines in 1_000usize..2_500,
-            salt in 0u64..100,
-        ) {
-            let base: Vec<Vec<u8>> = (0..lines as u64)
-                .map(|i| match (i + salt) % 5 {
-                    0 => b"}\n".to_vec(),
-                    _ => format!("line {i}\n").into_bytes(),
-                })
-                .collect();
-            let new: Vec<(Option<usize>, Vec<u8>)> = base
-                .iter()
-                .enumerate()
-                .map(|(i, l)| if i % every == 0 { (Some(i), l.clone()) } else { (None, format!("changed {i}\n").into_bytes()) })
-                .collect();
-            let ops = sparse_diffs_agree(&base, &new)?;
-            let equal: usize = ops.iter().map(|op| match *op { DiffOp::Equal { len, .. } => len, _ => 0 }).sum();
-            prop_assert!(equal >= new.iter().filter(|(k, _)| k.is_some()).count());
+            let a: Vec<&[u8]> = base.iter().map(|l| &l[..]).collect();
+            let b: Vec<&[u8]> = new.iter().map(|(_, l)| &l[..]).collect();
+            let ops = diff(&a, &b, TIMEOUT);
+            let lines: Vec<Vec<u8>> = new.iter().map(|(_, l)| l.clone()).collect();
+            prop_assert_eq!(replay(&a, &b, &ops), lines);
+            prop_assert_eq!(unmerged(&ops), None);
+            // Read in pieces (the kept lines in place), and as it was over split lines: the
+            // same operations.
+            let old = base.concat();
+            let mut starts = vec![0];
+            for l in &base {
+                starts.push(starts.last().unwrap() + l.len());
+            }
+            let pieces = diff_pieces(&Pieces::new([&old[..]]), &pieces_of(&old, &starts, &new), far());
+            prop_assert_eq!(&pieces, &ops);
+            prop_assert_eq!(split::diff_until(&a, &b, far()), ops);
         }
 
         /// Sides that share no line are one change, whether compared pair by pair or
