@@ -524,6 +524,12 @@ pub enum EditRefusal {
     NoFileToInsert,
     #[error("edits to a file made in the same request: put its whole text in the create")]
     EditsAfterCreate,
+    #[error(
+        "this edit needs the file's exact text as the edits before it leave it, and edit {edit} \
+         was not found exactly (the planner's looser passes place it); send this edit in a \
+         call of its own after this one"
+    )]
+    AfterLoose { edit: usize },
 }
 
 impl Kinded for EditRefusal {
@@ -540,6 +546,7 @@ impl Kinded for EditRefusal {
                 ErrorKind::Ambiguous
             }
             EditRefusal::NoFileToEdit | EditRefusal::NoFileToInsert => ErrorKind::Missing,
+            EditRefusal::AfterLoose { .. } => ErrorKind::Ambiguous,
         }
     }
 }
@@ -559,10 +566,16 @@ fn refused(at: &Target, why: EditRefusal) -> ParseError {
     })
 }
 
-/// The edits as one patch: each file's edits become its hunks, in order.
+/// The edits as one patch: each file's edits become its hunks, in order. Edits to one file
+/// apply in order, each to the text the ones before it leave: while each is found exactly,
+/// that text is known here, and each edit's hunks are made against it (the file patch is
+/// then located in turn, `FilePatch::in_turn`). An edit found nowhere exactly goes to the
+/// planner's passes, whose result only the plan knows: after it, only a single replacement
+/// of the same file can follow (located in turn by the planner too).
 pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut files: Vec<FilePatch> = Vec::new();
     let mut notices = Vec::new();
+    let mut turns: std::collections::HashMap<String, Turn> = std::collections::HashMap::new();
     for (n, op) in ops.iter().enumerate() {
         let path = op.path().to_string();
         let which = if ops.len() > 1 {
@@ -570,26 +583,75 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
         } else {
             String::new()
         };
-        let at = Target {
+        let turn = turns.entry(path.clone()).or_insert_with(|| Turn {
             current: read_text(probe, &path),
+            loose: None,
+        });
+        let at = Target {
+            current: turn.current.take(),
             which,
             path,
         };
         check_view_token(op, &at)?;
+        let in_turn = ops.iter().filter(|o| o.path() == at.path).count() > 1;
         let fp = file_patch_for(&mut files, &at.path);
-        match op {
-            EditOp::Create { text, .. } => add_create(&at, fp, probe, text)?,
-            EditOp::Replace {
-                old,
-                new,
-                all,
-                expected,
-                ..
-            } => add_replace(&at, fp, &mut notices, old, new, *all, *expected)?,
-            EditOp::Lines {
-                start, end, new, ..
-            } => add_lines(&at, fp, start, end, new)?,
-            EditOp::Insert { after, text, .. } => add_insert(&at, fp, *after, text)?,
+        fp.in_turn = in_turn;
+        let before = fp.hunks.len();
+        let made = match (op, turn.loose) {
+            (EditOp::Create { text, .. }, _) => {
+                add_create(&at, fp, probe, text)?;
+                Made::Loose
+            }
+            (
+                EditOp::Replace {
+                    old,
+                    new,
+                    all: false,
+                    expected: None | Some(1),
+                    ..
+                },
+                Some(_),
+            ) if !old.is_empty() => {
+                fp.hunks.push(search_block(&lf(old), &lf(new)));
+                Made::Loose
+            }
+            (EditOp::Replace { old, .. }, Some(m)) if !old.is_empty() => {
+                return Err(refused(&at, EditRefusal::AfterLoose { edit: m }));
+            }
+            (EditOp::Lines { .. } | EditOp::Insert { .. }, Some(m)) => {
+                return Err(refused(&at, EditRefusal::AfterLoose { edit: m }));
+            }
+            (
+                EditOp::Replace {
+                    old,
+                    new,
+                    all,
+                    expected,
+                    ..
+                },
+                _,
+            ) => add_replace(&at, fp, &mut notices, old, new, *all, *expected)?,
+            (
+                EditOp::Lines {
+                    start, end, new, ..
+                },
+                None,
+            ) => add_lines(&at, fp, start, end, new)?,
+            (EditOp::Insert { after, text, .. }, None) => add_insert(&at, fp, *after, text)?,
+        };
+        if in_turn {
+            count_in_turn(&mut fp.hunks[before..]);
+        }
+        turn.current = at.current;
+        match made {
+            Made::Text(text) => {
+                if let Some(cur) = turn.current.as_mut() {
+                    cur.text = text;
+                }
+            }
+            Made::Loose => {
+                turn.loose.get_or_insert(n + 1);
+            }
         }
     }
     refuse_edits_to_created(&files)?;
@@ -598,6 +660,32 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
         files,
         notices,
     })
+}
+
+/// What the edits so far in a request leave of one file: its text (the file's own bytes
+/// kept, for the `view_token` and the encoding), and the first edit left to the planner's
+/// passes, after which that text is no longer known here.
+struct Turn {
+    current: Option<Text>,
+    loose: Option<usize>,
+}
+
+/// What an edit makes of its file's text: the text after it, known exactly, or a change
+/// only the plan knows (a loose match, a resent edit, a new file).
+enum Made {
+    Text(String),
+    Loose,
+}
+
+/// The numbers of one edit's hunks, made against one text, as they count in turn: each
+/// moved by the lines the hunks before it add or remove.
+fn count_in_turn(hunks: &mut [Hunk]) {
+    let mut shift: i64 = 0;
+    for h in hunks {
+        h.old_start = h.old_start.map(|n| (n as i64 + shift).max(0) as usize);
+        h.new_start = h.old_start;
+        shift += h.new_len() as i64 - h.old_len() as i64;
+    }
 }
 
 /// What one edit's checks and messages need: how messages name it (`edit 2: ` when there are
@@ -675,7 +763,7 @@ fn add_replace(
     new: &str,
     all: bool,
     expected: Option<usize>,
-) -> Result<(), ParseError> {
+) -> Result<Made, ParseError> {
     let Target {
         which,
         path,
@@ -693,16 +781,16 @@ fn add_replace(
         }
         fp.old_path = None;
         fp.full_content = Some(new);
-        return Ok(());
+        return Ok(Made::Loose);
     }
     let Some(cur) = current else {
         // Left to the planner, which says the file is missing and names the
         // nearest path.
         fp.hunks.push(search_block(&old, &new));
-        return Ok(());
+        return Ok(Made::Loose);
     };
     let before = fp.hunks.len();
-    replace_occurrences(at, cur, fp, notices, &old, &new, all, expected)?;
+    let made = replace_occurrences(at, cur, fp, notices, &old, &new, all, expected)?;
     // A line that is not UTF-8 reads with U+FFFD in it: a hunk holding one would
     // not match the file's bytes, so the edit is refused as what it is.
     let lossy = |h: &Hunk| h.lines.iter().any(|l| l.text.contains('\u{fffd}'));
@@ -712,7 +800,7 @@ fn add_replace(
     {
         return Err(refused(at, EditRefusal::NotUtf8));
     }
-    Ok(())
+    Ok(made)
 }
 
 /// The hunks for `old`'s occurrences in the file `cur`: one, every one (with `all`), or a
@@ -727,7 +815,7 @@ fn replace_occurrences(
     new: &str,
     all: bool,
     expected: Option<usize>,
-) -> Result<(), ParseError> {
+) -> Result<Made, ParseError> {
     let path = &at.path;
     let found: Vec<usize> = cur.text.match_indices(old).map(|(i, _)| i).collect();
     let done: Vec<usize> = if found.is_empty() && !new.is_empty() {
@@ -768,11 +856,19 @@ fn replace_occurrences(
         // Not there, but its replacement is, once, and tells: the edit as it would
         // read had it been made, so the planner finds it already applied (a resent
         // edit).
-        0 if done.len() == 1 && looks_made(&cur.text, done[0], new) => fp
-            .hunks
-            .push(widened(&cur.text, &done, new.len(), old).reversed()),
-        0 => fp.hunks.push(search_block(old, new)),
-        1 => fp.hunks.push(placed(&found)),
+        0 if done.len() == 1 && looks_made(&cur.text, done[0], new) => {
+            fp.hunks
+                .push(widened(&cur.text, &done, new.len(), old).reversed());
+            Ok(Made::Loose)
+        }
+        0 => {
+            fp.hunks.push(search_block(old, new));
+            Ok(Made::Loose)
+        }
+        1 => {
+            fp.hunks.push(placed(&found));
+            Ok(Made::Text(cur.text.replacen(old, new, 1)))
+        }
         k if all => {
             for group in groups(&cur.text, &found, old.len()) {
                 fp.hunks.push(placed(&group));
@@ -782,18 +878,16 @@ fn replace_occurrences(
                 path,
                 format!("replace_all: {k} occurrences replaced"),
             ));
+            Ok(Made::Text(cur.text.replace(old, new)))
         }
-        k => {
-            return Err(refused(
-                at,
-                EditRefusal::NotUnique {
-                    count: k,
-                    lines: line_numbers(&cur.text, &found),
-                },
-            ));
-        }
+        k => Err(refused(
+            at,
+            EditRefusal::NotUnique {
+                count: k,
+                lines: line_numbers(&cur.text, &found),
+            },
+        )),
     }
-    Ok(())
 }
 
 /// Whether `old`, found at byte `i` of `text`, lies where it would in `new` had the edit
@@ -843,7 +937,7 @@ fn add_lines(
     start: &Anchor,
     end: &Anchor,
     new: &str,
-) -> Result<(), ParseError> {
+) -> Result<Made, ParseError> {
     let Target { which, current, .. } = at;
     let Some(cur) = current else {
         return Err(refused(at, EditRefusal::NoFileToEdit));
@@ -885,12 +979,18 @@ fn add_lines(
     hunk.at_eof = end.line == lines.len();
     hunk.old_no_newline = hunk.at_eof && !cur.text.ends_with('\n');
     hunk.new_no_newline = hunk.old_no_newline && !new.is_empty();
+    let made = Made::Text(spliced(&cur.text, &hunk));
     fp.hunks.push(hunk);
-    Ok(())
+    Ok(made)
 }
 
 /// `insert`: `text` after line `after` (0: at the top), refused past the file's end.
-fn add_insert(at: &Target, fp: &mut FilePatch, after: usize, text: &str) -> Result<(), ParseError> {
+fn add_insert(
+    at: &Target,
+    fp: &mut FilePatch,
+    after: usize,
+    text: &str,
+) -> Result<Made, ParseError> {
     let Target {
         which,
         path,
@@ -931,8 +1031,9 @@ fn add_insert(at: &Target, fp: &mut FilePatch, after: usize, text: &str) -> Resu
             hunk.old_no_newline = true;
         }
     }
+    let made = Made::Text(spliced(&cur.text, &hunk));
     fp.hunks.push(hunk);
-    Ok(())
+    Ok(made)
 }
 
 /// A file made by `create` (or an empty old_string) takes no other edit.
@@ -1058,6 +1159,35 @@ fn hunk_of(old: &[&str], new: &[&str], start: usize) -> Hunk {
         new_start: Some(start),
         ..Hunk::default()
     }
+}
+
+/// `text` with `hunk` made exactly at its number: the text an edit's own hunk leaves, as
+/// the planner makes it there. A hunk reaching the end of the text ends it with a newline
+/// unless it says otherwise.
+fn spliced(text: &str, hunk: &Hunk) -> String {
+    let lines = lines_of(text);
+    let old_len = hunk.old_len();
+    let start = match hunk.old_start {
+        Some(s) if old_len > 0 => s - 1,
+        _ => 0,
+    };
+    let end = (start + old_len).min(lines.len());
+    let mut out: Vec<&str> = lines[..start].to_vec();
+    out.extend(hunk.new_lines().map(|l| l.text.as_str()));
+    let new_last = hunk.new_len() > 0;
+    out.extend_from_slice(&lines[end..]);
+    let newline = if end < lines.len() {
+        text.ends_with('\n')
+    } else if new_last {
+        !hunk.new_no_newline
+    } else {
+        true
+    };
+    let mut joined = out.join("\n");
+    if newline && !out.is_empty() {
+        joined.push('\n');
+    }
+    joined
 }
 
 #[cfg(test)]

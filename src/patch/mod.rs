@@ -122,6 +122,10 @@ pub struct FilePatch {
     /// The patch's own line endings are authoritative for added lines (a `git diff` of a
     /// file with CRLF lines); otherwise added lines take the file's dominant ending.
     pub patch_eols: bool,
+    /// Each hunk was made against the text the hunks before it leave (a list of structured
+    /// edits to one file, applied in order): the hunks are located in turn, and their
+    /// numbers count the lines of that text, not of the file as it is.
+    pub in_turn: bool,
 }
 
 /// The blob ids of a `index <old>..<new>` line, abbreviated as the patch wrote them.
@@ -420,6 +424,10 @@ impl FilePatch {
     /// becomes a deletion of exactly that content.
     pub fn reversed(&self) -> FilePatch {
         let mut hunks: Vec<Hunk> = self.hunks.iter().map(Hunk::reversed).collect();
+        // Hunks made in turn are undone in turn: the last one first.
+        if self.in_turn {
+            hunks.reverse();
+        }
         if let Some(content) = &self.full_content {
             // A whole-file creation becomes a deletion that must find exactly this content.
             hunks = vec![Hunk {
@@ -448,6 +456,7 @@ impl FilePatch {
             ordered: self.ordered,
             full_content: None,
             patch_eols: self.patch_eols,
+            in_turn: self.in_turn,
         }
     }
 }

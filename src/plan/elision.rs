@@ -204,6 +204,7 @@ fn place_in_order(
             taken,
             context_width: 3,
             in_turn: false,
+            numbers_here: false,
         };
         let pl = match locate::locate(hay, &q) {
             Located::Placed(pl) => pl,
@@ -308,6 +309,7 @@ fn place_search_elided(
         taken,
         context_width: 3,
         in_turn: false,
+        numbers_here: false,
     };
     match locate::locate(hay, &q) {
         Located::Placed(pl) if pl.start == start && pl.fuzz.is_none() => Ok((rebuilt, pl, filled)),

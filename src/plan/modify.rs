@@ -289,11 +289,17 @@ fn locate_and_place<'a>(
     text: &TextFile<'a>,
     warnings: &mut Vec<Warning>,
 ) -> Placed<'a> {
-    let repeats = repeated_hunks(fp);
+    // Hunks made in turn are each an edit of their own, a repeat too; they are located in
+    // turn from the start.
+    let repeats = if fp.in_turn {
+        vec![None; fp.hunks.len()]
+    } else {
+        repeated_hunks(fp)
+    };
     let (mut located, hints, sequential_text) = if repeats.iter().any(Option::is_some) {
         locate_once_each(fp, text, &repeats, warnings)
     } else {
-        locate_hunks(fp, text, false)
+        locate_hunks(fp, text, fp.in_turn)
     };
     if fp.ordered {
         refuse_weak_out_of_order(&fp.hunks, &mut located);
@@ -905,6 +911,7 @@ pub(crate) fn locate_hunks<'a>(
             taken: &taken,
             context_width,
             in_turn: current.is_some(),
+            numbers_here: current.is_some() == fp.in_turn,
         };
         let mut loc = match (&batch_hay, &mut current) {
             (Some(hay), _) => locate::locate(hay, &q),
@@ -928,8 +935,11 @@ pub(crate) fn locate_hunks<'a>(
                 if let Some(current) = current.as_mut() {
                     match current.apply(h, p, fp.patch_eols) {
                         Ok(()) => {
-                            // Later hunks' numbers still count lines of the original text.
-                            delta += h.new_len() as i64 - h.old_len() as i64;
+                            // Later hunks' numbers still count lines of the original text,
+                            // unless they were made in turn.
+                            if !fp.in_turn {
+                                delta += h.new_len() as i64 - h.old_len() as i64;
+                            }
                             prev_end = p.start + h.new_len();
                         }
                         Err(why) => {
@@ -1016,6 +1026,7 @@ fn numbers_against_neighbours(
                     taken: &taken[..taken_then],
                     context_width,
                     in_turn: false,
+                    numbers_here: false,
                 };
                 match locate::locate(hay, &q) {
                     Located::Placed(other) if other.start != p.start => Some(other.start),

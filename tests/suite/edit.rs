@@ -448,3 +448,107 @@ fn a_resent_edit_that_adds_lines_is_refused_but_a_coincidence_among_several_is_n
     run.code(0);
     assert_eq!(r.read_str("s.txt"), text.replace("}\n\n", "}\n\n\n"));
 }
+
+/// A list of edits to one file applies in order, each to the text the ones before it leave
+/// (as MultiEdit does): an edit may change what an earlier one wrote, a `replace_all` counts
+/// what is there after the earlier edits, and an `old_string` that an earlier edit made occur
+/// twice is refused. Before, every edit was made against the file as it was, and each of
+/// these exited 0 with another text (a helper's review of fbc18f2).
+#[test]
+fn a_list_of_edits_to_one_file_applies_in_order() {
+    let cases: &[(&str, Value, Option<&str>)] = &[
+        (
+            "a\nx\n}\nx\n",
+            json!([["a\n", "x\n", false], ["x\n", "x\n}\n", true]]),
+            Some("x\n}\nx\n}\n}\nx\n}\n"),
+        ),
+        (
+            "a\nx\nb\nc\n",
+            json!([["a\n", "x\n", false], ["x\n", "y\n", true]]),
+            Some("y\ny\nb\nc\n"),
+        ),
+        (
+            "a\nx\nb\nc\n",
+            json!([["a\n", "b\n", false], ["b\n", "c\n", false]]),
+            None,
+        ),
+        (
+            "a\nx\nb\nc\n",
+            json!([["x", "}a} ", false], ["} ", "x", false]]),
+            Some("a\n}ax\nb\nc\n"),
+        ),
+        (
+            "one\ntwo\nthree\n",
+            json!([
+                ["two\n", "2\n", false],
+                ["one\n2\n", "1\n2\n", false],
+                ["three", "3", false]
+            ]),
+            Some("1\n2\n3\n"),
+        ),
+    ];
+    for (before, list, after) in cases {
+        let r = TestRepo::with(&[("f.txt", before)]);
+        let state = r.state();
+        let edits: Vec<Value> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| json!({"old_string": e[0], "new_string": e[1], "replace_all": e[2]}))
+            .collect();
+        let request = json!({"file_path": "f.txt", "edits": edits});
+        let (run, v) = edit_cli(&r, &request);
+        match after {
+            Some(after) => {
+                run.code(0);
+                assert_eq!(r.read_str("f.txt"), *after, "{request}: {v}");
+            }
+            None => {
+                run.code(1);
+                assert_eq!(r.state(), state, "{request}");
+            }
+        }
+    }
+}
+
+/// Line anchors and inserts in a list count the lines of the text the edits before them
+/// leave; a hash names the line that is there then.
+#[test]
+fn lines_named_in_a_list_count_the_text_the_edits_before_them_leave() {
+    let r = TestRepo::with(&[("f.txt", "a\nb\nc\n")]);
+    let request = json!([
+        {"path": "f.txt", "old_string": "a\n", "new_string": "a\na2\n"},
+        {"command": "insert", "path": "f.txt", "insert_line": 2, "new_str": "after a2\n"},
+        {"path": "f.txt", "start": 4, "new_string": "B\n"}
+    ]);
+    let (run, v) = edit_cli(&r, &request);
+    run.code(0);
+    assert_eq!(r.read_str("f.txt"), "a\na2\nafter a2\nB\nc\n", "{v}");
+}
+
+/// After an edit that only the planner's looser passes place, the text it leaves is not
+/// known when the list is read: a plain replacement may follow (placed in turn by the
+/// planner), but a `replace_all` is refused with the reason, and nothing is written.
+#[test]
+fn after_a_loose_edit_a_replace_all_of_the_same_file_is_refused() {
+    let r = TestRepo::with(&[("f.py", "def f():\n\treturn 1\n\nx = 1\nx = 2\n")]);
+    let state = r.state();
+    let loose =
+        json!({"old_string": "def f():\n    return 1", "new_string": "def f():\n    return 2"});
+    let request = json!({"file_path": "f.py", "edits": [loose, {"old_string": "x", "new_string": "y", "replace_all": true}]});
+    let (run, v) = edit_cli(&r, &request);
+    run.code(1);
+    assert!(
+        v.to_string().contains("edit 1 was not found exactly"),
+        "{v}"
+    );
+    assert_eq!(r.state(), state);
+    let request = json!({"file_path": "f.py", "edits": [loose, {"old_string": "x = 2", "new_string": "x = 3"}]});
+    let (run, v) = edit_cli(&r, &request);
+    run.code(0);
+    assert_eq!(
+        r.read_str("f.py"),
+        "def f():\n\treturn 2\n\nx = 1\nx = 3\n",
+        "{v}"
+    );
+}

@@ -361,22 +361,34 @@ proptest! {
 /// A structured edit planned in memory: the file's bytes after it, or `None` when it was
 /// refused (at parse time or by the planner).
 fn edit(files: &MemFiles, old: &str, new: &str, all: bool) -> Option<Vec<u8>> {
+    edit_list(files, &[(old.to_string(), new.to_string(), all)])
+}
+
+/// A list of `(old_string, new_string, replace_all)` edits of `f.txt`, planned in memory:
+/// the file after them, or `None` when refused.
+fn edit_list(files: &MemFiles, edits: &[(String, String, bool)]) -> Option<Vec<u8>> {
     use git_llm_apply::parse::edit::{to_patch, EditOp};
-    let op = EditOp::Replace {
-        path: "f.txt".into(),
-        old: old.into(),
-        new: new.into(),
-        all,
-        expected: None,
-        token: None,
-    };
-    let patch = to_patch(&[op], files).ok()?;
+    let ops: Vec<EditOp> = edits
+        .iter()
+        .map(|(old, new, all)| EditOp::Replace {
+            path: "f.txt".into(),
+            old: old.clone(),
+            new: new.clone(),
+            all: *all,
+            expected: None,
+            token: None,
+        })
+        .collect();
+    let patch = to_patch(&ops, files).ok()?;
     let plan = plan::plan(&patch, files, &Options::default()).expect("in-memory reads");
     if !plan.all_ok() {
         return None;
     }
-    let c = plan.changes.iter().find(|c| c.path == "f.txt")?;
-    c.after.as_ref().map(|s| s.bytes.to_vec())
+    // Edits that together change nothing leave the file as it is.
+    match plan.changes.iter().find(|c| c.path == "f.txt") {
+        Some(c) => c.after.as_ref().map(|s| s.bytes.to_vec()),
+        None => parse::PathProbe::content(files, "f.txt"),
+    }
 }
 
 /// Whether `a` holds `new` around its `old` at byte `i`, where the edit would have put it.
@@ -421,6 +433,50 @@ proptest! {
             prop_assert_eq!(got, Some(want));
         } else {
             prop_assert_eq!(got, None, "an old_string found {} times is refused", count);
+        }
+    }
+
+    /// A list of exact edits to one file gives what `str::replacen` (or `replace`, with
+    /// `replace_all`) gives made one after another on the text the earlier ones leave, or a
+    /// refusal where an edit's `old_string` occurs several times then without `replace_all`
+    /// (or every occurrence reads as that edit made already).
+    #[test]
+    fn a_list_of_exact_edits_is_str_replace_in_turn_or_a_refusal(
+        a in file("\n"),
+        picks in prop::collection::vec((0usize..400, 1usize..20, "[a-e\n }]{0,8}", any::<bool>()), 2..4),
+    ) {
+        prop_assume!(!a.is_empty());
+        let mut text = a.clone();
+        let mut edits = Vec::new();
+        let mut refusable = false;
+        let mut refused = false;
+        for (start, len, new, all) in picks {
+            if text.is_empty() {
+                break;
+            }
+            let start = start % text.len();
+            let old = text[start..(start + len).min(text.len())].to_string();
+            if old == new {
+                continue;
+            }
+            let found: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
+            edits.push((old.clone(), new.clone(), all));
+            if found.iter().all(|&i| made_around(&text, i, &old, &new)) {
+                refusable = true;
+            }
+            if found.len() > 1 && !all {
+                refused = true;
+                break;
+            }
+            text = if all { text.replace(&old, &new) } else { text.replacen(&old, &new, 1) };
+        }
+        prop_assume!(!edits.is_empty());
+        let files = MemFiles::default().with("f.txt", &a);
+        let got = edit_list(&files, &edits).map(|b| String::from_utf8(b).unwrap());
+        if refused {
+            prop_assert_eq!(got, None);
+        } else if !(got.is_none() && refusable) {
+            prop_assert_eq!(got, Some(text));
         }
     }
 }

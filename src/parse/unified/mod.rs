@@ -650,6 +650,7 @@ impl<'a> Parser<'a> {
             ordered: false,
             full_content: None,
             patch_eols,
+            in_turn: false,
         })
     }
 

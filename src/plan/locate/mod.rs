@@ -115,6 +115,10 @@ pub struct Query<'h> {
     /// as a context line of the hunk may be one they wrote (the hunk overlapping theirs), so
     /// no line counts as the hunk's with a name misremembered.
     pub in_turn: bool,
+    /// The hunk's numbers count lines of the text it is located in: the original, or the
+    /// text in turn for a file patch made in turn (`FilePatch::in_turn`). Not so for hunks
+    /// of a patch applied in turn only because two of them overlap.
+    pub numbers_here: bool,
 }
 
 struct Old<'h> {

@@ -139,7 +139,8 @@ fn at_fit(hay: &Haystack, q: &Query, old: &Old, new_texts: &[&str], fit: Fit) ->
     // A structured edit that found its old text exactly here knows its place: the readings
     // that weigh a guess (added lines beside their twin: applied already, or a repeat?) are
     // not asked.
-    let known = q.hunk.known_place && pass == Pass::Exact && !q.in_turn && q.hint == Some(start);
+    let known =
+        q.hunk.known_place && pass == Pass::Exact && q.numbers_here && q.hint == Some(start);
     if !known {
         if let Some(other) = other_reading(hay, q, old, new_texts, &fit) {
             return other;
@@ -539,6 +540,7 @@ pub fn anchor_missing_warning(lines: &Haystack, hunk: &Hunk) -> Option<String> {
         taken: &[],
         context_width: 3,
         in_turn: false,
+        numbers_here: false,
     };
     anchor_missing(lines, &q).map(|a| {
         format!(
