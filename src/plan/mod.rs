@@ -528,6 +528,19 @@ fn plan_file(
                 Vec::new(),
             ));
         }
+        if let Some(link) = vfs.files.beyond_link(p) {
+            return Ok((
+                refused(
+                    fp,
+                    format!(
+                        "{p} lies beyond the symbolic link {link}, where git does not patch (the \
+                         file has another name, and two names for it would each be patched from \
+                         the file as it was); name it by the path the link leads to"
+                    ),
+                ),
+                Vec::new(),
+            ));
+        }
     }
     if fp.binary {
         return files::plan_binary(index, fp, vfs, opts);

@@ -17,6 +17,12 @@ pub enum PathError {
     Climbs(String),
     #[error("{0} is inside .git; patches may not change the repository's own files")]
     InsideGit(String),
+    #[error(
+        "{0} has a '.' or an empty part, as git does not write a path; name the file from the \
+         top of the work tree (two spellings of one file would each be patched from the file \
+         as it was)"
+    )]
+    NotPlain(String),
 }
 
 impl Kinded for PathError {
@@ -39,6 +45,9 @@ pub fn check(path: &str) -> Result<(), PathError> {
     for comp in path.split(['/', '\\']) {
         if comp == ".." {
             return Err(PathError::Climbs(path.to_string()));
+        }
+        if comp == "." || comp.is_empty() {
+            return Err(PathError::NotPlain(path.to_string()));
         }
         if comp.eq_ignore_ascii_case(".git") {
             return Err(PathError::InsideGit(path.to_string()));
@@ -67,6 +76,8 @@ mod tests {
             ("a/.GIT/hooks/x", PathError::InsideGit(s("a/.GIT/hooks/x"))),
             ("C:/x", PathError::Absolute(s("C:/x"))),
             ("a\0b", PathError::Nul(s("a\0b"))),
+            ("./a", PathError::NotPlain(s("./a"))),
+            ("a//b", PathError::NotPlain(s("a//b"))),
             ("", PathError::Empty),
         ] {
             assert_eq!(check(p), Err(why), "{p:?}");

@@ -54,6 +54,12 @@ pub trait Files {
     fn escapes(&self, _path: &str) -> bool {
         false
     }
+    /// The first of `path`'s directories that is a symbolic link, if one is: the path lies
+    /// beyond it, where git does not patch (it is no path git tracks, and it names a file that
+    /// has another name too).
+    fn beyond_link(&self, _path: &str) -> Option<String> {
+        None
+    }
     /// Paths that exist, for suggesting one when a patch names a missing path. Bounded in
     /// number; may be empty.
     fn known_paths(&self) -> Vec<String> {
@@ -280,6 +286,22 @@ impl Files for WorkTree {
 
     fn known_paths(&self) -> Vec<String> {
         listing::known_paths(&self.root)
+    }
+
+    fn beyond_link(&self, path: &str) -> Option<String> {
+        let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut at = self.root.clone();
+        for (i, part) in dirs.split('/').enumerate().filter(|(_, p)| !p.is_empty()) {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Some(dirs.split('/').take(i + 1).collect::<Vec<_>>().join("/"));
+                }
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+        None
     }
 
     fn escapes(&self, path: &str) -> bool {

@@ -452,8 +452,8 @@ fn read_inputs(
 }
 
 /// An edit's path as agents send it, absolute (Claude's tools, the text-editor tool) or
-/// relative: one inside the work tree is made relative to its top; any other is left for the
-/// planner to refuse.
+/// relative (a leading `./` dropped): one inside the work tree is made relative to its top;
+/// any other is left for the planner to refuse.
 fn relative_paths(
     mut ops: Vec<crate::parse::edit::EditOp>,
     root: &std::path::Path,
@@ -461,6 +461,10 @@ fn relative_paths(
     let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     for op in &mut ops {
         let path = op.path_mut();
+        // `./a.py` is `a.py`, as in a SEARCH/REPLACE block or a Codex patch.
+        while let Some(rest) = path.strip_prefix("./") {
+            *path = rest.to_string();
+        }
         let p = std::path::Path::new(path.as_str());
         if !p.is_absolute() {
             continue;

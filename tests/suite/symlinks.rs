@@ -97,3 +97,44 @@ fn a_link_leading_out_of_the_tree_and_writes_through_one_are_refused() {
         "x\n"
     );
 }
+
+/// A file named through a linked directory (`d2 -> d`) has two names: planned under each, its
+/// changes would each start from the file as it was, and the last one written would drop the
+/// other (exit 0, a helper's review). Such a path is refused as git refuses it ("beyond a
+/// symbolic link"), whether or not the patch also names the file's own path; the link's own
+/// path is patched as before.
+#[test]
+fn a_path_beyond_a_linked_directory_is_refused_and_nothing_is_lost() {
+    let r = TestRepo::with(&[("d/a.txt", "a\nc\n")]);
+    link(&r, "d2", "d");
+    r.commit_all("link");
+    let before = r.state();
+    let both = "--- a/d/a.txt\n+++ b/d/a.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n c\n--- a/d2/a.txt\n+++ b/d2/a.txt\n@@ -1,2 +1,2 @@\n a\n-c\n+C\n";
+    r.apply(&[], both)
+        .code(1)
+        .out_contains("beyond the symbolic link d2");
+    assert_eq!(r.state(), before);
+    let edits = r#"[{"path":"d/a.txt","old_string":"a","new_string":"A"},{"path":"d2/a.txt","old_string":"c","new_string":"C"}]"#;
+    r.apply(&["edit", "--json-input"], edits).code(1);
+    assert_eq!(r.state(), before);
+    let one = "--- a/d/a.txt\n+++ b/d/a.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n c\n";
+    r.apply(&[], one).code(0);
+    assert_eq!(r.read_str("d/a.txt"), "A\nc\n");
+}
+
+/// `./a.txt` and `a.txt` are one file: an edit's leading `./` is dropped (as a SEARCH/REPLACE
+/// block's is), so a list naming it both ways is made in turn; a unified diff's `a/./a.txt`,
+/// which git refuses, is refused with its reason before anything is written.
+#[test]
+fn a_dot_part_names_the_same_file_in_an_edit_and_is_refused_in_a_diff() {
+    let r = TestRepo::with(&[("a.txt", "a\nc\n")]);
+    let edits = r#"[{"path":"./a.txt","old_string":"a","new_string":"A"},{"path":"a.txt","old_string":"c","new_string":"C"}]"#;
+    r.apply(&["edit", "--json-input"], edits).code(0);
+    assert_eq!(r.read_str("a.txt"), "A\nC\n");
+    let before = r.state();
+    let dotted = "diff --git a/./a.txt b/./a.txt\n--- a/./a.txt\n+++ b/./a.txt\n@@ -1,2 +1,2 @@\n-A\n+a\n C\n";
+    r.apply(&[], dotted)
+        .code(1)
+        .out_contains("has a '.' or an empty part");
+    assert_eq!(r.state(), before);
+}
