@@ -505,11 +505,24 @@ impl Hunk {
 /// not fit as written (Python's `...` is code too).
 pub fn is_elision(line: &str) -> bool {
     let t = line.trim();
-    let t = ["<!--", "/*", "//", "--", "#", ";", "%", "*"]
+    let opened = ["<!--", "/*", "//", "--", "#", ";", "%", "*"]
         .iter()
-        .find_map(|open| t.strip_prefix(open))
-        .unwrap_or(t)
-        .trim();
+        .find_map(|open| t.strip_prefix(open));
+    let commented = opened.is_some();
+    let t = opened.unwrap_or(t).trim();
+    // Outside a comment, `...name` is code: a spread or rest parameter (`...options,`), not
+    // an elision, unless it closes with dots too (`...existing code...`).
+    if !commented {
+        let word = t
+            .strip_prefix("...")
+            .or_else(|| t.strip_prefix('\u{2026}'))
+            .and_then(|r| r.chars().next())
+            .is_some_and(|c| !c.is_whitespace() && c != '.' && c != '\u{2026}');
+        let closed = t.len() > 3 && (t.ends_with("...") || t.ends_with('\u{2026}'));
+        if word && !closed {
+            return false;
+        }
+    }
     let t = ["-->", "*/"]
         .iter()
         .find_map(|close| t.strip_suffix(close))
@@ -548,6 +561,8 @@ mod elision_tests {
             "<!-- ... -->",
             "-- ... unchanged",
             "  # ... (omitted) ...",
+            "// ...existing code...",
+            "...existing code...",
         ] {
             assert!(is_elision(l), "{l:?}");
         }
@@ -562,6 +577,9 @@ mod elision_tests {
             "... = compute(a, b) + c * d / e",
             "// see ... for details: https://example.com/x?y=1",
             "",
+            "\t\t...options,",
+            "...rest",
+            "  ...addProperties,",
         ] {
             assert!(!is_elision(l), "{l:?}");
         }

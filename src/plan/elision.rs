@@ -69,7 +69,9 @@ pub(super) fn place_elided(
         // Its parts: the first placed by the hunk's own rules, each next one after the one
         // before, where it must fit in one place only. No part may be placed loosely than
         // a line pass, already be there, or overlap another hunk.
-        match place_in_order(elision_pieces(h), &hay, hints[i].searched, &taken) {
+        match place_in_order(elision_pieces(h), &hay, hints[i].searched, &taken)
+            .and_then(|pieces| elision_not_in_gap(h, text, pieces))
+        {
             Ok(pieces) => {
                 let (first, last) = (&pieces[0].1, &pieces[pieces.len() - 1].1);
                 warnings.push(Warning::new(
@@ -94,6 +96,31 @@ pub(super) fn place_elided(
         }
     }
     (elided, rebuilt_hunks)
+}
+
+/// The parts placed, unless a line the hunk's elision lines stand for is one of them as the
+/// file has it (`...` in a Python stub, a spread written `...options,`): then the "elision"
+/// may be that very line, with a line of the hunk lost beside it, and which lines the hunk
+/// changes is unclear.
+fn elision_not_in_gap(
+    h: &Hunk,
+    text: &TextFile,
+    pieces: Vec<(Hunk, Placement)>,
+) -> Result<Vec<(Hunk, Placement)>, ElisionError> {
+    let marks: Vec<&str> = h
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Context && crate::patch::is_elision(&l.text))
+        .map(|l| l.text.trim())
+        .collect();
+    let in_gap = pieces.windows(2).any(|w| {
+        let gap = w[0].1.end..w[1].1.start.max(w[0].1.end);
+        text.lines[gap].iter().any(|l| marks.contains(&l.trim()))
+    });
+    if in_gap {
+        return Err(ElisionError::ReadsAsCode);
+    }
+    Ok(pieces)
 }
 
 fn has_elision(h: &Hunk) -> bool {
@@ -160,6 +187,7 @@ pub(super) enum ElisionError {
     Unbounded,
     Reindented,
     RebuiltMisfits,
+    ReadsAsCode,
 }
 
 impl ElisionError {
@@ -173,6 +201,10 @@ impl ElisionError {
             ElisionError::Overlaps => "a part of it overlaps another hunk",
             ElisionError::Unbounded => "it starts or ends the SEARCH text, so nothing bounds it",
             ElisionError::Reindented => "the SEARCH text is indented differently from the file",
+            ElisionError::ReadsAsCode => {
+                "the file has its elision line among the lines it would stand for, so it may be \
+                 that line of code, with a line of the hunk lost beside it"
+            }
             ElisionError::RebuiltMisfits => {
                 "the SEARCH text with the file's lines in its place does not fit in one place"
             }

@@ -1060,3 +1060,38 @@ fn a_whitespace_only_change_is_not_read_as_already_applied() {
     r.apply(&[], &format!("{elided}{replace}")).code(0);
     assert_eq!(r.read_str("path.rs"), want);
 }
+
+/// A JavaScript spread (`...options,`) read as an elision line: the hunk lost the context line
+/// after its added lines (`cwd: ...`), and the "elision" was taken to stand for the spread and
+/// that line, so the added lines went after `cwd` instead of after the spread (alt set s,
+/// globby-fc757b2f-missing-context, exit 0). `...name` outside a comment is code; the hunk is
+/// refused, since which side of the lost line the additions go is not said.
+#[test]
+fn a_spread_is_no_elision_line() {
+    let file = text(&[
+        "const normalize = (options = {}) => {",
+        "\toptions = {",
+        "\t\tignore: [],",
+        "\t\t...options,",
+        "\t\tcwd: toPath(options.cwd),",
+        "\t};",
+        "",
+        "\treturn options;",
+        "};",
+    ]);
+    let r = TestRepo::with(&[("index.js", &file)]);
+    let patch = "--- a/index.js\n+++ b/index.js\n@@ -1,6 +1,6 @@\n const normalize = (options = {}) => {\n \toptions = {\n-\t\tignore: [],\n \t\t...options,\n+\t\tignore: options.ignore || [],\n \t};\n \n";
+    refused(&r, patch);
+}
+
+/// A bare `...` elision line whose stretch of the file holds a `...` line of its own (a
+/// Python stub): the `...` may be that line, with the line after it lost from the hunk, and
+/// the added line would then go after the lost line instead of before it. Refused.
+#[test]
+fn an_elision_line_the_file_has_where_it_stands_is_refused() {
+    let file = text(&["def f():", "    ...", "    return 1", "", "x = 1"]);
+    let r = TestRepo::with(&[("m.py", &file)]);
+    let patch =
+        "--- a/m.py\n+++ b/m.py\n@@ -1,4 +1,5 @@\n def f():\n     ...\n+    log()\n \n x = 1\n";
+    refused(&r, patch);
+}
