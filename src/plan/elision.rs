@@ -98,26 +98,39 @@ pub(super) fn place_elided(
     (elided, rebuilt_hunks)
 }
 
-/// The parts placed, unless a line the hunk's elision lines stand for is one of them as the
-/// file has it (`...` in a Python stub, a spread written `...options,`): then the "elision"
-/// may be that very line, with a line of the hunk lost beside it, and which lines the hunk
-/// changes is unclear.
+/// The parts placed, unless the stretch of the file between two of them holds the elision
+/// lines between them as the file has them (`...` in a Python stub, a comment `// …`) beside
+/// other lines: then the "elision" may be that very line of code, with a line of the hunk
+/// lost beside it, and which side of the lost line the hunk's lines go is not said. A
+/// stretch that is just those lines reads the same either way.
 fn elision_not_in_gap(
     h: &Hunk,
     text: &TextFile,
     pieces: Vec<(Hunk, Placement)>,
 ) -> Result<Vec<(Hunk, Placement)>, ElisionError> {
-    let marks: Vec<&str> = h
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Context && crate::patch::is_elision(&l.text))
-        .map(|l| l.text.trim())
-        .collect();
-    let in_gap = pieces.windows(2).any(|w| {
+    // The elision lines between one part and the next, in order (those before the first
+    // part or after the last stand between no two parts).
+    let mut between: Vec<Vec<&str>> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let mut in_part = false;
+    for l in &h.lines {
+        if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
+            if in_part {
+                run.push(l.text.trim());
+            }
+        } else {
+            if !run.is_empty() {
+                between.push(std::mem::take(&mut run));
+            }
+            in_part = true;
+        }
+    }
+    let unclear = pieces.windows(2).zip(&between).any(|(w, marks)| {
         let gap = w[0].1.end..w[1].1.start.max(w[0].1.end);
-        text.lines[gap].iter().any(|l| marks.contains(&l.trim()))
+        let gap: Vec<&str> = text.lines[gap].iter().map(|l| l.trim()).collect();
+        gap.iter().any(|l| marks.contains(l)) && gap != *marks
     });
-    if in_gap {
+    if unclear {
         return Err(ElisionError::ReadsAsCode);
     }
     Ok(pieces)

@@ -1095,3 +1095,37 @@ fn an_elision_line_the_file_has_where_it_stands_is_refused() {
         "--- a/m.py\n+++ b/m.py\n@@ -1,4 +1,5 @@\n def f():\n     ...\n+    log()\n \n x = 1\n";
     refused(&r, patch);
 }
+
+/// A comment the file has that reads as an elision line (`// …`), beside a real one: where
+/// the stretch it would stand for is that comment alone, both readings agree, and the hunk
+/// applies (alt set n, type-fest-49b99d31-elided-context).
+#[test]
+fn an_elision_like_comment_standing_for_itself_alone_still_applies() {
+    let file = text(&[
+        "function bundle(output) {",
+        "\tconst outputList = [output];",
+        "",
+        "\t// …",
+        "",
+        "\tfor (const o of outputList) {",
+        "\t  console.log(o);",
+        "\t}",
+        "}",
+        "// a",
+        "// b",
+        "// c",
+        "// d",
+        "// e",
+        "// f",
+        "// g",
+        "export type A<T> = T | T[];",
+    ]);
+    let r = TestRepo::with(&[("a.ts", &file)]);
+    let patch = "--- a/a.ts\n+++ b/a.ts\n@@ -2,16 +2,16 @@\n \tconst outputList = [output];\n \n \t// …\n \n \tfor (const o of outputList) {\n-\t  console.log(o);\n+\t\tconsole.log(o);\n \t// ... unchanged ...\n-export type A<T> = T | T[];\n+export type A<T> = T;\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("a.ts"),
+        file.replace("\t  console.log(o);", "\t\tconsole.log(o);")
+            .replace("T | T[];", "T;")
+    );
+}
