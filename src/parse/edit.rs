@@ -525,11 +525,12 @@ pub enum EditRefusal {
     #[error("edits to a file made in the same request: put its whole text in the create")]
     EditsAfterCreate,
     #[error(
-        "this edit needs the file's exact text as the edits before it leave it, and edit {edit} \
-         was not found exactly (the planner's looser passes place it); send this edit in a \
-         call of its own after this one"
+        "in a list of edits to one file, each old_string must be found exactly in the text the \
+         edits before it leave, and this one is not (it may need a looser match, or have been \
+         made already); nothing was written: send it in a call of its own, where the looser \
+         passes can place it"
     )]
-    AfterLoose { edit: usize },
+    NotExactInList,
 }
 
 impl Kinded for EditRefusal {
@@ -546,7 +547,7 @@ impl Kinded for EditRefusal {
                 ErrorKind::Ambiguous
             }
             EditRefusal::NoFileToEdit | EditRefusal::NoFileToInsert => ErrorKind::Missing,
-            EditRefusal::AfterLoose { .. } => ErrorKind::Ambiguous,
+            EditRefusal::NotExactInList => ErrorKind::Ambiguous,
         }
     }
 }
@@ -570,8 +571,8 @@ fn refused(at: &Target, why: EditRefusal) -> ParseError {
 /// apply in order, each to the text the ones before it leave: while each is found exactly,
 /// that text is known here, and each edit's hunks are made against it (the file patch is
 /// then located in turn, `FilePatch::in_turn`). An edit found nowhere exactly goes to the
-/// planner's passes, whose result only the plan knows: after it, only a single replacement
-/// of the same file can follow (located in turn by the planner too).
+/// planner's passes when it is its file's only edit; in a list, what those passes make of it
+/// is not known here, so the list is refused.
 pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseError> {
     let mut files: Vec<FilePatch> = Vec::new();
     let mut notices = Vec::new();
@@ -585,7 +586,6 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
         };
         let turn = turns.entry(path.clone()).or_insert_with(|| Turn {
             current: read_text(probe, &path),
-            loose: None,
         });
         let at = Target {
             current: turn.current.take(),
@@ -597,61 +597,35 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
         let fp = file_patch_for(&mut files, &at.path);
         fp.in_turn = in_turn;
         let before = fp.hunks.len();
-        let made = match (op, turn.loose) {
-            (EditOp::Create { text, .. }, _) => {
+        let made = match op {
+            EditOp::Create { text, .. } => {
                 add_create(&at, fp, probe, text)?;
-                Made::Loose
+                Made::Created
             }
-            (
-                EditOp::Replace {
-                    old,
-                    new,
-                    all: false,
-                    expected: None | Some(1),
-                    ..
-                },
-                Some(_),
-            ) if !old.is_empty() => {
-                fp.hunks.push(search_block(&lf(old), &lf(new)));
-                Made::Loose
-            }
-            (EditOp::Replace { old, .. }, Some(m)) if !old.is_empty() => {
-                return Err(refused(&at, EditRefusal::AfterLoose { edit: m }));
-            }
-            (EditOp::Lines { .. } | EditOp::Insert { .. }, Some(m)) => {
-                return Err(refused(&at, EditRefusal::AfterLoose { edit: m }));
-            }
-            (
-                EditOp::Replace {
-                    old,
-                    new,
-                    all,
-                    expected,
-                    ..
-                },
-                _,
-            ) => add_replace(&at, fp, &mut notices, old, new, *all, *expected)?,
-            (
-                EditOp::Lines {
-                    start, end, new, ..
-                },
-                None,
-            ) => add_lines(&at, fp, start, end, new)?,
-            (EditOp::Insert { after, text, .. }, None) => add_insert(&at, fp, *after, text)?,
+            EditOp::Replace {
+                old,
+                new,
+                all,
+                expected,
+                ..
+            } => add_replace(&at, fp, &mut notices, old, new, *all, *expected)?,
+            EditOp::Lines {
+                start, end, new, ..
+            } => add_lines(&at, fp, start, end, new)?,
+            EditOp::Insert { after, text, .. } => add_insert(&at, fp, *after, text)?,
         };
+        // What a looser pass makes of an edit only the plan knows, so no edit after it could
+        // be made against the text it leaves; and text an earlier edit of the list wrote is
+        // no sign that this one was sent before.
+        if in_turn && matches!(made, Made::Loose) {
+            return Err(refused(&at, EditRefusal::NotExactInList));
+        }
         if in_turn {
             count_in_turn(&mut fp.hunks[before..]);
         }
         turn.current = at.current;
-        match made {
-            Made::Text(text) => {
-                if let Some(cur) = turn.current.as_mut() {
-                    cur.text = text;
-                }
-            }
-            Made::Loose => {
-                turn.loose.get_or_insert(n + 1);
-            }
+        if let (Made::Text(text), Some(cur)) = (made, turn.current.as_mut()) {
+            cur.text = text;
         }
     }
     refuse_edits_to_created(&files)?;
@@ -663,18 +637,17 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
 }
 
 /// What the edits so far in a request leave of one file: its text (the file's own bytes
-/// kept, for the `view_token` and the encoding), and the first edit left to the planner's
-/// passes, after which that text is no longer known here.
+/// kept, for the `view_token` and the encoding).
 struct Turn {
     current: Option<Text>,
-    loose: Option<usize>,
 }
 
-/// What an edit makes of its file's text: the text after it, known exactly, or a change
-/// only the plan knows (a loose match, a resent edit, a new file).
+/// What an edit makes of its file's text: the text after it, known exactly; a change only
+/// the plan knows (a loose match, a resent edit, a missing file); or a new file.
 enum Made {
     Text(String),
     Loose,
+    Created,
 }
 
 /// The numbers of one edit's hunks, made against one text, as they count in turn: each
@@ -744,7 +717,7 @@ fn add_create(
     probe: &dyn PathProbe,
     text: &str,
 ) -> Result<(), ParseError> {
-    if probe.exists(&at.path) || !fp.hunks.is_empty() {
+    if probe.exists(&at.path) || !fp.hunks.is_empty() || fp.full_content.is_some() {
         return Err(refused(at, EditRefusal::CreateExists));
     }
     fp.old_path = None;
@@ -776,7 +749,7 @@ fn add_replace(
         )));
     }
     if old.is_empty() {
-        if current.is_some() || !fp.hunks.is_empty() {
+        if current.is_some() || !fp.hunks.is_empty() || fp.full_content.is_some() {
             return Err(refused(at, EditRefusal::EmptyOldExists));
         }
         fp.old_path = None;
@@ -1176,7 +1149,12 @@ fn spliced(text: &str, hunk: &Hunk) -> String {
     out.extend(hunk.new_lines().map(|l| l.text.as_str()));
     let new_last = hunk.new_len() > 0;
     out.extend_from_slice(&lines[end..]);
-    let newline = if end < lines.len() {
+    // The last line unchanged by the hunk keeps the text's own ending.
+    let last_kept = hunk
+        .lines
+        .last()
+        .is_some_and(|l| l.kind == LineKind::Context);
+    let newline = if end < lines.len() || last_kept {
         text.ends_with('\n')
     } else if new_last {
         !hunk.new_no_newline

@@ -929,7 +929,9 @@ pub(crate) fn locate_hunks<'a>(
                     drop(batch_hay.take());
                     return locate_hunks(fp, text, true);
                 }
-                if let Some(s) = stated {
+                // Hunks made in turn state where they go in the text in turn: one placed off
+                // its number (an insertion into an empty text) moves no other.
+                if let (Some(s), false) = (stated, fp.in_turn) {
                     delta = p.start as i64 - s;
                 }
                 if let Some(current) = current.as_mut() {

@@ -124,7 +124,8 @@ fn a_path_beyond_a_linked_directory_is_refused_and_nothing_is_lost() {
 
 /// `./a.txt` and `a.txt` are one file: an edit's leading `./` is dropped (as a SEARCH/REPLACE
 /// block's is), so a list naming it both ways is made in turn; a unified diff's `a/./a.txt`,
-/// which git refuses, is refused with its reason before anything is written.
+/// which git refuses, is refused with its reason before anything is written, and a plain
+/// diff's leading `./` is dropped, as git drops it.
 #[test]
 fn a_dot_part_names_the_same_file_in_an_edit_and_is_refused_in_a_diff() {
     let r = TestRepo::with(&[("a.txt", "a\nc\n")]);
@@ -137,4 +138,8 @@ fn a_dot_part_names_the_same_file_in_an_edit_and_is_refused_in_a_diff() {
         .code(1)
         .out_contains("has a '.' or an empty part");
     assert_eq!(r.state(), before);
+    // `diff -u ./a.txt …` names `a.txt`, as git reads it.
+    let plain = "--- ./a.txt\n+++ ./a.txt\n@@ -1,2 +1,2 @@\n-A\n+a\n C\n";
+    r.apply(&[], plain).code(0);
+    assert_eq!(r.read_str("a.txt"), "a\nC\n");
 }

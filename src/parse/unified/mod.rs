@@ -657,7 +657,8 @@ impl<'a> Parser<'a> {
     /// `--- x` / `+++ y` without `diff --git`: strip `a/`/`b/` when both carry them, else
     /// decide from what exists in the work tree.
     fn guess_strip(&self, m: &str, p: &str) -> (Option<String>, Option<String>, Option<Notice>) {
-        let side = |s: &str| (s != "/dev/null").then(|| s.to_string());
+        // `diff -u ./f.txt …` names `f.txt`, as git reads it.
+        let side = |s: &str| (s != "/dev/null").then(|| s.trim_start_matches("./").to_string());
         let (o, n) = (side(m), side(p));
         let prefixed =
             |s: &Option<String>, pre: &str| s.as_ref().is_none_or(|s| s.starts_with(pre));
