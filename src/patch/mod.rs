@@ -510,16 +510,17 @@ pub fn is_elision(line: &str) -> bool {
         .find_map(|open| t.strip_prefix(open));
     let commented = opened.is_some();
     let t = opened.unwrap_or(t).trim();
-    // Outside a comment, `...name` is code: a spread or rest parameter (`...options,`), not
-    // an elision, unless it closes with dots too (`...existing code...`).
+    // Outside a comment, `...name` is code: a spread or rest parameter (`...options,`,
+    // `...args)`), not an elision, unless it closes with dots too (`...existing code...`)
+    // or reads on as words (`...rest unchanged`).
     if !commented {
-        let word = t
-            .strip_prefix("...")
-            .or_else(|| t.strip_prefix('\u{2026}'))
+        let after = t.strip_prefix("...").or_else(|| t.strip_prefix('\u{2026}'));
+        let word = after
             .and_then(|r| r.chars().next())
             .is_some_and(|c| !c.is_whitespace() && c != '.' && c != '\u{2026}');
+        let words = after.is_some_and(|r| r.trim().contains(char::is_whitespace));
         let closed = t.len() > 3 && (t.ends_with("...") || t.ends_with('\u{2026}'));
-        if word && !closed {
+        if word && !closed && !words {
             return false;
         }
     }
@@ -563,6 +564,8 @@ mod elision_tests {
             "  # ... (omitted) ...",
             "// ...existing code...",
             "...existing code...",
+            "  ...rest unchanged",
+            "\u{2026}existing code",
         ] {
             assert!(is_elision(l), "{l:?}");
         }

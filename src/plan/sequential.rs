@@ -59,6 +59,9 @@ pub struct InTurn<'a> {
     /// Lines ending in CRLF and in LF, for the ending new lines take.
     crlf: usize,
     lf: usize,
+    /// The ending the text had at first: new lines take it while no line has one (the hunks
+    /// so far left the text without an ending for a moment).
+    first_eol: Eol,
     census: Census,
 }
 
@@ -85,9 +88,11 @@ impl<'a> InTurn<'a> {
             ),
             crlf: 0,
             lf: 0,
+            first_eol: Eol::Lf,
             census: Census::new(wanted),
         };
         t.count_eols(&text.eols, true);
+        t.first_eol = t.dominant_eol();
         t
     }
 
@@ -108,6 +113,9 @@ impl<'a> InTurn<'a> {
 
     /// The ending new lines take, as [`TextFile::dominant_eol`] has it for the whole text.
     fn dominant_eol(&self) -> Eol {
+        if self.crlf + self.lf == 0 {
+            return self.first_eol;
+        }
         Eol::dominant(self.crlf, self.lf)
     }
 

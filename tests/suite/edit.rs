@@ -598,3 +598,17 @@ fn inserts_in_a_list_count_the_text_in_turn_at_its_edges() {
     run.code(0);
     assert_eq!(r.read_str("g.txt"), "b", "{v}");
 }
+
+/// A CRLF file that the edits before one leave without a line ending for a moment still
+/// gives that edit's lines CRLF, as the file has them (a helper's review: all LF, exit 0).
+#[test]
+fn a_list_keeps_a_crlf_files_endings_when_an_edit_leaves_none_for_a_moment() {
+    let r = TestRepo::with(&[("f.txt", "x = 1\r\nb\r\n")]);
+    let request = json!({"file_path": "f.txt", "edits": [
+        {"old_string": "1\nb\n", "new_string": "}"},
+        {"old_string": "}", "new_string": "}\nc\n"}
+    ]});
+    let (run, v) = edit_cli(&r, &request);
+    run.code(0);
+    assert_eq!(r.read_str("f.txt"), "x = }\r\nc\r\n", "{v}");
+}

@@ -1129,3 +1129,24 @@ fn an_elision_like_comment_standing_for_itself_alone_still_applies() {
             .replace("T | T[];", "T;")
     );
 }
+
+/// An elision that reads on as words (`...rest unchanged`) is an elision, dots right before
+/// the first word or not: the hunk applies as 1c730aa had refused it (a helper's review).
+#[test]
+fn an_elision_of_words_without_a_space_after_its_dots_still_applies() {
+    let file = text(&[
+        "function f(a) {",
+        "  const x = 1;",
+        "  const y = 2;",
+        "  const z = 3;",
+        "  return x + y + z;",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("a.js", &file)]);
+    let patch = "--- a/a.js\n+++ b/a.js\n@@ -1,6 +1,7 @@\n function f(a) {\n   const x = 1;\n+  console.log(a);\n   ...rest unchanged\n   return x + y + z;\n }\n";
+    r.apply(&[], patch).code(0);
+    assert_eq!(
+        r.read_str("a.js"),
+        file.replace("  const x = 1;\n", "  const x = 1;\n  console.log(a);\n")
+    );
+}
