@@ -88,6 +88,8 @@ pub(super) fn place_elided(
                 located[i] = Located::Placed(first.clone());
                 elided[i] = Some(pieces);
             }
+            // The hunk's own refusal stands.
+            Err(ElisionError::ItselfOnly) => {}
             Err(why) => {
                 located[i] = Located::NotFound {
                     reason: Some(why.to_string()),
@@ -125,13 +127,24 @@ fn elision_not_in_gap(
             in_part = true;
         }
     }
-    let unclear = pieces.windows(2).zip(&between).any(|(w, marks)| {
-        let gap = w[0].1.end..w[1].1.start.max(w[0].1.end);
-        let gap: Vec<&str> = text.lines[gap].iter().map(|l| l.trim()).collect();
-        gap.iter().any(|l| marks.contains(l)) && gap != *marks
-    });
-    if unclear {
+    let gaps: Vec<(Vec<&str>, &Vec<&str>)> = pieces
+        .windows(2)
+        .zip(&between)
+        .map(|(w, marks)| {
+            let gap = w[0].1.end..w[1].1.start.max(w[0].1.end);
+            (text.lines[gap].iter().map(|l| l.trim()).collect(), marks)
+        })
+        .collect();
+    if gaps
+        .iter()
+        .any(|(gap, marks)| gap.iter().any(|l| marks.contains(l)) && gap != *marks)
+    {
         return Err(ElisionError::ReadsAsCode);
+    }
+    // Every "elision" stood for itself alone: the hunk is its lines as written, which fit
+    // already and were refused for what they are; the elision reading adds nothing.
+    if !gaps.is_empty() && gaps.iter().all(|(gap, marks)| gap == *marks) {
+        return Err(ElisionError::ItselfOnly);
     }
     Ok(pieces)
 }
@@ -201,6 +214,7 @@ pub(super) enum ElisionError {
     Reindented,
     RebuiltMisfits,
     ReadsAsCode,
+    ItselfOnly,
 }
 
 impl ElisionError {
@@ -214,6 +228,7 @@ impl ElisionError {
             ElisionError::Overlaps => "a part of it overlaps another hunk",
             ElisionError::Unbounded => "it starts or ends the SEARCH text, so nothing bounds it",
             ElisionError::Reindented => "the SEARCH text is indented differently from the file",
+            ElisionError::ItselfOnly => "its elision lines stand for themselves alone",
             ElisionError::ReadsAsCode => {
                 "the file has its elision line among the lines it would stand for, so it may be \
                  that line of code, with a line of the hunk lost beside it"

@@ -1150,3 +1150,22 @@ fn an_elision_of_words_without_a_space_after_its_dots_still_applies() {
         file.replace("  const x = 1;\n", "  const x = 1;\n  console.log(a);\n")
     );
 }
+
+/// A hunk whose `...` is a Python stub's own line, fitting as written but short of the line
+/// its header counts, is refused for that shortfall: the elision reading (the `...` standing
+/// for itself alone) adds nothing and may not place it (a helper's review: exit 0, `x = 1`
+/// after `return 1`, where the lost line could be `def g():`).
+#[test]
+fn an_elision_standing_for_itself_alone_does_not_override_the_hunks_refusal() {
+    let file = text(&[
+        "def f():",
+        "    ...",
+        "    return 1",
+        "def g():",
+        "    pass",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let patch =
+        "--- a/a.py\n+++ b/a.py\n@@ -1,4 +1,5 @@\n def f():\n     ...\n     return 1\n+    x = 1\n";
+    refused(&r, patch);
+}
