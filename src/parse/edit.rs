@@ -577,6 +577,10 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
     let mut files: Vec<FilePatch> = Vec::new();
     let mut notices = Vec::new();
     let mut turns: std::collections::HashMap<String, Turn> = std::collections::HashMap::new();
+    let mut edits_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for op in ops {
+        *edits_of.entry(op.path()).or_default() += 1;
+    }
     for (n, op) in ops.iter().enumerate() {
         let path = op.path().to_string();
         let which = if ops.len() > 1 {
@@ -593,7 +597,7 @@ pub fn to_patch(ops: &[EditOp], probe: &dyn PathProbe) -> Result<Patch, ParseErr
             path,
         };
         check_view_token(op, &at)?;
-        let in_turn = ops.iter().filter(|o| o.path() == at.path).count() > 1;
+        let in_turn = edits_of.get(at.path.as_str()).is_some_and(|&k| k > 1);
         let fp = file_patch_for(&mut files, &at.path);
         fp.in_turn = in_turn;
         let before = fp.hunks.len();
