@@ -588,3 +588,43 @@ mod elision_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod reversed_tests {
+    use super::*;
+
+    /// Hunks made in turn (each against the text the one before it leaves) are undone in
+    /// turn: the last first, each with its sides swapped; other hunks keep their order.
+    #[test]
+    fn hunks_made_in_turn_are_reversed_last_first() {
+        let hunk = |at: usize, old: &str, new: &str| Hunk {
+            old_start: Some(at),
+            new_start: Some(at),
+            lines: vec![
+                Line::new(LineKind::Remove, old),
+                Line::new(LineKind::Add, new),
+            ],
+            ..Hunk::default()
+        };
+        let mut fp = FilePatch {
+            old_path: Some("f".into()),
+            new_path: Some("f".into()),
+            hunks: vec![hunk(1, "a", "b"), hunk(1, "b", "c")],
+            in_turn: true,
+            ..FilePatch::default()
+        };
+        let back = fp.reversed();
+        assert!(back.in_turn);
+        // What each reversed hunk removes: the text its forward hunk wrote.
+        let removed = |p: &FilePatch| -> Vec<String> {
+            p.hunks
+                .iter()
+                .flat_map(|h| h.lines.iter().filter(|l| l.kind == LineKind::Remove))
+                .map(|l| l.text.to_string())
+                .collect()
+        };
+        assert_eq!(removed(&back), ["c", "b"]);
+        fp.in_turn = false;
+        assert_eq!(removed(&fp.reversed()), ["b", "c"]);
+    }
+}
