@@ -1169,3 +1169,98 @@ fn an_elision_standing_for_itself_alone_does_not_override_the_hunks_refusal() {
         "--- a/a.py\n+++ b/a.py\n@@ -1,4 +1,5 @@\n def f():\n     ...\n     return 1\n+    x = 1\n";
     refused(&r, patch);
 }
+
+/// The file around a Python stub (`...`) with a line after it that the SEARCH/REPLACE block
+/// below lost.
+fn stub_with_a_line_after_it() -> String {
+    text(&[
+        "import os",
+        "",
+        "",
+        "def f():",
+        "    ...",
+        "    lost()",
+        "",
+        "",
+        "def g():",
+        "    pass",
+    ])
+}
+
+/// A SEARCH/REPLACE block with `...` on both sides is split into pieces at it. Where the
+/// file has that `...` as a line among those it would stand for, beside a line the block
+/// lacks, it may be that stub, with the line lost: which side of it `added()` goes is not
+/// said. Applied, it went after `lost()` (exit 0) where the block's writer may have meant it
+/// before. As a unified hunk it was refused already; as pieces it is now refused too, even
+/// with the piece before the `...` dropped for changing nothing.
+#[test]
+fn a_split_search_replace_block_whose_elision_is_a_stub_is_refused() {
+    let r = TestRepo::with(&[("a.py", &stub_with_a_line_after_it())]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef f():\n    ...\n\ndef g():\n=======\ndef f():\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
+    refused_because(&r, block, "may be that line of code");
+    // Both pieces changed: the piece after the stub is the one refused.
+    let block = "a.py\n<<<<<<< SEARCH\ndef f():\n    ...\n\ndef g():\n=======\ndef f(x):\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
+    let v = refused(&r, block);
+    assert!(v.to_string().contains("may be that line of code"), "{v}");
+}
+
+/// The converse: where the stretch the block's `...` stands for holds no such line, or is
+/// that line alone, the pieces apply.
+#[test]
+fn a_split_search_replace_block_applies_where_its_elision_is_no_stub() {
+    let file = text(&[
+        "def f():",
+        "    a = 1",
+        "    b = 2",
+        "",
+        "",
+        "def g():",
+        "    pass",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef f():\n    ...\n\ndef g():\n=======\ndef f():\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    assert_eq!(
+        r.read_str("a.py"),
+        file.replace("\n\n\ndef g", "\n\n    added()\n\ndef g")
+    );
+    // The block as written fits a file with the stub: `...` stands for itself alone.
+    let stub = text(&["def f():", "    ...", "", "def g():", "    pass"]);
+    let r = TestRepo::with(&[("a.py", &stub)]);
+    r.apply(&[], block).code(0);
+    assert_eq!(
+        r.read_str("a.py"),
+        stub.replace("    ...\n", "    ...\n    added()\n")
+    );
+}
+
+/// A SEARCH-only `...` stands for the lines of the file between its parts, which the REPLACE
+/// text, written out, replaces. Where those lines hold that `...` as a stub beside a line
+/// the SEARCH lacks, filling the stub in would delete `lost()` (exit 0): refused.
+#[test]
+fn a_search_only_elision_that_is_a_stub_with_a_lost_line_is_refused() {
+    let r = TestRepo::with(&[("a.py", &stub_with_a_line_after_it())]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef f():\n    ...\n\ndef g():\n=======\ndef f():\n    return 1\n\n\ndef g():\n>>>>>>> REPLACE\n";
+    refused_because(&r, block, "may be that line of code");
+}
+
+/// The same block after one that changes `def g():` as well: the two overlap, so they are
+/// located in turn, in a text that changes as they are placed. There a piece of a block whose
+/// elision the file has as a line at all is refused (it went after `lost()`, exit 0).
+#[test]
+fn a_split_block_located_in_turn_whose_elision_the_file_has_is_refused() {
+    let r = TestRepo::with(&[("a.py", &stub_with_a_line_after_it())]);
+    let blocks = "a.py\n<<<<<<< SEARCH\ndef g():\n    pass\n=======\ndef g():\n    return 2\n>>>>>>> REPLACE\n\na.py\n<<<<<<< SEARCH\ndef f():\n    ...\n\ndef g():\n=======\ndef f():\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
+    let v = refused(&r, blocks);
+    assert!(v.to_string().contains("may be that line of code"), "{v}");
+}
+
+/// The pieces of a block split at its `...` say which comes first. Found the other way round
+/// in the file, the block does not describe it: refused (it applied, with a warning).
+#[test]
+fn a_split_block_whose_pieces_the_file_has_out_of_order_is_refused() {
+    let r = TestRepo::with(&[("a.rs", &text(&["fn b() {}", "", "fn a() {}"]))]);
+    let block = "a.rs\n<<<<<<< SEARCH\nfn a() {}\n...\nfn b() {}\n=======\nfn a() { 1 }\n...\nfn b() { 2 }\n>>>>>>> REPLACE\n";
+    let v = refused(&r, block);
+    assert!(v.to_string().contains("not in one place after the part before"), "{v}");
+}

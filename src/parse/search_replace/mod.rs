@@ -29,7 +29,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{ParseError, PathProbe};
-use crate::patch::{FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText};
+use crate::patch::{
+    FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText, SearchPiece,
+};
 
 const SEARCH: &str = "SEARCH";
 const REPLACE: &str = "REPLACE";
@@ -303,7 +305,10 @@ impl<'a> Parser<'a, '_> {
             block.at + 1
         );
         let pieces: Vec<Vec<&str>> = match pieces(&block.search, &block.replace) {
-            Ok(p) => p.into_iter().map(|(s, _)| trim_blank(s).to_vec()).collect(),
+            Ok(p) => p
+                .into_iter()
+                .map(|p| trim_blank(p.search).to_vec())
+                .collect(),
             Err(_) => vec![trim_blank(&block.search).to_vec()],
         };
         if pieces.iter().all(|p| p.is_empty()) {
@@ -548,7 +553,9 @@ impl<'a> Parser<'a, '_> {
         }
         let pieces = pieces(&block.search, &block.replace)
             .map_err(|e| ParseError::syntax_at(block.at, e.to_string()))?;
-        if pieces.len() > 1 {
+        // Split at its elision lines (a piece that changes nothing may be all that was dropped).
+        let split = pieces.len() > 1 || pieces[0].search.len() != block.search.len();
+        if split {
             self.notes.add(
                 NoticeKind::ElisionSplit,
                 Some(path),
@@ -557,10 +564,13 @@ impl<'a> Parser<'a, '_> {
             );
         }
         let fp = &mut self.files[idx];
-        for (n, (old, new)) in pieces.into_iter().enumerate() {
+        let search: Option<Arc<[String]>> =
+            split.then(|| block.search.iter().map(|l| l.trim().to_string()).collect());
+        let first = fp.hunks.len();
+        for (n, p) in pieces.into_iter().enumerate() {
             let line = |kind, t: &&str| Line::new(kind, PatchText::within(self.shared, t));
-            let lines = (old.iter().map(|t| line(LineKind::Remove, t)))
-                .chain(new.iter().map(|t| line(LineKind::Add, t)))
+            let lines = (p.search.iter().map(|t| line(LineKind::Remove, t)))
+                .chain(p.replace.iter().map(|t| line(LineKind::Add, t)))
                 .collect();
             // A start-line hint says where the block's first piece starts.
             let hint = block.hint.filter(|_| n == 0);
@@ -569,6 +579,12 @@ impl<'a> Parser<'a, '_> {
                 reindent: true,
                 old_start: hint,
                 new_start: hint,
+                search_piece: search.as_ref().map(|search| SearchPiece {
+                    block: first,
+                    search: search.clone(),
+                    at: p.at,
+                    len: p.search.len(),
+                }),
                 ..Hunk::default()
             });
         }
@@ -668,7 +684,13 @@ fn occurs(lines: &[String], run: &[&str], norm: fn(&str) -> &str) -> bool {
             .any(|w| w.iter().zip(run).all(|(a, b)| norm(a) == norm(b)))
 }
 
-type Piece<'t> = (&'t [&'t str], &'t [&'t str]);
+/// A piece of a block: SEARCH lines from line `at` of the SEARCH text, and their REPLACE lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece<'t> {
+    at: usize,
+    search: &'t [&'t str],
+    replace: &'t [&'t str],
+}
 
 /// REPLACE text beside an elision with no SEARCH lines of its own: nothing says where it goes.
 /// Holds the text's first line.
@@ -693,29 +715,43 @@ fn pieces<'t>(
     };
     let (se, re) = (elided(search), elided(replace));
     if se.is_empty() || se.len() != re.len() {
-        return Ok(vec![(search, replace)]);
+        return Ok(vec![Piece {
+            at: 0,
+            search,
+            replace,
+        }]);
     }
-    let split = |ls: &'t [&'t str], at: &[usize]| -> Vec<&'t [&'t str]> {
+    // Each part with the line it starts at.
+    let split = |ls: &'t [&'t str], at: &[usize]| -> Vec<(usize, &'t [&'t str])> {
         let mut out = Vec::new();
         let mut from = 0;
         for &i in at {
-            out.push(&ls[from..i]);
+            out.push((from, &ls[from..i]));
             from = i + 1;
         }
-        out.push(&ls[from..]);
+        out.push((from, &ls[from..]));
         out
     };
     let all: Vec<Piece<'t>> = split(search, &se)
         .into_iter()
         .zip(split(replace, &re))
-        .filter(|(s, r)| !(s.is_empty() && r.is_empty()))
+        .map(|((at, search), (_, replace))| Piece {
+            at,
+            search,
+            replace,
+        })
+        .filter(|p| !(p.search.is_empty() && p.replace.is_empty()))
         .collect();
-    if let Some((_, r)) = all.iter().find(|(s, _)| s.is_empty()) {
+    if let Some(p) = all.iter().find(|p| p.search.is_empty()) {
         return Err(UnanchoredReplace(
-            r.first().copied().unwrap_or_default().to_string(),
+            p.replace.first().copied().unwrap_or_default().to_string(),
         ));
     }
-    let changed: Vec<Piece<'t>> = all.iter().copied().filter(|(s, r)| s != r).collect();
+    let changed: Vec<Piece<'t>> = all
+        .iter()
+        .copied()
+        .filter(|p| p.search != p.replace)
+        .collect();
     Ok(if changed.is_empty() { all } else { changed })
 }
 

@@ -56,6 +56,20 @@ fn block_hunk(old: &[&str], new: &[&str]) -> Hunk {
     }
 }
 
+/// [`block_hunk`] as piece `at..at + old.len()` of a block whose SEARCH text is `search`
+/// (trimmed), split at its elision lines.
+fn piece_hunk(old: &[&str], new: &[&str], search: &[&str], at: usize) -> Hunk {
+    Hunk {
+        search_piece: Some(SearchPiece {
+            block: 0,
+            search: search.iter().map(|l| l.trim().to_string()).collect(),
+            at,
+            len: old.len(),
+        }),
+        ..block_hunk(old, new)
+    }
+}
+
 fn modify(path: &str, hunks: Vec<Hunk>) -> FilePatch {
     FilePatch {
         old_path: Some(path.into()),
@@ -303,6 +317,7 @@ fn empty_replace_removes_the_search_text() {
 
 #[test]
 fn elision_lines_split_a_block_into_changed_pieces() {
+    let search = &["def f():", "a = 1", "...", "b = 2", "...", "return a"];
     let p = parse_ok(
         "c.py\n<<<<<<< SEARCH\ndef f():\n    a = 1\n...\n    b = 2\n...\n    return a\n=======\ndef f():\n    a = 10\n...\n    b = 2\n    ...\n    return a + b\n>>>>>>> REPLACE\n",
     );
@@ -311,8 +326,13 @@ fn elision_lines_split_a_block_into_changed_pieces() {
         vec![modify(
             "c.py",
             vec![
-                block_hunk(&["def f():", "    a = 1"], &["def f():", "    a = 10"]),
-                block_hunk(&["    return a"], &["    return a + b"]),
+                piece_hunk(
+                    &["def f():", "    a = 1"],
+                    &["def f():", "    a = 10"],
+                    search,
+                    0
+                ),
+                piece_hunk(&["    return a"], &["    return a + b"], search, 5),
             ]
         )],
         "the unchanged middle piece carries no change and is dropped"
@@ -346,7 +366,10 @@ fn an_unchanged_elided_block_keeps_its_pieces() {
     let p = parse_ok("a.txt\n<<<<<<< SEARCH\na\n...\nb\n=======\na\n...\nb\n>>>>>>> REPLACE\n");
     assert_eq!(
         p.files[0].hunks,
-        vec![block_hunk(&["a"], &["a"]), block_hunk(&["b"], &["b"])]
+        vec![
+            piece_hunk(&["a"], &["a"], &["a", "...", "b"], 0),
+            piece_hunk(&["b"], &["b"], &["a", "...", "b"], 2)
+        ]
     );
 }
 
@@ -492,12 +515,21 @@ fn elision_fixture_reads_to_two_hunks() {
     let p = parse_ok(include_str!(
         "../../../tests/fixtures/formats/sr-03-elision/patch"
     ));
+    let search = &[
+        "DEFAULTS = {",
+        "\"name\": \"demo\",",
+        "\"debug\": False,",
+        "...",
+        "\"retries\": 3,",
+        "\"timeout\": 10,",
+        "}",
+    ];
     assert_eq!(
         p.files,
         vec![modify(
             "config.py",
             vec![
-                block_hunk(
+                piece_hunk(
                     &[
                         "DEFAULTS = {",
                         "    \"name\": \"demo\",",
@@ -507,11 +539,15 @@ fn elision_fixture_reads_to_two_hunks() {
                         "DEFAULTS = {",
                         "    \"name\": \"demo\",",
                         "    \"debug\": True,"
-                    ]
+                    ],
+                    search,
+                    0
                 ),
-                block_hunk(
+                piece_hunk(
                     &["    \"retries\": 3,", "    \"timeout\": 10,", "}"],
-                    &["    \"retries\": 3,", "    \"timeout\": 30,", "}"]
+                    &["    \"retries\": 3,", "    \"timeout\": 30,", "}"],
+                    search,
+                    4
                 ),
             ]
         )]
