@@ -428,6 +428,34 @@ impl Overlay<'_> {
         Ok(e)
     }
 
+    /// Why `path` cannot be written beside what the plan writes already, if it cannot: a
+    /// directory of it is a file or a symbolic link the plan writes (beyond a link, the file
+    /// has another name, patched from the file as it was), or the plan writes files under it.
+    fn path_in_conflict(&self, path: &str) -> Option<String> {
+        for (at, _) in path.match_indices('/') {
+            let dir = &path[..at];
+            if let Some(Some(f)) = self.planned.get(dir) {
+                let what = if f.mode == crate::repo::MODE_LINK {
+                    "a symbolic link, where git does not patch"
+                } else {
+                    "a file"
+                };
+                return Some(format!(
+                    "{path} lies beyond {dir}, which an earlier change of this patch makes {what}"
+                ));
+            }
+        }
+        let under = format!("{path}/");
+        let (inner, _) = self
+            .planned
+            .range(under.clone()..)
+            .take_while(|(p, _)| p.starts_with(&under))
+            .find(|(_, f)| f.is_some())?;
+        Some(format!(
+            "{path} is a directory for an earlier change of this patch, which writes {inner}"
+        ))
+    }
+
     fn set(&mut self, path: &str, after: Option<FileState>) -> std::io::Result<()> {
         if !self.planned.contains_key(path) {
             self.originals.push(path.to_string());
@@ -541,6 +569,9 @@ fn plan_file(
                 Vec::new(),
             ));
         }
+    }
+    if let Some(why) = fp.new_path.as_deref().and_then(|p| vfs.path_in_conflict(p)) {
+        return Ok((refused(fp, why), Vec::new()));
     }
     if fp.binary {
         return files::plan_binary(index, fp, vfs, opts);

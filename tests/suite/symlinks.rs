@@ -122,6 +122,37 @@ fn a_path_beyond_a_linked_directory_is_refused_and_nothing_is_lost() {
     assert_eq!(r.read_str("d/a.txt"), "A\nc\n");
 }
 
+/// A link the patch itself makes is as much a link: a patch that makes `d2 -> d` and writes
+/// `d2/a.txt` wrote `d/a.txt` with `--no-snapshot` (exit 0, a helper's review), and a file
+/// the patch writes cannot be a directory either, in whichever order the patch names them.
+#[test]
+fn a_path_beyond_a_link_or_file_the_patch_makes_is_refused() {
+    let r = TestRepo::with(&[("d/a.txt", "a\n")]);
+    let before = r.state();
+    let make_link = "diff --git a/d2 b/d2\nnew file mode 120000\n--- /dev/null\n+++ b/d2\n@@ -0,0 +1 @@\n+d\n\\ No newline at end of file\n";
+    let make_file =
+        "diff --git a/d2 b/d2\nnew file mode 100644\n--- /dev/null\n+++ b/d2\n@@ -0,0 +1 @@\n+d\n";
+    let beyond = "diff --git a/d2/a.txt b/d2/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/d2/a.txt\n@@ -0,0 +1 @@\n+new\n";
+    for args in [&[][..], &["--no-snapshot"][..]] {
+        r.apply(args, &format!("{make_link}{beyond}"))
+            .code(1)
+            .out_contains(
+            "d2/a.txt lies beyond d2, which an earlier change of this patch makes a symbolic link",
+        );
+        assert_eq!(r.state(), before);
+        r.apply(args, &format!("{make_file}{beyond}"))
+            .code(1)
+            .out_contains("makes a file");
+        assert_eq!(r.state(), before);
+        r.apply(args, &format!("{beyond}{make_link}"))
+            .code(1)
+            .out_contains(
+                "d2 is a directory for an earlier change of this patch, which writes d2/a.txt",
+            );
+        assert_eq!(r.state(), before);
+    }
+}
+
 /// `./a.txt` and `a.txt` are one file: an edit's leading `./` is dropped (as a SEARCH/REPLACE
 /// block's is), so a list naming it both ways is made in turn; a unified diff's `a/./a.txt`,
 /// which git refuses, is refused with its reason before anything is written, and a plain

@@ -1262,5 +1262,9 @@ fn a_split_block_whose_pieces_the_file_has_out_of_order_is_refused() {
     let r = TestRepo::with(&[("a.rs", &text(&["fn b() {}", "", "fn a() {}"]))]);
     let block = "a.rs\n<<<<<<< SEARCH\nfn a() {}\n...\nfn b() {}\n=======\nfn a() { 1 }\n...\nfn b() { 2 }\n>>>>>>> REPLACE\n";
     let v = refused(&r, block);
-    assert!(v.to_string().contains("not in one place after the part before"), "{v}");
+    assert!(
+        v.to_string()
+            .contains("not in one place after the part before"),
+        "{v}"
+    );
 }
