@@ -952,10 +952,13 @@ fn add_lines(
     }
     let old: Vec<&str> = lines[start.line - 1..end.line].to_vec();
     let new = lf(new);
-    let mut hunk = hunk_of(&old, &lines_of(&new), start.line);
+    let new_lines = lines_of(&new);
+    let mut hunk = hunk_of(&old, &new_lines, start.line);
     hunk.at_eof = end.line == lines.len();
     hunk.old_no_newline = hunk.at_eof && !cur.text.ends_with('\n');
-    hunk.new_no_newline = hunk.old_no_newline && !new.is_empty();
+    // The file's last line keeps its missing newline, unless the new text's last line is
+    // empty: without one, that line would be no line at all.
+    hunk.new_no_newline = hunk.old_no_newline && new_lines.last().is_some_and(|l| !l.is_empty());
     let made = Made::Text(spliced(&cur.text, &hunk));
     fp.hunks.push(hunk);
     Ok(made)

@@ -258,6 +258,38 @@ fn lines_named_by_their_view_hashes_are_replaced_and_a_stale_hash_is_refused() {
     assert_eq!(r.state(), before);
 }
 
+/// Lines at the end of a file without a final newline keep it missing, unless the new text
+/// ends in an empty line, which a missing newline would make no line at all: that line is
+/// kept, and the file ends in a newline (the plan failed its own check, alone or in a list).
+#[test]
+fn a_line_range_at_a_file_end_without_newline_keeps_an_empty_last_line() {
+    for (new, want) in [
+        ("x\n", "a\nx"),
+        ("x", "a\nx"),
+        ("x\n\n", "a\nx\n\n"),
+        ("\n", "a\n\n"),
+        ("", "a\n"),
+    ] {
+        let r = TestRepo::with(&[("f.txt", "a\nb")]);
+        // Line 2's hash, from `view`.
+        let view = r.apply(
+            &["edit", "--json-input", "--json"],
+            r#"{"command":"view","path":"f.txt","hashes":true}"#,
+        );
+        let v: Value = serde_json::from_str(&view.code(0).stdout).unwrap();
+        let anchor = v["content"].as_str().unwrap().lines().nth(1).unwrap();
+        let anchor = anchor.split('|').next().unwrap();
+        let one = json!({"path": "f.txt", "start": anchor, "new_string": new});
+        edit_cli(&r, &one).0.code(0);
+        assert_eq!(r.read_str("f.txt"), want, "{new:?}");
+        // In a list, the next edit sees the text the first left.
+        r.git(&["checkout", "-q", "--", "f.txt"]);
+        let list = json!([one, {"path": "f.txt", "old_string": "a\n", "new_string": "A\n"}]);
+        edit_cli(&r, &list).0.code(0);
+        assert_eq!(r.read_str("f.txt"), format!("A{}", &want[1..]), "{new:?}");
+    }
+}
+
 #[test]
 fn the_text_editor_commands_view_create_str_replace_and_insert() {
     let r = TestRepo::with(&[("a.txt", "one\ntwo\nthree\n")]);
