@@ -253,23 +253,6 @@ pub struct Hunk {
     /// weigh a guess (added lines beside their twin: applied already, or a repeat?) are for
     /// hunks whose place is inferred.
     pub known_place: bool,
-    /// A piece of a SEARCH/REPLACE block split at its elision lines: where it stands in the
-    /// block's SEARCH text, so that the stretches of the file an elision beside it stands for
-    /// can be checked (a Python stub's `...` with a line lost beside it is no elision).
-    pub search_piece: Option<SearchPiece>,
-}
-
-/// Where a piece of a SEARCH/REPLACE block split at its elision lines stands in the block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SearchPiece {
-    /// The same for every piece of one block, and for no other block of the file.
-    pub block: usize,
-    /// The block's whole SEARCH text, elision lines included, each line trimmed.
-    pub search: std::sync::Arc<[String]>,
-    /// Where this piece's SEARCH lines start in `search`.
-    pub at: usize,
-    /// How many SEARCH lines the piece has: they are `search[at..at + len]`.
-    pub len: usize,
 }
 
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
@@ -512,8 +495,6 @@ impl Hunk {
             old_short_by: self.short_by,
             // The new side was never found where the numbers say.
             known_place: false,
-            // The SEARCH text is the other side now.
-            search_piece: None,
         }
     }
 }

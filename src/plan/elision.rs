@@ -113,18 +113,42 @@ fn elision_not_in_gap(
     // The elision lines between one part and the next, in order (those before the first
     // part or after the last stand between no two parts).
     let mut between: Vec<Vec<&str>> = Vec::new();
-    let mut run: Vec<&str> = Vec::new();
+    let (mut lead, mut run): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     let mut in_part = false;
     for l in &h.lines {
         if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
             if in_part {
                 run.push(l.text.trim());
+            } else {
+                lead.push(l.text.trim());
             }
         } else {
             if !run.is_empty() {
                 between.push(std::mem::take(&mut run));
             }
             in_part = true;
+        }
+    }
+    // Elision lines before the first part or after the last stand for lines without end;
+    // the file having one of them as a line close to that part (within `EDGE_REACH` lines
+    // of it) reads as that line with lines of the hunk lost beside it, unless it is right
+    // there, where both readings agree.
+    let trimmed = |r: std::ops::Range<usize>| -> Vec<&str> {
+        text.lines[r].iter().map(|l| l.trim()).collect()
+    };
+    let (first, last) = (&pieces[0].1, &pieces[pieces.len() - 1].1);
+    if !lead.is_empty() {
+        let above = trimmed(first.start.saturating_sub(lead.len() + EDGE_REACH)..first.start);
+        let right_there = above.ends_with(&lead);
+        if !right_there && above.iter().any(|l| lead.contains(l)) {
+            return Err(ElisionError::ReadsAsCode);
+        }
+    }
+    if !run.is_empty() {
+        let below = trimmed(last.end..(last.end + run.len() + EDGE_REACH).min(text.lines.len()));
+        let right_there = below.starts_with(&run);
+        if !right_there && below.iter().any(|l| run.contains(l)) {
+            return Err(ElisionError::ReadsAsCode);
         }
     }
     let gaps: Vec<(Vec<&str>, &Vec<&str>)> = pieces
@@ -149,136 +173,16 @@ fn elision_not_in_gap(
     Ok(pieces)
 }
 
+/// How far from a hunk's first or last part an elision line before or after it is looked
+/// for as a line of the file: the context a patch gives on each side.
+const EDGE_REACH: usize = 3;
+
 /// Whether a stretch of the file (lines trimmed) that elision lines (`marks`) stand for holds
 /// one of those very lines beside lines other than `expected` (what the stretch is when the
 /// elision lines are read as written; `None` when that is not known): then the "elision" may
 /// be that line of code, with a line of the hunk lost beside it.
 fn reads_as_code(gap: &[&str], marks: &[&str], expected: Option<&[&str]>) -> bool {
     gap.iter().any(|l| marks.contains(l)) && Some(gap) != expected
-}
-
-/// The pieces of a SEARCH/REPLACE block split at its elision lines (`...` on both sides) are
-/// hunks of their own, placed one by one. They must be placed in the block's order, and, as
-/// for a unified hunk's parts, the stretch of the file an elision beside a placed piece stands
-/// for must not hold that elision line beside other lines. That stretch runs to the next piece
-/// of the block on that side: a placed piece, or the nearest place of one that changes nothing
-/// (not a hunk; when it is not in the file, the stretch runs on to the next placed piece, or
-/// the file's edge). A piece so refused is not placed.
-pub(super) fn refuse_split_reading_as_code(
-    fp: &FilePatch,
-    text: &TextFile,
-    located: &mut [Located],
-) {
-    let lines: Vec<&str> = text.lines.iter().map(|l| l.trim()).collect();
-    let placed = |located: &[Located], i: usize| match &located[i] {
-        Located::Placed(p) => Some((p.start, p.end)),
-        _ => None,
-    };
-    for i in 0..fp.hunks.len() {
-        let Some(piece) = &fp.hunks[i].search_piece else {
-            continue;
-        };
-        let Some((start, end)) = placed(located, i) else {
-            continue;
-        };
-        let search: Vec<&str> = piece.search.iter().map(String::as_str).collect();
-        // The placed pieces of the same block right before and after this one, if any.
-        let neighbour = |j: usize| {
-            let other = fp.hunks.get(j)?.search_piece.as_ref()?;
-            (other.block == piece.block).then_some(())?;
-            Some((other, placed(located, j)?))
-        };
-        let before = i.checked_sub(1).and_then(neighbour);
-        let after = neighbour(i + 1);
-        if before.is_some_and(|(_, (_, e))| e > start) || after.is_some_and(|(_, (s, _))| s < end) {
-            located[i] = Located::NotFound {
-                reason: Some(ElisionError::OutOfOrder.to_string()),
-            };
-            continue;
-        }
-        let is_mark = |l: &&str| crate::patch::is_elision(l);
-        // Above: the elision lines right before the piece, then the piece before them.
-        let (piece_end, marks_from) = (piece.at + piece.len, {
-            let k = search[..piece.at].iter().rposition(|l| !is_mark(l));
-            k.map_or(0, |k| k + 1)
-        });
-        let mut refused = false;
-        if marks_from > 0 && marks_from < piece.at {
-            let marks = &search[marks_from..piece.at];
-            let (from, found) = match before {
-                // A placed piece of the block: the stretch is all between them.
-                Some((p, (_, e))) if p.at + p.len == marks_from => (e, true),
-                _ => {
-                    let floor = before.map_or(0, |(_, (_, e))| e);
-                    let seg_from = search[..marks_from]
-                        .iter()
-                        .rposition(is_mark)
-                        .map_or(0, |k| k + 1);
-                    let seg = &search[seg_from..marks_from];
-                    nearest_above(&lines[floor..start], seg)
-                        .map_or((floor, false), |e| (floor + e, true))
-                }
-            };
-            refused |= reads_as_code(&lines[from..start], marks, found.then_some(marks));
-        }
-        // Below: the elision lines right after the piece, then a piece that changes nothing
-        // (a placed piece checks the stretch above it itself).
-        let marks_to = search[piece_end..]
-            .iter()
-            .position(|l| !is_mark(l))
-            .map_or(search.len(), |k| piece_end + k);
-        let next_placed = after.is_some_and(|(p, _)| p.at == marks_to);
-        if marks_to < search.len() && marks_to > piece_end && !next_placed {
-            let marks = &search[piece_end..marks_to];
-            let ceil = after.map_or(lines.len(), |(_, (s, _))| s);
-            let seg_to = search[marks_to..]
-                .iter()
-                .position(is_mark)
-                .map_or(search.len(), |k| marks_to + k);
-            let seg = &search[marks_to..seg_to];
-            let (to, found) =
-                nearest_below(&lines[end..ceil], seg).map_or((ceil, false), |b| (end + b, true));
-            refused |= reads_as_code(&lines[end..to], marks, found.then_some(marks));
-        }
-        if refused {
-            located[i] = Located::NotFound {
-                reason: Some(ElisionError::ReadsAsCode.to_string()),
-            };
-        }
-    }
-}
-
-/// Pieces located in turn (hunks that overlap) stand in a text that changed as they were
-/// placed, where the stretches their elisions stand for are not told apart: a piece of a block
-/// whose elision lines the file has as lines at all is not placed.
-pub(super) fn refuse_split_marks_in_text(fp: &FilePatch, text: &TextFile, located: &mut [Located]) {
-    for (h, loc) in fp.hunks.iter().zip(located.iter_mut()) {
-        let Some(piece) = &h.search_piece else {
-            continue;
-        };
-        let marks: Vec<&str> = (piece.search.iter())
-            .filter(|l| crate::patch::is_elision(l))
-            .map(String::as_str)
-            .collect();
-        if matches!(loc, Located::Placed(_)) && text.lines.iter().any(|l| marks.contains(&l.trim()))
-        {
-            *loc = Located::NotFound {
-                reason: Some(ElisionError::ReadsAsCode.to_string()),
-            };
-        }
-    }
-}
-
-/// Where the last run of `lines` equal to `seg` ends, if any.
-fn nearest_above(lines: &[&str], seg: &[&str]) -> Option<usize> {
-    (seg.len()..=lines.len())
-        .rev()
-        .find(|&e| lines[e - seg.len()..e] == *seg)
-}
-
-/// Where the first run of `lines` equal to `seg` starts, if any.
-fn nearest_below(lines: &[&str], seg: &[&str]) -> Option<usize> {
-    (0..(lines.len() + 1).saturating_sub(seg.len())).find(|&b| lines[b..b + seg.len()] == *seg)
 }
 
 fn has_elision(h: &Hunk) -> bool {
@@ -324,7 +228,6 @@ pub fn elision_pieces(h: &Hunk) -> Vec<Hunk> {
             old_short_by: 0,
             // A part's place is found, not known.
             known_place: false,
-            search_piece: None,
         })
         .collect()
 }

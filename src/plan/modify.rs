@@ -304,13 +304,6 @@ fn locate_and_place<'a>(
     if fp.ordered {
         refuse_weak_out_of_order(&fp.hunks, &mut located);
     }
-    if fp.hunks.iter().any(|h| h.search_piece.is_some()) {
-        if sequential_text.is_none() {
-            elision::refuse_split_reading_as_code(fp, text, &mut located);
-        } else {
-            elision::refuse_split_marks_in_text(fp, text, &mut located);
-        }
-    }
     let (elided, rebuilt) = if sequential_text.is_none() {
         elision::place_elided(fp, text, &mut located, &hints, &repeats, warnings)
     } else {

@@ -1244,15 +1244,15 @@ fn a_search_only_elision_that_is_a_stub_with_a_lost_line_is_refused() {
     refused_because(&r, block, "may be that line of code");
 }
 
-/// The same block after one that changes `def g():` as well: the two overlap, so they are
-/// located in turn, in a text that changes as they are placed. There a piece of a block whose
-/// elision the file has as a line at all is refused (it went after `lost()`, exit 0).
+/// The same block after one that changes `def g():` as well: the two overlap. The block's
+/// parts are placed around its elision or not at all, never one by one in a text that changes
+/// as they are placed (a part went after `lost()`, exit 0).
 #[test]
-fn a_split_block_located_in_turn_whose_elision_the_file_has_is_refused() {
+fn a_split_block_overlapping_another_is_refused_whole() {
     let r = TestRepo::with(&[("a.py", &stub_with_a_line_after_it())]);
     let blocks = "a.py\n<<<<<<< SEARCH\ndef g():\n    pass\n=======\ndef g():\n    return 2\n>>>>>>> REPLACE\n\na.py\n<<<<<<< SEARCH\ndef f():\n    ...\n\ndef g():\n=======\ndef f():\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
     let v = refused(&r, blocks);
-    assert!(v.to_string().contains("may be that line of code"), "{v}");
+    assert!(v.to_string().contains("overlaps another hunk"), "{v}");
 }
 
 /// The pieces of a block split at its `...` say which comes first. Found the other way round
@@ -1266,5 +1266,87 @@ fn a_split_block_whose_pieces_the_file_has_out_of_order_is_refused() {
         v.to_string()
             .contains("not in one place after the part before"),
         "{v}"
+    );
+}
+
+/// A piece of a split block that changes nothing still says where the others go: the block
+/// below changes `g`'s `return None`, which `f` has too. Dropped as changing nothing, `def
+/// g():` left the change to whichever `return None` it found: `f`'s, where `g`'s differs
+/// (exit 0, a helper's review), or neither, where both are alike. Now the pieces are placed
+/// in order, the unchanged one first.
+#[test]
+fn a_split_blocks_unchanged_piece_says_where_the_changed_one_goes() {
+    let file = text(&[
+        "def f():",
+        "    x = compute()",
+        "    return None",
+        "",
+        "",
+        "def g():",
+        "    x = compute()",
+        "    return None",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef g():\n    ...\n    return None\n=======\ndef g():\n    ...\n    return 0\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    let mut want = file.clone();
+    want.replace_range(want.rfind("None").unwrap()..want.len() - 1, "0");
+    assert_eq!(r.read_str("a.py"), want);
+    // `g`'s line differs: the one after `def g():` is not there, so nothing is changed.
+    let file = file.replacen("    return None\n\n", "    return None  # f\n\n", 1);
+    let file = file.replace(
+        "    x = compute()\n    return None\n",
+        "    x = compute()\n    return None  # fallback\n",
+    );
+    let r = TestRepo::with(&[("a.py", &file)]);
+    refused(&r, block);
+}
+
+/// An elision line that opens or closes a hunk stands for lines without end; where the file
+/// has it as a line a few lines from the hunk's first or last part, with other lines between,
+/// it may be that line (a Python stub) with lines of the hunk lost beside it: refused, as a
+/// SEARCH/REPLACE block and as a unified hunk (`added()` went after `lost()`, exit 0). Far
+/// from it, or right there, both readings agree.
+#[test]
+fn an_elision_opening_a_hunk_the_file_has_close_by_is_refused() {
+    let r = TestRepo::with(&[("a.py", &stub_with_a_line_after_it())]);
+    let block = "a.py\n<<<<<<< SEARCH\n    ...\n\ndef g():\n=======\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
+    refused_because(&r, block, "may be that line of code");
+    let hunk = "--- a/a.py\n+++ b/a.py\n@@ -5,3 +5,4 @@\n     ...\n+    added()\n \n def g():\n";
+    refused_because(&r, hunk, "may be that line of code");
+    // Closing a hunk: `added()` before the stub, `lost()` between.
+    let file = text(&[
+        "import os",
+        "",
+        "",
+        "def f():",
+        "    lost()",
+        "    ...",
+        "",
+        "",
+        "def g():",
+        "    pass",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef f():\n    ...\n=======\ndef f():\n    added()\n    ...\n>>>>>>> REPLACE\n";
+    refused_because(&r, block, "may be that line of code");
+    // No stub close by: the elision stands for the lines above.
+    let file = text(&[
+        "def f():",
+        "    a = 1",
+        "    b = 2",
+        "    c = 3",
+        "    d = 4",
+        "",
+        "",
+        "def g():",
+        "    pass",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\n    ...\n\ndef g():\n=======\n    ...\n    added()\n\ndef g():\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    assert_eq!(
+        r.read_str("a.py"),
+        file.replace("    d = 4\n\n", "    d = 4\n\n    added()\n")
     );
 }

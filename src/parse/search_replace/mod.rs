@@ -29,9 +29,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{ParseError, PathProbe};
-use crate::patch::{
-    FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText, SearchPiece,
-};
+use crate::patch::{FilePatch, Format, Hunk, Line, LineKind, Notice, Patch, PatchText};
 
 const SEARCH: &str = "SEARCH";
 const REPLACE: &str = "REPLACE";
@@ -305,8 +303,7 @@ impl<'a> Parser<'a, '_> {
             block.at + 1
         );
         let pieces: Vec<Vec<&str>> = match pieces(&block.search, &block.replace) {
-            Ok(p) => p
-                .into_iter()
+            Ok(p) => (changed(p).into_iter())
                 .map(|p| trim_blank(p.search).to_vec())
                 .collect(),
             Err(_) => vec![trim_blank(&block.search).to_vec()],
@@ -553,41 +550,58 @@ impl<'a> Parser<'a, '_> {
         }
         let pieces = pieces(&block.search, &block.replace)
             .map_err(|e| ParseError::syntax_at(block.at, e.to_string()))?;
-        // Split at its elision lines (a piece that changes nothing may be all that was dropped).
-        let split = pieces.len() > 1 || pieces[0].search.len() != block.search.len();
-        if split {
+        let line = |kind, t: &&str| Line::new(kind, PatchText::within(self.shared, t));
+        let mut lines: Vec<Line> = Vec::new();
+        if let [whole] = &pieces[..] {
+            if whole.search.len() == block.search.len() {
+                lines.extend(whole.search.iter().map(|t| line(LineKind::Remove, t)));
+                lines.extend(whole.replace.iter().map(|t| line(LineKind::Add, t)));
+            }
+        }
+        if lines.is_empty() {
+            // Split at its elision lines: one hunk whose pieces stand around them as context,
+            // as a unified hunk's parts stand around its `...`; the planner places them in
+            // order, the pieces that change nothing too (they say where the others go).
             self.notes.add(
                 NoticeKind::ElisionSplit,
                 Some(path),
                 Some(block.at),
-                "elision lines ('...', '// ... existing code ...') split a block into pieces located one by one",
+                "elision lines ('...', '// ... existing code ...') split a block into pieces placed in order around them",
             );
+            let mut at = 0;
+            for p in &pieces {
+                let marks = &block.search[at..p.at];
+                lines.extend(marks.iter().map(|t| line(LineKind::Context, t)));
+                // The lines a piece keeps at either end are context, as in a unified hunk.
+                let (old, new) = (p.search, p.replace);
+                let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+                let tail = (old[head..].iter().rev())
+                    .zip(new[head..].iter().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                lines.extend(old[..head].iter().map(|t| line(LineKind::Context, t)));
+                let removed = &old[head..old.len() - tail];
+                lines.extend(removed.iter().map(|t| line(LineKind::Remove, t)));
+                let added = &new[head..new.len() - tail];
+                lines.extend(added.iter().map(|t| line(LineKind::Add, t)));
+                lines.extend(
+                    old[old.len() - tail..]
+                        .iter()
+                        .map(|t| line(LineKind::Context, t)),
+                );
+                at = p.at + p.search.len();
+            }
+            let marks = &block.search[at..];
+            lines.extend(marks.iter().map(|t| line(LineKind::Context, t)));
         }
         let fp = &mut self.files[idx];
-        let search: Option<Arc<[String]>> =
-            split.then(|| block.search.iter().map(|l| l.trim().to_string()).collect());
-        let first = fp.hunks.len();
-        for (n, p) in pieces.into_iter().enumerate() {
-            let line = |kind, t: &&str| Line::new(kind, PatchText::within(self.shared, t));
-            let lines = (p.search.iter().map(|t| line(LineKind::Remove, t)))
-                .chain(p.replace.iter().map(|t| line(LineKind::Add, t)))
-                .collect();
-            // A start-line hint says where the block's first piece starts.
-            let hint = block.hint.filter(|_| n == 0);
-            fp.hunks.push(Hunk {
-                lines,
-                reindent: true,
-                old_start: hint,
-                new_start: hint,
-                search_piece: search.as_ref().map(|search| SearchPiece {
-                    block: first,
-                    search: search.clone(),
-                    at: p.at,
-                    len: p.search.len(),
-                }),
-                ..Hunk::default()
-            });
-        }
+        fp.hunks.push(Hunk {
+            lines,
+            reindent: true,
+            old_start: block.hint,
+            new_start: block.hint,
+            ..Hunk::default()
+        });
         Ok(())
     }
 
@@ -701,7 +715,6 @@ struct UnanchoredReplace(String);
 /// Split SEARCH and REPLACE at their elision lines (`...`, `// ... existing code ...`) when both
 /// have the same number of them; otherwise such a line is ordinary text (Python's `...` body, or
 /// REPLACE filling one in).
-/// Pieces that change nothing are dropped, unless nothing changes at all.
 fn pieces<'t>(
     search: &'t [&'t str],
     replace: &'t [&'t str],
@@ -747,12 +760,19 @@ fn pieces<'t>(
             p.replace.first().copied().unwrap_or_default().to_string(),
         ));
     }
-    let changed: Vec<Piece<'t>> = all
-        .iter()
-        .copied()
+    Ok(all)
+}
+
+/// The pieces that change something; all of them when none does.
+fn changed<'t>(pieces: Vec<Piece<'t>>) -> Vec<Piece<'t>> {
+    let changed: Vec<Piece<'t>> = (pieces.iter().copied())
         .filter(|p| p.search != p.replace)
         .collect();
-    Ok(if changed.is_empty() { all } else { changed })
+    if changed.is_empty() {
+        pieces
+    } else {
+        changed
+    }
 }
 
 /// A markdown fence, or aider's `<source>` / `<source>python` / `</source>` tags used as one.

@@ -56,17 +56,18 @@ fn block_hunk(old: &[&str], new: &[&str]) -> Hunk {
     }
 }
 
-/// [`block_hunk`] as piece `at..at + old.len()` of a block whose SEARCH text is `search`
-/// (trimmed), split at its elision lines.
-fn piece_hunk(old: &[&str], new: &[&str], search: &[&str], at: usize) -> Hunk {
+/// A block split at its elision lines: one hunk, its lines given as `' '` (context), `'-'`
+/// or `'+'` with their text.
+fn split_hunk(lines: &[(char, &str)]) -> Hunk {
+    let kind = |c| match c {
+        ' ' => LineKind::Context,
+        '-' => LineKind::Remove,
+        _ => LineKind::Add,
+    };
     Hunk {
-        search_piece: Some(SearchPiece {
-            block: 0,
-            search: search.iter().map(|l| l.trim().to_string()).collect(),
-            at,
-            len: old.len(),
-        }),
-        ..block_hunk(old, new)
+        lines: lines.iter().map(|&(c, t)| Line::new(kind(c), t)).collect(),
+        reindent: true,
+        ..Hunk::default()
     }
 }
 
@@ -317,7 +318,6 @@ fn empty_replace_removes_the_search_text() {
 
 #[test]
 fn elision_lines_split_a_block_into_changed_pieces() {
-    let search = &["def f():", "a = 1", "...", "b = 2", "...", "return a"];
     let p = parse_ok(
         "c.py\n<<<<<<< SEARCH\ndef f():\n    a = 1\n...\n    b = 2\n...\n    return a\n=======\ndef f():\n    a = 10\n...\n    b = 2\n    ...\n    return a + b\n>>>>>>> REPLACE\n",
     );
@@ -325,17 +325,18 @@ fn elision_lines_split_a_block_into_changed_pieces() {
         p.files,
         vec![modify(
             "c.py",
-            vec![
-                piece_hunk(
-                    &["def f():", "    a = 1"],
-                    &["def f():", "    a = 10"],
-                    search,
-                    0
-                ),
-                piece_hunk(&["    return a"], &["    return a + b"], search, 5),
-            ]
+            vec![split_hunk(&[
+                (' ', "def f():"),
+                ('-', "    a = 1"),
+                ('+', "    a = 10"),
+                (' ', "..."),
+                (' ', "    b = 2"),
+                (' ', "..."),
+                ('-', "    return a"),
+                ('+', "    return a + b"),
+            ])]
         )],
-        "the unchanged middle piece carries no change and is dropped"
+        "one hunk: the pieces around the elision lines, those that change nothing as context"
     );
     assert_eq!(kinds(&p), vec!["elision-split"]);
 }
@@ -366,10 +367,7 @@ fn an_unchanged_elided_block_keeps_its_pieces() {
     let p = parse_ok("a.txt\n<<<<<<< SEARCH\na\n...\nb\n=======\na\n...\nb\n>>>>>>> REPLACE\n");
     assert_eq!(
         p.files[0].hunks,
-        vec![
-            piece_hunk(&["a"], &["a"], &["a", "...", "b"], 0),
-            piece_hunk(&["b"], &["b"], &["a", "...", "b"], 2)
-        ]
+        vec![split_hunk(&[(' ', "a"), (' ', "..."), (' ', "b")])]
     );
 }
 
@@ -511,45 +509,25 @@ fn auto_detection_tells_the_three_formats_apart() {
 }
 
 #[test]
-fn elision_fixture_reads_to_two_hunks() {
+fn elision_fixture_reads_to_one_hunk_around_its_elision() {
     let p = parse_ok(include_str!(
         "../../../tests/fixtures/formats/sr-03-elision/patch"
     ));
-    let search = &[
-        "DEFAULTS = {",
-        "\"name\": \"demo\",",
-        "\"debug\": False,",
-        "...",
-        "\"retries\": 3,",
-        "\"timeout\": 10,",
-        "}",
-    ];
     assert_eq!(
         p.files,
         vec![modify(
             "config.py",
-            vec![
-                piece_hunk(
-                    &[
-                        "DEFAULTS = {",
-                        "    \"name\": \"demo\",",
-                        "    \"debug\": False,"
-                    ],
-                    &[
-                        "DEFAULTS = {",
-                        "    \"name\": \"demo\",",
-                        "    \"debug\": True,"
-                    ],
-                    search,
-                    0
-                ),
-                piece_hunk(
-                    &["    \"retries\": 3,", "    \"timeout\": 10,", "}"],
-                    &["    \"retries\": 3,", "    \"timeout\": 30,", "}"],
-                    search,
-                    4
-                ),
-            ]
+            vec![split_hunk(&[
+                (' ', "DEFAULTS = {"),
+                (' ', "    \"name\": \"demo\","),
+                ('-', "    \"debug\": False,"),
+                ('+', "    \"debug\": True,"),
+                (' ', "..."),
+                (' ', "    \"retries\": 3,"),
+                ('-', "    \"timeout\": 10,"),
+                ('+', "    \"timeout\": 30,"),
+                (' ', "}"),
+            ])]
         )]
     );
 }
