@@ -236,14 +236,26 @@ impl Content {
             Repr::Spliced { .. } if self.0.joined.get().is_some() => {
                 vec![self.0.joined.get().expect("joined").as_slice()]
             }
-            Repr::Spliced { base, parts, .. } => parts
-                .iter()
-                .map(|p| match p {
-                    Part::Base(r) => &base[r.clone()],
-                    Part::Own(v) => v.as_slice(),
-                })
-                .collect(),
+            // Many small pieces (a hunk that changes every other line has two per changed
+            // line) cost every reader a call per piece (the hash, the blob's write, the work
+            // tree's): they are joined once, which costs a copy.
+            Repr::Spliced { parts, len, .. } if fragmented(parts.len(), *len) => vec![&**self],
+            Repr::Spliced { .. } => self.pieces(),
         }
+    }
+
+    /// A spliced content's pieces, as slices (none empty).
+    fn pieces(&self) -> Vec<&[u8]> {
+        let Repr::Spliced { base, parts, .. } = &self.0.repr else {
+            unreachable!("only a spliced content has pieces")
+        };
+        parts
+            .iter()
+            .map(|p| match p {
+                Part::Base(r) => &base[r.clone()],
+                Part::Own(v) => v.as_slice(),
+            })
+            .collect()
     }
 
     /// Write the bytes to `w`.
@@ -472,6 +484,18 @@ pub fn write_blob(
     )?)
 }
 
+/// Whether `parts` pieces holding `len` bytes are so many and so small that a reader's call per
+/// piece costs more than copying them into one buffer (a call costs about what copying a few
+/// hundred bytes does: measured on row J of `scripts/bench.sh`).
+fn fragmented(parts: usize, len: usize) -> bool {
+    parts >= FRAGMENTED_PARTS && len < parts * FRAGMENTED_AVERAGE
+}
+
+/// See [`fragmented`].
+const FRAGMENTED_PARTS: usize = 1024;
+/// See [`fragmented`].
+const FRAGMENTED_AVERAGE: usize = 512;
+
 impl Deref for Content {
     type Target = [u8];
 
@@ -481,7 +505,7 @@ impl Deref for Content {
             Repr::Mapped(m) => m,
             Repr::Spliced { len, .. } => self.0.joined.get_or_init(|| {
                 let mut out = Vec::with_capacity(*len);
-                for c in self.chunks() {
+                for c in self.pieces() {
                     out.extend_from_slice(c);
                 }
                 out
@@ -714,6 +738,38 @@ mod tests {
         }
         assert_eq!(chunks.concat(), b"one\ntwX\nYthree\nfour");
         assert_eq!(&c[..], b"one\ntwX\nYthree\nfour");
+    }
+
+    /// Many small pieces (a hunk changing every other line) are read as one buffer, joined
+    /// once: the same bytes, the same id.
+    #[test]
+    fn many_small_pieces_are_read_joined() {
+        let text: Vec<u8> = (0..4000)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let b = Content::new(text.clone());
+        let mut parts = Vec::new();
+        let mut want = Vec::new();
+        let mut at = 0;
+        for (i, line) in text.split_inclusive(|&c| c == b'\n').enumerate() {
+            if i % 2 == 0 {
+                parts.push(Part::Base(at..at + line.len()));
+                want.extend_from_slice(line);
+            } else {
+                parts.push(Part::Own(b"x\n".to_vec()));
+                want.extend_from_slice(b"x\n");
+            }
+            at += line.len();
+        }
+        let c = Content::spliced(&b, parts);
+        assert!(c.is_pieces(), "nothing read it yet");
+        assert_eq!(c.chunks(), vec![&want[..]]);
+        assert!(!c.is_pieces(), "joined");
+        let kind = gix::hash::Kind::Sha1;
+        assert_eq!(
+            c.blob_id(kind).unwrap(),
+            Content::new(want).blob_id(kind).unwrap()
+        );
     }
 
     #[test]
