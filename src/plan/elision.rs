@@ -28,7 +28,7 @@ pub(super) fn place_elided(
 ) -> ElisionPlacements {
     let mut elided: Vec<Option<Vec<(Hunk, Placement)>>> = vec![None; fp.hunks.len()];
     let mut rebuilt_hunks: Vec<Option<(Hunk, Placement, Vec<usize>)>> = vec![None; fp.hunks.len()];
-    let taken: Vec<(usize, usize)> = located
+    let mut taken: Vec<(usize, usize)> = located
         .iter()
         .filter_map(|l| match l {
             Located::Placed(p) => Some((p.start, p.end)),
@@ -53,6 +53,7 @@ pub(super) fn place_elided(
                         ),
                     ));
                     located[i] = Located::Placed(pl.clone());
+                    taken.push((pl.start, pl.end));
                     rebuilt_hunks[i] = Some((rebuilt, pl, filled));
                 }
                 Err(why) => {
@@ -86,6 +87,8 @@ pub(super) fn place_elided(
                     ),
                 ));
                 located[i] = Located::Placed(first.clone());
+                // Later hunks' parts may not overlap these.
+                taken.extend(pieces.iter().map(|(_, pl)| (pl.start, pl.end)));
                 elided[i] = Some(pieces);
             }
             // The hunk's own refusal stands.
@@ -115,9 +118,16 @@ fn elision_not_in_gap(
     let mut between: Vec<Vec<&str>> = Vec::new();
     let (mut lead, mut run): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     let mut in_part = false;
+    // Per run between two parts: whether its first elision line is indented deeper than the
+    // old-side line before it (the elided lines are inside the block that line opens).
+    let mut inside: Vec<bool> = Vec::new();
+    let mut last_old: Option<&str> = None;
     for l in &h.lines {
         if l.kind == LineKind::Context && crate::patch::is_elision(&l.text) {
             if in_part {
+                if run.is_empty() {
+                    inside.push(last_old.is_some_and(|o| indent(&l.text) > indent(o)));
+                }
                 run.push(l.text.trim());
             } else {
                 lead.push(l.text.trim());
@@ -126,6 +136,9 @@ fn elision_not_in_gap(
             if !run.is_empty() {
                 between.push(std::mem::take(&mut run));
             }
+            if l.kind != LineKind::Add && !l.text.trim().is_empty() {
+                last_old = Some(&l.text);
+            }
             in_part = true;
         }
     }
@@ -133,6 +146,11 @@ fn elision_not_in_gap(
     // the file having one of them as a line close to that part (within `EDGE_REACH` lines
     // of it) reads as that line with lines of the hunk lost beside it, unless it is right
     // there, where both readings agree.
+    // Parts cut from the end (see `place_in_order`): the elision lines after the last one
+    // placed close it.
+    if pieces.len() <= between.len() {
+        run = between[pieces.len() - 1].clone();
+    }
     let trimmed = |r: std::ops::Range<usize>| -> Vec<&str> {
         text.lines[r].iter().map(|l| l.trim()).collect()
     };
@@ -165,12 +183,38 @@ fn elision_not_in_gap(
     {
         return Err(ElisionError::ReadsAsCode);
     }
+    // An elision indented inside the block the line before it opens (`def g():` then
+    // `    ...`) stands for lines of that block: a stretch that leaves it (a line indented no
+    // deeper than that line's last non-blank one in the file, `def f():`) reaches into
+    // another block, where the next part may be a look-alike of the one meant.
+    for (w, _) in pieces.windows(2).zip(&inside).filter(|(_, &i)| i) {
+        let opener = text.lines[..w[0].1.end]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty());
+        let gap = &text.lines[w[0].1.end..w[1].1.start.max(w[0].1.end)];
+        if let Some(opener) = opener {
+            if gap
+                .iter()
+                .any(|l| !l.trim().is_empty() && indent(l) <= indent(opener))
+            {
+                return Err(ElisionError::LeavesBlock);
+            }
+        }
+    }
     // Every "elision" stood for itself alone: the hunk is its lines as written, which fit
     // already and were refused for what they are; the elision reading adds nothing.
     if !gaps.is_empty() && gaps.iter().all(|(gap, marks)| gap == *marks) {
         return Err(ElisionError::ItselfOnly);
     }
     Ok(pieces)
+}
+
+/// A line's indentation, a tab counting as far as the next multiple of 8.
+fn indent(line: &str) -> usize {
+    line.chars()
+        .take_while(|c| c.is_whitespace())
+        .fold(0, |w, c| if c == '\t' { w / 8 * 8 + 8 } else { w + 1 })
 }
 
 /// How far from a hunk's first or last part an elision line before or after it is looked
@@ -251,6 +295,7 @@ pub(super) enum ElisionError {
     RebuiltMisfits,
     ReadsAsCode,
     ItselfOnly,
+    LeavesBlock,
 }
 
 impl ElisionError {
@@ -265,6 +310,10 @@ impl ElisionError {
             ElisionError::Unbounded => "it starts or ends the SEARCH text, so nothing bounds it",
             ElisionError::Reindented => "the SEARCH text is indented differently from the file",
             ElisionError::ItselfOnly => "its elision lines stand for themselves alone",
+            ElisionError::LeavesBlock => {
+                "the lines it would stand for leave the block the line before it opens, so \
+                 the part after it may be a look-alike in another block"
+            }
             ElisionError::ReadsAsCode => {
                 "the file has its elision line among the lines it would stand for, so it may be \
                  that line of code, with a line of the hunk lost beside it"
@@ -282,16 +331,27 @@ fn place_in_order(
     hint: Option<usize>,
     taken: &[(usize, usize)],
 ) -> Result<Vec<(Hunk, Placement)>, ElisionError> {
+    // Parts after the last that changes anything write nothing: each is looked for after the
+    // part before (one not there refuses the hunk), and not placed, so that it holds no lines
+    // another hunk may change; one that fits in several places, or loosely, or is blank, ends
+    // the looking (a `}` after `// ... existing code ...`).
+    let last_change = pieces
+        .iter()
+        .rposition(|p| p.lines.iter().any(|l| l.kind != LineKind::Context));
+    let at_eof: Vec<bool> = pieces.iter().map(|p| p.at_eof).collect();
+    let tail = |k: usize| last_change.is_some_and(|c| k > c) && !at_eof[k];
     if pieces.is_empty()
-        || pieces
-            .iter()
-            .any(|p| p.lines.iter().all(|l| l.text.trim().is_empty()))
+        || (pieces.iter().enumerate())
+            .any(|(k, p)| !tail(k) && p.lines.iter().all(|l| l.text.trim().is_empty()))
     {
         return Err(ElisionError::Unanchored);
     }
     let mut prev_end = 0usize;
     let mut out: Vec<(Hunk, Placement)> = Vec::new();
     for (k, piece) in pieces.into_iter().enumerate() {
+        if tail(k) && piece.lines.iter().all(|l| l.text.trim().is_empty()) {
+            break;
+        }
         let q = Query {
             hunk: &piece,
             hint: if k == 0 { hint } else { Some(prev_end) },
@@ -304,6 +364,7 @@ fn place_in_order(
         };
         let pl = match locate::locate(hay, &q) {
             Located::Placed(pl) => pl,
+            Located::Ambiguous { .. } if tail(k) => break,
             Located::AlreadyApplied { .. } => return Err(ElisionError::PartPresent),
             Located::Ambiguous { .. } => return Err(ElisionError::PartAmbiguous),
             Located::NotFound { .. } => return Err(ElisionError::PartMissing),
@@ -311,7 +372,17 @@ fn place_in_order(
         let follows = k == 0
             || (pl.start >= prev_end
                 && matches!(pl.decided_by, DecidedBy::Unique | DecidedBy::Order));
-        if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() || !follows {
+        if !follows {
+            return Err(ElisionError::OutOfOrder);
+        }
+        if tail(k) {
+            if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() {
+                break;
+            }
+            prev_end = pl.end;
+            continue;
+        }
+        if pl.pass == Pass::Fuzzy || pl.fuzz.is_some() {
             return Err(ElisionError::OutOfOrder);
         }
         if taken.iter().any(|&(a, b)| pl.start < b && a < pl.end) {

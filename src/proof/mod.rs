@@ -569,12 +569,19 @@ fn check_pieces(
         }
     }
     runs.retain(|r| !r.is_empty());
-    let same = runs.len() == pieces.len()
+    // The parts placed are the runs in order; runs after them (cut from the end) change
+    // nothing and do not end the file.
+    let cut = &runs[pieces.len().min(runs.len())..];
+    let same = runs.len() >= pieces.len()
         && runs.iter().zip(pieces).all(|(r, (piece, _))| {
             r.len() == piece.lines.len() && r.iter().zip(&piece.lines).all(|(a, b)| **a == *b)
-        });
+        })
+        && cut.iter().flatten().all(|l| l.kind == LineKind::Context)
+        && (cut.is_empty() || !h.at_eof);
     let pins = pieces.first().is_some_and(|(f, _)| f.at_bof == h.at_bof)
-        && pieces.last().is_some_and(|(l, _)| l.at_eof == h.at_eof)
+        && pieces
+            .last()
+            .is_some_and(|(l, _)| l.at_eof == (h.at_eof && cut.is_empty()))
         && pieces
             .windows(2)
             .all(|w| w[1].1.start >= w[0].1.end && !w[0].0.at_eof && !w[1].0.at_bof);

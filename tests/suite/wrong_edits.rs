@@ -1350,3 +1350,98 @@ fn an_elision_opening_a_hunk_the_file_has_close_by_is_refused() {
         file.replace("    d = 4\n\n", "    d = 4\n\n    added()\n")
     );
 }
+
+/// `def g():` then `    ...` says the elided lines are `g`'s. Where the only `return None`
+/// after `def g():` is `f`'s, the stretch the `...` would stand for leaves `g` (a line no
+/// deeper than `def g():`): refused (it changed `f`, exit 0, a helper's review), in a block
+/// and in a unified hunk alike.
+#[test]
+fn an_elision_inside_a_block_does_not_reach_into_the_next() {
+    let file = text(&[
+        "def g():",
+        "    x = compute()",
+        "    return None  # fallback",
+        "",
+        "",
+        "def f():",
+        "    x = compute()",
+        "    return None",
+    ]);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef g():\n    ...\n    return None\n=======\ndef g():\n    ...\n    return 0\n>>>>>>> REPLACE\n";
+    refused_because(&r, block, "leave the block the line before it opens");
+    let hunk = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n def g():\n     ...\n-    return None\n+    return 0\n";
+    refused_because(&r, hunk, "leave the block the line before it opens");
+}
+
+/// Elision lines a block's REPLACE indents otherwise than its SEARCH (a body wrapped in
+/// `try:`) would need the lines they stand for moved too: refused with the reason, where the
+/// body kept its indentation under `try:` (exit 0, a helper's review).
+#[test]
+fn a_block_that_reindents_its_elision_is_refused() {
+    let file = text(&["def main():", "    cfg = load()", "    run()"]);
+    let r = TestRepo::with(&[("m.py", &file)]);
+    let before = r.state();
+    let block = "m.py\n<<<<<<< SEARCH\ndef main():\n    # ... existing code ...\n    run()\n=======\ndef main():\n    try:\n        # ... existing code ...\n        run()\n    except Exception:\n        log()\n>>>>>>> REPLACE\n";
+    r.apply(&[], block)
+        .code(2)
+        .out_contains("REPLACE indents the elision line");
+    assert_eq!(r.state(), before);
+}
+
+/// Parts after a block's last change write nothing: a `}` after `// ... existing code ...`
+/// that several places after the change fit, or a blank line before the divider, does not
+/// refuse the block (both did at bedaeda, a helper's review).
+#[test]
+fn parts_after_the_last_change_need_not_fit_in_one_place() {
+    let file = text(&[
+        "function foo() {",
+        "  const a = 1;",
+        "  b();",
+        "  c();",
+        "  d();",
+        "  e();",
+        "  f();",
+        "  g();",
+        "}",
+        "",
+        "function bar() {",
+        "  h();",
+        "}",
+    ]);
+    let r = TestRepo::with(&[("a.js", &file)]);
+    let block = "a.js\n<<<<<<< SEARCH\nfunction foo() {\n  const a = 1;\n  // ... existing code ...\n}\n=======\nfunction foo() {\n  const a = 2;\n  // ... existing code ...\n}\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    assert_eq!(r.read_str("a.js"), file.replace("a = 1", "a = 2"));
+    let mut lines = vec!["def f():", "    x = 1"];
+    lines.extend(["    y = 2"; 15]);
+    lines.extend(["    return x", "", "", "def g():", "    pass"]);
+    let file = text(&lines);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef f():\n    x = 1\n    ...\n\n=======\ndef f():\n    x = 10\n    ...\n\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    assert_eq!(r.read_str("a.py"), file.replace("x = 1\n", "x = 10\n"));
+}
+
+/// Two blocks with elisions in one file are placed apart, each part clear of the other's:
+/// the second's parts were not checked against the first's, and the plan failed its own check
+/// (a helper's review).
+#[test]
+fn two_elided_blocks_in_one_file_each_apply() {
+    let mut lines = vec!["def f(self):", "    x = 1"];
+    lines.extend(["    pass"; 12]);
+    lines.push("    y = 2");
+    lines.extend(["    pass"; 12]);
+    lines.push("    z = 3");
+    lines.extend(["    pass"; 12]);
+    lines.push("    return x");
+    let file = text(&lines);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let blocks = "a.py\n<<<<<<< SEARCH\ndef f(self):\n    x = 1\n    ...\n    z = 3\n=======\ndef f(self):\n    x = 10\n    ...\n    z = 3\n>>>>>>> REPLACE\n\na.py\n<<<<<<< SEARCH\n    y = 2\n    ...\n    z = 3\n=======\n    y = 2\n    ...\n    z = 30\n>>>>>>> REPLACE\n";
+    r.apply(&[], blocks).code(0);
+    assert_eq!(
+        r.read_str("a.py"),
+        file.replace("x = 1\n", "x = 10\n")
+            .replace("z = 3\n", "z = 30\n")
+    );
+}

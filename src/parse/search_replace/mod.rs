@@ -706,11 +706,22 @@ struct Piece<'t> {
     replace: &'t [&'t str],
 }
 
-/// REPLACE text beside an elision with no SEARCH lines of its own: nothing says where it goes.
-/// Holds the text's first line.
+/// Why a block's elision lines cannot split it into pieces.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("REPLACE text next to '...' ('{0}') has no SEARCH lines to say where it goes")]
-struct UnanchoredReplace(String);
+enum PiecesError {
+    /// REPLACE text beside an elision with no SEARCH lines of its own: nothing says where it
+    /// goes. Holds the text's first line.
+    #[error("REPLACE text next to '...' ('{0}') has no SEARCH lines to say where it goes")]
+    UnanchoredReplace(String),
+    /// REPLACE indents an elision line otherwise than SEARCH does (a body wrapped in `try:`):
+    /// the lines it stands for would have to move with it, and are not written out. Holds
+    /// the REPLACE line.
+    #[error(
+        "REPLACE indents the elision line '{0}' otherwise than SEARCH does: the lines it stands \
+         for would move with it; write them out"
+    )]
+    Reindented(String),
+}
 
 /// Split SEARCH and REPLACE at their elision lines (`...`, `// ... existing code ...`) when both
 /// have the same number of them; otherwise such a line is ordinary text (Python's `...` body, or
@@ -718,7 +729,7 @@ struct UnanchoredReplace(String);
 fn pieces<'t>(
     search: &'t [&'t str],
     replace: &'t [&'t str],
-) -> Result<Vec<Piece<'t>>, UnanchoredReplace> {
+) -> Result<Vec<Piece<'t>>, PiecesError> {
     let elided = |ls: &[&str]| -> Vec<usize> {
         ls.iter()
             .enumerate()
@@ -733,6 +744,12 @@ fn pieces<'t>(
             search,
             replace,
         }]);
+    }
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    if let Some(&r) = (se.iter().zip(&re))
+        .find_map(|(&s, r)| (indent(search[s]) != indent(replace[*r])).then_some(r))
+    {
+        return Err(PiecesError::Reindented(replace[r].trim().to_string()));
     }
     // Each part with the line it starts at.
     let split = |ls: &'t [&'t str], at: &[usize]| -> Vec<(usize, &'t [&'t str])> {
@@ -756,7 +773,7 @@ fn pieces<'t>(
         .filter(|p| !(p.search.is_empty() && p.replace.is_empty()))
         .collect();
     if let Some(p) = all.iter().find(|p| p.search.is_empty()) {
-        return Err(UnanchoredReplace(
+        return Err(PiecesError::UnanchoredReplace(
             p.replace.first().copied().unwrap_or_default().to_string(),
         ));
     }

@@ -319,7 +319,7 @@ fn empty_replace_removes_the_search_text() {
 #[test]
 fn elision_lines_split_a_block_into_changed_pieces() {
     let p = parse_ok(
-        "c.py\n<<<<<<< SEARCH\ndef f():\n    a = 1\n...\n    b = 2\n...\n    return a\n=======\ndef f():\n    a = 10\n...\n    b = 2\n    ...\n    return a + b\n>>>>>>> REPLACE\n",
+        "c.py\n<<<<<<< SEARCH\ndef f():\n    a = 1\n...\n    b = 2\n...\n    return a\n=======\ndef f():\n    a = 10\n...\n    b = 2\n...\n    return a + b\n>>>>>>> REPLACE\n",
     );
     assert_eq!(
         p.files,
