@@ -184,19 +184,25 @@ fn elision_not_in_gap(
         return Err(ElisionError::ReadsAsCode);
     }
     // An elision indented inside the block the line before it opens (`def g():` then
-    // `    ...`) stands for lines of that block: a stretch that leaves it (a line indented no
-    // deeper than that line's last non-blank one in the file, `def f():`) reaches into
-    // another block, where the next part may be a look-alike of the one meant.
+    // `    ...`), before a part inside it too, stands for lines of that block: a stretch that
+    // leaves it (a line indented no deeper than that line, `def f():`) reaches into another
+    // block, where the next part may be a look-alike of the one meant.
     for (w, _) in pieces.windows(2).zip(&inside).filter(|(_, &i)| i) {
         let opener = text.lines[..w[0].1.end]
             .iter()
             .rev()
             .find(|l| !l.trim().is_empty());
         let gap = &text.lines[w[0].1.end..w[1].1.start.max(w[0].1.end)];
-        if let Some(opener) = opener {
-            if gap
-                .iter()
-                .any(|l| !l.trim().is_empty() && indent(l) <= indent(opener))
+        // The part after it, inside the block too (deeper than the line that opens it); a
+        // part as shallow as that line may follow the block's end (`}`, then `fn next`).
+        let next = text.lines[w[1].1.start.max(w[0].1.end)..]
+            .iter()
+            .find(|l| !l.trim().is_empty());
+        if let (Some(opener), Some(next)) = (opener, next) {
+            if indent(next) > indent(opener)
+                && gap
+                    .iter()
+                    .any(|l| !l.trim().is_empty() && indent(l) <= indent(opener))
             {
                 return Err(ElisionError::LeavesBlock);
             }

@@ -1445,3 +1445,36 @@ fn two_elided_blocks_in_one_file_each_apply() {
             .replace("z = 3\n", "z = 30\n")
     );
 }
+
+/// The converse of [`an_elision_inside_a_block_does_not_reach_into_the_next`]: a part after
+/// the elision as shallow as the line before it may follow the block's end (the rest of a
+/// function, its `}`, then the next function: alt set s, itertools-939df2eb-elided-context).
+/// And a part after `def g():` is found after it even where a look-alike before it is nearer
+/// (it was refused as ambiguous).
+#[test]
+fn an_elision_may_run_to_the_blocks_end_before_a_part_as_shallow() {
+    let body: Vec<String> = (0..12).map(|i| format!("    let x{i} = {i};")).collect();
+    let mut lines = vec!["pub fn a() -> u32", "{"];
+    lines.extend(body.iter().map(String::as_str));
+    lines.extend(["    1", "}", "", "pub fn b() -> u32", "{", "    2", "}"]);
+    let file = text(&lines);
+    let r = TestRepo::with(&[("a.rs", &file)]);
+    let hunk = "--- a/a.rs\n+++ b/a.rs\n@@ -1,8 +1,8 @@\n-pub fn a() -> u32\n+pub fn a() -> u64\n {\n     // ... unchanged ...\n-pub fn b() -> u32\n+pub fn b() -> u64\n {\n";
+    r.apply(&[], hunk).code(0);
+    assert_eq!(r.read_str("a.rs"), file.replace("u32", "u64"));
+    let (a, b): (Vec<String>, Vec<String>) = (
+        (0..25).map(|i| format!("    a{i} = {i}")).collect(),
+        (0..22).map(|i| format!("    b{i} = {i}")).collect(),
+    );
+    let mut lines = vec!["def f(a):"];
+    lines.extend(a.iter().map(String::as_str));
+    lines.extend(["    return None", "", "", "def g(b):"]);
+    lines.extend(b.iter().map(String::as_str));
+    lines.push("    return None");
+    let file = text(&lines);
+    let r = TestRepo::with(&[("a.py", &file)]);
+    let block = "a.py\n<<<<<<< SEARCH\ndef g(b):\n    ...\n    return None\n=======\ndef g(b):\n    ...\n    return 0\n>>>>>>> REPLACE\n";
+    r.apply(&[], block).code(0);
+    let at = file.rfind("None").unwrap();
+    assert_eq!(r.read_str("a.py"), format!("{}0\n", &file[..at]));
+}

@@ -888,9 +888,13 @@ fn nearer_loose_fit(
     if dist <= FAR_FROM_HINT && !(contested && dist > 0) {
         return None;
     }
+    // In order (a Codex patch's hunks, an elided hunk's parts), a fit before the part or hunk
+    // before is out of order, and contests nothing.
     let nearer = |s: usize| {
         let d = s.abs_diff(hint);
-        s != start && (d * 2 < dist || (contested && d < dist && d <= NEAR))
+        s != start
+            && !(q.ordered && s < q.prev_end)
+            && (d * 2 < dist || (contested && d < dist && d <= NEAR))
     };
     for looser in Pass::LINE_PASSES.into_iter().filter(|p| *p > pass) {
         let needle = keys(looser, &old.texts);
