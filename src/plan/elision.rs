@@ -142,15 +142,15 @@ fn elision_not_in_gap(
             in_part = true;
         }
     }
-    // Elision lines before the first part or after the last stand for lines without end;
-    // the file having one of them as a line close to that part (within `EDGE_REACH` lines
-    // of it) reads as that line with lines of the hunk lost beside it, unless it is right
-    // there, where both readings agree.
     // Parts cut from the end (see `place_in_order`): the elision lines after the last one
     // placed close it.
     if pieces.len() <= between.len() {
         run = between[pieces.len() - 1].clone();
     }
+    // Elision lines before the first part or after the last stand for lines without end;
+    // the file having one of them as a line close to that part (within `EDGE_REACH` lines
+    // of it) reads as that line with lines of the hunk lost beside it, unless it is right
+    // there, where both readings agree.
     let trimmed = |r: std::ops::Range<usize>| -> Vec<&str> {
         text.lines[r].iter().map(|l| l.trim()).collect()
     };
