@@ -1109,13 +1109,7 @@ fn widened(text: &str, at: &[usize], len: usize, new: &str) -> Hunk {
 /// A hunk from old to new lines at 1-based line `start`: lines both share at either end are
 /// context, so the report counts only what changed.
 fn hunk_of(old: &[&str], new: &[&str], start: usize) -> Hunk {
-    let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let tail = old[head..]
-        .iter()
-        .rev()
-        .zip(new[head..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (head, tail) = crate::patch::shared_ends(old, new);
     let mut lines: Vec<Line> = Vec::new();
     lines.extend(old[..head].iter().map(|t| Line::new(LineKind::Context, *t)));
     lines.extend(

@@ -255,6 +255,17 @@ pub struct Hunk {
     pub known_place: bool,
 }
 
+/// How many lines `old` and `new` share at their start, and then at their end (not counting
+/// those again): what a hunk from one to the other keeps as context.
+pub fn shared_ends<T: PartialEq>(old: &[T], new: &[T]) -> (usize, usize) {
+    let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let tail = (old[head..].iter().rev())
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (head, tail)
+}
+
 /// How long pairing a hunk's unchanged lines may take; past it the diff gives up on finer
 /// pairs, which only leaves more lines written as the patch has them.
 pub const PAIRING_TIME: std::time::Duration = std::time::Duration::from_millis(200);

@@ -177,10 +177,7 @@ fn elision_not_in_gap(
             (text.lines[gap].iter().map(|l| l.trim()).collect(), marks)
         })
         .collect();
-    if gaps
-        .iter()
-        .any(|(gap, marks)| reads_as_code(gap, marks, Some(marks)))
-    {
+    if gaps.iter().any(|(gap, marks)| reads_as_code(gap, marks)) {
         return Err(ElisionError::ReadsAsCode);
     }
     // An elision indented inside the block the line before it opens (`def g():` then
@@ -216,11 +213,9 @@ fn elision_not_in_gap(
     Ok(pieces)
 }
 
-/// A line's indentation, a tab counting as far as the next multiple of 8.
+/// A line's indentation in columns, a tab reaching the next multiple of 8.
 fn indent(line: &str) -> usize {
-    line.chars()
-        .take_while(|c| c.is_whitespace())
-        .fold(0, |w, c| if c == '\t' { w / 8 * 8 + 8 } else { w + 1 })
+    super::splice::columns(crate::text::normalize::indentation(line), 8)
 }
 
 /// How far from a hunk's first or last part an elision line before or after it is looked
@@ -228,11 +223,11 @@ fn indent(line: &str) -> usize {
 const EDGE_REACH: usize = 3;
 
 /// Whether a stretch of the file (lines trimmed) that elision lines (`marks`) stand for holds
-/// one of those very lines beside lines other than `expected` (what the stretch is when the
-/// elision lines are read as written; `None` when that is not known): then the "elision" may
-/// be that line of code, with a line of the hunk lost beside it.
-fn reads_as_code(gap: &[&str], marks: &[&str], expected: Option<&[&str]>) -> bool {
-    gap.iter().any(|l| marks.contains(l)) && Some(gap) != expected
+/// one of those very lines beside other lines: then the "elision" may be that line of code,
+/// with a line of the hunk lost beside it. A stretch that is just those lines reads the same
+/// either way.
+fn reads_as_code(gap: &[&str], marks: &[&str]) -> bool {
+    gap.iter().any(|l| marks.contains(l)) && gap != marks
 }
 
 fn has_elision(h: &Hunk) -> bool {
@@ -460,8 +455,7 @@ fn place_search_elided(
             .iter()
             .map(|l| l.trim())
             .collect();
-        let mark = std::slice::from_ref(mark);
-        if reads_as_code(&gap, mark, Some(mark)) {
+        if reads_as_code(&gap, std::slice::from_ref(mark)) {
             return Err(ElisionError::ReadsAsCode);
         }
     }

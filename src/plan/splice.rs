@@ -644,7 +644,7 @@ pub enum IndentError {
 }
 
 /// Indentation width in columns, tabs advancing to the next multiple of `w`.
-fn columns(ind: &str, w: usize) -> usize {
+pub(super) fn columns(ind: &str, w: usize) -> usize {
     ind.chars()
         .fold(0, |c, ch| if ch == '\t' { (c / w + 1) * w } else { c + 1 })
 }

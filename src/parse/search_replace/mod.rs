@@ -574,11 +574,7 @@ impl<'a> Parser<'a, '_> {
                 lines.extend(marks.iter().map(|t| line(LineKind::Context, t)));
                 // The lines a piece keeps at either end are context, as in a unified hunk.
                 let (old, new) = (p.search, p.replace);
-                let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-                let tail = (old[head..].iter().rev())
-                    .zip(new[head..].iter().rev())
-                    .take_while(|(a, b)| a == b)
-                    .count();
+                let (head, tail) = crate::patch::shared_ends(old, new);
                 lines.extend(old[..head].iter().map(|t| line(LineKind::Context, t)));
                 let removed = &old[head..old.len() - tail];
                 lines.extend(removed.iter().map(|t| line(LineKind::Remove, t)));
@@ -745,7 +741,7 @@ fn pieces<'t>(
             replace,
         }]);
     }
-    let indent = |l: &str| l.len() - l.trim_start().len();
+    let indent = crate::text::normalize::indentation;
     if let Some(&r) = (se.iter().zip(&re))
         .find_map(|(&s, r)| (indent(search[s]) != indent(replace[*r])).then_some(r))
     {
