@@ -244,6 +244,16 @@ impl Content {
         }
     }
 
+    /// The bytes as [`Content::chunks`] gives them, except that a spliced content always
+    /// comes in its pieces, joined or not: runs of the file it was spliced from, read where
+    /// they lie, so that a reader comparing the two files can tell them by their place.
+    pub fn chunks_in_place(&self) -> Vec<&[u8]> {
+        match &self.0.repr {
+            Repr::Spliced { .. } => self.pieces(),
+            _ => self.chunks(),
+        }
+    }
+
     /// A spliced content's pieces, as slices (none empty).
     fn pieces(&self) -> Vec<&[u8]> {
         let Repr::Spliced { base, parts, .. } = &self.0.repr else {

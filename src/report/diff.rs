@@ -140,7 +140,7 @@ fn file_diff(
     // The new bytes are read in their pieces: a file the plan spliced is runs of the old
     // file's own bytes around the placed hunks' lines, and nothing joins or copies it.
     let old_all = before.map_or(&[][..], |b| &b.bytes[..]);
-    let new = Pieces::new(after.map_or_else(Vec::new, |a| a.bytes.chunks()));
+    let new = Pieces::new(after.map_or_else(Vec::new, |a| a.bytes.chunks_in_place()));
     if old_all.len() == new.len() && new.common_prefix(old_all) == old_all.len() {
         return FileDiff {
             header,
@@ -567,6 +567,46 @@ mod tests {
         assert_eq!(text, ["-a", "+b"]);
     }
 
+    /// `old` with the diff's hunks applied, each line checked against `old` on the way (the
+    /// lines here all end with a newline).
+    fn replay(old: &[u8], hunks: &[DiffHunk]) -> Vec<u8> {
+        let old: Vec<&[u8]> = old.split_inclusive(|&c| c == b'\n').collect();
+        let mut out = Vec::new();
+        let mut at = 0;
+        for h in hunks {
+            let start: usize = h.header[4..]
+                .split([',', ' '])
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let start = if h.lines.iter().any(|l| l.kind != LineKind::Added) {
+                start - 1
+            } else {
+                start
+            };
+            assert!(start >= at, "hunks out of order");
+            old[at..start].iter().for_each(|l| out.extend_from_slice(l));
+            at = start;
+            for l in &h.lines {
+                let text = format!("{}\n", &l.text[1..]);
+                match l.kind {
+                    LineKind::Context | LineKind::Removed => {
+                        assert_eq!(old[at], text.as_bytes(), "line {} of the old file", at + 1);
+                        at += 1;
+                        if l.kind == LineKind::Context {
+                            out.extend_from_slice(text.as_bytes());
+                        }
+                    }
+                    LineKind::Added => out.extend_from_slice(text.as_bytes()),
+                    LineKind::NoNewline => unreachable!("every line ends with a newline"),
+                }
+            }
+        }
+        old[at..].iter().for_each(|l| out.extend_from_slice(l));
+        out
+    }
+
     proptest::proptest! {
         /// Pieces of the old file are diffed over the stretch between the pieces both share;
         /// the result is the diff of the whole files, line numbers and context included.
@@ -621,14 +661,15 @@ mod tests {
             }
         }
 
-        /// Big files with scattered edits (the diff walks them in step) among repeated lines,
-        /// spliced as a plan splices them: the diff read in pieces is the diff of the whole
-        /// files split into lines.
+        /// Big files with edits close together among repeated lines, spliced as a plan
+        /// splices them: the diff goes through the runs the splice kept. It replays the old
+        /// file into the new one, shows no more removed or added lines than the edits made,
+        /// and cut at a limit it is the first lines of the whole diff.
         #[test]
-        fn a_big_spliced_file_diffs_as_the_whole_files_do(
+        fn a_big_spliced_file_diffs_through_the_runs_it_kept(
             seed in 0u64..1_000,
             edits in proptest::collection::vec((0usize..3_000, 0usize..4, 0usize..6), 1..40),
-            limit in proptest::option::of(1usize..400),
+            limit in 1usize..400,
         ) {
             use crate::repo::{Content, Part};
             let mut old = Vec::new();
@@ -648,23 +689,31 @@ mod tests {
             let mut at = 0usize;
             let mut edits = edits;
             edits.sort();
+            let (mut deleted, mut added) = (0, 0);
             for (line, del, add) in edits {
                 let line = line.max(at);
                 let end = (line + del).min(3_000);
                 parts.push(Part::Base(starts[at]..starts[line]));
                 let own: String = (0..add).map(|k| if k % 3 == 2 { "}\n".to_string() } else { format!("new {line} {k}\n") }).collect();
                 parts.push(Part::Own(own.into_bytes()));
+                (deleted, added) = (deleted + end - line, added + add);
                 at = end;
             }
             parts.push(Part::Base(starts[at]..starts[3_000]));
             let after = FileState { bytes: Content::spliced(&base, parts), mode: MODE_FILE };
             let before = FileState { bytes: base, mode: MODE_FILE };
-            let shown = file_diff("f", "f", Some(&before), Some(&after), limit);
+            let all = file_diff("f", "f", Some(&before), Some(&after), None);
             let new = after.bytes.to_vec();
-            if old != new {
-                let whole = whole_file_hunks(&old, &new, 0, limit, &old);
-                proptest::prop_assert_eq!((shown.hunks, shown.omitted), whole);
-            }
+            proptest::prop_assert_eq!(replay(&old, &all.hunks), new);
+            let count = |kind| all.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.kind == kind).count();
+            proptest::prop_assert!(count(LineKind::Removed) <= deleted);
+            proptest::prop_assert!(count(LineKind::Added) <= added);
+            let cut = file_diff("f", "f", Some(&before), Some(&after), Some(limit));
+            let lines = |d: &FileDiff| -> Vec<DiffLine> { d.hunks.iter().flat_map(|h| h.lines.clone()).collect() };
+            let (every, first) = (lines(&all), lines(&cut));
+            proptest::prop_assert_eq!(&every[..first.len()], &first[..]);
+            let left = cut.omitted.map_or(0, |o| o.lines);
+            proptest::prop_assert_eq!(first.len() + left, every.len());
         }
     }
 }

@@ -297,11 +297,102 @@ pub fn diff_until<'l>(old: &[&'l [u8]], new: &[&'l [u8]], deadline: Instant) -> 
 /// [`diff`] of the lines of `old` and `new`, read in their pieces and never gathered: lines
 /// are split as the diff reaches them, runs of a file's own bytes at the same place on both
 /// sides (what a splice left as it was) are stepped over whole, and only the lines around a
-/// change are held at once. The operations are [`diff`]'s on the same lines.
+/// change are held at once. The operations are [`diff`]'s on the same lines, but for one
+/// case: where the two sides together reach [`SPARSE_FROM`] lines and some of the new pieces
+/// are runs of the old side's own bytes (what a splice kept, read in place), those runs are
+/// the diff's unchanged lines and only the lines between them are diffed ([`diff_spliced`]).
 pub fn diff_pieces<'l>(old: &Pieces<'l>, new: &Pieces<'l>, deadline: Instant) -> Vec<DiffOp> {
-    let mut a = LineReader::new(old, old.count_lines());
-    let mut b = LineReader::new(new, new.count_lines());
+    let (n, m) = (old.count_lines(), new.count_lines());
+    if let [whole] = old.chunks() {
+        if n + m >= SPARSE_FROM {
+            if let Some(ops) = diff_spliced(whole, new, deadline) {
+                return ops;
+            }
+        }
+    }
+    let mut a = LineReader::new(old, n);
+    let mut b = LineReader::new(new, m);
     diff_sides(&mut a, &mut b, deadline)
+}
+
+/// The diff of `old` and the pieces `new`, going by the pieces that are runs of `old`'s own
+/// bytes, in place and in order (what a splice kept): their lines are unchanged, and the
+/// lines between two of them are diffed on their own. A splice's diff so costs a walk over
+/// its pieces, however many changes it made and however near together (a hunk that changes
+/// every other line has no run of unchanged lines long enough for [`sparse`] to step by).
+/// An added line equal to a kept one beside it shows as added, where the splice put it.
+/// `None` when no piece is such a run.
+fn diff_spliced<'l>(old: &'l [u8], new: &Pieces<'l>, deadline: Instant) -> Option<Vec<DiffOp>> {
+    let base = old.as_ptr() as usize;
+    // Where piece `c` lies in `old`, when it is whole lines of it at or after byte `from`.
+    let kept = |c: &[u8], from: usize| {
+        let at = (c.as_ptr() as usize).checked_sub(base)?;
+        let end = at.checked_add(c.len())?;
+        let within = at >= from && end <= old.len();
+        let whole_lines =
+            within && (at == 0 || old[at - 1] == b'\n') && (c.ends_with(b"\n") || end == old.len());
+        whole_lines.then_some(at)
+    };
+    let mut ops = Ops::default();
+    // Lines (old, new) and bytes of `old` before the next gap; the new lines since the last
+    // kept run, and the old ones it left out.
+    let (mut at, mut from) = ((0, 0), 0);
+    let (mut added, mut removed): (Vec<&[u8]>, Vec<&[u8]>) = (Vec::new(), Vec::new());
+    let mut any = false;
+    for &c in new.chunks() {
+        let Some(start) = kept(c, from) else {
+            added.extend(line_iter(c));
+            continue;
+        };
+        any = true;
+        removed.clear();
+        removed.extend(line_iter(&old[from..start]));
+        between(&removed, &added, at, deadline, &mut ops);
+        at = (at.0 + removed.len(), at.1 + added.len());
+        added.clear();
+        let same = count_lines(c);
+        ops.equal(at.0, at.1, same);
+        at = (at.0 + same, at.1 + same);
+        from = start + c.len();
+    }
+    if !any {
+        return None;
+    }
+    removed.clear();
+    removed.extend(line_iter(&old[from..]));
+    between(&removed, &added, at, deadline, &mut ops);
+    Some(ops.0)
+}
+
+/// The diff of the lines `a` and `b` between two runs a splice kept, at lines `at`.
+fn between<'l>(
+    a: &[&'l [u8]],
+    b: &[&'l [u8]],
+    at: (usize, usize),
+    deadline: Instant,
+    ops: &mut Ops,
+) {
+    if a.is_empty() || b.is_empty() || plainly_distinct(a, b) {
+        return ops.change(at.0, a.len(), at.1, b.len());
+    }
+    for op in diff_until(a, b, deadline) {
+        let (o, n) = (op.old_range(), op.new_range());
+        match op {
+            DiffOp::Equal { .. } => ops.equal(at.0 + o.start, at.1 + n.start, o.len()),
+            _ => ops.change(at.0 + o.start, o.len(), at.1 + n.start, n.len()),
+        }
+    }
+}
+
+/// The lines of `bytes`, each with its terminator (the last one may have none).
+fn line_iter(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let rest = &bytes[start..];
+        let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        start += len;
+        (len > 0).then(|| &rest[..len])
+    })
 }
 
 /// The common start and end taken off, the rest walked ([`sparse`]): one diff, whether its
@@ -442,16 +533,13 @@ impl<'l> Side<'l> for LineReader<'_, 'l> {
 
     fn lines(&mut self, r: Range<usize>) -> Cow<'_, [&'l [u8]]> {
         self.release(r.start);
-        let mut out = Vec::with_capacity(r.len());
-        while out.len() < r.len() {
-            let l = match self.ahead.pop_front() {
-                Some(l) => l,
-                None => self.split(),
-            };
-            out.push(l);
-            self.first += 1;
+        if r.is_empty() {
+            return Cow::Borrowed(&[]);
         }
-        Cow::Owned(out)
+        // Split out and kept until released, read in place: a diff walked in step asks
+        // for a few lines at a time, and a copy of them each time would cost an allocation.
+        self.line(r.end - 1);
+        Cow::Borrowed(&self.ahead.make_contiguous()[..r.len()])
     }
 
     fn release(&mut self, k: usize) {
@@ -1345,8 +1433,9 @@ mod tests {
             let lines: Vec<Vec<u8>> = new.iter().map(|(_, l)| l.clone()).collect();
             prop_assert_eq!(replay(&a, &b, &ops), lines);
             prop_assert_eq!(unmerged(&ops), None);
-            // Read in pieces (the kept lines in place), and as it was over split lines: the
-            // same operations.
+            // Read in pieces (the kept lines in place, which the diff goes by), and as it was
+            // over split lines: the same operations, the new lines here being unlike any old
+            // one.
             let old = base.concat();
             let mut starts = vec![0];
             for l in &base {
