@@ -85,9 +85,12 @@ pub const MAX_LINE_NUMBER: usize = u32::MAX as usize;
 /// of any size.
 pub(crate) fn split_at_newlines(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    // Room for the lines at a guess, as for a file's lines (`TextFile`): one pass, not a
+    // count and then a split, and a patch of shorter lines grows it.
+    let mut out = Vec::with_capacity(bytes.len() / 16 + 16);
+    crate::text::scan::advise_huge(&mut out);
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes) {
+    for end in crate::text::scan::newlines(bytes) {
         out.push(&text[start..end]);
         start = end + 1;
     }

@@ -186,7 +186,7 @@ const CONTEXT: usize = 3;
 fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Option<Omitted>) {
     let w = textdiff::window_of_pieces(old, new, CONTEXT);
     let old_part = Pieces::new([w.old]);
-    let (old_len, new_len) = (textdiff::count_lines(w.old), w.new.count_lines());
+    let (old_len, new_len) = (old_part.count_lines(), w.new.count_lines());
     // A file created or deleted is one run of lines.
     let ops = if w.old.is_empty() != w.new.is_empty() {
         vec![if old_len == 0 {

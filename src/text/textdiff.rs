@@ -149,17 +149,9 @@ impl<'a> Pieces<'a> {
 
     /// How many lines they hold (a last one without its newline counts).
     pub fn count_lines(&self) -> usize {
-        // A splice's pieces are often one line each: the first newline found at the end
-        // says so, at less than a count's cost.
-        let ends_in = |c: &&[u8]| match memchr::memchr(b'\n', c) {
-            Some(at) if at + 1 == c.len() => 1,
-            Some(_) => memchr::memchr_iter(b'\n', c).count(),
-            None => 0,
-        };
-        *self.lines.get_or_init(|| {
-            let ends: usize = self.chunks.iter().map(ends_in).sum();
-            ends + usize::from(self.chunks.last().is_some_and(|c| !c.ends_with(b"\n")))
-        })
+        *self
+            .lines
+            .get_or_init(|| self.chunks.iter().map(|c| count_lines(c)).sum())
     }
 
     /// The byte at `at` (less than the length).
@@ -278,7 +270,13 @@ pub fn first_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
 
 /// How many lines `bytes` has (a last one without its newline counts).
 pub fn count_lines(bytes: &[u8]) -> usize {
-    let ends = memchr::memchr_iter(b'\n', bytes).count();
+    // A splice's pieces are often one line each: the first newline found at the end says
+    // so, at less than a count's cost.
+    let ends = match memchr::memchr(b'\n', bytes) {
+        Some(at) if at + 1 == bytes.len() => 1,
+        Some(_) => memchr::memchr_iter(b'\n', bytes).count(),
+        None => 0,
+    };
     ends + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
