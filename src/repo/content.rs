@@ -380,7 +380,7 @@ impl Content {
         let whole: &[u8] = base;
         let base_lines = base.text_lines()?;
         let partial = |b: &[u8]| usize::from(b.last().is_some_and(|&c| c != b'\n'));
-        let newlines_in = |b: &[u8]| memchr::memchr_iter(b'\n', b).count();
+        let newlines_in = crate::text::scan::count_newlines;
         // A stretch of valid UTF-8 is valid itself exactly when it starts and ends on a
         // character's first byte (or the end).
         let boundary = |at: usize| whole.get(at).is_none_or(|&b| (b as i8) >= -0x40);

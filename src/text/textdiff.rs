@@ -270,14 +270,8 @@ pub fn first_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
 
 /// How many lines `bytes` has (a last one without its newline counts).
 pub fn count_lines(bytes: &[u8]) -> usize {
-    // A splice's pieces are often one line each: the first newline found at the end says
-    // so, at less than a count's cost.
-    let ends = match memchr::memchr(b'\n', bytes) {
-        Some(at) if at + 1 == bytes.len() => 1,
-        Some(_) => memchr::memchr_iter(b'\n', bytes).count(),
-        None => 0,
-    };
-    ends + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
+    crate::text::scan::count_newlines(bytes)
+        + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// The operations turning `old` into `new` (lines compared with their terminators), in order;
