@@ -567,6 +567,40 @@ mod tests {
         assert_eq!(text, ["-a", "+b"]);
     }
 
+    /// A big file whose splice moved a block of lines below a kept one (a hunk that removes
+    /// 200 lines above a context line and adds them again below it), with a change far away
+    /// that makes the stretch diffed a big one: the diff finds the move, as git does (the kept
+    /// line shown moved instead, 4 changed lines in all), not the 400 lines the splice wrote.
+    #[test]
+    fn a_block_moved_across_a_kept_line_diffs_as_a_move() {
+        use crate::repo::{Content, Part};
+        let line = |i: usize| format!("line {i}\n");
+        let old: String = (0..3_000).map(line).collect();
+        let at = |i: usize| (0..i).map(|k| line(k).len()).sum::<usize>();
+        let base = Content::new(old.clone().into_bytes());
+        let parts = vec![
+            Part::Base(at(200)..at(201)),
+            Part::Own((0..200).map(line).collect::<String>().into_bytes()),
+            Part::Base(at(201)..at(2_899)),
+            Part::Own(b"changed 2899\n".to_vec()),
+            Part::Base(at(2_900)..at(3_000)),
+        ];
+        let after = FileState {
+            bytes: Content::spliced(&base, parts),
+            mode: MODE_FILE,
+        };
+        let new = after.bytes.to_vec();
+        let before = FileState {
+            bytes: base,
+            mode: MODE_FILE,
+        };
+        let shown = file_diff("f", "f", Some(&before), Some(&after), None);
+        let changed = shown.hunks.iter().flat_map(|h| &h.lines);
+        assert_eq!(changed.filter(|l| l.kind != LineKind::Context).count(), 4);
+        let whole = whole_file_hunks(old.as_bytes(), &new, 0, None, old.as_bytes());
+        assert_eq!((shown.hunks, shown.omitted), whole);
+    }
+
     /// `old` with the diff's hunks applied, each line checked against `old` on the way (the
     /// lines here all end with a newline).
     fn replay(old: &[u8], hunks: &[DiffHunk]) -> Vec<u8> {

@@ -290,14 +290,15 @@ pub fn diff_until<'l>(old: &[&'l [u8]], new: &[&'l [u8]], deadline: Instant) -> 
 /// are split as the diff reaches them, runs of a file's own bytes at the same place on both
 /// sides (what a splice left as it was) are stepped over whole, and only the lines around a
 /// change are held at once. The operations are [`diff`]'s on the same lines, but for one
-/// case: where the two sides together reach [`SPARSE_FROM`] lines and some of the new pieces
-/// are runs of the old side's own bytes (what a splice kept, read in place), those runs are
-/// the diff's unchanged lines and only the lines between them are diffed ([`diff_spliced`]).
+/// case: where the two sides together reach [`SPARSE_FROM`] lines, some of the new pieces
+/// are runs of the old side's own bytes (what a splice kept, read in place) and no removed
+/// line reads as an added one, those runs are the diff's unchanged lines and the lines
+/// between them are changed ([`diff_spliced`]): as short a diff, found in a walk.
 pub fn diff_pieces<'l>(old: &Pieces<'l>, new: &Pieces<'l>, deadline: Instant) -> Vec<DiffOp> {
     let (n, m) = (old.count_lines(), new.count_lines());
     if let [whole] = old.chunks() {
         if n + m >= SPARSE_FROM {
-            if let Some(ops) = diff_spliced(whole, new, deadline) {
+            if let Some(ops) = diff_spliced(whole, new) {
                 return ops;
             }
         }
@@ -309,12 +310,20 @@ pub fn diff_pieces<'l>(old: &Pieces<'l>, new: &Pieces<'l>, deadline: Instant) ->
 
 /// The diff of `old` and the pieces `new`, going by the pieces that are runs of `old`'s own
 /// bytes, in place and in order (what a splice kept): their lines are unchanged, and the
-/// lines between two of them are diffed on their own. A splice's diff so costs a walk over
-/// its pieces, however many changes it made and however near together (a hunk that changes
-/// every other line has no run of unchanged lines long enough for [`sparse`] to step by).
-/// An added line equal to a kept one beside it shows as added, where the splice put it.
-/// `None` when no piece is such a run.
-fn diff_spliced<'l>(old: &'l [u8], new: &Pieces<'l>, deadline: Instant) -> Option<Vec<DiffOp>> {
+/// lines between two of them are removed and added. A splice's diff so costs a walk over its
+/// pieces and one hash of each line it removed or added, however many changes it made and
+/// however near together (a hunk that changes every other line has no run of unchanged
+/// lines long enough for [`sparse`] to step by).
+///
+/// That diff is a shortest one when no removed line reads as an added one: every line the
+/// two files have in common in order then stands for a kept line of its own (a pair of a
+/// removed and a kept line, and one of the same kept line and an added one, would make the
+/// removed and the added line alike), so no diff keeps more lines. An added line equal to
+/// a kept one beside it shows as added where the splice put it, where [`middle`] might
+/// have shown the other one. Where a removed line reads as an added one (lines moved across
+/// a kept one), `None`, as when no piece is a kept run: the general diff then finds the
+/// move.
+fn diff_spliced<'l>(old: &'l [u8], new: &Pieces<'l>) -> Option<Vec<DiffOp>> {
     let base = old.as_ptr() as usize;
     // Where piece `c` lies in `old`, when it is whole lines of it at or after byte `from`.
     let kept = |c: &[u8], from: usize| {
@@ -325,55 +334,44 @@ fn diff_spliced<'l>(old: &'l [u8], new: &Pieces<'l>, deadline: Instant) -> Optio
             within && (at == 0 || old[at - 1] == b'\n') && (c.ends_with(b"\n") || end == old.len());
         whole_lines.then_some(at)
     };
-    let mut ops = Ops::default();
-    // Lines (old, new) and bytes of `old` before the next gap; the new lines since the last
-    // kept run, and the old ones it left out.
-    let (mut at, mut from) = ((0, 0), 0);
-    let (mut added, mut removed): (Vec<&[u8]>, Vec<&[u8]>) = (Vec::new(), Vec::new());
-    let mut any = false;
+    // Each kept run: its lines, and the removed and added lines before it.
+    let (mut removed, mut added): (Vec<&[u8]>, Vec<&[u8]>) = (Vec::new(), Vec::new());
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut from = 0;
     for &c in new.chunks() {
-        let Some(start) = kept(c, from) else {
-            added.extend(line_iter(c));
-            continue;
-        };
-        any = true;
-        removed.clear();
-        removed.extend(line_iter(&old[from..start]));
-        between(&removed, &added, at, deadline, &mut ops);
-        at = (at.0 + removed.len(), at.1 + added.len());
-        added.clear();
-        let same = count_lines(c);
-        ops.equal(at.0, at.1, same);
-        at = (at.0 + same, at.1 + same);
-        from = start + c.len();
-    }
-    if !any {
-        return None;
-    }
-    removed.clear();
-    removed.extend(line_iter(&old[from..]));
-    between(&removed, &added, at, deadline, &mut ops);
-    Some(ops.0)
-}
-
-/// The diff of the lines `a` and `b` between two runs a splice kept, at lines `at`.
-fn between<'l>(
-    a: &[&'l [u8]],
-    b: &[&'l [u8]],
-    at: (usize, usize),
-    deadline: Instant,
-    ops: &mut Ops,
-) {
-    if a.is_empty() || b.is_empty() || plainly_distinct(a, b) {
-        return ops.change(at.0, a.len(), at.1, b.len());
-    }
-    for op in diff_until(a, b, deadline) {
-        let (o, n) = (op.old_range(), op.new_range());
-        match op {
-            DiffOp::Equal { .. } => ops.equal(at.0 + o.start, at.1 + n.start, o.len()),
-            _ => ops.change(at.0 + o.start, o.len(), at.1 + n.start, n.len()),
+        match kept(c, from) {
+            Some(start) => {
+                removed.extend(line_iter(&old[from..start]));
+                runs.push((count_lines(c), removed.len(), added.len()));
+                from = start + c.len();
+            }
+            None => added.extend(line_iter(c)),
         }
     }
+    removed.extend(line_iter(&old[from..]));
+    if runs.is_empty() {
+        return None;
+    }
+    let mut ids = Interner::with_room(removed.len() + added.len());
+    ids.ids(removed.iter().copied());
+    let distinct = ids.lines.len();
+    if ids
+        .ids(added.iter().copied())
+        .into_iter()
+        .any(|id| (id as usize) < distinct)
+    {
+        return None;
+    }
+    let mut ops = Ops::default();
+    // Lines (old, new) before the next change, and removed and added lines used so far.
+    let (mut at, mut r, mut a) = ((0, 0), 0, 0);
+    for (same, r_to, a_to) in runs.into_iter().chain([(0, removed.len(), added.len())]) {
+        ops.change(at.0, r_to - r, at.1, a_to - a);
+        at = (at.0 + r_to - r + same, at.1 + a_to - a + same);
+        ops.equal(at.0 - same, at.1 - same, same);
+        (r, a) = (r_to, a_to);
+    }
+    Some(ops.0)
 }
 
 /// The lines of `bytes`, each with its terminator (the last one may have none).
