@@ -253,19 +253,7 @@ pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
 
 /// The first `n` lines of `bytes` (all of them when it has fewer).
 pub fn first_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', bytes) {
-        if out.len() == n {
-            return out;
-        }
-        out.push(&bytes[start..=end]);
-        start = end + 1;
-    }
-    if start < bytes.len() && out.len() < n {
-        out.push(&bytes[start..]);
-    }
-    out
+    line_iter(bytes).take(n).collect()
 }
 
 /// How many lines `bytes` has (a last one without its newline counts).
