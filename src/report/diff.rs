@@ -207,6 +207,16 @@ fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Opti
     };
     let mut a = textdiff::LineReader::new(&old_part, old_len);
     let mut b = textdiff::LineReader::new(&w.new, new_len);
+    // The `\ No newline at end of file` marker each side's last line brings, where it has
+    // one: a diff line too, counted with its line when that is not shown.
+    let ends_bare = |bytes: Option<u8>| bytes.is_some_and(|c| c != b'\n');
+    let bare = (
+        ends_bare(w.old.last().copied()).then(|| old_len - 1),
+        ends_bare(w.new.chunks().last().and_then(|c| c.last()).copied()).then(|| new_len - 1),
+    );
+    let marker = |last: Option<usize>, r: std::ops::Range<usize>| {
+        usize::from(last.is_some_and(|l| r.contains(&l)))
+    };
     let groups = similar::group_diff_ops(ops, CONTEXT);
     let mut out = Vec::new();
     let mut shown = 0;
@@ -219,7 +229,14 @@ fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Opti
             first.old_range().start..last.old_range().end,
             first.new_range().start..last.new_range().end,
         );
-        let size = group.iter().map(op_lines).sum::<usize>();
+        let size = group
+            .iter()
+            .map(|op| {
+                let (o, n) = (op.old_range(), op.new_range());
+                let added = !matches!(op, DiffOp::Equal { .. });
+                op_lines(op) + marker(bare.0, o) + if added { marker(bare.1, n) } else { 0 }
+            })
+            .sum::<usize>();
         if limit.is_some_and(|l| shown >= l) {
             omitted.hunks += 1;
             omitted.lines += size;
@@ -237,9 +254,10 @@ fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Opti
                         r: std::ops::Range<usize>,
                         kind: LineKind,
                         sign: char| {
+            let last = if sign == '+' { bare.1 } else { bare.0 };
             for k in r.clone() {
                 if lines.len() >= room {
-                    cut += r.end - k;
+                    cut += r.end - k + marker(last, k..r.end);
                     return;
                 }
                 push(&mut lines, kind, sign, side.get(k));
@@ -402,7 +420,25 @@ mod tests {
                 first.old_range().start..last.old_range().end,
                 first.new_range().start..last.new_range().end,
             );
-            let size = group.iter().map(op_lines).sum::<usize>();
+            // Each side's last line without a newline brings a marker line.
+            let bare = |side: &[u8]| {
+                let n = textdiff::count_lines(side);
+                side.last().is_some_and(|&c| c != b'\n').then(|| n - 1)
+            };
+            let (old_bare, new_bare) = (bare(w.old), bare(w.new));
+            let marks = |last: Option<usize>, r: std::ops::Range<usize>| {
+                usize::from(last.is_some_and(|l| r.contains(&l)))
+            };
+            let size = group
+                .iter()
+                .map(|op| {
+                    let (o, n) = (op.old_range(), op.new_range());
+                    match op {
+                        DiffOp::Equal { .. } => o.len() + marks(old_bare, o),
+                        _ => o.len() + n.len() + marks(old_bare, o) + marks(new_bare, n),
+                    }
+                })
+                .sum::<usize>();
             if limit.is_some_and(|l| shown >= l) {
                 omitted.hunks += 1;
                 omitted.lines += size;
@@ -413,7 +449,7 @@ mod tests {
             let mut cut = 0;
             let mut push = |kind: LineKind, sign: char, line: &[u8]| {
                 if lines.len() >= room {
-                    cut += 1;
+                    cut += 1 + usize::from(!line.ends_with(b"\n"));
                     return;
                 }
                 let (text, missing_newline) = match line.strip_suffix(b"\n") {
@@ -437,7 +473,8 @@ mod tests {
             let mut each =
                 |side: &[&[u8]], r: std::ops::Range<usize>, kind: LineKind, sign: char| {
                     let there = r.start.min(side.len())..r.end.min(side.len());
-                    let missing = r.len() - there.len();
+                    let last = if sign == '+' { new_bare } else { old_bare };
+                    let missing = r.len() - there.len() + marks(last, there.end..r.end);
                     side[there].iter().for_each(|l| push(kind, sign, l));
                     missing
                 };
@@ -599,6 +636,33 @@ mod tests {
         assert_eq!(changed.filter(|l| l.kind != LineKind::Context).count(), 4);
         let whole = whole_file_hunks(old.as_bytes(), &new, 0, None, old.as_bytes());
         assert_eq!((shown.hunks, shown.omitted), whole);
+    }
+
+    /// Cut at any limit, the lines shown and the lines counted as left out add up to the
+    /// whole diff's, the `\ No newline at end of file` markers among them, whether a marker
+    /// falls before the cut, after it, or in a hunk left out whole.
+    #[test]
+    fn shown_and_omitted_lines_add_up_to_the_whole_diff_with_its_markers() {
+        let cases: [(&str, &str); 4] = [
+            ("a\nb\nc", "x\ny\nz"),
+            ("a\nb\nc\n", "a\nb\nc"),
+            (
+                "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\nend",
+                "one\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\nEND",
+            ),
+            ("same\nlast", "same\nlast\nmore"),
+        ];
+        for (old, new) in cases {
+            let whole = diffs(&[change("f", state(old), state(new))], &[], None);
+            let every: usize = whole[0].hunks.iter().map(|h| h.lines.len()).sum();
+            assert!(whole[0].omitted.is_none());
+            for limit in 1..=every {
+                let cut = diffs(&[change("f", state(old), state(new))], &[], Some(limit));
+                let shown: usize = cut[0].hunks.iter().map(|h| h.lines.len()).sum();
+                let left = cut[0].omitted.map_or(0, |o| o.lines);
+                assert_eq!(shown + left, every, "{old:?} -> {new:?} cut at {limit}");
+            }
+        }
     }
 
     /// `old` with the diff's hunks applied, each line checked against `old` on the way (the
