@@ -214,9 +214,6 @@ fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Opti
         ends_bare(w.old.last().copied()).then(|| old_len - 1),
         ends_bare(w.new.chunks().last().and_then(|c| c.last()).copied()).then(|| new_len - 1),
     );
-    let marker = |last: Option<usize>, r: std::ops::Range<usize>| {
-        usize::from(last.is_some_and(|l| r.contains(&l)))
-    };
     let groups = similar::group_diff_ops(ops, CONTEXT);
     let mut out = Vec::new();
     let mut shown = 0;
@@ -229,14 +226,7 @@ fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Opti
             first.old_range().start..last.old_range().end,
             first.new_range().start..last.new_range().end,
         );
-        let size = group
-            .iter()
-            .map(|op| {
-                let (o, n) = (op.old_range(), op.new_range());
-                let added = !matches!(op, DiffOp::Equal { .. });
-                op_lines(op) + marker(bare.0, o) + if added { marker(bare.1, n) } else { 0 }
-            })
-            .sum::<usize>();
+        let size = group.iter().map(|op| op_lines(op, bare)).sum::<usize>();
         if limit.is_some_and(|l| shown >= l) {
             omitted.hunks += 1;
             omitted.lines += size;
@@ -257,7 +247,7 @@ fn hunks(old: &[u8], new: &Pieces, limit: Option<usize>) -> (Vec<DiffHunk>, Opti
             let last = if sign == '+' { bare.1 } else { bare.0 };
             for k in r.clone() {
                 if lines.len() >= room {
-                    cut += r.end - k + marker(last, k..r.end);
+                    cut += r.end - k + marker(last, &(k..r.end));
                     return;
                 }
                 push(&mut lines, kind, sign, side.get(k));
@@ -344,14 +334,20 @@ fn heading_above(before: &[u8]) -> Option<String> {
     None
 }
 
-/// Lines an operation shows.
-fn op_lines(op: &DiffOp) -> usize {
-    op.old_range().len()
-        + if matches!(op, DiffOp::Equal { .. }) {
-            0
-        } else {
-            op.new_range().len()
-        }
+/// Lines an operation shows, `\ No newline at end of file` markers included: `bare` is the
+/// last line of each side (old, new) where it has no newline.
+fn op_lines(op: &DiffOp, bare: (Option<usize>, Option<usize>)) -> usize {
+    let (o, n) = (op.old_range(), op.new_range());
+    let shown = o.len() + marker(bare.0, &o);
+    match op {
+        DiffOp::Equal { .. } => shown,
+        _ => shown + n.len() + marker(bare.1, &n),
+    }
+}
+
+/// 1 where lines `r` hold `last`, the line that brings a no-newline marker.
+fn marker(last: Option<usize>, r: &std::ops::Range<usize>) -> usize {
+    usize::from(last.is_some_and(|l| r.contains(&l)))
 }
 
 /// A hunk header's range, as git writes it: `start,count`, the count left out when it is 1,
@@ -408,6 +404,15 @@ mod tests {
             let ops = textdiff::diff(&a, &b, textdiff::TIMEOUT);
             (a, b, ops)
         };
+        // Each side's last line without a newline brings a marker line.
+        let bare = |side: &[u8]| {
+            let n = textdiff::count_lines(side);
+            side.last().is_some_and(|&c| c != b'\n').then(|| n - 1)
+        };
+        let (old_bare, new_bare) = (bare(w.old), bare(w.new));
+        let marks = |last: Option<usize>, r: std::ops::Range<usize>| {
+            usize::from(last.is_some_and(|l| r.contains(&l)))
+        };
         let groups = similar::group_diff_ops(ops, CONTEXT);
         let mut out = Vec::new();
         let mut shown = 0;
@@ -420,15 +425,6 @@ mod tests {
                 first.old_range().start..last.old_range().end,
                 first.new_range().start..last.new_range().end,
             );
-            // Each side's last line without a newline brings a marker line.
-            let bare = |side: &[u8]| {
-                let n = textdiff::count_lines(side);
-                side.last().is_some_and(|&c| c != b'\n').then(|| n - 1)
-            };
-            let (old_bare, new_bare) = (bare(w.old), bare(w.new));
-            let marks = |last: Option<usize>, r: std::ops::Range<usize>| {
-                usize::from(last.is_some_and(|l| r.contains(&l)))
-            };
             let size = group
                 .iter()
                 .map(|op| {
